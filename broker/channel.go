@@ -1,0 +1,99 @@
+package broker
+
+import "context"
+
+// Channel posts questions to one platform and keeps the posted copies up to
+// date. Each package under channels/ implements it; the broker knows none
+// of them by name.
+type Channel interface {
+	// Name is the channel's name as routes write it ("telegram", "web").
+	Name() string
+	// Post renders q and sends it to chat. It returns the reference of the
+	// posted message. A failure that retrying cannot fix (chat not found,
+	// bot removed, bad credentials) is returned wrapped with Permanent.
+	Post(ctx context.Context, q *Question, chat string) (MessageRef, error)
+	// Update edits a posted copy after q changed: resolved (buttons gone,
+	// outcome, who, when) or, while pending, its progress in a dialog.
+	Update(ctx context.Context, q *Question, m MessageRef) error
+}
+
+// Reminder is implemented by channels that can nudge people about a
+// pending question (a reply in the thread, a visual state).
+type Reminder interface {
+	Remind(ctx context.Context, q *Question, m MessageRef) error
+}
+
+// Runner is implemented by channels with an inbound loop (long polling, a
+// gateway connection). Run blocks until ctx ends.
+type Runner interface {
+	Run(ctx context.Context) error
+}
+
+// Singleton is implemented by Runners that the platform allows only once
+// per bot (Telegram long polling, the Discord gateway); with several bridge
+// instances only the leader runs them.
+type Singleton interface {
+	Singleton() bool
+}
+
+// Inbound is one action of a person on any platform, reduced to text: a
+// button's value, a typed command, a reply to a question message.
+type Inbound struct {
+	Channel string
+	Chat    string
+	User    string
+	Name    string
+	Text    string
+	// ReplyTo is the platform message id the text replies to, if any.
+	ReplyTo string
+	// QuestionID is set when the platform context already names the
+	// question (a reply to its message, a thread, a button on it).
+	QuestionID string
+	// Private is true in a one-to-one chat with the bot, where a bare "2"
+	// answers the only open question.
+	Private bool
+	// Roles are the platform roles of the user, for responder checks.
+	Roles []string
+}
+
+// Responder returns who acted.
+func (in Inbound) Responder() *Responder {
+	return &Responder{Channel: in.Channel, User: in.User, Name: in.Name}
+}
+
+// Reply is what the person who acted is told, and what happened.
+type Reply struct {
+	// OK is true when the action was recorded.
+	OK bool `json:"ok"`
+	// Text says what happened: "Recorded: Postgres", "Already answered by
+	// @ana at 14:02", "2 is not an option here: choose 1–3".
+	Text string `json:"reply"`
+	// Ignored is true when the text was not meant for the bridge (chatter
+	// in a group that is no command and no reply to a question); channels
+	// stay silent then.
+	Ignored bool `json:"-"`
+	// Question is the question acted on, as it stands after the action.
+	Question *Question `json:"-"`
+}
+
+// InboundHandler takes every person's action from the channels. The
+// broker implements it; channels receive it in their constructors.
+type InboundHandler interface {
+	HandleInbound(ctx context.Context, in Inbound) Reply
+}
+
+// Elector decides which instance runs singleton work. RunAsLeader calls fn
+// with a context that ends when leadership is lost, again whenever
+// leadership is regained, and returns when ctx ends.
+type Elector interface {
+	RunAsLeader(ctx context.Context, name string, fn func(ctx context.Context)) error
+}
+
+// LocalElector is the Elector of a single instance: it is always the leader.
+type LocalElector struct{}
+
+// RunAsLeader runs fn once with ctx.
+func (LocalElector) RunAsLeader(ctx context.Context, _ string, fn func(ctx context.Context)) error {
+	fn(ctx)
+	return nil
+}

@@ -1,0 +1,219 @@
+package broker
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Verb is what a command does.
+type Verb string
+
+// The verbs of the command grammar.
+const (
+	VerbAnswer  Verb = "answer"
+	VerbDecline Verb = "decline"
+	VerbDiscuss Verb = "discuss"
+	VerbPending Verb = "pending"
+)
+
+// Command is a parsed text command. Every channel's buttons, typed commands
+// and replies become one of these through Parse.
+type Command struct {
+	Verb Verb
+	ID   string
+	// Prompt is the 1-based prompt number of "/answer <id>.<n>", or 0.
+	Prompt int
+	// Choice is the raw choice text of an answer ("2", "1,3", "Postgres",
+	// "other some text", "skip").
+	Choice string
+	// Text is the reason of a decline or the message of a discuss.
+	Text string
+}
+
+// ErrNotCommand is returned by Parse for text that is no command at all;
+// channels may then treat it as a reply or as chatter.
+var ErrNotCommand = fmt.Errorf("%w: not a command", ErrInvalid)
+
+// Parse reads one command. Accepted forms: "/answer k7m2qx 2",
+// "/answer@botname k7m2qx 2", "answer k7m2qx 2", "!answer k7m2qx 2",
+// "/answer k7m2qx.2 1,3", "/decline k7m2qx reason", "/discuss k7m2qx
+// message", "/pending". Text that does not start with a known verb returns
+// ErrNotCommand; a known verb with bad arguments returns an error that says
+// what is wrong.
+func Parse(text string) (Command, error) {
+	s := strings.TrimSpace(text)
+	word, rest := splitWord(s)
+	switch {
+	case strings.HasPrefix(word, "/"), strings.HasPrefix(word, "!"):
+		word = word[1:]
+	}
+	if at := strings.IndexByte(word, '@'); at > 0 {
+		word = word[:at]
+	}
+	verb := Verb(strings.ToLower(word))
+	switch verb {
+	case VerbAnswer, VerbDecline, VerbDiscuss, VerbPending:
+	default:
+		return Command{}, ErrNotCommand
+	}
+	cmd := Command{Verb: verb}
+	if verb == VerbPending {
+		return cmd, nil
+	}
+	target, rest := splitWord(rest)
+	if target == "" {
+		return Command{}, fmt.Errorf("%w: /%s needs a question id, e.g. /%s k7m2qx%s", ErrInvalid, verb, verb, exampleTail(verb))
+	}
+	id, n, err := parseTarget(target)
+	if err != nil {
+		return Command{}, err
+	}
+	if n != 0 && verb != VerbAnswer {
+		return Command{}, fmt.Errorf("%w: /%s takes a question id without a prompt number", ErrInvalid, verb)
+	}
+	cmd.ID, cmd.Prompt = id, n
+	if verb == VerbAnswer {
+		cmd.Choice = strings.TrimSpace(rest)
+		if cmd.Choice == "" {
+			return Command{}, fmt.Errorf("%w: /answer %s needs a choice: a number such as 2, numbers such as 1,3, an option label, other <text>, or skip", ErrInvalid, target)
+		}
+	} else {
+		cmd.Text = strings.TrimSpace(rest)
+	}
+	return cmd, nil
+}
+
+func exampleTail(v Verb) string {
+	if v == VerbAnswer {
+		return " 2"
+	}
+	return ""
+}
+
+func splitWord(s string) (string, string) {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	i := strings.IndexFunc(s, unicode.IsSpace)
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i:]
+}
+
+// parseTarget reads "k7m2qx" or "k7m2qx.2".
+func parseTarget(t string) (string, int, error) {
+	id, num, hasNum := strings.Cut(strings.ToLower(t), ".")
+	if !ValidID(id) {
+		return "", 0, fmt.Errorf("%w: %q is not a question id (ids are %d characters, like k7m2qx)", ErrInvalid, id, idLength)
+	}
+	if !hasNum {
+		return id, 0, nil
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 1 || n > MaxPrompts {
+		return "", 0, fmt.Errorf("%w: %q: the prompt number after the dot must be 1–%d", ErrInvalid, t, MaxPrompts)
+	}
+	return id, n, nil
+}
+
+// ChoiceKind classifies a choice.
+type ChoiceKind int
+
+// The kinds of choice.
+const (
+	// ChoiceNumbers: "2", "1,3", "1 3".
+	ChoiceNumbers ChoiceKind = iota
+	// ChoiceText: a label or free text.
+	ChoiceText
+	// ChoiceOther: "other <text>".
+	ChoiceOther
+	// ChoiceSkip: "skip".
+	ChoiceSkip
+)
+
+// Choice is a parsed choice, still independent of any prompt.
+type Choice struct {
+	Kind    ChoiceKind
+	Numbers []int
+	Text    string
+}
+
+// ParseChoice classifies the choice text of an answer.
+func ParseChoice(s string) Choice {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "skip") {
+		return Choice{Kind: ChoiceSkip}
+	}
+	if w, rest := splitWord(s); strings.EqualFold(w, "other") && strings.TrimSpace(rest) != "" {
+		return Choice{Kind: ChoiceOther, Text: strings.TrimSpace(rest)}
+	}
+	if nums, ok := parseNumbers(s); ok {
+		return Choice{Kind: ChoiceNumbers, Numbers: nums}
+	}
+	return Choice{Kind: ChoiceText, Text: s}
+}
+
+func parseNumbers(s string) ([]int, bool) {
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	if len(fields) == 0 {
+		return nil, false
+	}
+	var out []int
+	for _, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
+}
+
+// FormatAnswer returns the command that answers prompt i (0-based) of q
+// with choice: "/answer k7m2qx 2", or "/answer k7m2qx.2 1,3" in a dialog of
+// several prompts. Buttons on every channel carry exactly this string.
+func FormatAnswer(q *Question, i int, choice string) string {
+	return "/answer " + promptTarget(q, i) + " " + choice
+}
+
+// FormatOption returns the command that picks options (0-based indexes) of
+// prompt i: FormatOption(q, 0, 1) is "/answer k7m2qx 2".
+func FormatOption(q *Question, i int, options ...int) string {
+	parts := make([]string, len(options))
+	for k, o := range options {
+		parts[k] = strconv.Itoa(o + 1)
+	}
+	return FormatAnswer(q, i, strings.Join(parts, ","))
+}
+
+// FormatOther returns the command that gives free text to prompt i.
+func FormatOther(q *Question, i int, text string) string {
+	return FormatAnswer(q, i, "other "+text)
+}
+
+// FormatSkip returns the command that skips prompt i.
+func FormatSkip(q *Question, i int) string { return FormatAnswer(q, i, "skip") }
+
+// FormatDecline returns "/decline <id>" with an optional reason.
+func FormatDecline(q *Question, reason string) string {
+	if reason == "" {
+		return "/decline " + q.ID
+	}
+	return "/decline " + q.ID + " " + reason
+}
+
+// FormatDiscuss returns "/discuss <id>" with an optional message.
+func FormatDiscuss(q *Question, msg string) string {
+	if msg == "" {
+		return "/discuss " + q.ID
+	}
+	return "/discuss " + q.ID + " " + msg
+}
+
+func promptTarget(q *Question, i int) string {
+	if len(q.Prompts) > 1 {
+		return q.ID + "." + strconv.Itoa(i+1)
+	}
+	return q.ID
+}

@@ -1,0 +1,18 @@
+// Package broker is the core of askbridge: the question model and its
+// validation, the one command grammar every channel speaks, the lifecycle of
+// a question from ask to resolution, and the contracts (Store, Channel) that
+// storage and chat platforms implement.
+//
+// Data flows one way through it. An agent's Ask is validated, stored as
+// pending with a deadline, and posted to every target of its route. Every
+// person's action, whatever the platform, arrives as an Inbound carrying a
+// plain text command ("/answer k7m2qx 2"); HandleInbound parses it with the
+// one parser, checks that it came from a chat the question was posted to and
+// from an allowed responder, and resolves the question with a compare-and-set
+// in the Store. The winner's result is published on the store's resolution
+// feed, which wakes waiters on every instance, and every posted copy of the
+// question is updated to show the outcome.
+//
+// The broker knows no platform and no storage engine: it never imports a
+// channel, a store implementation, or net/http.
+package broker

@@ -1,0 +1,76 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors for the broker's states; check them with errors.Is.
+var (
+	// ErrNotFound: no such question (or not one the caller may see).
+	ErrNotFound = errors.New("not found")
+	// ErrClosed: the question is no longer pending.
+	ErrClosed = errors.New("question is closed")
+	// ErrConflict: the idempotency key names a question with another body.
+	ErrConflict = errors.New("conflict")
+	// ErrInvalid: the input breaks a rule; a *FieldError names the field.
+	ErrInvalid = errors.New("invalid input")
+	// ErrForbidden: the caller may not act on this question from here.
+	ErrForbidden = errors.New("forbidden")
+	// ErrUnavailable: the store cannot be reached; try again later.
+	ErrUnavailable = errors.New("store unavailable")
+	// ErrIDTaken: a store's Create found the id in use; the broker draws another.
+	ErrIDTaken = errors.New("id already taken")
+	// ErrPermanent: a channel cannot post to a target and never will
+	// (chat not found, bot removed, bad credentials).
+	ErrPermanent = errors.New("permanent channel failure")
+)
+
+// FieldError is a validation failure that names the offending field in the
+// agent's request, such as "questions[0].options[2].label".
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return e.Field + ": " + e.Message
+}
+
+// Is makes a FieldError match ErrInvalid.
+func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// ClosedError reports a question that is no longer pending, with its
+// current state, so that callers can say who answered and when.
+type ClosedError struct {
+	Question *Question
+}
+
+func (e *ClosedError) Error() string {
+	return fmt.Sprintf("question %s is %s", e.Question.ID, e.Question.Status)
+}
+
+// Is makes a ClosedError match ErrClosed.
+func (e *ClosedError) Is(target error) bool { return target == ErrClosed }
+
+// Permanent wraps err so that errors.Is(err, ErrPermanent) holds; channels
+// use it for failures that retrying cannot fix.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string        { return e.err.Error() }
+func (e *permanentError) Unwrap() error        { return e.err }
+func (e *permanentError) Is(target error) bool { return target == ErrPermanent }

@@ -1,0 +1,287 @@
+package broker
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Status is where a question stands. A question is pending until exactly one
+// terminal status is set by a compare-and-set in the Store.
+type Status string
+
+// The statuses of a question.
+const (
+	StatusPending     Status = "pending"
+	StatusAnswered    Status = "answered"
+	StatusDeclined    Status = "declined"
+	StatusCancelled   Status = "cancelled"
+	StatusTimedOut    Status = "timed_out"
+	StatusUnsupported Status = "unsupported"
+)
+
+// Terminal reports whether s ends a question.
+func (s Status) Terminal() bool {
+	switch s {
+	case StatusAnswered, StatusDeclined, StatusCancelled, StatusTimedOut, StatusUnsupported:
+		return true
+	}
+	return false
+}
+
+// Valid reports whether s is one of the known statuses.
+func (s Status) Valid() bool { return s == StatusPending || s.Terminal() }
+
+// Fallback says what a timed-out question fell back to.
+const (
+	FallbackDefault = "default"
+	FallbackNone    = "none"
+)
+
+// Option actions returned untouched with an answer.
+const (
+	ActionEndTurn    = "end_turn"
+	ActionNewSession = "new_session"
+)
+
+// RecommendedSuffix marks the recommended option; only the first option's
+// label may carry it, and channels render that option as the primary button.
+const RecommendedSuffix = " (Recommended)"
+
+// Option is one answer a person can pick.
+type Option struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+	Action      string `json:"action,omitempty"`
+	Prefill     string `json:"prefill,omitempty"`
+}
+
+// Prompt is one question of a dialog.
+type Prompt struct {
+	Question    string     `json:"question"`
+	Header      string     `json:"header,omitempty"`
+	Options     []Option   `json:"options,omitempty"`
+	MultiSelect bool       `json:"multi_select,omitempty"`
+	Other       *bool      `json:"other,omitempty"`
+	Default     StringList `json:"default,omitempty"`
+}
+
+// AllowsOther reports whether free text is accepted for p (true unless
+// other is explicitly false).
+func (p Prompt) AllowsOther() bool { return p.Other == nil || *p.Other }
+
+// Recommended reports whether the option at index i is the recommended one.
+func (p Prompt) Recommended(i int) bool {
+	return i == 0 && len(p.Options) > 0 && hasRecommendedSuffix(p.Options[0].Label)
+}
+
+// Answer is the answer to one prompt.
+type Answer struct {
+	Selected   []string `json:"selected"`
+	CustomText string   `json:"custom_text"`
+	Skipped    bool     `json:"skipped"`
+	Defaulted  bool     `json:"defaulted,omitempty"`
+	Action     string   `json:"action,omitempty"`
+	Prefill    string   `json:"prefill,omitempty"`
+}
+
+// Responder names who acted on a question.
+type Responder struct {
+	Channel string `json:"channel"`
+	User    string `json:"user"`
+	Name    string `json:"name,omitempty"`
+}
+
+// Target is one place a route posts to: a channel and, for chat platforms,
+// a chat in it. It is written "telegram:-100123" or "web".
+type Target struct {
+	Channel string `json:"channel"`
+	Chat    string `json:"chat,omitempty"`
+}
+
+// String returns the "channel:chat" form of t.
+func (t Target) String() string {
+	if t.Chat == "" {
+		return t.Channel
+	}
+	return t.Channel + ":" + t.Chat
+}
+
+// MessageRef is a posted copy of a question on a platform.
+type MessageRef struct {
+	Channel   string    `json:"channel"`
+	Chat      string    `json:"chat,omitempty"`
+	MessageID string    `json:"message_id,omitempty"`
+	PostedAt  time.Time `json:"posted_at"`
+}
+
+// Target returns the target the message was posted to.
+func (m MessageRef) Target() Target { return Target{Channel: m.Channel, Chat: m.Chat} }
+
+// Question is one dialog from an agent to people, with everything the
+// broker stores about it. Stores persist it whole (as JSON) and index the
+// fields they need for lookups.
+type Question struct {
+	ID          string        `json:"id"`
+	Agent       string        `json:"agent"`
+	SessionID   string        `json:"session_id,omitempty"`
+	ToolCallID  string        `json:"tool_call_id,omitempty"`
+	Prompts     []Prompt      `json:"questions"`
+	Route       string        `json:"route"`
+	Targets     []Target      `json:"targets,omitempty"`
+	Timeout     time.Duration `json:"timeout"`
+	Context     string        `json:"context,omitempty"`
+	Responders  []string      `json:"responders,omitempty"`
+	CallbackURL string        `json:"callback_url,omitempty"`
+	Pending     bool          `json:"pending_mode,omitempty"`
+	Fingerprint string        `json:"fingerprint,omitempty"`
+
+	// Lease is how long the asking agent may stay silent before the
+	// question is treated as abandoned; zero means no lease.
+	Lease      time.Duration `json:"lease,omitempty"`
+	LeaseUntil time.Time     `json:"lease_until,omitzero"`
+
+	// Reminders are the absolute times at which channels nudge people;
+	// RemindersSent counts how many of them have been sent.
+	Reminders     []time.Time `json:"reminders,omitempty"`
+	RemindersSent int         `json:"reminders_sent,omitempty"`
+
+	// Progress holds the answers given so far to the prompts of a
+	// multi-prompt dialog, by prompt index; nil where not answered yet.
+	Progress []*Answer `json:"progress,omitempty"`
+	// Selections holds options toggled so far in multi-select prompts on
+	// channels that build a selection tap by tap, by prompt index.
+	Selections map[int][]int `json:"selections,omitempty"`
+
+	Status     Status            `json:"status"`
+	Answers    map[string]Answer `json:"answers,omitempty"`
+	Fallback   string            `json:"fallback,omitempty"`
+	Reason     string            `json:"reason,omitempty"`
+	NotReady   bool              `json:"not_ready,omitempty"`
+	AnsweredBy *Responder        `json:"answered_by,omitempty"`
+
+	CreatedAt  time.Time `json:"created_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+	ResolvedAt time.Time `json:"resolved_at,omitzero"`
+}
+
+// Clone returns a deep copy of q, so that callers may change it freely.
+func (q *Question) Clone() *Question {
+	if q == nil {
+		return nil
+	}
+	b, err := json.Marshal(q)
+	if err != nil {
+		panic(fmt.Sprintf("broker: clone question: %v", err)) // only plain data: cannot fail
+	}
+	var c Question
+	if err := json.Unmarshal(b, &c); err != nil {
+		panic(fmt.Sprintf("broker: clone question: %v", err))
+	}
+	return &c
+}
+
+// NextReminder returns the time of the next reminder still to send, or the
+// zero time when none is left.
+func (q *Question) NextReminder() time.Time {
+	if q.RemindersSent < len(q.Reminders) {
+		return q.Reminders[q.RemindersSent]
+	}
+	return time.Time{}
+}
+
+// Resolution is the terminal state a compare-and-set writes.
+type Resolution struct {
+	Status     Status
+	Answers    map[string]Answer
+	Fallback   string
+	Reason     string
+	NotReady   bool
+	AnsweredBy *Responder
+	ResolvedAt time.Time
+}
+
+// Result is what an agent sees of a question: the JSON of the HTTP API.
+type Result struct {
+	ID         string            `json:"id"`
+	Status     Status            `json:"status"`
+	SessionID  string            `json:"session_id"`
+	ToolCallID string            `json:"tool_call_id"`
+	Questions  []Prompt          `json:"questions,omitempty"`
+	Answers    map[string]Answer `json:"answers"`
+	Fallback   string            `json:"fallback,omitempty"`
+	Reason     string            `json:"reason,omitempty"`
+	NotReady   bool              `json:"not_ready,omitempty"`
+	AnsweredBy *Responder        `json:"answered_by,omitempty"`
+	Route      string            `json:"route,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	ExpiresAt  time.Time         `json:"expires_at"`
+	ResolvedAt *time.Time        `json:"resolved_at,omitempty"`
+}
+
+// Result returns the agent-facing view of q.
+func (q *Question) Result() Result {
+	r := Result{
+		ID: q.ID, Status: q.Status, SessionID: q.SessionID, ToolCallID: q.ToolCallID,
+		Questions: q.Prompts, Answers: q.Answers, Fallback: q.Fallback, Reason: q.Reason,
+		NotReady: q.NotReady, AnsweredBy: q.AnsweredBy, Route: q.Route,
+		CreatedAt: q.CreatedAt, ExpiresAt: q.ExpiresAt,
+	}
+	if r.Answers == nil {
+		r.Answers = map[string]Answer{}
+	}
+	if !q.ResolvedAt.IsZero() {
+		t := q.ResolvedAt
+		r.ResolvedAt = &t
+	}
+	return r
+}
+
+// StringList is a list of strings that also unmarshals from a single
+// string, so `"default": "SQLite"` and `"default": ["A", "B"]` both work.
+type StringList []string
+
+// UnmarshalJSON accepts a string or an array of strings.
+func (l *StringList) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		if one == "" {
+			*l = nil
+		} else {
+			*l = StringList{one}
+		}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return fmt.Errorf("must be a string or an array of strings")
+	}
+	*l = many
+	return nil
+}
+
+// Duration is a time.Duration that reads and writes JSON as "30s" or as a
+// number of seconds.
+type Duration time.Duration
+
+// UnmarshalJSON accepts "90s", "30m", "1h30m" or a number of seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("invalid duration %q (use e.g. \"30s\", \"30m\")", s)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil {
+		return fmt.Errorf("must be a duration such as \"30s\" or a number of seconds")
+	}
+	*d = Duration(time.Duration(secs * float64(time.Second)))
+	return nil
+}
+
+// MarshalJSON writes d as a Go duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }

@@ -1,0 +1,191 @@
+package broker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// These helpers give every channel the same words for the same state, so a
+// person reads one story whichever app they use. Channels escape the
+// results for their own markup.
+
+// TimeFormat is how times are shown to people.
+const TimeFormat = "15:04 MST"
+
+// DeadlineText says when q expires and what it falls back to:
+// "Expires 14:30 UTC · default: SQLite".
+func DeadlineText(q *Question, loc *time.Location) string {
+	s := "Expires " + q.ExpiresAt.In(loc).Format(TimeFormat)
+	if defs := DefaultsText(q); defs != "" {
+		s += " · default: " + defs
+	}
+	return s
+}
+
+// DefaultsText lists the defaults of q's prompts, or "" when some prompt
+// has none (then a timeout falls back to nothing).
+func DefaultsText(q *Question) string {
+	var parts []string
+	for _, p := range q.Prompts {
+		if len(p.Default) == 0 {
+			return ""
+		}
+		parts = append(parts, strings.Join(p.Default, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// AnswerText renders the answers of q in prompt order: "Postgres" or
+// "Database: Postgres; Cache: skipped".
+func AnswerText(q *Question) string {
+	var parts []string
+	for _, p := range q.Prompts {
+		a, ok := q.Answers[p.Question]
+		if !ok {
+			continue
+		}
+		v := answerValue(a)
+		if len(q.Prompts) > 1 {
+			name := p.Header
+			if name == "" {
+				name = p.Question
+			}
+			v = name + ": " + v
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func answerValue(a Answer) string {
+	if a.Skipped {
+		return "skipped"
+	}
+	vals := append([]string(nil), a.Selected...)
+	if a.CustomText != "" {
+		vals = append(vals, "“"+a.CustomText+"”")
+	}
+	if len(vals) == 0 {
+		return "nothing"
+	}
+	return strings.Join(vals, ", ")
+}
+
+// WhoText names a responder: "@ana" style for people, or the channel.
+func WhoText(r *Responder) string {
+	if r == nil {
+		return "someone"
+	}
+	switch {
+	case r.Name != "":
+		return r.Name
+	case r.User != "":
+		return r.User
+	}
+	return "someone on " + r.Channel
+}
+
+// OutcomeText is the line that replaces the buttons of a resolved copy:
+// "Answered by ana at 14:02: Postgres", "No answer in 30m: used the
+// default, SQLite", "Expired at 14:30 with no answer", "Declined by ana:
+// not now", "Cancelled: the asking agent is gone".
+func OutcomeText(q *Question, loc *time.Location) string {
+	at := q.ResolvedAt.In(loc).Format(TimeFormat)
+	switch q.Status {
+	case StatusAnswered:
+		return fmt.Sprintf("Answered by %s at %s: %s", WhoText(q.AnsweredBy), at, AnswerText(q))
+	case StatusDeclined:
+		verb := "Declined"
+		if q.NotReady {
+			verb = "Not ready to answer; wants to discuss"
+		}
+		s := fmt.Sprintf("%s by %s at %s", verb, WhoText(q.AnsweredBy), at)
+		if q.Reason != "" {
+			s += ": " + q.Reason
+		}
+		return s
+	case StatusTimedOut:
+		if q.Fallback == FallbackDefault {
+			return fmt.Sprintf("No answer in %s: used the default, %s", ShortDuration(q.Timeout), AnswerText(q))
+		}
+		return fmt.Sprintf("Expired at %s with no answer", q.ExpiresAt.In(loc).Format(TimeFormat))
+	case StatusCancelled:
+		if q.Reason != "" {
+			return fmt.Sprintf("Cancelled at %s: %s", at, q.Reason)
+		}
+		return "Cancelled at " + at
+	case StatusUnsupported:
+		return "Could not be delivered: " + q.Reason
+	}
+	return DeadlineText(q, loc)
+}
+
+// ClosedText tells a person why their action on a closed question changed
+// nothing: "Already answered by ana at 14:02", "This question expired at
+// 14:30".
+func ClosedText(q *Question, loc *time.Location) string {
+	at := q.ResolvedAt.In(loc).Format(TimeFormat)
+	switch q.Status {
+	case StatusAnswered:
+		return fmt.Sprintf("Already answered by %s at %s", WhoText(q.AnsweredBy), at)
+	case StatusDeclined:
+		return fmt.Sprintf("Already declined by %s at %s", WhoText(q.AnsweredBy), at)
+	case StatusTimedOut:
+		return fmt.Sprintf("This question expired at %s", q.ExpiresAt.In(loc).Format(TimeFormat))
+	case StatusCancelled:
+		s := fmt.Sprintf("This question was cancelled at %s", at)
+		if q.Reason != "" {
+			s += ": " + q.Reason
+		}
+		return s
+	}
+	return fmt.Sprintf("This question is %s", q.Status)
+}
+
+// ReminderText is the nudge posted before the deadline.
+func ReminderText(q *Question, now time.Time, loc *time.Location) string {
+	left := q.ExpiresAt.Sub(now)
+	s := fmt.Sprintf("Reminder: this question is still open and expires in %s (at %s)", ShortDuration(left), q.ExpiresAt.In(loc).Format(TimeFormat))
+	if defs := DefaultsText(q); defs != "" {
+		s += "; then the default applies: " + defs
+	}
+	return s
+}
+
+// ShortDuration renders d for people: "30 min", "2 h", "45 s", "1 h 30 min".
+func ShortDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m == 0 {
+			return fmt.Sprintf("%d h", h)
+		}
+		return fmt.Sprintf("%d h %d min", h, m)
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}
+
+// SelectedOptions returns the sorted, de-duplicated option indexes of a
+// selection.
+func SelectedOptions(sel []int) []int {
+	out := append([]int(nil), sel...)
+	sort.Ints(out)
+	k := 0
+	for i, v := range out {
+		if i == 0 || v != out[k-1] {
+			out[k] = v
+			k++
+		}
+	}
+	return out[:k]
+}

@@ -1,0 +1,143 @@
+package broker
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps questions, their posted copies, the resolution event log and
+// the callback outbox. It is the authority: every instance of the bridge
+// re-reads from it, and every change of status is a compare-and-set in it.
+//
+// Implementations: store/sqlite (embedded default) and store/redis. Both
+// pass the conformance suite in broker/brokertest. All methods are safe for
+// concurrent use. Methods return ErrUnavailable (wrapped) when the backing
+// service cannot be reached.
+type Store interface {
+	// Create stores q (status pending). When q.ToolCallID is not empty and
+	// a question with the same (Agent, SessionID, ToolCallID) exists, it
+	// stores nothing and returns that question with created == false.
+	// When q.ID is in use it returns ErrIDTaken.
+	Create(ctx context.Context, q *Question) (stored *Question, created bool, err error)
+
+	// Get returns the question, or ErrNotFound.
+	Get(ctx context.Context, id string) (*Question, error)
+
+	// Resolve sets the terminal state r on a pending question and returns
+	// the updated question. Exactly one of any number of concurrent calls
+	// for one question succeeds; the others get a *ClosedError holding the
+	// question as it stands. In the same atomic step it appends an Event
+	// to the event log and, when the question has a CallbackURL, enqueues a
+	// Delivery; then it publishes the id on the resolution feed.
+	Resolve(ctx context.Context, id string, r Resolution) (*Question, error)
+
+	// SaveProgress records the answer to prompt index i of a pending
+	// multi-prompt dialog, unless that prompt already has one (first answer
+	// wins: ErrConflict). It returns the updated question; a closed
+	// question gives a *ClosedError.
+	SaveProgress(ctx context.Context, id string, i int, a Answer) (*Question, error)
+
+	// SetSelection replaces the toggled options of multi-select prompt i
+	// of a pending question and returns the updated question.
+	SetSelection(ctx context.Context, id string, i int, options []int) (*Question, error)
+
+	// AddMessage remembers a posted copy of a question.
+	AddMessage(ctx context.Context, id string, m MessageRef) error
+	// Messages lists the posted copies of a question, oldest first.
+	Messages(ctx context.Context, id string) ([]MessageRef, error)
+	// LookupMessage finds the question a platform message belongs to, or
+	// ErrNotFound.
+	LookupMessage(ctx context.Context, channel, chat, messageID string) (string, error)
+
+	// List returns questions matching f, newest first.
+	List(ctx context.Context, f Filter) ([]*Question, error)
+
+	// Due returns up to limit ids of pending questions whose deadline is
+	// at or before now, earliest first.
+	Due(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// DueReminders returns up to limit ids of pending questions whose next
+	// reminder is at or before now.
+	DueReminders(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// ClaimReminder marks reminder number n (1-based) of a pending
+	// question as sent, if no more than n-1 were marked; it reports
+	// whether this call made the mark, so each reminder is sent once.
+	ClaimReminder(ctx context.Context, id string, n int) (bool, error)
+	// RenewLease moves the lease of a pending question to until.
+	RenewLease(ctx context.Context, id string, until time.Time) error
+	// LapsedLeases returns up to limit ids of pending questions whose
+	// lease ended at or before now.
+	LapsedLeases(ctx context.Context, now time.Time, limit int) ([]string, error)
+
+	// Events returns up to limit resolution events after sequence number
+	// after, oldest first; agent filters when not empty.
+	Events(ctx context.Context, agent string, after int64, limit int) ([]Event, error)
+
+	// ClaimDeliveries returns up to limit callback deliveries that are due
+	// at now, and holds each for hold (moves its next attempt to now+hold)
+	// so that no other instance claims it meanwhile.
+	ClaimDeliveries(ctx context.Context, now time.Time, limit int, hold time.Duration) ([]Delivery, error)
+	// UpdateDelivery records the outcome of an attempt.
+	UpdateDelivery(ctx context.Context, d Delivery) error
+	// Deliveries lists the callback deliveries of a question.
+	Deliveries(ctx context.Context, questionID string) ([]Delivery, error)
+
+	// Watch returns the resolution feed: the ids of questions as they are
+	// resolved, on this instance and (for shared stores) on others. It is
+	// a hint, not the record: an empty id means "re-check every question
+	// you wait for" (sent after a lost connection). The channel closes when
+	// ctx ends.
+	Watch(ctx context.Context) <-chan string
+
+	// Purge removes questions resolved before before, with their messages,
+	// events and finished deliveries; it returns how many questions went.
+	Purge(ctx context.Context, before time.Time) (int, error)
+
+	// Ping checks that the store is reachable.
+	Ping(ctx context.Context) error
+	// Close releases the store.
+	Close() error
+}
+
+// Filter selects questions for List. Empty fields match everything.
+type Filter struct {
+	Agent     string
+	SessionID string
+	Status    Status
+	// Channel and Chat select questions with a copy posted there.
+	Channel string
+	Chat    string
+	Limit   int
+}
+
+// Event is one resolution in the event log. Seq grows strictly, so that a
+// client may resume after the last Seq it saw.
+type Event struct {
+	Seq        int64     `json:"seq"`
+	QuestionID string    `json:"question_id"`
+	Agent      string    `json:"agent"`
+	SessionID  string    `json:"session_id,omitempty"`
+	Status     Status    `json:"status"`
+	At         time.Time `json:"at"`
+}
+
+// Delivery states.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// Delivery is one webhook callback of a resolution, kept in the outbox
+// until it is acknowledged or gives up.
+type Delivery struct {
+	ID         string    `json:"id"`
+	QuestionID string    `json:"question_id"`
+	Agent      string    `json:"agent"`
+	URL        string    `json:"url"`
+	State      string    `json:"state"`
+	Attempts   int       `json:"attempts"`
+	NextAt     time.Time `json:"next_at"`
+	LastError  string    `json:"last_error,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}

@@ -1,0 +1,284 @@
+package broker
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits of the model.
+const (
+	MaxPrompts         = 4
+	MinOptions         = 2
+	MaxOptions         = 4
+	MaxHeaderChars     = 16
+	MaxLabelWords      = 5
+	MaxLabelChars      = 60
+	MaxQuestionChars   = 2000
+	MaxDescriptionChar = 300
+	MaxContextChars    = 4000
+	MaxIDFieldChars    = 200
+	MinTimeout         = 10 * time.Second
+	MaxTimeout         = 7 * 24 * time.Hour
+	DefaultTimeout     = 30 * time.Minute
+	MinLease           = 5 * time.Second
+	MaxLease           = 7 * 24 * time.Hour
+)
+
+// AskRequest is an agent's question as it arrives on any front door (HTTP
+// API, CLI, MCP). Either Questions or the single-prompt shortcut fields
+// (Question, Options, ...) are set, not both.
+type AskRequest struct {
+	SessionID   string     `json:"session_id,omitempty"`
+	ToolCallID  string     `json:"tool_call_id,omitempty"`
+	Questions   []Prompt   `json:"questions,omitempty"`
+	Route       string     `json:"route,omitempty"`
+	Timeout     *Duration  `json:"timeout,omitempty"`
+	Context     string     `json:"context,omitempty"`
+	Responders  []string   `json:"responders,omitempty"`
+	CallbackURL string     `json:"callback_url,omitempty"`
+	Lease       *Duration  `json:"lease,omitempty"`
+	Reminders   []float64  `json:"reminders,omitempty"`
+	Wait        *Duration  `json:"wait,omitempty"`
+	Question    string     `json:"question,omitempty"`
+	Header      string     `json:"header,omitempty"`
+	Options     []Option   `json:"options,omitempty"`
+	MultiSelect bool       `json:"multi_select,omitempty"`
+	Other       *bool      `json:"other,omitempty"`
+	Default     StringList `json:"default,omitempty"`
+}
+
+// Prompts returns the request's prompts, expanding the single-prompt
+// shortcut.
+func (r *AskRequest) Prompts() ([]Prompt, error) {
+	short := r.Question != "" || r.Header != "" || len(r.Options) > 0 || r.MultiSelect || r.Other != nil || len(r.Default) > 0
+	if short && len(r.Questions) > 0 {
+		return nil, fieldErr("question", "give either questions or the single-question fields (question, options, ...), not both")
+	}
+	if short {
+		return []Prompt{{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Other: r.Other, Default: r.Default}}, nil
+	}
+	return r.Questions, nil
+}
+
+// ValidatePrompts checks prompts against every rule of the model and
+// returns the first failure as a *FieldError naming the field.
+func ValidatePrompts(prompts []Prompt) error {
+	if len(prompts) == 0 {
+		return fieldErr("questions", "at least one question is required")
+	}
+	if len(prompts) > MaxPrompts {
+		return fieldErr("questions", "at most %d questions per dialog, got %d", MaxPrompts, len(prompts))
+	}
+	seen := map[string]bool{}
+	for i, p := range prompts {
+		f := fmt.Sprintf("questions[%d]", i)
+		if len(prompts) == 1 {
+			f = "question"
+		}
+		if err := validatePrompt(f, p); err != nil {
+			return err
+		}
+		key := strings.TrimSpace(p.Question)
+		if seen[key] {
+			return fieldErr(f+".question", "two questions of one dialog have the same text %q; answers are keyed by it", key)
+		}
+		seen[key] = true
+	}
+	return nil
+}
+
+func validatePrompt(f string, p Prompt) error {
+	qf := f + ".question"
+	if f == "question" {
+		qf = "question"
+		f = ""
+	} else {
+		f += "."
+	}
+	if strings.TrimSpace(p.Question) == "" {
+		return fieldErr(qf, "must not be empty")
+	}
+	if n := utf8.RuneCountInString(p.Question); n > MaxQuestionChars {
+		return fieldErr(qf, "at most %d characters, got %d", MaxQuestionChars, n)
+	}
+	if n := utf8.RuneCountInString(p.Header); n > MaxHeaderChars {
+		return fieldErr(f+"header", "at most %d characters, got %d", MaxHeaderChars, n)
+	}
+	if len(p.Options) == 1 || len(p.Options) > MaxOptions {
+		return fieldErr(f+"options", "give no options (free text) or %d–%d options, got %d", MinOptions, MaxOptions, len(p.Options))
+	}
+	if len(p.Options) == 0 && !p.AllowsOther() {
+		return fieldErr(f+"other", "must stay true when there are no options: free text is the only way to answer")
+	}
+	if len(p.Options) == 0 && p.MultiSelect {
+		return fieldErr(f+"multi_select", "needs options to select from")
+	}
+	labels := map[string]bool{}
+	for k, o := range p.Options {
+		of := fmt.Sprintf("%soptions[%d]", f, k)
+		label := strings.TrimSpace(o.Label)
+		if label == "" {
+			return fieldErr(of+".label", "must not be empty")
+		}
+		if hasRecommendedSuffix(label) && k > 0 {
+			return fieldErr(of+".label", "only the first option may be marked %q", strings.TrimSpace(RecommendedSuffix))
+		}
+		bare := BareLabel(label)
+		if words := len(strings.Fields(bare)); words < 1 || words > MaxLabelWords {
+			return fieldErr(of+".label", "must be 1–%d words, got %d", MaxLabelWords, words)
+		}
+		if n := utf8.RuneCountInString(label); n > MaxLabelChars {
+			return fieldErr(of+".label", "at most %d characters, got %d", MaxLabelChars, n)
+		}
+		if strings.EqualFold(bare, "other") {
+			return fieldErr(of+".label", "do not add an \"Other\" option: free text is offered unless other is false")
+		}
+		if strings.EqualFold(bare, "skip") {
+			return fieldErr(of+".label", "\"skip\" is a command word and cannot be a label")
+		}
+		if _, isNum := parseNumbers(bare); isNum {
+			return fieldErr(of+".label", "a label cannot be only numbers: typed numbers pick options by position")
+		}
+		key := strings.ToLower(bare)
+		if labels[key] {
+			return fieldErr(of+".label", "duplicate label %q", label)
+		}
+		labels[key] = true
+		if n := utf8.RuneCountInString(o.Description); n > MaxDescriptionChar {
+			return fieldErr(of+".description", "at most %d characters, got %d", MaxDescriptionChar, n)
+		}
+		switch o.Action {
+		case "", ActionEndTurn, ActionNewSession:
+		default:
+			return fieldErr(of+".action", "must be %q or %q, got %q", ActionEndTurn, ActionNewSession, o.Action)
+		}
+	}
+	if len(p.Default) > 0 {
+		df := f + "default"
+		if !p.MultiSelect && len(p.Default) > 1 {
+			return fieldErr(df, "a single-choice question takes one default, got %d", len(p.Default))
+		}
+		for _, d := range p.Default {
+			if strings.TrimSpace(d) == "" {
+				return fieldErr(df, "must not be empty")
+			}
+			if OptionIndex(p, d) < 0 && (p.MultiSelect || !p.AllowsOther()) {
+				return fieldErr(df, "%q is not one of the options", d)
+			}
+		}
+	}
+	return nil
+}
+
+func hasRecommendedSuffix(label string) bool {
+	return strings.HasSuffix(strings.ToLower(strings.TrimSpace(label)), strings.ToLower(RecommendedSuffix))
+}
+
+// BareLabel returns label without the " (Recommended)" mark.
+func BareLabel(label string) string {
+	label = strings.TrimSpace(label)
+	if hasRecommendedSuffix(label) {
+		return strings.TrimSpace(label[:len(label)-len(RecommendedSuffix)])
+	}
+	return label
+}
+
+// OptionIndex returns the index of the option whose label (with or
+// without the Recommended mark, ignoring case) is s, or -1.
+func OptionIndex(p Prompt, s string) int {
+	s = strings.TrimSpace(s)
+	for i, o := range p.Options {
+		if strings.EqualFold(o.Label, s) || strings.EqualFold(BareLabel(o.Label), BareLabel(s)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// ValidateRequest checks everything in r that does not depend on
+// configuration and returns the prompts to store.
+func ValidateRequest(r *AskRequest) ([]Prompt, error) {
+	prompts, err := r.Prompts()
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidatePrompts(prompts); err != nil {
+		return nil, err
+	}
+	for name, v := range map[string]string{"session_id": r.SessionID, "tool_call_id": r.ToolCallID, "route": r.Route} {
+		if len(v) > MaxIDFieldChars {
+			return nil, fieldErr(name, "at most %d characters", MaxIDFieldChars)
+		}
+		if strings.ContainsFunc(v, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+			return nil, fieldErr(name, "must not contain control characters")
+		}
+	}
+	if n := utf8.RuneCountInString(r.Context); n > MaxContextChars {
+		return nil, fieldErr("context", "at most %d characters, got %d", MaxContextChars, n)
+	}
+	if r.Timeout != nil {
+		if t := time.Duration(*r.Timeout); t < MinTimeout || t > MaxTimeout {
+			return nil, fieldErr("timeout", "must be between %s and %s, got %s", MinTimeout, "7d", t)
+		}
+	}
+	if r.Lease != nil {
+		if l := time.Duration(*r.Lease); l < MinLease || l > MaxLease {
+			return nil, fieldErr("lease", "must be between %s and %s, got %s", MinLease, "7d", l)
+		}
+	}
+	if r.Wait != nil && *r.Wait < 0 {
+		return nil, fieldErr("wait", "must not be negative")
+	}
+	if err := ValidateReminders("reminders", r.Reminders); err != nil {
+		return nil, err
+	}
+	for i, resp := range r.Responders {
+		if strings.TrimSpace(resp) == "" {
+			return nil, fieldErr(fmt.Sprintf("responders[%d]", i), "must not be empty")
+		}
+	}
+	if r.CallbackURL != "" {
+		u, err := url.Parse(r.CallbackURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fieldErr("callback_url", "must be an absolute http or https URL, got %q", r.CallbackURL)
+		}
+	}
+	return prompts, nil
+}
+
+// ValidateReminders checks reminder points: fractions of the time to the
+// deadline, each strictly between 0 and 1, in increasing order.
+func ValidateReminders(field string, points []float64) error {
+	for i, p := range points {
+		if !(p > 0 && p < 1) {
+			return fieldErr(fmt.Sprintf("%s[%d]", field, i), "a reminder point is a fraction of the time to the deadline, strictly between 0 and 1 (0.5 = half-way), got %v", p)
+		}
+		if i > 0 && p <= points[i-1] {
+			return fieldErr(fmt.Sprintf("%s[%d]", field, i), "reminder points must increase")
+		}
+	}
+	return nil
+}
+
+// Fingerprint returns a digest of the parts of a request that define the
+// question, so that a second ask with the same idempotency key and another
+// body is told apart (409) from a re-attach.
+func Fingerprint(r *AskRequest, prompts []Prompt) string {
+	v := struct {
+		P  []Prompt
+		R  string
+		T  *Duration
+		C  string
+		S  []string
+		CB string
+	}{prompts, r.Route, r.Timeout, r.Context, r.Responders, r.CallbackURL}
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
