@@ -1,6 +1,9 @@
 package broker
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Channel posts questions to one platform and keeps the posted copies up to
 // date. Each package under channels/ implements it; the broker knows none
@@ -96,4 +99,17 @@ type LocalElector struct{}
 func (LocalElector) RunAsLeader(ctx context.Context, _ string, fn func(ctx context.Context)) error {
 	fn(ctx)
 	return nil
+}
+
+// Route names the targets a question is posted to and the rules that come
+// with them. Questions name a route, or get "default".
+type Route struct {
+	Targets []Target `json:"targets"`
+	// Responders, when not empty, are the only people who may answer:
+	// entries "[channel:]user-id" or "[channel:]role:role-id".
+	Responders []string `json:"responders,omitempty"`
+	// Timeout replaces the broker's default timeout for this route.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Reminders replaces the broker's default reminder points.
+	Reminders []float64 `json:"reminders,omitempty"`
 }
