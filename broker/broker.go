@@ -1,0 +1,493 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config holds what a Broker needs. Only Store is required.
+type Config struct {
+	Store Store
+	// Routes by name; a question without a route gets "default".
+	Routes map[string]Route
+	// DefaultTimeout applies when neither the question nor its route
+	// sets one (30 minutes when zero).
+	DefaultTimeout time.Duration
+	// ReminderPoints are fractions of the time to the deadline at which
+	// reminders go out; nil means 0.5 and 0.9, empty means none.
+	ReminderPoints []float64
+	// PostTimeout bounds one channel's Post (15 s when zero).
+	PostTimeout time.Duration
+	Location    *time.Location
+	Logger      *slog.Logger
+	Now         func() time.Time
+	// Observer, when set, hears of every ask and resolution made here.
+	Observer Observer
+}
+
+// Observer hears what the broker does, for metrics.
+type Observer interface {
+	Asked(q *Question)
+	Resolved(q *Question)
+}
+
+// DefaultReminderPoints are the reminder points used when none are set.
+var DefaultReminderPoints = []float64{0.5, 0.9}
+
+// DefaultRoute is the route of questions that name none.
+const DefaultRoute = "default"
+
+// Broker runs the lifecycle of questions. It is safe for concurrent use.
+type Broker struct {
+	cfg      Config
+	store    Store
+	log      *slog.Logger
+	channels map[string]Channel
+
+	mu      sync.Mutex
+	waiters map[string]map[chan struct{}]struct{}
+
+	updates sync.WaitGroup
+}
+
+// New returns a Broker for cfg.
+func New(cfg Config) (*Broker, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("broker: a store is required")
+	}
+	if cfg.DefaultTimeout == 0 {
+		cfg.DefaultTimeout = DefaultTimeout
+	}
+	if cfg.DefaultTimeout < MinTimeout || cfg.DefaultTimeout > MaxTimeout {
+		return nil, fmt.Errorf("broker: default timeout %s is outside [%s, 7d]", cfg.DefaultTimeout, MinTimeout)
+	}
+	if cfg.ReminderPoints == nil {
+		cfg.ReminderPoints = DefaultReminderPoints
+	}
+	if err := ValidateReminders("reminders", cfg.ReminderPoints); err != nil {
+		return nil, fmt.Errorf("broker: %w", err)
+	}
+	if cfg.PostTimeout == 0 {
+		cfg.PostTimeout = 15 * time.Second
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Routes == nil {
+		cfg.Routes = map[string]Route{}
+	}
+	return &Broker{
+		cfg: cfg, store: cfg.Store, log: cfg.Logger,
+		channels: map[string]Channel{},
+		waiters:  map[string]map[chan struct{}]struct{}{},
+	}, nil
+}
+
+// Register adds a channel. Call it before Run and before the first Ask.
+func (b *Broker) Register(ch Channel) {
+	b.channels[ch.Name()] = ch
+}
+
+// Channel returns the registered channel of that name, if any.
+func (b *Broker) Channel(name string) (Channel, bool) {
+	ch, ok := b.channels[name]
+	return ch, ok
+}
+
+// Store returns the broker's store.
+func (b *Broker) Store() Store { return b.store }
+
+// Location returns the time zone used in texts shown to people.
+func (b *Broker) Location() *time.Location { return b.cfg.Location }
+
+// Now returns the broker's clock reading.
+func (b *Broker) Now() time.Time { return b.cfg.Now() }
+
+// Run consumes the store's resolution feed and wakes waiters until ctx ends.
+func (b *Broker) Run(ctx context.Context) {
+	for id := range b.store.Watch(ctx) {
+		b.wake(id)
+	}
+}
+
+// Close waits for the updates of posted copies that are under way.
+func (b *Broker) Close() { b.updates.Wait() }
+
+// Ask validates req, stores the question as pending and posts it to every
+// target of its route. Asking again with the same (agent, session_id,
+// tool_call_id) returns the stored question with created false; with a
+// different body it fails with ErrConflict. When no target can take the
+// question it is resolved at once as unsupported.
+func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Question, bool, error) {
+	prompts, err := ValidateRequest(req)
+	if err != nil {
+		return nil, false, err
+	}
+	q := b.newQuestion(agent, req, prompts)
+	var stored *Question
+	var created bool
+	for range 8 {
+		q.ID = NewID()
+		stored, created, err = b.store.Create(ctx, q)
+		if !errors.Is(err, ErrIDTaken) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("broker: store question: %w", err)
+	}
+	if !created {
+		if stored.Fingerprint != q.Fingerprint {
+			return stored, false, fmt.Errorf("%w: session_id %q and tool_call_id %q already name question %s (%s) with a different body", ErrConflict, req.SessionID, req.ToolCallID, stored.ID, stored.Status)
+		}
+		return stored, false, nil
+	}
+	if b.cfg.Observer != nil {
+		b.cfg.Observer.Asked(stored)
+	}
+	b.log.Info("question asked", "question_id", stored.ID, "agent", agent, "route", stored.Route, "prompts", len(stored.Prompts))
+	return b.post(ctx, stored), true, nil
+}
+
+func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) *Question {
+	now := b.cfg.Now().UTC().Truncate(time.Millisecond)
+	routeName := req.Route
+	if routeName == "" {
+		routeName = DefaultRoute
+	}
+	route := b.cfg.Routes[routeName]
+	timeout := b.cfg.DefaultTimeout
+	if route.Timeout > 0 {
+		timeout = route.Timeout
+	}
+	if req.Timeout != nil {
+		timeout = time.Duration(*req.Timeout)
+	}
+	points := b.cfg.ReminderPoints
+	if route.Reminders != nil {
+		points = route.Reminders
+	}
+	if req.Reminders != nil {
+		points = req.Reminders
+	}
+	responders := req.Responders
+	if len(responders) == 0 {
+		responders = route.Responders
+	}
+	q := &Question{
+		Agent: agent, SessionID: req.SessionID, ToolCallID: req.ToolCallID,
+		Prompts: prompts, Route: routeName, Targets: route.Targets,
+		Timeout: timeout, Context: req.Context, Responders: responders,
+		CallbackURL: req.CallbackURL, Fingerprint: Fingerprint(req, prompts),
+		Pending: req.Wait != nil && *req.Wait == 0,
+		Status:  StatusPending, CreatedAt: now, ExpiresAt: now.Add(timeout),
+	}
+	for _, p := range points {
+		q.Reminders = append(q.Reminders, now.Add(time.Duration(p*float64(timeout))).Truncate(time.Millisecond))
+	}
+	if req.Lease != nil {
+		q.Lease = time.Duration(*req.Lease)
+		q.LeaseUntil = now.Add(q.Lease)
+	}
+	return q
+}
+
+// post sends q to every target of its route in parallel and remembers each
+// posted copy. When no copy could be posted, q is resolved as unsupported.
+func (b *Broker) post(ctx context.Context, q *Question) *Question {
+	if _, ok := b.cfg.Routes[q.Route]; !ok {
+		return b.unsupported(ctx, q, fmt.Sprintf("no route named %q is configured", q.Route))
+	}
+	if len(q.Targets) == 0 {
+		return b.unsupported(ctx, q, fmt.Sprintf("route %q has no targets", q.Route))
+	}
+	type outcome struct {
+		target Target
+		err    error
+	}
+	results := make(chan outcome, len(q.Targets))
+	for _, t := range q.Targets {
+		go func() {
+			results <- outcome{t, b.postOne(ctx, q, t)}
+		}()
+	}
+	var failures []string
+	posted := 0
+	for range q.Targets {
+		r := <-results
+		if r.err != nil {
+			failures = append(failures, r.target.String()+": "+r.err.Error())
+			b.log.Warn("post failed", "question_id", q.ID, "channel", r.target.Channel, "chat", r.target.Chat, "permanent", errors.Is(r.err, ErrPermanent), "err", r.err)
+			continue
+		}
+		posted++
+	}
+	if posted == 0 {
+		return b.unsupported(ctx, q, "no channel could take the question: "+strings.Join(failures, "; "))
+	}
+	return q
+}
+
+func (b *Broker) postOne(ctx context.Context, q *Question, t Target) error {
+	ch, ok := b.channels[t.Channel]
+	if !ok {
+		return Permanent(fmt.Errorf("channel %q is not configured", t.Channel))
+	}
+	pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
+	defer cancel()
+	ref, err := ch.Post(pctx, q, t.Chat)
+	if err != nil {
+		return err
+	}
+	ref.Channel, ref.Chat = t.Channel, t.Chat
+	if ref.PostedAt.IsZero() {
+		ref.PostedAt = b.cfg.Now().UTC()
+	}
+	if err := b.store.AddMessage(ctx, q.ID, ref); err != nil {
+		return fmt.Errorf("remember posted message: %w", err)
+	}
+	return nil
+}
+
+func (b *Broker) unsupported(ctx context.Context, q *Question, reason string) *Question {
+	r, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusUnsupported, Reason: reason})
+	if err != nil {
+		b.log.Error("resolve unsupported", "question_id", q.ID, "err", err)
+		return q
+	}
+	return r
+}
+
+// Get returns the agent's question, or ErrNotFound (also for another
+// agent's question).
+func (b *Broker) Get(ctx context.Context, agent, id string) (*Question, error) {
+	q, err := b.store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if q.Agent != agent {
+		return nil, fmt.Errorf("question %s: %w", id, ErrNotFound)
+	}
+	return q, nil
+}
+
+// List returns questions matching f.
+func (b *Broker) List(ctx context.Context, f Filter) ([]*Question, error) {
+	return b.store.List(ctx, f)
+}
+
+// Wait blocks until the agent's question is resolved or ctx ends, and
+// returns the question as it then stands (still pending when ctx ended
+// first). While it waits it renews the question's lease, if it has one.
+func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) {
+	wake := b.addWaiter(id)
+	defer b.removeWaiter(id, wake)
+	q, err := b.Get(ctx, agent, id)
+	if err != nil {
+		return nil, err
+	}
+	var renew <-chan time.Time
+	if q.Lease > 0 && q.Status == StatusPending {
+		b.renewLease(ctx, q)
+		t := time.NewTicker(q.Lease / 3)
+		defer t.Stop()
+		renew = t.C
+	}
+	for q.Status == StatusPending {
+		select {
+		case <-ctx.Done():
+			return q, nil
+		case <-renew:
+			b.renewLease(ctx, q)
+			continue
+		case <-wake:
+		}
+		if q, err = b.store.Get(context.WithoutCancel(ctx), id); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+func (b *Broker) renewLease(ctx context.Context, q *Question) {
+	if err := b.store.RenewLease(ctx, q.ID, b.cfg.Now().Add(q.Lease)); err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
+		b.log.Warn("renew lease", "question_id", q.ID, "err", err)
+	}
+}
+
+// RenewLease moves the lease of the agent's question forward, when it has
+// one: long-polls call it.
+func (b *Broker) RenewLease(ctx context.Context, q *Question) {
+	if q.Lease > 0 && q.Status == StatusPending {
+		b.renewLease(ctx, q)
+	}
+}
+
+func (b *Broker) addWaiter(id string) chan struct{} {
+	c := make(chan struct{}, 1)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.waiters[id] == nil {
+		b.waiters[id] = map[chan struct{}]struct{}{}
+	}
+	b.waiters[id][c] = struct{}{}
+	return c
+}
+
+func (b *Broker) removeWaiter(id string, c chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.waiters[id], c)
+	if len(b.waiters[id]) == 0 {
+		delete(b.waiters, id)
+	}
+}
+
+// wake signals the waiters of id, or of every question when id is "".
+func (b *Broker) wake(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	signal := func(set map[chan struct{}]struct{}) {
+		for c := range set {
+			select {
+			case c <- struct{}{}:
+			default:
+			}
+		}
+	}
+	if id == "" {
+		for _, set := range b.waiters {
+			signal(set)
+		}
+		return
+	}
+	signal(b.waiters[id])
+}
+
+// Waiting returns how many waits are under way on this instance.
+func (b *Broker) Waiting() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, set := range b.waiters {
+		n += len(set)
+	}
+	return n
+}
+
+// Resolve ends a pending question with r through the store's
+// compare-and-set, then wakes its waiters and updates every posted copy.
+// A closed question gives a *ClosedError.
+func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Question, error) {
+	if r.ResolvedAt.IsZero() {
+		r.ResolvedAt = b.cfg.Now().UTC().Truncate(time.Millisecond)
+	}
+	q, err := b.store.Resolve(ctx, id, r)
+	if err != nil {
+		return q, err
+	}
+	b.log.Info("question resolved", "question_id", q.ID, "status", q.Status, "fallback", q.Fallback)
+	if b.cfg.Observer != nil {
+		b.cfg.Observer.Resolved(q)
+	}
+	b.wake(id)
+	b.updateCopies(q)
+	return q, nil
+}
+
+// updateCopies edits every posted copy of q in the background; Close
+// waits for them.
+func (b *Broker) updateCopies(q *Question) {
+	b.updates.Add(1)
+	go func() {
+		defer b.updates.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*b.cfg.PostTimeout)
+		defer cancel()
+		b.eachCopy(ctx, q, "update", func(ch Channel, m MessageRef) error { return ch.Update(ctx, q, m) })
+	}()
+}
+
+func (b *Broker) eachCopy(ctx context.Context, q *Question, what string, fn func(Channel, MessageRef) error) {
+	refs, err := b.store.Messages(ctx, q.ID)
+	if err != nil {
+		b.log.Error(what+" copies: list messages", "question_id", q.ID, "err", err)
+		return
+	}
+	for _, m := range refs {
+		ch, ok := b.channels[m.Channel]
+		if !ok {
+			continue
+		}
+		if err := fn(ch, m); err != nil {
+			b.log.Warn(what+" copy failed", "question_id", q.ID, "channel", m.Channel, "chat", m.Chat, "err", err)
+		}
+	}
+}
+
+// Remind sends a reminder to every copy of a pending question whose
+// channel can nudge.
+func (b *Broker) Remind(ctx context.Context, id string) error {
+	q, err := b.store.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if q.Status != StatusPending {
+		return &ClosedError{Question: q}
+	}
+	b.eachCopy(ctx, q, "remind", func(ch Channel, m MessageRef) error {
+		if r, ok := ch.(Reminder); ok {
+			return r.Remind(ctx, q, m)
+		}
+		return nil
+	})
+	return nil
+}
+
+// Cancel ends the agent's pending question as cancelled.
+func (b *Broker) Cancel(ctx context.Context, agent, id, reason string) (*Question, error) {
+	if _, err := b.Get(ctx, agent, id); err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		reason = "cancelled by the agent"
+	}
+	return b.Resolve(ctx, id, Resolution{Status: StatusCancelled, Reason: reason})
+}
+
+// CancelSession cancels every pending question of the agent's session and
+// returns the cancelled questions.
+func (b *Broker) CancelSession(ctx context.Context, agent, session, reason string) ([]*Question, error) {
+	if session == "" {
+		return nil, fieldErr("session_id", "must not be empty")
+	}
+	qs, err := b.store.List(ctx, Filter{Agent: agent, SessionID: session, Status: StatusPending})
+	if err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		reason = "the agent's session was cancelled"
+	}
+	var out []*Question
+	for _, q := range qs {
+		r, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusCancelled, Reason: reason})
+		if errors.Is(err, ErrClosed) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,367 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// HandleInbound carries out one person's action from any channel and says
+// what happened. It never fails: every problem becomes a Reply that names
+// it, and changes nothing.
+func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
+	cmd, err := Parse(in.Text)
+	if errors.Is(err, ErrNotCommand) {
+		return b.handleBare(ctx, in)
+	}
+	if err != nil {
+		return refuse("%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+	}
+	switch cmd.Verb {
+	case VerbPending:
+		return b.pendingHere(ctx, in)
+	case VerbAnswer:
+		return b.answer(ctx, in, cmd.ID, cmd.Prompt, cmd.Choice)
+	default:
+		return b.decline(ctx, in, cmd)
+	}
+}
+
+func refuse(format string, args ...any) Reply {
+	return Reply{Text: fmt.Sprintf(format, args...)}
+}
+
+// handleBare treats text that is no command: a reply to a question
+// message, an answer in a context that names the question, or a bare
+// answer in a private chat with exactly one open question.
+func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
+	text := strings.TrimSpace(in.Text)
+	if text == "" {
+		return Reply{Ignored: true}
+	}
+	id := in.QuestionID
+	if id == "" && in.ReplyTo != "" {
+		found, err := b.store.LookupMessage(ctx, in.Channel, in.Chat, in.ReplyTo)
+		switch {
+		case err == nil:
+			id = found
+		case !errors.Is(err, ErrNotFound):
+			return refuse("Could not look up the question right now; please try again.")
+		}
+	}
+	if id != "" {
+		return b.answer(ctx, in, id, 0, text)
+	}
+	if !in.Private {
+		return Reply{Ignored: true}
+	}
+	open, err := b.openHere(ctx, in)
+	if err != nil {
+		return refuse("Could not list the open questions right now; please try again.")
+	}
+	switch len(open) {
+	case 0:
+		return refuse("There is no open question here.")
+	case 1:
+		return b.answer(ctx, in, open[0].ID, 0, text)
+	}
+	return refuse("Several questions are open here; reply to one, or type /answer <id> <choice>:\n%s", b.listText(open))
+}
+
+func (b *Broker) openHere(ctx context.Context, in Inbound) ([]*Question, error) {
+	return b.store.List(ctx, Filter{Channel: in.Channel, Chat: in.Chat, Status: StatusPending, Limit: 50})
+}
+
+func (b *Broker) pendingHere(ctx context.Context, in Inbound) Reply {
+	open, err := b.openHere(ctx, in)
+	if err != nil {
+		return refuse("Could not list the open questions right now; please try again.")
+	}
+	if len(open) == 0 {
+		return Reply{OK: true, Text: "No open questions here."}
+	}
+	return Reply{OK: true, Text: fmt.Sprintf("%d open question(s):\n%s", len(open), b.listText(open))}
+}
+
+func (b *Broker) listText(qs []*Question) string {
+	var sb strings.Builder
+	for _, q := range qs {
+		fmt.Fprintf(&sb, "%s: %s (%s)\n", q.ID, q.Prompts[0].Question, DeadlineText(q, b.cfg.Location))
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+// authorize loads question id and checks that in may act on it: the
+// command comes from a chat the question was posted to, by an allowed
+// responder. Unknown and foreign questions read the same, so nothing
+// leaks across chats.
+func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Question, *Reply) {
+	q, err := b.store.Get(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		r := refuse("There is no question %s here.", id)
+		return nil, &r
+	}
+	if err != nil {
+		r := refuse("Could not read question %s right now; please try again.", id)
+		return nil, &r
+	}
+	if !slices.Contains(q.Targets, Target{Channel: in.Channel, Chat: in.Chat}) {
+		r := refuse("There is no question %s here.", id)
+		return nil, &r
+	}
+	if !ResponderAllowed(q.Responders, in) {
+		r := refuse("You are not one of the people asked to answer %s; nothing was recorded.", id)
+		r.Question = q
+		return nil, &r
+	}
+	if q.Status != StatusPending {
+		r := refuse("%s", ClosedText(q, b.cfg.Location))
+		r.Question = q
+		return nil, &r
+	}
+	return q, nil
+}
+
+// ResponderAllowed reports whether in's user may answer, given responder
+// entries "[channel:]user-id" or "[channel:]role:role-id"; an empty list
+// allows everyone in the question's chats.
+func ResponderAllowed(list []string, in Inbound) bool {
+	if len(list) == 0 {
+		return true
+	}
+	for _, e := range list {
+		ch, rest := "", e
+		if c, r, ok := strings.Cut(e, ":"); ok && c != "role" {
+			ch, rest = c, r
+		}
+		if ch != "" && ch != in.Channel {
+			continue
+		}
+		if role, ok := strings.CutPrefix(rest, "role:"); ok {
+			if slices.Contains(in.Roles, role) {
+				return true
+			}
+			continue
+		}
+		if rest == in.User {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
+	q, refused := b.authorize(ctx, in, cmd.ID)
+	if refused != nil {
+		return *refused
+	}
+	r := Resolution{Status: StatusDeclined, Reason: cmd.Text, AnsweredBy: in.Responder()}
+	if cmd.Verb == VerbDiscuss {
+		r.NotReady = true
+	}
+	q, err := b.Resolve(ctx, q.ID, r)
+	if reply, done := b.resolveFailed(q, err); done {
+		return reply
+	}
+	if r.NotReady {
+		return Reply{OK: true, Text: "Recorded: you want to discuss before answering; the agent has been told.", Question: q}
+	}
+	return Reply{OK: true, Text: "Recorded: declined.", Question: q}
+}
+
+func (b *Broker) resolveFailed(q *Question, err error) (Reply, bool) {
+	var closed *ClosedError
+	switch {
+	case errors.As(err, &closed):
+		return Reply{Text: ClosedText(closed.Question, b.cfg.Location), Question: closed.Question}, true
+	case err != nil:
+		b.log.Error("resolve", "err", err)
+		return refuse("Could not record that right now; please try again."), true
+	}
+	return Reply{}, false
+}
+
+func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choice string) Reply {
+	q, refused := b.authorize(ctx, in, id)
+	if refused != nil {
+		return *refused
+	}
+	i, err := promptIndex(q, n)
+	if err != nil {
+		return Reply{Text: err.Error(), Question: q}
+	}
+	a, err := Interpret(q.Prompts[i], ParseChoice(choice), len(q.Prompts) > 1)
+	if err != nil {
+		return Reply{Text: err.Error(), Question: q}
+	}
+	if len(q.Prompts) == 1 {
+		q, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusAnswered, Answers: map[string]Answer{q.Prompts[0].Question: a}, AnsweredBy: in.Responder()})
+		if reply, done := b.resolveFailed(q, err); done {
+			return reply
+		}
+		return Reply{OK: true, Text: "Recorded: " + answerValue(a), Question: q}
+	}
+	return b.answerPart(ctx, in, q, i, a)
+}
+
+// answerPart records one prompt of a dialog and resolves the dialog when
+// every prompt has an answer or a skip.
+func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int, a Answer) Reply {
+	q, err := b.store.SaveProgress(ctx, q.ID, i, a)
+	if errors.Is(err, ErrConflict) {
+		return Reply{Text: fmt.Sprintf("Question %d of %s already has an answer.", i+1, q.ID), Question: q}
+	}
+	if reply, done := b.resolveFailed(q, err); done {
+		return reply
+	}
+	next := -1
+	for k := range q.Prompts {
+		if k >= len(q.Progress) || q.Progress[k] == nil {
+			next = k
+			break
+		}
+	}
+	if next >= 0 {
+		b.updateCopies(q)
+		return Reply{OK: true, Text: fmt.Sprintf("Recorded: %s (%d of %d); next: %s", answerValue(a), i+1, len(q.Prompts), q.Prompts[next].Question), Question: q}
+	}
+	answers := map[string]Answer{}
+	for k, p := range q.Prompts {
+		answers[p.Question] = *q.Progress[k]
+	}
+	q, err = b.Resolve(ctx, q.ID, Resolution{Status: StatusAnswered, Answers: answers, AnsweredBy: in.Responder()})
+	if reply, done := b.resolveFailed(q, err); done {
+		return reply
+	}
+	return Reply{OK: true, Text: "Recorded: " + AnswerText(q), Question: q}
+}
+
+// promptIndex picks the prompt a command is for: the numbered one, the
+// only one, or the first unanswered one of a dialog.
+func promptIndex(q *Question, n int) (int, error) {
+	if n > 0 {
+		if n > len(q.Prompts) {
+			if len(q.Prompts) == 1 {
+				return 0, fmt.Errorf("%s has one question: use /answer %s <choice>", q.ID, q.ID)
+			}
+			return 0, fmt.Errorf("%s has %d questions: use %s.1–%s.%d", q.ID, len(q.Prompts), q.ID, q.ID, len(q.Prompts))
+		}
+		return n - 1, nil
+	}
+	for k := range q.Prompts {
+		if k >= len(q.Progress) || q.Progress[k] == nil {
+			return k, nil
+		}
+	}
+	return 0, nil
+}
+
+// Interpret turns a choice into the answer to prompt p, or an error that
+// tells the person what would work. allowSkip is true in dialogs of
+// several prompts.
+func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
+	a := Answer{Selected: []string{}}
+	n := len(p.Options)
+	switch c.Kind {
+	case ChoiceSkip:
+		if !allowSkip {
+			return a, errors.New("skip is only possible in a dialog of several questions; to refuse, use /decline")
+		}
+		a.Skipped = true
+		return a, nil
+	case ChoiceOther:
+		if !p.AllowsOther() {
+			return a, fmt.Errorf("free text is not accepted here: choose %s", rangeText(n))
+		}
+		a.CustomText = c.Text
+		return a, nil
+	case ChoiceNumbers:
+		if n == 0 {
+			a.CustomText = joinNumbers(c.Numbers)
+			return a, nil
+		}
+		picked := SelectedOptions(c.Numbers)
+		for _, k := range picked {
+			if k < 1 || k > n {
+				return a, fmt.Errorf("%d is not an option here: choose %s", k, rangeText(n))
+			}
+		}
+		if len(picked) > 1 && !p.MultiSelect {
+			return a, fmt.Errorf("this question takes one answer: choose one of %s", rangeText(n))
+		}
+		for _, k := range picked {
+			a.Selected = append(a.Selected, p.Options[k-1].Label)
+		}
+		if len(picked) == 1 {
+			a.Action, a.Prefill = p.Options[picked[0]-1].Action, p.Options[picked[0]-1].Prefill
+		}
+		return a, nil
+	}
+	if k := OptionIndex(p, c.Text); k >= 0 {
+		a.Selected = append(a.Selected, p.Options[k].Label)
+		a.Action, a.Prefill = p.Options[k].Action, p.Options[k].Prefill
+		return a, nil
+	}
+	if p.MultiSelect && strings.Contains(c.Text, ",") {
+		var idx []int
+		for _, part := range strings.Split(c.Text, ",") {
+			k := OptionIndex(p, part)
+			if k < 0 {
+				idx = nil
+				break
+			}
+			idx = append(idx, k)
+		}
+		if idx != nil {
+			for _, k := range SelectedOptions(idx) {
+				a.Selected = append(a.Selected, p.Options[k].Label)
+			}
+			return a, nil
+		}
+	}
+	if p.AllowsOther() {
+		a.CustomText = c.Text
+		return a, nil
+	}
+	return a, fmt.Errorf("%q is not an option here: choose %s", c.Text, rangeText(n))
+}
+
+func rangeText(n int) string {
+	if n == 0 {
+		return "a free-text answer"
+	}
+	return fmt.Sprintf("1–%d", n)
+}
+
+func joinNumbers(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, v := range ns {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Toggle flips option (0-based) of multi-select prompt i in the selection
+// kept in the store, for channels that build a selection tap by tap, and
+// returns the question with its updated Selections.
+func (b *Broker) Toggle(ctx context.Context, in Inbound, id string, i, option int) (*Question, error) {
+	q, refused := b.authorize(ctx, in, id)
+	if refused != nil {
+		return refused.Question, fmt.Errorf("%w: %s", ErrForbidden, refused.Text)
+	}
+	if i < 0 || i >= len(q.Prompts) || !q.Prompts[i].MultiSelect {
+		return q, fieldErr("prompt", "%s has no multi-select question %d", id, i+1)
+	}
+	if option < 0 || option >= len(q.Prompts[i].Options) {
+		return q, fieldErr("option", "%d is not an option here: choose %s", option+1, rangeText(len(q.Prompts[i].Options)))
+	}
+	sel := slices.Clone(q.Selections[i])
+	if k := slices.Index(sel, option); k >= 0 {
+		sel = slices.Delete(sel, k, k+1)
+	} else {
+		sel = append(sel, option)
+	}
+	return b.store.SetSelection(ctx, id, i, SelectedOptions(sel))
+}
