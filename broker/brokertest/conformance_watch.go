@@ -1,0 +1,254 @@
+package brokertest
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+var watchTests = []storeTest{
+	{"SeesResolution", testWatchSees},
+	{"EveryWatcher", testWatchMany},
+	{"NoResolutionIsMissed", testWatchBurst},
+	{"ClosesWithContext", testWatchCloses},
+}
+
+// awaitID reads ch until it carries id, and fails t after waitFor. Empty
+// hints are skipped: the id must still arrive.
+func awaitID(t *testing.T, ch <-chan string, id string) {
+	t.Helper()
+	timer := time.NewTimer(waitFor)
+	defer timer.Stop()
+	for {
+		select {
+		case got, ok := <-ch:
+			if !ok {
+				t.Fatalf("resolution feed closed before %s arrived", id)
+			}
+			if got == id {
+				return
+			}
+		case <-timer.C:
+			t.Fatalf("resolution feed: no %s within %v", id, waitFor)
+		}
+	}
+}
+
+// Watch must be subscribed when it returns: a resolution made right after
+// the call is on the feed.
+func testWatchSees(t *testing.T, s broker.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	now := baseTime()
+	q := NewQuestion(broker.NewID(), "a1", now)
+	mustCreate(t, s, q)
+	ch := s.Watch(ctx)
+	mustResolve(t, s, q.ID, answered(now, "Postgres"))
+	awaitID(t, ch, q.ID)
+}
+
+func testWatchMany(t *testing.T, s broker.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	now := baseTime()
+	chs := []<-chan string{s.Watch(ctx), s.Watch(ctx), s.Watch(ctx)}
+	for _, id := range ids(2) {
+		mustCreate(t, s, NewQuestion(id, "a1", now))
+		mustResolve(t, s, id, answered(now, "SQLite"))
+		for _, ch := range chs {
+			awaitID(t, ch, id)
+		}
+	}
+}
+
+// testWatchBurst resolves many questions while one watcher reads. Every id
+// must arrive, unless an empty hint ("re-check everything") arrives after
+// the question was resolved.
+func testWatchBurst(t *testing.T, s broker.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	now := baseTime()
+	const n = 50
+	q := ids(n)
+	index := map[string]int{}
+	for i, id := range q {
+		index[id] = i
+		mustCreate(t, s, NewQuestion(id, "a1", now))
+	}
+	ch := s.Watch(ctx)
+	var resolved atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		for _, id := range q {
+			if _, err := s.Resolve(ctx, id, answered(now, "Postgres")); err != nil {
+				done <- err
+				return
+			}
+			resolved.Add(1)
+		}
+		done <- nil
+	}()
+	covered := make([]bool, n)
+	left := n
+	timer := time.NewTimer(waitFor)
+	defer timer.Stop()
+	for left > 0 {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			done = nil
+		case id, ok := <-ch:
+			if !ok {
+				t.Fatal("resolution feed closed early")
+			}
+			upto := 0
+			if id == "" {
+				upto = int(resolved.Load())
+			} else if i, known := index[id]; known {
+				if !covered[i] {
+					covered[i] = true
+					left--
+				}
+				continue
+			}
+			for i := range upto {
+				if !covered[i] {
+					covered[i] = true
+					left--
+				}
+			}
+		case <-timer.C:
+			t.Fatalf("resolution feed: %d of %d resolutions never announced within %v", left, n, waitFor)
+		}
+	}
+}
+
+func testWatchCloses(t *testing.T, s broker.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := s.Watch(ctx)
+	cancel()
+	timer := time.NewTimer(waitFor)
+	defer timer.Stop()
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-timer.C:
+			t.Fatalf("resolution feed still open %v after its context ended", waitFor)
+		}
+	}
+}
+
+var purgeTests = []storeTest{
+	{"RemovesResolvedBefore", testPurge},
+}
+
+func testPurge(t *testing.T, s broker.Store) {
+	ctx := context.Background()
+	now := baseTime()
+	q := ids(4)
+	// q0: resolved 2h ago, delivered; q1: resolved 10m ago; q2: pending
+	// for 3h; q3: resolved 3h ago, delivery given up.
+	resolvedAt := []time.Duration{-2 * time.Hour, -10 * time.Minute, 0, -3 * time.Hour}
+	for i, id := range q {
+		nq := NewQuestion(id, "a1", now.Add(-4*time.Hour))
+		nq.SessionID, nq.ToolCallID = "s1", "call-"+id
+		if i == 0 || i == 3 {
+			nq.CallbackURL = "https://agent.example/cb"
+		}
+		mustCreate(t, s, nq)
+		m := broker.MessageRef{Channel: "telegram", Chat: "100", MessageID: "m-" + id, PostedAt: nq.CreatedAt}
+		if err := s.AddMessage(ctx, id, m); err != nil {
+			t.Fatalf("AddMessage: %v", err)
+		}
+		if i != 2 {
+			mustResolve(t, s, id, answered(now.Add(resolvedAt[i]), "Postgres"))
+		}
+	}
+	for i, state := range map[int]string{0: broker.DeliveryDelivered, 3: broker.DeliveryFailed} {
+		ds := deliveriesOf(t, s, q[i])
+		if len(ds) != 1 {
+			t.Fatalf("Deliveries(%s) = %+v, want one", q[i], ds)
+		}
+		ds[0].State, ds[0].Attempts = state, 1
+		if err := s.UpdateDelivery(ctx, ds[0]); err != nil {
+			t.Fatalf("UpdateDelivery: %v", err)
+		}
+	}
+
+	n, err := s.Purge(ctx, now.Add(-time.Hour))
+	if err != nil {
+		t.Fatalf("Purge: %v", err)
+	}
+	if n != 2 {
+		t.Fatalf("Purge removed %d questions, want 2", n)
+	}
+	for _, i := range []int{0, 3} {
+		_, err := s.Get(ctx, q[i])
+		wantErr(t, "Get of a purged question", err, broker.ErrNotFound)
+		_, err = s.LookupMessage(ctx, "telegram", "100", "m-"+q[i])
+		wantErr(t, "LookupMessage of a purged question's copy", err, broker.ErrNotFound)
+		if ds := deliveriesOf(t, s, q[i]); len(ds) != 0 {
+			t.Fatalf("Deliveries of a purged question = %+v, want none", ds)
+		}
+	}
+	for _, i := range []int{1, 2} {
+		mustGet(t, s, q[i])
+		got, err := s.LookupMessage(ctx, "telegram", "100", "m-"+q[i])
+		if err != nil || got != q[i] {
+			t.Fatalf("LookupMessage of a kept question = %q, %v; want %s", got, err, q[i])
+		}
+	}
+	evs, err := s.Events(ctx, "", 0, 100)
+	if err != nil {
+		t.Fatalf("Events: %v", err)
+	}
+	if len(evs) != 1 || evs[0].QuestionID != q[1] {
+		t.Fatalf("Events after Purge = %+v, want only %s's", evs, q[1])
+	}
+	pending, err := s.List(ctx, broker.Filter{Status: broker.StatusPending})
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	wantIDs(t, "pending after Purge", questionIDs(pending), []string{q[2]})
+
+	if n, err := s.Purge(ctx, now.Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("second Purge = %d, %v; want 0, nil", n, err)
+	}
+	// The idempotency key of a purged question is free again.
+	again := NewQuestion(broker.NewID(), "a1", now)
+	again.SessionID, again.ToolCallID = "s1", "call-"+q[0]
+	mustCreate(t, s, again)
+}
+
+var healthTests = []storeTest{
+	{"Ping", testPing},
+	{"ClosedIsUnavailable", testClosedUnavailable},
+}
+
+func testPing(t *testing.T, s broker.Store) {
+	if err := s.Ping(context.Background()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+}
+
+func testClosedUnavailable(t *testing.T, s broker.Store) {
+	ctx := context.Background()
+	q := NewQuestion(broker.NewID(), "a1", baseTime())
+	mustCreate(t, s, q)
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	wantErr(t, "Ping after Close", s.Ping(ctx), broker.ErrUnavailable)
+	_, err := s.Get(ctx, q.ID)
+	wantErr(t, "Get after Close", err, broker.ErrUnavailable)
+	_, err = s.Resolve(ctx, q.ID, answered(baseTime(), "Postgres"))
+	wantErr(t, "Resolve after Close", err, broker.ErrUnavailable)
+}
