@@ -1,0 +1,173 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// pendingBody is the 202 answer of an ask that has not resolved in time.
+type pendingBody struct {
+	ID        string        `json:"id"`
+	Status    broker.Status `json:"status"`
+	ExpiresAt time.Time     `json:"expires_at"`
+}
+
+func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
+	var req broker.AskRequest
+	if decode(w, r, s.cfg.MaxBody, &req) {
+		return
+	}
+	q, _, err := s.b.Ask(r.Context(), agent, &req)
+	if err != nil {
+		writeBrokerError(w, err)
+		return
+	}
+	wait := s.cfg.DefaultWait
+	if req.Wait != nil {
+		wait = min(time.Duration(*req.Wait), s.cfg.MaxWait)
+	}
+	if q.Status == broker.StatusPending && wait > 0 {
+		ctx, cancel := s.waitContext(r, wait)
+		q, err = s.b.Wait(ctx, agent, q.ID)
+		cancel()
+		if err != nil {
+			writeBrokerError(w, err)
+			return
+		}
+	}
+	if q.Status == broker.StatusPending {
+		writeJSON(w, http.StatusAccepted, pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt})
+		return
+	}
+	writeJSON(w, http.StatusOK, q.Result())
+}
+
+// get returns a question; with ?wait=30s it long-polls while the question
+// is pending.
+func (s *Server) get(w http.ResponseWriter, r *http.Request, agent string) {
+	id := r.PathValue("id")
+	wait, ok := s.waitParam(w, r)
+	if !ok {
+		return
+	}
+	q, err := s.b.Get(r.Context(), agent, id)
+	if err != nil {
+		writeBrokerError(w, err)
+		return
+	}
+	s.b.RenewLease(r.Context(), q)
+	if q.Status == broker.StatusPending && wait > 0 {
+		ctx, cancel := s.waitContext(r, wait)
+		q, err = s.b.Wait(ctx, agent, id)
+		cancel()
+		if err != nil {
+			writeBrokerError(w, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, q.Result())
+}
+
+func (s *Server) waitParam(w http.ResponseWriter, r *http.Request) (time.Duration, bool) {
+	v := r.URL.Query().Get("wait")
+	if v == "" {
+		return 0, true
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		if secs, err2 := strconv.Atoi(v); err2 == nil {
+			d, err = time.Duration(secs)*time.Second, nil
+		}
+	}
+	if err != nil || d < 0 {
+		writeError(w, http.StatusBadRequest, "invalid", "wait: must be a duration such as 30s, got "+strconv.Quote(v), "wait")
+		return 0, false
+	}
+	return min(d, s.cfg.MaxWait), true
+}
+
+// listBody is the answer of GET /v1/questions.
+type listBody struct {
+	Questions []broker.Result `json:"questions"`
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request, agent string) {
+	q := r.URL.Query()
+	f := broker.Filter{Agent: agent, SessionID: q.Get("session_id"), Status: broker.Status(q.Get("status")), Limit: 100}
+	if f.Status != "" && !f.Status.Valid() {
+		writeError(w, http.StatusBadRequest, "invalid", "status: must be one of pending, answered, declined, cancelled, timed_out, unsupported; got "+strconv.Quote(string(f.Status)), "status")
+		return
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, http.StatusBadRequest, "invalid", "limit: must be a whole number from 1 to 1000", "limit")
+			return
+		}
+		f.Limit = n
+	}
+	qs, err := s.b.List(r.Context(), f)
+	if err != nil {
+		writeBrokerError(w, err)
+		return
+	}
+	out := listBody{Questions: make([]broker.Result, 0, len(qs))}
+	for _, q := range qs {
+		out.Questions = append(out.Questions, q.Result())
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type cancelRequest struct {
+	Reason string `json:"reason"`
+}
+
+// readCancel reads the optional {"reason": …} body of a cancel call.
+func (s *Server) readCancel(w http.ResponseWriter, r *http.Request) (string, bool) {
+	var req cancelRequest
+	if r.ContentLength == 0 {
+		return "", true
+	}
+	if decode(w, r, s.cfg.MaxBody, &req) {
+		return "", false
+	}
+	return req.Reason, true
+}
+
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request, agent string) {
+	reason, ok := s.readCancel(w, r)
+	if !ok {
+		return
+	}
+	q, err := s.b.Cancel(r.Context(), agent, r.PathValue("id"), reason)
+	if err != nil {
+		writeBrokerError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, q.Result())
+}
+
+// sessionCancelBody is the answer of a session cancel.
+type sessionCancelBody struct {
+	Cancelled []broker.Result `json:"cancelled"`
+}
+
+func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request, agent string) {
+	reason, ok := s.readCancel(w, r)
+	if !ok {
+		return
+	}
+	qs, err := s.b.CancelSession(r.Context(), agent, r.PathValue("session_id"), reason)
+	if err != nil {
+		writeBrokerError(w, err)
+		return
+	}
+	out := sessionCancelBody{Cancelled: make([]broker.Result, 0, len(qs))}
+	for _, q := range qs {
+		out.Cancelled = append(out.Cancelled, q.Result())
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,186 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// Key is one bearer key and who holds it: an agent (for the question
+// calls) or a responder (for /v1/commands, where Name and User become
+// answered_by).
+type Key struct {
+	Name string
+	User string
+	// Secret is the key itself, as read from its environment variable.
+	Secret string
+}
+
+// Config configures the API server.
+type Config struct {
+	AgentKeys     []Key
+	ResponderKeys []Key
+	// Loopback is true when the server listens on loopback only; then,
+	// with no keys configured, callers need none.
+	Loopback bool
+	// TextChannels are the channels /v1/commands may act for ("cli").
+	TextChannels []string
+	// MaxBody limits request bodies (64 KiB when zero).
+	MaxBody int64
+	// DefaultWait is how long an ask blocks when it names no wait (30 s
+	// when zero); MaxWait bounds every wait (10 min when zero).
+	DefaultWait time.Duration
+	MaxWait     time.Duration
+	Logger      *slog.Logger
+	// Metrics, when set, is served at /metrics.
+	Metrics *Metrics
+}
+
+// Server serves the HTTP API.
+type Server struct {
+	cfg    Config
+	b      *broker.Broker
+	log    *slog.Logger
+	mux    *http.ServeMux
+	agents []hashedKey
+	resps  []hashedKey
+
+	drainCtx context.Context
+	drain    context.CancelFunc
+}
+
+type hashedKey struct {
+	Key
+	sum [32]byte
+}
+
+// New returns a Server for b.
+func New(cfg Config, b *broker.Broker) *Server {
+	if cfg.MaxBody == 0 {
+		cfg.MaxBody = 64 << 10
+	}
+	if cfg.DefaultWait == 0 {
+		cfg.DefaultWait = 30 * time.Second
+	}
+	if cfg.MaxWait == 0 {
+		cfg.MaxWait = 10 * time.Minute
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if len(cfg.TextChannels) == 0 {
+		cfg.TextChannels = []string{"cli"}
+	}
+	s := &Server{cfg: cfg, b: b, log: cfg.Logger, mux: http.NewServeMux()}
+	s.drainCtx, s.drain = context.WithCancel(context.Background())
+	for _, k := range cfg.AgentKeys {
+		s.agents = append(s.agents, hashedKey{k, sha256.Sum256([]byte(k.Secret))})
+	}
+	for _, k := range cfg.ResponderKeys {
+		s.resps = append(s.resps, hashedKey{k, sha256.Sum256([]byte(k.Secret))})
+	}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("POST /v1/questions", s.agent(s.ask))
+	s.mux.HandleFunc("GET /v1/questions", s.agent(s.list))
+	s.mux.HandleFunc("GET /v1/questions/{id}", s.agent(s.get))
+	s.mux.HandleFunc("POST /v1/questions/{id}/cancel", s.agent(s.cancel))
+	s.mux.HandleFunc("POST /v1/sessions/{session_id}/cancel", s.agent(s.cancelSession))
+	s.mux.HandleFunc("POST /v1/commands", s.command)
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	s.mux.HandleFunc("GET /readyz", s.ready)
+	if s.cfg.Metrics != nil {
+		s.mux.Handle("GET /metrics", s.cfg.Metrics.Handler())
+	}
+	s.mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path, "")
+	})
+}
+
+// Handle mounts h at pattern on the server's mux (the web inbox at "/",
+// platform webhooks, the MCP endpoint).
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Drain makes every blocking call return at once with the question's
+// current state (202 for pending ones), so agents re-attach elsewhere or
+// after a restart. Call it before http.Server.Shutdown.
+func (s *Server) Drain() { s.drain() }
+
+// waitContext ends at d, when the request ends, or when the server drains.
+func (s *Server) waitContext(r *http.Request, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(r.Context(), d)
+	stop := context.AfterFunc(s.drainCtx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.b.Store().Ping(ctx); err != nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "store unreachable: "+err.Error(), "")
+		return
+	}
+	if s.drainCtx.Err() != nil {
+		writeError(w, http.StatusServiceUnavailable, "draining", "shutting down", "")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// LocalAgent is the agent name of callers when no agent key is configured.
+const LocalAgent = "local"
+
+// agent authenticates an agent key and passes the agent's name on.
+func (s *Server) agent(h func(http.ResponseWriter, *http.Request, string)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if len(s.agents) == 0 {
+			if !s.cfg.Loopback {
+				writeError(w, http.StatusUnauthorized, "unauthorized", "no agent keys are configured on a server that listens beyond loopback", "")
+				return
+			}
+			h(w, r, LocalAgent)
+			return
+		}
+		k, ok := match(s.agents, r)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="askbridge"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong agent key: send Authorization: Bearer <key>", "")
+			return
+		}
+		h(w, r, k.Name)
+	}
+}
+
+// match finds the key a request carries, comparing digests in constant
+// time so that no key leaks through timing.
+func match(keys []hashedKey, r *http.Request) (Key, bool) {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || tok == "" {
+		return Key{}, false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	found := -1
+	for i := range keys {
+		if subtle.ConstantTimeCompare(sum[:], keys[i].sum[:]) == 1 {
+			found = i
+		}
+	}
+	if found < 0 {
+		return Key{}, false
+	}
+	return keys[found].Key, true
+}
