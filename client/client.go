@@ -1,0 +1,274 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// DefaultServer is the address of a bridge on this machine.
+const DefaultServer = "http://127.0.0.1:8377"
+
+// pollWait is how long one long-poll blocks on the server.
+const pollWait = 25 * time.Second
+
+// Client talks to one askbridge server. It is safe for concurrent use.
+type Client struct {
+	base string
+	key  string
+	http *http.Client
+	// RetryDelay is the first pause before re-attaching after a lost
+	// connection; it doubles up to 5 s.
+	RetryDelay time.Duration
+}
+
+// New returns a client for the server at baseURL ("" means
+// DefaultServer), authenticating with key ("" sends none).
+func New(baseURL, key string) *Client {
+	if baseURL == "" {
+		baseURL = DefaultServer
+	}
+	return &Client{
+		base: strings.TrimRight(baseURL, "/"), key: key,
+		http:       &http.Client{Timeout: pollWait + 30*time.Second},
+		RetryDelay: 200 * time.Millisecond,
+	}
+}
+
+// APIError is an error answer of the server.
+type APIError struct {
+	StatusCode int
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	Field      string `json:"field,omitempty"`
+	// State is the question's current status on 409 answers.
+	State Status `json:"status,omitempty"`
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("askbridge: %s (HTTP %d)", e.Message, e.StatusCode)
+}
+
+// Transient reports whether err is worth retrying: a lost connection, or
+// a server that is restarting or overloaded.
+func Transient(err error) bool {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.StatusCode == http.StatusServiceUnavailable || ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode == http.StatusBadGateway || ae.StatusCode == http.StatusGatewayTimeout
+	}
+	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// do sends one request and decodes a 2xx answer into out; other answers
+// become *APIError.
+func (c *Client) do(ctx context.Context, method, path string, body, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, fmt.Errorf("askbridge: encode request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return 0, fmt.Errorf("askbridge: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("askbridge: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return resp.StatusCode, fmt.Errorf("askbridge: read answer: %w", err)
+	}
+	if resp.StatusCode >= 300 {
+		var eb struct {
+			Error APIError `json:"error"`
+		}
+		if json.Unmarshal(data, &eb) != nil || eb.Error.Message == "" {
+			eb.Error.Message = strings.TrimSpace(string(data))
+		}
+		eb.Error.StatusCode = resp.StatusCode
+		if out != nil && resp.StatusCode < 500 && eb.Error.Code == "" {
+			_ = json.Unmarshal(data, out)
+		}
+		return resp.StatusCode, &eb.Error
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("askbridge: decode answer: %w", err)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// NewToolCallID returns a random id that names one ask, so that asking
+// again after a lost connection re-attaches to the same question.
+func NewToolCallID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "call_" + hex.EncodeToString(b[:])
+}
+
+// Submit sends q once and returns the result when it resolved within
+// q.Wait, or a pending Result (Status pending, with ID and ExpiresAt).
+func (c *Client) Submit(ctx context.Context, q Question) (*Result, error) {
+	var res Result
+	if _, err := c.do(ctx, http.MethodPost, "/v1/questions", q, &res); err != nil {
+		return nil, err
+	}
+	if res.Status == "" {
+		res.Status = StatusPending
+	}
+	return &res, nil
+}
+
+// Get returns the question; with wait > 0 the server holds the call while
+// the question is pending, up to wait.
+func (c *Client) Get(ctx context.Context, id string, wait time.Duration) (*Result, error) {
+	path := "/v1/questions/" + url.PathEscape(id)
+	if wait > 0 {
+		path += "?wait=" + wait.String()
+	}
+	var res Result
+	if _, err := c.do(ctx, http.MethodGet, path, nil, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Wait blocks until the question resolves or ctx ends, with long-polls
+// that survive lost connections and server restarts.
+func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
+	delay := c.RetryDelay
+	for {
+		res, err := c.Get(ctx, id, pollWait)
+		switch {
+		case err == nil && res.Terminal():
+			return res, nil
+		case err == nil:
+			delay = c.RetryDelay
+			continue
+		case !Transient(err) || ctx.Err() != nil:
+			return nil, err
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return nil, err
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+// AskRaw asks q and blocks until it resolves, whatever the outcome,
+// re-attaching after lost connections; a Result with a status other than
+// answered is not an error here.
+func (c *Client) AskRaw(ctx context.Context, q Question) (*Result, error) {
+	if q.ToolCallID == "" {
+		q.ToolCallID = NewToolCallID()
+	}
+	if q.Wait == "" {
+		q.Wait = pollWait.String()
+	}
+	delay := c.RetryDelay
+	for {
+		res, err := c.Submit(ctx, q)
+		if err == nil {
+			if res.Terminal() {
+				return res, nil
+			}
+			return c.Wait(ctx, res.ID)
+		}
+		if !Transient(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return nil, err
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+// List returns the agent's questions, newest first; empty arguments match
+// everything.
+func (c *Client) List(ctx context.Context, sessionID string, status Status) ([]Result, error) {
+	v := url.Values{}
+	if sessionID != "" {
+		v.Set("session_id", sessionID)
+	}
+	if status != "" {
+		v.Set("status", string(status))
+	}
+	path := "/v1/questions"
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	var out struct {
+		Questions []Result `json:"questions"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Questions, nil
+}
+
+// Cancel ends a pending question, with a reason shown to people.
+func (c *Client) Cancel(ctx context.Context, id, reason string) (*Result, error) {
+	var res Result
+	if _, err := c.do(ctx, http.MethodPost, "/v1/questions/"+url.PathEscape(id)+"/cancel", map[string]string{"reason": reason}, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// CancelSession ends every pending question of a session.
+func (c *Client) CancelSession(ctx context.Context, sessionID, reason string) ([]Result, error) {
+	var out struct {
+		Cancelled []Result `json:"cancelled"`
+	}
+	if _, err := c.do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(sessionID)+"/cancel", map[string]string{"reason": reason}, &out); err != nil {
+		return nil, err
+	}
+	return out.Cancelled, nil
+}
+
+// Command sends a text command ("/answer k7m2qx 2") as a responder on a
+// text channel ("" means the server's default, "cli"). A refused command
+// returns the server's reply in the CommandResult together with an
+// *APIError.
+func (c *Client) Command(ctx context.Context, channel, text string) (*CommandResult, error) {
+	var out CommandResult
+	_, err := c.do(ctx, http.MethodPost, "/v1/commands", map[string]string{"channel": channel, "text": text}, &out)
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Code == "" && out.Reply != "" {
+		ae.Message = out.Reply
+	}
+	return &out, err
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,103 @@
+package client
+
+import "time"
+
+// Status is where a question stands.
+type Status string
+
+// The statuses of a question.
+const (
+	StatusPending     Status = "pending"
+	StatusAnswered    Status = "answered"
+	StatusDeclined    Status = "declined"
+	StatusCancelled   Status = "cancelled"
+	StatusTimedOut    Status = "timed_out"
+	StatusUnsupported Status = "unsupported"
+)
+
+// Option is one answer a person can pick.
+type Option struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+	Action      string `json:"action,omitempty"`
+	Prefill     string `json:"prefill,omitempty"`
+}
+
+// Prompt is one question of a dialog.
+type Prompt struct {
+	Question    string   `json:"question"`
+	Header      string   `json:"header,omitempty"`
+	Options     []Option `json:"options,omitempty"`
+	MultiSelect bool     `json:"multi_select,omitempty"`
+	// Other, when false, forbids free-text answers.
+	Other   *bool    `json:"other,omitempty"`
+	Default []string `json:"default,omitempty"`
+}
+
+// Question is what an agent asks: one prompt (the Question, Options, …
+// fields) or a dialog of up to four Prompts.
+type Question struct {
+	SessionID   string    `json:"session_id,omitempty"`
+	ToolCallID  string    `json:"tool_call_id,omitempty"`
+	Prompts     []Prompt  `json:"questions,omitempty"`
+	Route       string    `json:"route,omitempty"`
+	Timeout     string    `json:"timeout,omitempty"`
+	Context     string    `json:"context,omitempty"`
+	Responders  []string  `json:"responders,omitempty"`
+	CallbackURL string    `json:"callback_url,omitempty"`
+	Lease       string    `json:"lease,omitempty"`
+	Reminders   []float64 `json:"reminders,omitempty"`
+	Wait        string    `json:"wait,omitempty"`
+
+	Question    string   `json:"question,omitempty"`
+	Header      string   `json:"header,omitempty"`
+	Options     []Option `json:"options,omitempty"`
+	MultiSelect bool     `json:"multi_select,omitempty"`
+	Other       *bool    `json:"other,omitempty"`
+	Default     []string `json:"default,omitempty"`
+}
+
+// Answer is the answer to one prompt.
+type Answer struct {
+	Selected   []string `json:"selected"`
+	CustomText string   `json:"custom_text"`
+	Skipped    bool     `json:"skipped"`
+	Defaulted  bool     `json:"defaulted,omitempty"`
+	Action     string   `json:"action,omitempty"`
+	Prefill    string   `json:"prefill,omitempty"`
+}
+
+// Responder names who acted.
+type Responder struct {
+	Channel string `json:"channel"`
+	User    string `json:"user"`
+	Name    string `json:"name,omitempty"`
+}
+
+// Result is a question as the server reports it.
+type Result struct {
+	ID         string            `json:"id"`
+	Status     Status            `json:"status"`
+	SessionID  string            `json:"session_id"`
+	ToolCallID string            `json:"tool_call_id"`
+	Questions  []Prompt          `json:"questions,omitempty"`
+	Answers    map[string]Answer `json:"answers"`
+	Fallback   string            `json:"fallback,omitempty"`
+	Reason     string            `json:"reason,omitempty"`
+	NotReady   bool              `json:"not_ready,omitempty"`
+	AnsweredBy *Responder        `json:"answered_by,omitempty"`
+	Route      string            `json:"route,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+	ExpiresAt  time.Time         `json:"expires_at"`
+	ResolvedAt *time.Time        `json:"resolved_at,omitempty"`
+}
+
+// Terminal reports whether the question has ended.
+func (r *Result) Terminal() bool { return r.Status != StatusPending && r.Status != "" }
+
+// CommandResult says what a text command did.
+type CommandResult struct {
+	OK       bool    `json:"ok"`
+	Reply    string  `json:"reply"`
+	Question *Result `json:"question,omitempty"`
+}
