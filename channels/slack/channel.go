@@ -1,0 +1,181 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	slackapi "github.com/slack-go/slack"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// ChannelName is the name routes use for this channel.
+const ChannelName = "slack"
+
+// Compile-time checks of the contracts the channel implements.
+var (
+	_ broker.Channel  = (*Channel)(nil)
+	_ broker.Reminder = (*Channel)(nil)
+	_ broker.Runner   = (*Channel)(nil)
+)
+
+// Channel posts questions to Slack and turns Slack interactions into
+// broker.Inbound. Create it with New.
+type Channel struct {
+	cfg     Config
+	secrets secrets
+	api     *slackapi.Client
+	h       broker.InboundHandler
+	log     *slog.Logger
+	now     func() time.Time
+
+	// seen holds recent Events API event ids, to drop redelivered events.
+	seen *recentSet
+	// names caches user names of message authors.
+	names *nameCache
+
+	// work tracks inbound processing started after an ack.
+	work sync.WaitGroup
+}
+
+// New builds a Slack channel from cfg; it reads the tokens from the
+// environment variables cfg names and makes no network call. h receives
+// every person's action (the broker).
+func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if h == nil {
+		return nil, errors.New("slack: an inbound handler is required")
+	}
+	cfg = cfg.withDefaults()
+	sec, err := cfg.readSecrets()
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("channel", ChannelName)
+	c := &Channel{
+		cfg: cfg, secrets: sec, h: h, log: log, now: time.Now,
+		seen:  newRecentSet(4096),
+		names: newNameCache(1024),
+	}
+	c.api = slackapi.New(sec.botToken,
+		slackapi.OptionAPIURL(cfg.APIURL+"/"),
+		slackapi.OptionAppLevelToken(sec.appToken),
+		slackapi.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+		// Retry 429s after Retry-After, a bounded number of times; the
+		// retry is abandoned when the request's context ends.
+		slackapi.OptionRetryConfig(slackapi.RetryConfig{
+			MaxRetries:         3,
+			RetryAfterDuration: 5 * time.Second,
+			RetryAfterJitter:   250 * time.Millisecond,
+			BackoffInitial:     200 * time.Millisecond,
+			BackoffMax:         10 * time.Second,
+		}),
+	)
+	return c, nil
+}
+
+// Name returns "slack".
+func (c *Channel) Name() string { return ChannelName }
+
+// Post renders q in Block Kit and sends it to the Slack channel chat (a
+// channel id such as C0123ABC, or a user id for a DM). The returned
+// reference holds the channel id and the message ts.
+func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
+	ch, ts, err := c.api.PostMessageContext(ctx, chat,
+		slackapi.MsgOptionText(fallbackText(q, c.cfg.Location), false),
+		slackapi.MsgOptionBlocks(questionBlocks(q, c.cfg.Location)...),
+		slackapi.MsgOptionDisableLinkUnfurl(),
+		slackapi.MsgOptionDisableMediaUnfurl(),
+	)
+	if err != nil {
+		return broker.MessageRef{}, classify(fmt.Errorf("slack: post question %s to %s: %w", q.ID, chat, err))
+	}
+	if ch == "" {
+		ch = chat
+	}
+	c.log.Debug("question posted", "question_id", q.ID, "chat", ch, "ts", ts)
+	return broker.MessageRef{Channel: ChannelName, Chat: ch, MessageID: ts, PostedAt: c.now()}, nil
+}
+
+// Update edits the posted copy m: the outcome without buttons once q is
+// resolved, or the dialog's progress while it is pending.
+func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	text, blocks := fallbackText(q, c.cfg.Location), questionBlocks(q, c.cfg.Location)
+	if q.Status.Terminal() {
+		text, blocks = escapeLimit(broker.OutcomeText(q, c.cfg.Location), maxFallbackText), outcomeBlocks(q, c.cfg.Location)
+	}
+	_, _, _, err := c.api.UpdateMessageContext(ctx, m.Chat, m.MessageID,
+		slackapi.MsgOptionText(text, false),
+		slackapi.MsgOptionBlocks(blocks...),
+	)
+	if err != nil {
+		return classify(fmt.Errorf("slack: update question %s in %s: %w", q.ID, m.Chat, err))
+	}
+	return nil
+}
+
+// Remind replies in the thread of the posted copy m with the reminder.
+func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	text := escapeMrkdwn(broker.ReminderText(q, c.now(), c.cfg.Location))
+	_, _, err := c.api.PostMessageContext(ctx, m.Chat,
+		slackapi.MsgOptionText(text, false),
+		slackapi.MsgOptionTS(m.MessageID),
+	)
+	if err != nil {
+		return classify(fmt.Errorf("slack: remind question %s in %s: %w", q.ID, m.Chat, err))
+	}
+	return nil
+}
+
+// tell shows text to one person in a channel as an ephemeral message, in
+// the thread when threadTS is set.
+func (c *Channel) tell(ctx context.Context, chat, user, threadTS, text string) {
+	opts := []slackapi.MsgOption{slackapi.MsgOptionText(escapeLimit(text, maxFallbackText), false)}
+	if threadTS != "" {
+		opts = append(opts, slackapi.MsgOptionTS(threadTS))
+	}
+	if _, err := c.api.PostEphemeralContext(ctx, chat, user, opts...); err != nil {
+		c.log.Warn("ephemeral reply failed", "chat", chat, "user", user, "err", err)
+	}
+}
+
+// permanentErrors are Slack error codes that retrying cannot fix.
+var permanentErrors = map[string]bool{
+	"channel_not_found":   true,
+	"not_in_channel":      true,
+	"is_archived":         true,
+	"invalid_auth":        true,
+	"account_inactive":    true,
+	"token_revoked":       true,
+	"token_expired":       true,
+	"not_authed":          true,
+	"missing_scope":       true,
+	"no_permission":       true,
+	"restricted_action":   true,
+	"ekm_access_denied":   true,
+	"user_not_found":      true,
+	"invalid_blocks":      true,
+	"msg_too_long":        true,
+	"message_not_found":   true,
+	"cant_update_message": true,
+	"edit_window_closed":  true,
+}
+
+// classify marks err permanent when Slack's error code says so.
+func classify(err error) error {
+	var se slackapi.SlackErrorResponse
+	if errors.As(err, &se) && permanentErrors[se.Err] {
+		return broker.Permanent(err)
+	}
+	return err
+}

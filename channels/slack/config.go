@@ -1,0 +1,114 @@
+package slack
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Connection modes.
+const (
+	// ModeSocket receives events over a Socket Mode WebSocket (default).
+	ModeSocket = "socket"
+	// ModeHTTP receives events as signed HTTP requests on Handler.
+	ModeHTTP = "http"
+)
+
+// DefaultAPIURL is Slack's Web API base URL.
+const DefaultAPIURL = "https://slack.com/api"
+
+// Config configures the Slack channel. Secrets are never written in the
+// config itself: it names the environment variables that hold them.
+type Config struct {
+	// BotTokenEnv names the variable holding the bot token (xoxb-…).
+	BotTokenEnv string `yaml:"bot_token_env"`
+	// AppTokenEnv names the variable holding the app-level token
+	// (xapp-…, scope connections:write); required in socket mode.
+	AppTokenEnv string `yaml:"app_token_env"`
+	// SigningSecretEnv names the variable holding the app's signing
+	// secret; required in http mode.
+	SigningSecretEnv string `yaml:"signing_secret_env"`
+	// Mode is "socket" (default) or "http".
+	Mode string `yaml:"mode"`
+	// APIURL is the Web API base URL, default https://slack.com/api.
+	APIURL string `yaml:"api_url"`
+
+	// Location is the time zone of times shown to people (default UTC).
+	// The wiring sets it from the broker's configuration.
+	Location *time.Location `yaml:"-"`
+}
+
+// withDefaults returns cfg with empty fields set to their defaults.
+func (cfg Config) withDefaults() Config {
+	if cfg.Mode == "" {
+		cfg.Mode = ModeSocket
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = DefaultAPIURL
+	}
+	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/")
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	return cfg
+}
+
+// Validate checks cfg without reading the environment. Each error names
+// the offending key.
+func (cfg Config) Validate() error {
+	c := cfg.withDefaults()
+	var errs []error
+	if strings.TrimSpace(c.BotTokenEnv) == "" {
+		errs = append(errs, errors.New("slack.bot_token_env: required (the name of the environment variable holding the bot token)"))
+	}
+	switch c.Mode {
+	case ModeSocket:
+		if strings.TrimSpace(c.AppTokenEnv) == "" {
+			errs = append(errs, errors.New("slack.app_token_env: required in socket mode (the variable holding the xapp- app-level token)"))
+		}
+	case ModeHTTP:
+		if strings.TrimSpace(c.SigningSecretEnv) == "" {
+			errs = append(errs, errors.New("slack.signing_secret_env: required in http mode (the variable holding the signing secret)"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("slack.mode: %q is not a mode (use \"socket\" or \"http\")", cfg.Mode))
+	}
+	if u, err := url.Parse(c.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("slack.api_url: %q is not an http(s) URL", cfg.APIURL))
+	}
+	return errors.Join(errs...)
+}
+
+// secrets are the values read from the environment.
+type secrets struct {
+	botToken      string
+	appToken      string
+	signingSecret string
+}
+
+// readSecrets reads the variables cfg names; an empty variable is an error
+// that names it (never its value).
+func (cfg Config) readSecrets() (secrets, error) {
+	get := func(key, name string) (string, error) {
+		v := strings.TrimSpace(os.Getenv(name))
+		if v == "" {
+			return "", fmt.Errorf("slack.%s: environment variable %s is empty or unset", key, name)
+		}
+		return v, nil
+	}
+	var s secrets
+	var err error
+	if s.botToken, err = get("bot_token_env", cfg.BotTokenEnv); err != nil {
+		return s, err
+	}
+	switch cfg.Mode {
+	case ModeSocket:
+		s.appToken, err = get("app_token_env", cfg.AppTokenEnv)
+	case ModeHTTP:
+		s.signingSecret, err = get("signing_secret_env", cfg.SigningSecretEnv)
+	}
+	return s, err
+}

@@ -1,0 +1,40 @@
+// Package slack is the Slack channel of askbridge, built on slack-go.
+//
+// Outbound, Post renders a question as Block Kit: a header chip, the
+// question, the options with their descriptions, the context, the deadline
+// and the default, then one actions block per prompt with a button per
+// option (the recommended one primary), "Other…" (a modal with a text
+// input) when free text is allowed, Skip in dialogs of several prompts, and
+// Decline. Multi-select prompts get checkboxes and a Submit button. Every
+// button's value is exactly the broker's command string
+// (broker.FormatOption, FormatSkip, FormatDecline), so a tap and a typed
+// command travel the same road. Agent text is escaped for mrkdwn (& < >),
+// which makes mentions such as <!here> inert. Update replaces the copy with
+// the outcome and drops the buttons; Remind replies in the message's thread.
+//
+// Inbound, every interaction becomes a broker.Inbound and goes to the
+// broker, which parses, authorizes and answers:
+//
+//   - a button tap: its value;
+//   - Submit under checkboxes: one "/answer <id> 1,3" built from the
+//     checkbox state of the payload;
+//   - the Other modal's submission: "/answer <id> other <text>";
+//   - the /answer, /decline, /discuss and /pending slash commands;
+//   - a message: "answer …", "!answer …", or a bare "2" or label typed in
+//     the question's thread (Inbound.ReplyTo is the thread's ts, which is the
+//     question message's ts).
+//
+// The broker's Reply is shown to the person as an ephemeral message; chatter
+// the broker ignores gets no answer.
+//
+// Two connection modes exist. Socket Mode (the default) dials out with an
+// app-level token and needs no public URL; Run owns the connection and acks
+// every envelope before processing it. HTTP mode serves Handler, which
+// verifies Slack's request signature (signing secret, five-minute window)
+// before anything is read, answers the Events API url_verification
+// challenge and drops Events API retries whose event_id was already seen.
+//
+// Failures that retrying cannot fix (channel_not_found, not_in_channel,
+// invalid_auth, account_inactive, is_archived, …) are returned as
+// broker.Permanent; 429 responses are retried after Retry-After.
+package slack

@@ -1,0 +1,136 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+
+	slackapi "github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+)
+
+// maxBody bounds a request body read before its signature is checked.
+const maxBody = 1 << 20
+
+// The sub-paths Slack's app settings point at in http mode. Handler serves
+// all three (and dispatches by content, so any one path works for all).
+const (
+	PathEvents       = "/slack/events"
+	PathInteractions = "/slack/interactions"
+	PathCommands     = "/slack/commands"
+)
+
+// Handler serves Slack's HTTP deliveries in http mode: the Events API
+// (including the url_verification challenge), interactivity payloads and
+// slash commands. It recognises each by its content, so the Event
+// Subscriptions, Interactivity and Slash Command URLs may all point at
+// the same path; PathEvents, PathInteractions and PathCommands are the
+// documented ones. Every request must carry a valid signature made with
+// the signing secret and a timestamp within five minutes: otherwise it
+// gets 401 and nothing is read. Events redelivered with an event_id
+// already seen get 200 and are not processed again. Actions are
+// acknowledged at once and processed after the response.
+func (c *Channel) Handler() http.Handler {
+	return http.HandlerFunc(c.serveHTTP)
+}
+
+func (c *Channel) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	if err := c.verify(r.Header, body); err != nil {
+		c.log.Warn("slack request refused", "remote", r.RemoteAddr, "err", err)
+		http.Error(w, "invalid Slack signature", http.StatusUnauthorized)
+		return
+	}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct == "application/json" {
+		c.serveEvent(w, body)
+		return
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		http.Error(w, "malformed form body", http.StatusBadRequest)
+		return
+	}
+	switch {
+	case form.Has("payload"):
+		var cb slackapi.InteractionCallback
+		if err := json.Unmarshal([]byte(form.Get("payload")), &cb); err != nil {
+			http.Error(w, "malformed interaction payload", http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		c.goProcess(r.Context(), func(ctx context.Context) { c.interaction(ctx, cb) })
+	case form.Has("command"):
+		r2 := r.Clone(r.Context())
+		r2.Body = io.NopCloser(bytes.NewReader(body))
+		r2.Form, r2.PostForm = nil, nil
+		s, err := slackapi.SlashCommandParse(r2)
+		if err != nil {
+			http.Error(w, "malformed slash command", http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		c.goProcess(r.Context(), func(ctx context.Context) { c.slashCommand(ctx, s) })
+	default:
+		http.Error(w, "not a Slack interaction, command or event", http.StatusBadRequest)
+	}
+}
+
+// verify checks Slack's v0 signature over the raw body.
+func (c *Channel) verify(h http.Header, body []byte) error {
+	if c.secrets.signingSecret == "" {
+		return errors.New("no signing secret configured (http mode only)")
+	}
+	sv, err := slackapi.NewSecretsVerifier(h, c.secrets.signingSecret)
+	if err != nil {
+		return err
+	}
+	if _, err := sv.Write(body); err != nil {
+		return err
+	}
+	return sv.Ensure()
+}
+
+// serveEvent answers an Events API delivery.
+func (c *Channel) serveEvent(w http.ResponseWriter, body []byte) {
+	var outer struct {
+		Type      string `json:"type"`
+		Challenge string `json:"challenge"`
+		EventID   string `json:"event_id"`
+	}
+	if err := json.Unmarshal(body, &outer); err != nil {
+		http.Error(w, "malformed event", http.StatusBadRequest)
+		return
+	}
+	switch outer.Type {
+	case slackevents.URLVerification:
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = io.WriteString(w, outer.Challenge)
+		return
+	case slackevents.CallbackEvent:
+	default:
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	ev, err := slackevents.ParseEvent(body, slackevents.OptionNoVerifyToken())
+	w.WriteHeader(http.StatusOK) // an event type we do not handle is still received
+	if err != nil {
+		c.log.Debug("event not handled", "event_id", outer.EventID, "err", err)
+		return
+	}
+	c.goProcess(context.Background(), func(ctx context.Context) { c.eventsAPI(ctx, ev, outer.EventID) })
+}

@@ -1,0 +1,197 @@
+package slack
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+
+	slackapi "github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// The slash commands the app registers (deploy/slack-manifest.yaml).
+var slashCommands = map[string]bool{
+	"/answer": true, "/decline": true, "/discuss": true, "/pending": true,
+}
+
+// noneTicked is said when Submit is pressed with no checkbox ticked.
+const noneTicked = "Tick at least one option, then press Submit."
+
+// interaction handles a block_actions or view_submission payload.
+func (c *Channel) interaction(ctx context.Context, cb slackapi.InteractionCallback) {
+	switch cb.Type {
+	case slackapi.InteractionTypeBlockActions:
+		for _, a := range cb.ActionCallback.BlockActions {
+			c.blockAction(ctx, cb, a)
+		}
+	case slackapi.InteractionTypeViewSubmission:
+		if cb.View.CallbackID == otherCallbackID {
+			c.otherSubmitted(ctx, cb)
+		}
+	}
+}
+
+func userName(u slackapi.User) string {
+	if u.Username != "" {
+		return u.Username
+	}
+	return u.Name
+}
+
+// blockAction handles one tapped element of a question message.
+func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallback, a *slackapi.BlockAction) {
+	chat := cb.Channel.ID
+	if chat == "" {
+		chat = cb.Container.ChannelID
+	}
+	in := broker.Inbound{Channel: ChannelName, Chat: chat, User: cb.User.ID, Name: userName(cb.User)}
+	switch {
+	case strings.HasPrefix(a.ActionID, actionOptionPrefix), a.ActionID == actionSkip, a.ActionID == actionDecline:
+		in.Text = a.Value
+	case a.ActionID == actionSubmit:
+		ref, err := decodeRef(a.Value)
+		if err != nil {
+			c.log.Warn("submit with a bad reference", "chat", chat, "err", err)
+			return
+		}
+		picked := tickedOptions(cb.BlockActionState, a.BlockID)
+		if len(picked) == 0 {
+			c.tell(ctx, chat, in.User, cb.Container.ThreadTs, noneTicked)
+			return
+		}
+		in.Text = broker.FormatOption(ref.stub(), ref.Prompt, picked...)
+	case a.ActionID == actionOther:
+		ref, err := decodeRef(a.Value)
+		if err != nil {
+			c.log.Warn("other with a bad reference", "chat", chat, "err", err)
+			return
+		}
+		ref.Chat, ref.Message = chat, cb.Container.MessageTs
+		c.openOther(ctx, cb.TriggerID, ref)
+		return
+	default:
+		return // a checkbox tick: its state arrives with Submit
+	}
+	c.dispatch(ctx, in, cb.Container.ThreadTs)
+}
+
+// tickedOptions reads the 0-based indexes of the ticked checkboxes of an
+// actions block from a block_actions payload's state.values.
+func tickedOptions(state *slackapi.BlockActionStates, blockID string) []int {
+	if state == nil {
+		return nil
+	}
+	var out []int
+	for _, o := range state.Values[blockID][actionPick].SelectedOptions {
+		if k, err := strconv.Atoi(o.Value); err == nil && k >= 0 && k < broker.MaxOptions {
+			out = append(out, k)
+		}
+	}
+	return broker.SelectedOptions(out)
+}
+
+// openOther opens the modal in which a person types an Other answer.
+func (c *Channel) openOther(ctx context.Context, triggerID string, ref promptRef) {
+	input := slackapi.NewPlainTextInputBlockElement(plain("Type your answer", 150), otherActionID)
+	input.Multiline = true
+	input.MaxLength = 2000
+	view := slackapi.ModalViewRequest{
+		Type:            slackapi.VTModal,
+		Title:           plain("Other answer", 24),
+		Submit:          plain("Send", 24),
+		Close:           plain("Cancel", 24),
+		CallbackID:      otherCallbackID,
+		PrivateMetadata: ref.encode(),
+		Blocks: slackapi.Blocks{BlockSet: []slackapi.Block{
+			section("question", escapeLimit(ref.Question, maxSectionText)),
+			slackapi.NewInputBlock(otherBlockID, plain("Your answer", maxModalLabel), nil, input),
+		}},
+	}
+	if _, err := c.api.OpenViewContext(ctx, triggerID, view); err != nil {
+		c.log.Warn("views.open failed", "question_id", ref.ID, "chat", ref.Chat, "err", err)
+	}
+}
+
+// otherSubmitted turns the Other modal's text into an answer.
+func (c *Channel) otherSubmitted(ctx context.Context, cb slackapi.InteractionCallback) {
+	ref, err := decodeRef(cb.View.PrivateMetadata)
+	if err != nil || ref.Chat == "" {
+		c.log.Warn("other answer with bad metadata", "err", err)
+		return
+	}
+	var text string
+	if cb.View.State != nil {
+		text = strings.TrimSpace(cb.View.State.Values[otherBlockID][otherActionID].Value)
+	}
+	if text == "" {
+		return
+	}
+	c.dispatch(ctx, broker.Inbound{
+		Channel: ChannelName, Chat: ref.Chat, User: cb.User.ID, Name: userName(cb.User),
+		Text: broker.FormatOther(ref.stub(), ref.Prompt, text),
+	}, "")
+}
+
+// slashCommand handles /answer, /decline, /discuss and /pending.
+func (c *Channel) slashCommand(ctx context.Context, s slackapi.SlashCommand) {
+	if !slashCommands[s.Command] {
+		c.log.Debug("unknown slash command", "command", s.Command)
+		return
+	}
+	c.dispatch(ctx, broker.Inbound{
+		Channel: ChannelName, Chat: s.ChannelID, User: s.UserID, Name: s.UserName,
+		Text:    strings.TrimSpace(s.Command + " " + s.Text),
+		Private: s.ChannelName == "directmessage",
+	}, "")
+}
+
+// leadingMentions matches "@bot " mentions before a typed command.
+var leadingMentions = regexp.MustCompile(`^(\s*<@[A-Z0-9]+(\|[^>]*)?>)+\s*`)
+
+// eventsAPI handles one Events API event, once per event id.
+func (c *Channel) eventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent, eventID string) {
+	if !c.seen.add(eventID) {
+		c.log.Debug("duplicate event dropped", "event_id", eventID)
+		return
+	}
+	if m, ok := ev.InnerEvent.Data.(*slackevents.MessageEvent); ok {
+		c.message(ctx, m)
+	}
+}
+
+// message handles a message a person typed: a command, or a reply in a
+// question's thread. Bot messages, edits, joins and other subtypes are
+// ignored.
+func (c *Channel) message(ctx context.Context, m *slackevents.MessageEvent) {
+	if m.SubType != "" || m.BotID != "" || m.User == "" {
+		return
+	}
+	text := strings.TrimSpace(leadingMentions.ReplaceAllString(unescapeMessage(m.Text), ""))
+	if text == "" {
+		return
+	}
+	in := broker.Inbound{
+		Channel: ChannelName, Chat: m.Channel, User: m.User, Text: text,
+		Private: m.ChannelType == "im",
+	}
+	if m.ThreadTimeStamp != "" && m.ThreadTimeStamp != m.TimeStamp {
+		in.ReplyTo = m.ThreadTimeStamp
+	}
+	in.Name = c.userName(ctx, m.User)
+	c.dispatch(ctx, in, m.ThreadTimeStamp)
+}
+
+// dispatch hands in to the broker and shows the person its reply.
+func (c *Channel) dispatch(ctx context.Context, in broker.Inbound, threadTS string) {
+	reply := c.h.HandleInbound(ctx, in)
+	if reply.Ignored || reply.Text == "" {
+		return
+	}
+	if !reply.OK {
+		c.log.Info("action refused", "chat", in.Chat, "user", in.User, "reply", reply.Text)
+	}
+	c.tell(ctx, in.Chat, in.User, threadTS, reply.Text)
+}
