@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/broker"
+)
+
+// Config is the whole configuration file. Every key is documented in
+// config.example.yaml; an unknown key is an error with its line number.
+type Config struct {
+	Listen   string `yaml:"listen"`
+	DataDir  string `yaml:"data_dir"`
+	Timezone string `yaml:"timezone"`
+
+	Log      LogConfig              `yaml:"log"`
+	Store    StoreConfig            `yaml:"store"`
+	Timeouts TimeoutsConfig         `yaml:"timeouts"`
+	Agents   []KeyConfig            `yaml:"agents"`
+	People   []KeyConfig            `yaml:"responders"`
+	Routes   map[string]RouteConfig `yaml:"routes"`
+	Channels ChannelsConfig         `yaml:"channels"`
+	// Callbacks configures webhook delivery of results (callbacks.go).
+	Callbacks CallbacksConfig `yaml:"callbacks"`
+	// MCP configures the MCP endpoint (mcp.go).
+	MCP MCPConfig `yaml:"mcp"`
+}
+
+// LogConfig sets the log level and format.
+type LogConfig struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// StoreConfig chooses the store.
+type StoreConfig struct {
+	// URL is "sqlite:///path/file.db" or "redis://host:port/db"; it
+	// overrides Driver.
+	URL    string       `yaml:"url"`
+	Driver string       `yaml:"driver"`
+	SQLite SQLiteConfig `yaml:"sqlite"`
+}
+
+// SQLiteConfig configures the embedded store.
+type SQLiteConfig struct {
+	// Path defaults to askbridge.db in the data directory.
+	Path string `yaml:"path"`
+}
+
+// KeyConfig is an agent or a responder with a bearer key read from an
+// environment variable.
+type KeyConfig struct {
+	Name   string `yaml:"name"`
+	User   string `yaml:"user"`
+	KeyEnv string `yaml:"key_env"`
+}
+
+// RouteConfig names where questions go. Targets are "channel" or
+// "channel:chat".
+type RouteConfig struct {
+	Targets    []string  `yaml:"targets"`
+	Responders []string  `yaml:"responders"`
+	Timeout    Duration  `yaml:"timeout"`
+	Reminders  []float64 `yaml:"reminders"`
+}
+
+// ChannelsConfig configures the channels.
+type ChannelsConfig struct {
+	CLI CLIConfig `yaml:"cli"`
+}
+
+// CLIConfig configures the text-only channel.
+type CLIConfig struct {
+	Disabled bool `yaml:"disabled"`
+}
+
+// Duration reads "30m" style durations from YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration (use e.g. 30s, 30m, 2h)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// DefaultListen is where the bridge listens by default.
+const DefaultListen = "127.0.0.1:8377"
+
+// defaultConfig is the configuration with no file: SQLite in the data
+// directory, the web inbox and the text channel on the default route.
+func defaultConfig() Config {
+	return Config{Listen: DefaultListen, Timezone: "UTC", Log: LogConfig{Level: "info", Format: "text"}}
+}
+
+// DefaultDataDir is where the bridge keeps its data when none is named:
+// $ASKBRIDGE_DATA_DIR, else $XDG_DATA_HOME/askbridge, else
+// ~/.local/share/askbridge.
+func DefaultDataDir() string {
+	if d := os.Getenv("ASKBRIDGE_DATA_DIR"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "askbridge")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "share", "askbridge")
+	}
+	return "askbridge-data"
+}
+
+// loadConfig reads path ("" means defaults only) strictly.
+func loadConfig(path string) (Config, error) {
+	cfg := defaultConfig()
+	if path == "" {
+		return cfg, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, fmt.Errorf("config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// finish fills what depends on other settings and checks everything.
+func (c *Config) finish() error {
+	if c.DataDir == "" {
+		c.DataDir = DefaultDataDir()
+	}
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err)
+	}
+	if _, err := time.LoadLocation(c.Timezone); err != nil {
+		return fmt.Errorf("timezone: %q is not a time zone name (e.g. UTC, Europe/Berlin)", c.Timezone)
+	}
+	switch c.Log.Level {
+	case "", "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "", "text", "json":
+	default:
+		return fmt.Errorf("log.format: %q is not text or json", c.Log.Format)
+	}
+	if d := time.Duration(c.Timeouts.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
+		return fmt.Errorf("timeouts.default: %s is outside 10s–7d", d)
+	}
+	if err := broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders); err != nil {
+		return err
+	}
+	if err := checkKeys("agents", c.Agents); err != nil {
+		return err
+	}
+	if err := checkKeys("responders", c.People); err != nil {
+		return err
+	}
+	if len(c.Routes) == 0 {
+		c.Routes = map[string]RouteConfig{broker.DefaultRoute: {Targets: c.defaultTargets()}}
+	}
+	if _, ok := c.Routes[broker.DefaultRoute]; !ok {
+		return fmt.Errorf("routes: a route named %q is required (questions that name no route go there)", broker.DefaultRoute)
+	}
+	channels := c.enabledChannels()
+	for name, r := range c.Routes {
+		if len(r.Targets) == 0 {
+			return fmt.Errorf("routes.%s.targets: at least one target is required", name)
+		}
+		for i, t := range r.Targets {
+			tg := parseTarget(t)
+			if !channels[tg.Channel] {
+				return fmt.Errorf("routes.%s.targets[%d]: channel %q is not configured (configured: %s)", name, i, tg.Channel, strings.Join(slices.Sorted(maps.Keys(channels)), ", "))
+			}
+		}
+		if d := time.Duration(r.Timeout); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
+			return fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d)
+		}
+		if err := broker.ValidateReminders("routes."+name+".reminders", r.Reminders); err != nil {
+			return err
+		}
+	}
+	return c.checkChannels()
+}
+
+func checkKeys(section string, keys []KeyConfig) error {
+	seen := map[string]bool{}
+	for i, k := range keys {
+		f := fmt.Sprintf("%s[%d]", section, i)
+		if strings.TrimSpace(k.Name) == "" {
+			return fmt.Errorf("%s.name: must not be empty", f)
+		}
+		if seen[k.Name] {
+			return fmt.Errorf("%s.name: %q appears twice", f, k.Name)
+		}
+		seen[k.Name] = true
+		if k.KeyEnv == "" {
+			return fmt.Errorf("%s.key_env: name the environment variable that holds the key", f)
+		}
+		if os.Getenv(k.KeyEnv) == "" {
+			return fmt.Errorf("%s.key_env: environment variable %s is not set", f, k.KeyEnv)
+		}
+	}
+	return nil
+}
+
+func parseTarget(s string) broker.Target {
+	ch, chat, _ := strings.Cut(strings.TrimSpace(s), ":")
+	return broker.Target{Channel: ch, Chat: chat}
+}
+
+func (c *Config) brokerRoutes() map[string]broker.Route {
+	out := map[string]broker.Route{}
+	for name, r := range c.Routes {
+		br := broker.Route{Responders: r.Responders, Timeout: time.Duration(r.Timeout), Reminders: r.Reminders}
+		for _, t := range r.Targets {
+			br.Targets = append(br.Targets, parseTarget(t))
+		}
+		out[name] = br
+	}
+	return out
+}
+
+// loopback reports whether the listen address is on loopback only.
+func loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func apiKeys(list []KeyConfig) []api.Key {
+	out := make([]api.Key, 0, len(list))
+	for _, k := range list {
+		out = append(out, api.Key{Name: k.Name, User: k.User, Secret: os.Getenv(k.KeyEnv)})
+	}
+	return out
+}

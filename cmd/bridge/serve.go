@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/broker"
+)
+
+// serveFlags are the flags of `bridge serve`; they override the file.
+type serveFlags struct {
+	config, listen, dataDir, store string
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.config, "config", os.Getenv("ASKBRIDGE_CONFIG"), "configuration file (YAML); none means the embedded defaults")
+	fs.StringVar(&f.listen, "listen", "", "address to listen on (default "+DefaultListen+")")
+	fs.StringVar(&f.dataDir, "data-dir", "", "data directory (default "+DefaultDataDir()+")")
+	fs.StringVar(&f.store, "store", "", "store URL: sqlite:///path/file.db or redis://host:port/db")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	}
+	return f, nil
+}
+
+// configFor loads the file and applies the flags.
+func configFor(f serveFlags) (Config, error) {
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return cfg, err
+	}
+	if f.listen != "" {
+		cfg.Listen = f.listen
+	}
+	if f.dataDir != "" {
+		cfg.DataDir = f.dataDir
+	}
+	if f.store != "" {
+		cfg.Store.URL = f.store
+	}
+	if err := cfg.finish(); err != nil {
+		return cfg, fmt.Errorf("config: %w", err)
+	}
+	return cfg, nil
+}
+
+func newLogger(cfg LogConfig, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// runServe is `bridge serve`: it runs until SIGINT or SIGTERM, then drains.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	f, err := parseServeFlags(args, stderr)
+	if err != nil {
+		return exitBadInput
+	}
+	cfg, err := configFor(f)
+	if err != nil {
+		fmt.Fprintln(stderr, "bridge serve:", err)
+		return exitBadInput
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, cfg, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "bridge serve:", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// serve builds everything from cfg, serves until ctx ends, and shuts down
+// in order: stop taking work, release waiting agents, drain, close.
+func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+	log := newLogger(cfg.Log, stderr)
+	loop := loopback(cfg.Listen)
+	if !loop && len(cfg.Agents) == 0 {
+		return fmt.Errorf("refusing to listen on %s without agent keys: configure agents (with key_env) or listen on 127.0.0.1", cfg.Listen)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	st, elector, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	loc, _ := time.LoadLocation(cfg.Timezone)
+	app, err := build(ctx, cfg, st, elector, loc, loop, log)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: app.api, ReadHeaderTimeout: 10 * time.Second}
+	runCtx, cancelRun := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { app.broker.Run(runCtx) })
+	for _, job := range app.jobs {
+		wg.Go(func() { job(runCtx) })
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	url := "http://" + ln.Addr().String()
+	log.Info("askbridge listening", "addr", ln.Addr().String(), "store", app.storeName, "data_dir", cfg.DataDir)
+	fmt.Fprintf(stdout, "askbridge is listening on %s\n", url)
+	if app.inboxURL != nil {
+		fmt.Fprintf(stdout, "Open the web inbox: %s\n", app.inboxURL(ln.Addr().String()))
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		cancelRun()
+		wg.Wait()
+		return fmt.Errorf("http server: %w", err)
+	}
+	log.Info("shutting down: releasing waiting agents")
+	app.api.Drain()
+	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("http shutdown", "err", err)
+	}
+	cancelRun()
+	wg.Wait()
+	app.broker.Close()
+	log.Info("stopped")
+	return nil
+}
+
+// app is a wired bridge.
+type app struct {
+	broker    *broker.Broker
+	api       *api.Server
+	jobs      []func(ctx context.Context)
+	storeName string
+	inboxURL  func(addr string) string
+}
+
+// build wires store, broker, channels and API from the typed config.
+func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elector, loc *time.Location, loop bool, log *slog.Logger) (*app, error) {
+	var metrics *api.Metrics
+	var b *broker.Broker
+	metrics = api.NewMetrics(func() int { return b.Waiting() })
+	b, err := broker.New(broker.Config{
+		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
+		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
+	})
+	if err != nil {
+		return nil, err
+	}
+	w, err := buildChannels(&cfg, b, loop, loc, log)
+	if err != nil {
+		return nil, err
+	}
+	srv := api.New(api.Config{
+		AgentKeys: apiKeys(cfg.Agents), ResponderKeys: apiKeys(cfg.People), Loopback: loop,
+		TextChannels: w.textChannels, Logger: log, Metrics: metrics,
+	}, b)
+	for pattern, h := range w.handlers {
+		srv.Handle(pattern, h)
+	}
+	a := &app{broker: b, api: srv, storeName: storeName(cfg), inboxURL: w.inboxURL}
+	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
+	a.jobs = append(a.jobs, callbackJobs(cfg, b, log)...)
+	if err := mountMCP(cfg, b, srv, log); err != nil {
+		return nil, err
+	}
+	for _, r := range w.runners {
+		a.jobs = append(a.jobs, runnerJob(r, elector, log))
+	}
+	a.jobs = append(a.jobs, w.jobs...)
+	_ = ctx
+	return a, nil
+}
+
+// runnerJob runs a channel's inbound loop, on the leader only when the
+// platform allows one receiver per bot, restarting it after failures.
+func runnerJob(r namedRunner, elector broker.Elector, log *slog.Logger) func(context.Context) {
+	loop := func(ctx context.Context) {
+		delay := time.Second
+		for ctx.Err() == nil {
+			err := r.Run(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			log.Warn("channel receiver stopped; restarting", "channel", r.name, "err", err, "in", delay)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			delay = min(2*delay, time.Minute)
+		}
+	}
+	if s, ok := r.Runner.(broker.Singleton); ok && s.Singleton() {
+		return func(ctx context.Context) {
+			if err := elector.RunAsLeader(ctx, "receiver:"+r.name, loop); err != nil && ctx.Err() == nil {
+				log.Error("leader election", "channel", r.name, "err", err)
+			}
+		}
+	}
+	return loop
+}
+
+type namedRunner struct {
+	broker.Runner
+	name string
+}
+
+func storeName(cfg Config) string {
+	if cfg.Store.URL != "" {
+		u := cfg.Store.URL
+		if i := strings.Index(u, "@"); i >= 0 {
+			u = u[:strings.Index(u, "://")+3] + "…" + u[i:]
+		}
+		return u
+	}
+	if cfg.Store.Driver != "" {
+		return cfg.Store.Driver
+	}
+	return "sqlite"
+}
