@@ -1,0 +1,150 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+const (
+	// maxRetries bounds the retries of one call refused with 429.
+	maxRetries = 3
+	// maxRetryWait is the longest retry_after honoured in place; a longer
+	// flood wait fails the call so that the caller is not held up.
+	maxRetryWait = 30 * time.Second
+)
+
+// ctxClient binds the library's context-free requests to a context.
+type ctxClient struct {
+	ctx context.Context
+	c   *http.Client
+}
+
+func (c ctxClient) Do(r *http.Request) (*http.Response, error) { return c.c.Do(r.WithContext(c.ctx)) }
+
+// botFor returns the bot whose requests end with ctx.
+func (c *Channel) botFor(ctx context.Context) *tgbotapi.BotAPI {
+	b := *c.bot
+	b.Client = ctxClient{ctx: ctx, c: c.http}
+	return &b
+}
+
+// call runs fn against the Bot API, waiting out 429 answers as Telegram
+// asks (retry_after) up to maxRetries times, and returns the classified,
+// token-free error.
+func (c *Channel) call(ctx context.Context, what string, fn func(bot *tgbotapi.BotAPI) error) error {
+	for attempt := 0; ; attempt++ {
+		err := fn(c.botFor(ctx))
+		if err == nil {
+			return nil
+		}
+		var te *tgbotapi.Error
+		if errors.As(err, &te) && te.Code == http.StatusTooManyRequests && attempt < maxRetries {
+			wait := time.Duration(te.RetryAfter) * time.Second
+			if wait <= 0 {
+				wait = time.Second << attempt
+			}
+			if wait > maxRetryWait {
+				return fmt.Errorf("telegram: %s: rate limited for %s: %w", what, wait, err)
+			}
+			c.log.Warn("rate limited by Telegram; waiting", "op", what, "retry_after", wait, "attempt", attempt+1)
+			if err := c.sleep(ctx, wait); err != nil {
+				return fmt.Errorf("telegram: %s: %w", what, err)
+			}
+			continue
+		}
+		return c.classify(what, err)
+	}
+}
+
+// classify redacts err and wraps failures that retrying cannot fix with
+// broker.Permanent.
+func (c *Channel) classify(what string, err error) error {
+	err = c.redact(err)
+	var te *tgbotapi.Error
+	if errors.As(err, &te) {
+		desc := strings.ToLower(te.Message)
+		switch {
+		case te.Code == http.StatusForbidden, te.Code == http.StatusUnauthorized,
+			te.Code == http.StatusBadRequest && strings.Contains(desc, "chat not found"):
+			return broker.Permanent(fmt.Errorf("telegram: %s: %w", what, err))
+		case te.MigrateToChatID != 0:
+			return broker.Permanent(fmt.Errorf("telegram: %s: the group became a supergroup with chat id %d; use that id in the route: %w", what, te.MigrateToChatID, err))
+		}
+	}
+	return fmt.Errorf("telegram: %s: %w", what, err)
+}
+
+// redact removes the bot token from err: the library's transport errors
+// carry the request URL, which holds the token.
+func (c *Channel) redact(err error) error {
+	if err == nil || c.token == "" || !strings.Contains(err.Error(), c.token) {
+		return err
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue == err {
+		cp := *ue
+		cp.URL = strings.ReplaceAll(cp.URL, c.token, "<token>")
+		if !strings.Contains(cp.Error(), c.token) {
+			return &cp
+		}
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), c.token, "<token>"))
+}
+
+// isNotModified reports Telegram's answer to an edit that changes nothing,
+// which means the message already shows what we wanted.
+func isNotModified(err error) bool {
+	var te *tgbotapi.Error
+	return errors.As(err, &te) && te.Code == http.StatusBadRequest && strings.Contains(te.Message, "message is not modified")
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// send sends a message and returns it.
+func (c *Channel) send(ctx context.Context, what string, m tgbotapi.Chattable) (tgbotapi.Message, error) {
+	var out tgbotapi.Message
+	err := c.call(ctx, what, func(bot *tgbotapi.BotAPI) error {
+		var err error
+		out, err = bot.Send(m)
+		return err
+	})
+	return out, err
+}
+
+// request makes a call whose result is not a message; an edit that
+// changes nothing counts as done.
+func (c *Channel) request(ctx context.Context, what string, m tgbotapi.Chattable) error {
+	return c.call(ctx, what, func(bot *tgbotapi.BotAPI) error {
+		_, err := bot.Request(m)
+		if isNotModified(err) {
+			return nil
+		}
+		return err
+	})
+}
+
+// makeRequest calls a method by name with raw parameters.
+func (c *Channel) makeRequest(ctx context.Context, method string, p tgbotapi.Params) error {
+	return c.call(ctx, method, func(bot *tgbotapi.BotAPI) error {
+		_, err := bot.MakeRequest(method, p)
+		return err
+	})
+}

@@ -1,0 +1,117 @@
+package telegram
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Receive modes.
+const (
+	ModePolling = "polling"
+	ModeWebhook = "webhook"
+)
+
+// DefaultAPIURL is the public Bot API server.
+const DefaultAPIURL = "https://api.telegram.org"
+
+// Config configures the Telegram channel.
+type Config struct {
+	// TokenEnv names the environment variable holding the bot token from
+	// BotFather. Required.
+	TokenEnv string `yaml:"token_env"`
+	// APIURL is the Bot API server; a self-hosted telegram-bot-api server
+	// or a proxy may replace the default https://api.telegram.org.
+	APIURL string `yaml:"api_url"`
+	// Mode is how updates arrive: "polling" (default) or "webhook".
+	Mode string `yaml:"mode"`
+	// WebhookURL is the public HTTPS URL Telegram posts updates to, where
+	// Handler is served. Required in webhook mode.
+	WebhookURL string `yaml:"webhook_url"`
+	// WebhookSecretEnv names the environment variable holding the secret
+	// token Telegram sends in X-Telegram-Bot-Api-Secret-Token. Required in
+	// webhook mode: 1–256 characters of A–Z, a–z, 0–9, _ and -.
+	WebhookSecretEnv string `yaml:"webhook_secret_env"`
+	// PollTimeout is how long one getUpdates call may wait (default 30s).
+	PollTimeout time.Duration `yaml:"poll_timeout"`
+
+	// Location is the time zone of times shown to people (default UTC).
+	Location *time.Location `yaml:"-"`
+	// Now is the clock (default time.Now).
+	Now func() time.Time `yaml:"-"`
+}
+
+func (c *Config) setDefaults() {
+	if c.APIURL == "" {
+		c.APIURL = DefaultAPIURL
+	}
+	c.APIURL = strings.TrimRight(c.APIURL, "/")
+	if c.Mode == "" {
+		c.Mode = ModePolling
+	}
+	if c.PollTimeout == 0 {
+		c.PollTimeout = 30 * time.Second
+	}
+	if c.Location == nil {
+		c.Location = time.UTC
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Validate fills in defaults and checks c, naming the offending key. It
+// does not read the environment; New does.
+func (c *Config) Validate() error {
+	c.setDefaults()
+	var errs []error
+	if c.TokenEnv == "" {
+		errs = append(errs, errors.New("telegram.token_env: required (the environment variable holding the bot token)"))
+	}
+	if u, err := url.Parse(c.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("telegram.api_url: %q is not an http(s) URL", c.APIURL))
+	}
+	switch c.Mode {
+	case ModePolling:
+	case ModeWebhook:
+		if u, err := url.Parse(c.WebhookURL); c.WebhookURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("telegram.webhook_url: %q is not an https URL (required in webhook mode)", c.WebhookURL))
+		}
+		if c.WebhookSecretEnv == "" {
+			errs = append(errs, errors.New("telegram.webhook_secret_env: required in webhook mode (the environment variable holding the webhook secret token)"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("telegram.mode: %q is not polling or webhook", c.Mode))
+	}
+	if c.PollTimeout < time.Second || c.PollTimeout > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("telegram.poll_timeout: %s is outside 1s–10m", c.PollTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+// secrets reads the token and webhook secret from the environment.
+func (c *Config) secrets() (token, secret string, err error) {
+	token = strings.TrimSpace(os.Getenv(c.TokenEnv))
+	if token == "" {
+		return "", "", fmt.Errorf("telegram: environment variable %s (token_env) is empty or unset", c.TokenEnv)
+	}
+	if strings.ContainsAny(token, "/ ?#%") {
+		return "", "", fmt.Errorf("telegram: environment variable %s does not hold a bot token (it has characters a token never has)", c.TokenEnv)
+	}
+	if c.Mode != ModeWebhook {
+		return token, "", nil
+	}
+	secret = os.Getenv(c.WebhookSecretEnv)
+	if secret == "" {
+		return "", "", fmt.Errorf("telegram: environment variable %s (webhook_secret_env) is empty or unset", c.WebhookSecretEnv)
+	}
+	if len(secret) > 256 || strings.IndexFunc(secret, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}) >= 0 {
+		return "", "", fmt.Errorf("telegram: environment variable %s: a webhook secret is 1–256 characters of A-Z, a-z, 0-9, _ and -", c.WebhookSecretEnv)
+	}
+	return token, secret, nil
+}

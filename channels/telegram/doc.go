@@ -1,0 +1,27 @@
+// Package telegram is the askbridge channel for Telegram bots, built on
+// go-telegram-bot-api/v5.
+//
+// Outbound, Post renders a question as one message in HTML parse mode
+// (everything an agent wrote is escaped) with an inline keyboard: one
+// button per option whose callback data is exactly the broker's command
+// ("/answer k7m2qx 2"), "Other…", "Skip" in dialogs of several prompts, and
+// "Decline". Multi-select prompts get toggle buttons kept in the store
+// through the broker, and a Done button that carries the command for the
+// current selection. Update edits the message as a dialog advances and,
+// once the question is resolved, replaces it with the outcome and removes
+// the keyboard. Remind replies to the question message.
+//
+// Inbound, every Telegram event becomes broker.Inbound text and goes
+// through the broker, which parses, authorizes and records it: a button's
+// callback data, a typed "/answer …" or "/decline …", a reply to the
+// question message, a bare "2" in a private chat, and the free text typed
+// after "Other…" (turned into "/answer <id> other <text>"). The channel
+// shows the broker's Reply: as the callback toast for taps, as a reply
+// message for typed text, and stays silent for chatter.
+//
+// Updates arrive by long polling (Run, one poller per bot token, hence
+// Singleton) or by webhook (Handler, which checks the secret token header
+// in constant time). Calls to the Bot API honour 429 retry_after with
+// bounded retries, classify chat-not-found and forbidden as permanent, and
+// never carry the bot token into logs or errors.
+package telegram

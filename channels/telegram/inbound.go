@@ -1,0 +1,213 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// handleUpdate turns one Telegram update into broker input and shows the
+// broker's reply. Updates other than messages and button taps are ignored.
+func (c *Channel) handleUpdate(ctx context.Context, u tgbotapi.Update) {
+	switch {
+	case u.CallbackQuery != nil:
+		c.handleCallback(ctx, u.CallbackQuery)
+	case u.Message != nil:
+		c.handleMessage(ctx, u.Message)
+	}
+}
+
+// inbound is the broker's view of who acted where.
+func inbound(chat *tgbotapi.Chat, from *tgbotapi.User) broker.Inbound {
+	name := from.FirstName
+	if from.UserName != "" {
+		name = "@" + from.UserName
+	}
+	return broker.Inbound{
+		Channel: Name,
+		Chat:    strconv.FormatInt(chat.ID, 10),
+		User:    strconv.FormatInt(from.ID, 10),
+		Name:    name,
+		Private: chat.Type == "private",
+	}
+}
+
+// handleCallback handles a button tap. Every tap is answered, or the
+// person's client keeps spinning.
+func (c *Channel) handleCallback(ctx context.Context, cq *tgbotapi.CallbackQuery) {
+	if cq.Message == nil || cq.Message.Chat == nil || cq.From == nil {
+		c.answerCallback(ctx, cq.ID, "This button no longer works.", true)
+		return
+	}
+	in := inbound(cq.Message.Chat, cq.From)
+	in.Text = cq.Data
+	switch data := cq.Data; {
+	case strings.HasPrefix(data, "/"):
+		reply := c.h.HandleInbound(ctx, in)
+		if reply.Ignored {
+			c.answerCallback(ctx, cq.ID, "", false)
+			return
+		}
+		c.answerCallback(ctx, cq.ID, reply.Text, !reply.OK)
+	case strings.HasPrefix(data, toggleData):
+		c.toggle(ctx, cq, in)
+	case strings.HasPrefix(data, otherData):
+		c.askOther(ctx, cq)
+	case strings.HasPrefix(data, doneEmptyData):
+		c.answerCallback(ctx, cq.ID, "Tap the options you want first, then Done.", false)
+	default:
+		c.log.Info("unknown button data", "chat", in.Chat)
+		c.answerCallback(ctx, cq.ID, "This button is not from a current question.", true)
+	}
+}
+
+func (c *Channel) answerCallback(ctx context.Context, id, text string, alert bool) {
+	cb := tgbotapi.NewCallback(id, toast(text))
+	cb.ShowAlert = alert && text != ""
+	if err := c.request(ctx, "answer callback", cb); err != nil {
+		c.log.Warn("answering a button tap failed", "err", err)
+	}
+}
+
+// toggle flips one option of a multi-select prompt, then redraws the
+// keyboard so that the check marks and the Done button's command match
+// the selection kept in the store.
+func (c *Channel) toggle(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound) {
+	id, n, ok := parseStep(cq.Data, toggleData, 2)
+	if !ok {
+		c.answerCallback(ctx, cq.ID, "This button is not from a current question.", true)
+		return
+	}
+	t, ok := c.h.(toggler)
+	if !ok {
+		c.answerCallback(ctx, cq.ID, "Type /answer "+id+" followed by the numbers, such as 1,3.", true)
+		return
+	}
+	q, err := t.Toggle(ctx, in, id, n[0], n[1])
+	if err != nil {
+		c.answerCallback(ctx, cq.ID, refusalText(err), true)
+		return
+	}
+	c.questions.put(q)
+	kb, _ := c.keyboard(q, n[0])
+	edit := tgbotapi.NewEditMessageReplyMarkup(cq.Message.Chat.ID, cq.Message.MessageID,
+		tgbotapi.InlineKeyboardMarkup{InlineKeyboard: nonNil(kb)})
+	if err := c.request(ctx, "redraw selection of "+id, edit); err != nil {
+		c.log.Warn("redrawing the selection failed", "question_id", id, "err", err)
+	}
+	var labels []string
+	for _, k := range broker.SelectedOptions(q.Selections[n[0]]) {
+		if k < len(q.Prompts[n[0]].Options) {
+			labels = append(labels, q.Prompts[n[0]].Options[k].Label)
+		}
+	}
+	if len(labels) == 0 {
+		c.answerCallback(ctx, cq.ID, "Nothing selected.", false)
+		return
+	}
+	c.answerCallback(ctx, cq.ID, "Selected: "+strings.Join(labels, ", ")+". Tap Done when ready.", false)
+}
+
+// refusalText is the sentence in a broker error, without its class.
+func refusalText(err error) string {
+	var fe *broker.FieldError
+	if errors.As(err, &fe) {
+		return fe.Message
+	}
+	s := err.Error()
+	for _, e := range []error{broker.ErrForbidden, broker.ErrInvalid, broker.ErrNotFound, broker.ErrClosed} {
+		s = strings.TrimPrefix(s, e.Error()+": ")
+	}
+	return s
+}
+
+// otherTarget finds the command target in a force-reply prompt this
+// channel sent ("… /answer k7m2qx.2 other …"), so that a reply to it is
+// understood even after a restart.
+var otherTarget = regexp.MustCompile(`/answer ([a-z0-9]+(?:\.[1-9])?) other …`)
+
+// askOther answers "Other…" with a force-reply message that asks for the
+// free text; the reply to it becomes broker.FormatOther.
+func (c *Channel) askOther(ctx context.Context, cq *tgbotapi.CallbackQuery) {
+	id, n, ok := parseStep(cq.Data, otherData, 1)
+	q := c.questions.get(id)
+	if !ok || q == nil || n[0] >= len(q.Prompts) {
+		c.answerCallback(ctx, cq.ID, "Reply to the question message with your own answer.", true)
+		return
+	}
+	chat := cq.Message.Chat
+	var b strings.Builder
+	b.WriteString("✍️ ")
+	if chat.Type != "private" {
+		name := cq.From.FirstName
+		if name == "" {
+			name = cq.From.UserName
+		}
+		b.WriteString(`<a href="tg://user?id=` + strconv.FormatInt(cq.From.ID, 10) + `">` + esc(name) + "</a>, ")
+	}
+	b.WriteString("type your answer for: <b>" + esc(trim(q.Prompts[n[0]].Question, 1000, shortenedMark)) + "</b>\n")
+	b.WriteString("<i>(same as typing</i> <code>" + esc(broker.FormatOther(q, n[0], "…")) + "</code><i>)</i>")
+	msg := tgbotapi.NewMessage(chat.ID, b.String())
+	msg.ParseMode = tgbotapi.ModeHTML
+	msg.ReplyToMessageID = cq.Message.MessageID
+	msg.AllowSendingWithoutReply = true
+	msg.ReplyMarkup = tgbotapi.ForceReply{ForceReply: true, Selective: true, InputFieldPlaceholder: "Your answer"}
+	sent, err := c.send(ctx, "ask free text for "+id, msg)
+	if err != nil {
+		c.log.Warn("asking for free text failed", "question_id", id, "chat", chat.ID, "err", err)
+		c.answerCallback(ctx, cq.ID, "Could not open the answer box; reply to the question message with your answer.", true)
+		return
+	}
+	c.others.put(chat.ID, sent.MessageID, q, n[0], c.cfg.Now())
+	c.answerCallback(ctx, cq.ID, "Type your answer in the reply box.", false)
+}
+
+// handleMessage handles typed text: commands, replies to a question or to
+// a free-text prompt, and bare answers in private chats.
+func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
+	if m.From == nil || m.From.IsBot || m.Chat == nil || strings.TrimSpace(m.Text) == "" {
+		return
+	}
+	if at := m.CommandWithAt(); strings.Contains(at, "@") {
+		if to := at[strings.IndexByte(at, '@')+1:]; !strings.EqualFold(to, c.bot.Self.UserName) {
+			return // a command for another bot in the group
+		}
+	}
+	in := inbound(m.Chat, m.From)
+	in.Text = m.Text
+	var other *chatMessage
+	if r := m.ReplyToMessage; r != nil {
+		in.ReplyTo = strconv.Itoa(r.MessageID)
+		if !strings.HasPrefix(strings.TrimSpace(m.Text), "/") {
+			if p, ok := c.others.get(m.Chat.ID, r.MessageID); ok {
+				in.Text, in.ReplyTo = broker.FormatOther(p.q, p.prompt, strings.TrimSpace(m.Text)), ""
+				other = &chatMessage{m.Chat.ID, r.MessageID}
+			} else if r.From != nil && r.From.ID == c.bot.Self.ID {
+				if t := otherTarget.FindStringSubmatch(r.Text); t != nil {
+					in.Text, in.ReplyTo = "/answer "+t[1]+" other "+strings.TrimSpace(m.Text), ""
+				}
+			}
+		}
+	}
+	reply := c.h.HandleInbound(ctx, in)
+	if reply.OK && other != nil {
+		c.others.drop(other.chat, other.msg)
+	}
+	if reply.Ignored || reply.Text == "" {
+		return
+	}
+	msg := tgbotapi.NewMessage(m.Chat.ID, plainText(reply.Text))
+	msg.ParseMode = tgbotapi.ModeHTML
+	msg.ReplyToMessageID = m.MessageID
+	msg.AllowSendingWithoutReply = true
+	msg.DisableWebPagePreview = true
+	if _, err := c.send(ctx, "reply", msg); err != nil {
+		c.log.Warn("replying to a message failed", "chat", in.Chat, "err", err)
+	}
+}

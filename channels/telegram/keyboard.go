@@ -1,0 +1,121 @@
+package telegram
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// Callback data of buttons that are steps of the interface, not answers.
+// Answer buttons carry the broker's command itself ("/answer k7m2qx 2").
+const (
+	// toggleData flips an option of a multi-select prompt: t:<id>:<prompt>:<option>.
+	toggleData = "t:"
+	// otherData asks for free text: o:<id>:<prompt>.
+	otherData = "o:"
+	// doneEmptyData is Done before anything is selected: d:<id>:<prompt>.
+	doneEmptyData = "d:"
+)
+
+// keyboard builds the inline keyboard for prompt cur of q, and the
+// buttons whose callback data would not fit in Telegram's 64 bytes:
+// those are left out (never truncated) and shown as typed commands.
+func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyboardButton, []droppedButton) {
+	var (
+		rows    [][]tgbotapi.InlineKeyboardButton
+		dropped []droppedButton
+	)
+	add := func(row *[]tgbotapi.InlineKeyboardButton, text, data, command string) {
+		if len(data) > maxCallbackData {
+			c.log.Warn("button left out: its callback data is longer than Telegram allows",
+				"question_id", q.ID, "button", text, "bytes", len(data), "limit", maxCallbackData)
+			if command != "" {
+				dropped = append(dropped, droppedButton{label: text, command: command})
+			}
+			return
+		}
+		*row = append(*row, tgbotapi.NewInlineKeyboardButtonData(text, data))
+	}
+	if cur >= 0 {
+		p := q.Prompts[cur]
+		_, canToggle := c.h.(toggler)
+		toggles := p.MultiSelect && canToggle
+		sel := broker.SelectedOptions(q.Selections[cur])
+		for k, o := range p.Options {
+			var row []tgbotapi.InlineKeyboardButton
+			label := strconv.Itoa(k+1) + ". " + o.Label
+			if p.Recommended(k) {
+				label = "⭐ " + label
+			}
+			if toggles {
+				box := "☐ "
+				if slices.Contains(sel, k) {
+					box = "✓ "
+				}
+				add(&row, box+label, fmt.Sprintf("%s%s:%d:%d", toggleData, q.ID, cur, k), broker.FormatOption(q, cur, k))
+			} else {
+				cmd := broker.FormatOption(q, cur, k)
+				add(&row, label, cmd, cmd)
+			}
+			if len(row) > 0 {
+				rows = append(rows, row)
+			}
+		}
+		var row []tgbotapi.InlineKeyboardButton
+		if toggles {
+			if len(sel) > 0 {
+				nums := make([]string, len(sel))
+				for k, v := range sel {
+					nums[k] = strconv.Itoa(v + 1)
+				}
+				cmd := broker.FormatOption(q, cur, sel...)
+				add(&row, "Done ("+strings.Join(nums, ", ")+")", cmd, cmd)
+			} else {
+				add(&row, "Done", fmt.Sprintf("%s%s:%d", doneEmptyData, q.ID, cur), "")
+			}
+		}
+		if p.AllowsOther() {
+			text := "Other…"
+			if len(p.Options) == 0 {
+				text = "Answer…"
+			}
+			add(&row, text, fmt.Sprintf("%s%s:%d", otherData, q.ID, cur), broker.FormatOther(q, cur, "<text>"))
+		}
+		if len(q.Prompts) > 1 {
+			cmd := broker.FormatSkip(q, cur)
+			add(&row, "Skip", cmd, cmd)
+		}
+		if len(row) > 0 {
+			rows = append(rows, row)
+		}
+	}
+	var row []tgbotapi.InlineKeyboardButton
+	cmd := broker.FormatDecline(q, "")
+	add(&row, "Decline", cmd, cmd)
+	if len(row) > 0 {
+		rows = append(rows, row)
+	}
+	return rows, dropped
+}
+
+// parseStep reads "<prefix><id>:<n>[:<m>]" callback data.
+func parseStep(data, prefix string, parts int) (string, []int, bool) {
+	fields := strings.Split(strings.TrimPrefix(data, prefix), ":")
+	if len(fields) != parts+1 || !broker.ValidID(fields[0]) {
+		return "", nil, false
+	}
+	nums := make([]int, parts)
+	for k := range parts {
+		n, err := strconv.Atoi(fields[k+1])
+		if err != nil || n < 0 || n >= broker.MaxPrompts*broker.MaxOptions {
+			return "", nil, false
+		}
+		nums[k] = n
+	}
+	return fields[0], nums, true
+}

@@ -1,0 +1,154 @@
+package telegram
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// allowedUpdates are the update kinds the channel asks Telegram for.
+const allowedUpdates = `["message","callback_query"]`
+
+// SecretHeader carries the webhook secret token on Telegram's requests.
+const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
+
+// Singleton reports whether Run may run on one instance only: true in
+// polling mode, where Telegram allows one getUpdates caller per bot.
+func (c *Channel) Singleton() bool { return c.cfg.Mode == ModePolling }
+
+// Run receives updates until ctx ends. In polling mode it deletes any
+// webhook and long-polls getUpdates; in webhook mode it sets the webhook
+// (with its secret token) and then waits, as updates arrive on Handler.
+// It returns an error only for failures that retrying cannot fix, such as
+// a revoked token.
+func (c *Channel) Run(ctx context.Context) error {
+	if c.cfg.Mode == ModeWebhook {
+		err := c.retry(ctx, "setWebhook", func() error {
+			return c.makeRequest(ctx, "setWebhook", tgbotapi.Params{
+				"url":             c.cfg.WebhookURL,
+				"secret_token":    c.secret,
+				"allowed_updates": allowedUpdates,
+			})
+		})
+		if err != nil {
+			return err
+		}
+		c.log.Info("webhook set", "url", c.cfg.WebhookURL)
+		<-ctx.Done()
+		return nil
+	}
+	err := c.retry(ctx, "deleteWebhook", func() error {
+		return c.makeRequest(ctx, "deleteWebhook", tgbotapi.Params{"drop_pending_updates": "false"})
+	})
+	if err != nil {
+		return err
+	}
+	return c.poll(ctx)
+}
+
+// retry runs fn until it succeeds, fails permanently or ctx ends,
+// backing off between attempts.
+func (c *Channel) retry(ctx context.Context, what string, fn func() error) error {
+	wait := time.Second
+	for {
+		err := fn()
+		switch {
+		case err == nil, ctx.Err() != nil:
+			return nil
+		case errors.Is(err, broker.ErrPermanent):
+			return err
+		}
+		c.log.Warn(what+" failed; retrying", "in", wait, "err", err)
+		if c.sleep(ctx, wait) != nil {
+			return nil
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
+}
+
+// poll is the long-polling loop: one getUpdates at a time, each update
+// handled in order, the offset confirming what was handled.
+func (c *Channel) poll(ctx context.Context) error {
+	offset := 0
+	wait := time.Second
+	for ctx.Err() == nil {
+		cfg := tgbotapi.NewUpdate(offset)
+		cfg.Timeout = int(c.cfg.PollTimeout / time.Second)
+		cfg.AllowedUpdates = []string{"message", "callback_query"}
+		var updates []tgbotapi.Update
+		err := c.call(ctx, "getUpdates", func(bot *tgbotapi.BotAPI) error {
+			var err error
+			updates, err = bot.GetUpdates(cfg)
+			return err
+		})
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, broker.ErrPermanent) {
+				return err
+			}
+			c.log.Warn("getUpdates failed; retrying", "in", wait, "err", err)
+			if c.sleep(ctx, wait) != nil {
+				return nil
+			}
+			wait = min(2*wait, 30*time.Second)
+			continue
+		}
+		wait = time.Second
+		for _, u := range updates {
+			if u.UpdateID < offset {
+				continue
+			}
+			offset = u.UpdateID + 1
+			c.handleUpdate(ctx, u)
+		}
+	}
+	return nil
+}
+
+// Handler receives webhook updates. A request without the secret token
+// set through setWebhook is refused with 401 and nothing is processed.
+// Serve it at the path of webhook_url.
+func (c *Channel) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !c.validSecret(r.Header.Get(SecretHeader)) {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodPost {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		var u tgbotapi.Update
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&u); err != nil {
+			http.Error(w, "bad update: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if c.seen.add(u.UpdateID) {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+			defer cancel()
+			c.handleUpdate(ctx, u)
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+}
+
+// validSecret compares in constant time (of the digests, so that the
+// length leaks nothing either).
+func (c *Channel) validSecret(got string) bool {
+	if c.secret == "" || got == "" {
+		return false
+	}
+	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(c.secret))
+	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
+}

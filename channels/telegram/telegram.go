@@ -1,0 +1,184 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// Name is the channel's name in routes ("telegram:-100123").
+const Name = "telegram"
+
+// Channel is the Telegram channel. It is safe for concurrent use.
+type Channel struct {
+	cfg    Config
+	h      broker.InboundHandler
+	log    *slog.Logger
+	bot    *tgbotapi.BotAPI
+	http   *http.Client
+	token  string
+	secret string
+	// sleep waits out rate limits; tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
+
+	questions *questionCache
+	others    *otherPrompts
+	seen      *recentUpdates
+}
+
+var (
+	_ broker.Channel   = (*Channel)(nil)
+	_ broker.Reminder  = (*Channel)(nil)
+	_ broker.Runner    = (*Channel)(nil)
+	_ broker.Singleton = (*Channel)(nil)
+)
+
+// toggler is the broker's multi-select toggle, kept in the store.
+type toggler interface {
+	Toggle(ctx context.Context, in broker.Inbound, id string, prompt, option int) (*broker.Question, error)
+}
+
+// New checks cfg, reads the bot token (and webhook secret) from the
+// environment variables it names, and asks Telegram who the bot is
+// (getMe). h receives every person's action.
+func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if h == nil {
+		return nil, fmt.Errorf("telegram: an inbound handler is required")
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	token, secret, err := cfg.secrets()
+	if err != nil {
+		return nil, err
+	}
+	c := &Channel{
+		cfg: cfg, h: h, log: log.With("channel", Name),
+		http:  &http.Client{Transport: http.DefaultTransport},
+		token: token, secret: secret,
+		sleep:     sleepCtx,
+		questions: newQuestionCache(),
+		others:    newOtherPrompts(),
+		seen:      newRecentUpdates(),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	bot, err := tgbotapi.NewBotAPIWithClient(token, cfg.APIURL+"/bot%s/%s", ctxClient{ctx: ctx, c: c.http})
+	if err != nil {
+		return nil, c.classify(fmt.Sprintf("getMe at %s (check %s)", cfg.APIURL, cfg.TokenEnv), err)
+	}
+	c.bot = bot
+	c.log.Info("telegram bot ready", "bot", "@"+bot.Self.UserName, "mode", cfg.Mode)
+	return c, nil
+}
+
+// Name returns "telegram".
+func (c *Channel) Name() string { return Name }
+
+// BotUsername returns the bot's @username without the @.
+func (c *Channel) BotUsername() string { return c.bot.Self.UserName }
+
+// parseChat reads a chat id as routes write it.
+func parseChat(chat string) (int64, error) {
+	id, err := strconv.ParseInt(chat, 10, 64)
+	if err != nil || id == 0 {
+		return 0, broker.Permanent(fmt.Errorf("telegram: chat %q is not a numeric chat id (see docs/telegram.md to find it)", chat))
+	}
+	return id, nil
+}
+
+func parseMessageID(ref broker.MessageRef) (int64, int, error) {
+	chat, err := parseChat(ref.Chat)
+	if err != nil {
+		return 0, 0, err
+	}
+	id, err := strconv.Atoi(ref.MessageID)
+	if err != nil || id <= 0 {
+		return 0, 0, broker.Permanent(fmt.Errorf("telegram: message id %q is not a Telegram message id", ref.MessageID))
+	}
+	return chat, id, nil
+}
+
+// Post renders q and sends it to chat, returning the message reference.
+// Chat not found, a bot blocked or removed, and a revoked token are
+// returned as broker.Permanent.
+func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
+	id, err := parseChat(chat)
+	if err != nil {
+		return broker.MessageRef{}, err
+	}
+	v := c.render(q)
+	msg := tgbotapi.NewMessage(id, v.text)
+	msg.ParseMode = tgbotapi.ModeHTML
+	msg.DisableWebPagePreview = true
+	if len(v.keyboard) > 0 {
+		msg.ReplyMarkup = tgbotapi.InlineKeyboardMarkup{InlineKeyboard: v.keyboard}
+	}
+	sent, err := c.send(ctx, "post question "+q.ID, msg)
+	if err != nil {
+		return broker.MessageRef{}, err
+	}
+	c.questions.put(q)
+	c.log.Info("question posted", "question_id", q.ID, "chat", chat, "message_id", sent.MessageID)
+	return broker.MessageRef{
+		Channel: Name, Chat: chat,
+		MessageID: strconv.Itoa(sent.MessageID),
+		PostedAt:  c.cfg.Now().UTC(),
+	}, nil
+}
+
+// Update edits the posted copy m to show q as it stands: the outcome with
+// the keyboard removed once q is resolved, or the dialog's progress with
+// the keyboard of the next prompt while it is pending.
+func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	chat, id, err := parseMessageID(m)
+	if err != nil {
+		return err
+	}
+	var edit tgbotapi.EditMessageTextConfig
+	if q.Status.Terminal() {
+		c.questions.drop(q.ID)
+		edit = tgbotapi.NewEditMessageTextAndMarkup(chat, id, c.renderOutcome(q),
+			tgbotapi.InlineKeyboardMarkup{InlineKeyboard: [][]tgbotapi.InlineKeyboardButton{}})
+	} else {
+		c.questions.put(q)
+		v := c.render(q)
+		edit = tgbotapi.NewEditMessageTextAndMarkup(chat, id, v.text,
+			tgbotapi.InlineKeyboardMarkup{InlineKeyboard: nonNil(v.keyboard)})
+	}
+	edit.ParseMode = tgbotapi.ModeHTML
+	edit.DisableWebPagePreview = true
+	return c.request(ctx, "update question "+q.ID, edit)
+}
+
+// Remind replies to the question message with the reminder text.
+func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	chat, id, err := parseMessageID(m)
+	if err != nil {
+		return err
+	}
+	text := broker.ReminderText(q, c.cfg.Now(), c.cfg.Location)
+	msg := tgbotapi.NewMessage(chat, "⏰ "+esc(text))
+	msg.ParseMode = tgbotapi.ModeHTML
+	msg.ReplyToMessageID = id
+	msg.AllowSendingWithoutReply = true
+	_, err = c.send(ctx, "remind question "+q.ID, msg)
+	return err
+}
+
+func nonNil(kb [][]tgbotapi.InlineKeyboardButton) [][]tgbotapi.InlineKeyboardButton {
+	if kb == nil {
+		return [][]tgbotapi.InlineKeyboardButton{}
+	}
+	return kb
+}
