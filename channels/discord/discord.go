@@ -1,0 +1,163 @@
+package discord
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/bwmarrin/discordgo"
+)
+
+// Name is the channel's name in routes and in Inbound.Channel.
+const Name = "discord"
+
+// Compile-time checks of the contracts the channel implements.
+var (
+	_ broker.Channel   = (*Channel)(nil)
+	_ broker.Reminder  = (*Channel)(nil)
+	_ broker.Runner    = (*Channel)(nil)
+	_ broker.Singleton = (*Channel)(nil)
+)
+
+// Channel posts questions to Discord channels and turns what people do
+// there into broker.Inbound. Create it with New.
+type Channel struct {
+	cfg       Config
+	h         broker.InboundHandler
+	log       *slog.Logger
+	loc       *time.Location
+	session   *discordgo.Session
+	publicKey ed25519.PublicKey
+
+	// now is the clock (tests replace it); maxSignatureAge bounds the age
+	// of a signed HTTP interaction.
+	now             func() time.Time
+	maxSignatureAge time.Duration
+	// maxRetries bounds how often one REST call is retried after 429.
+	maxRetries int
+
+	mu     sync.Mutex
+	runCtx context.Context // the context of Run, for gateway handlers
+	botID  string
+	appID  string
+}
+
+// New returns a Discord channel for cfg that hands people's actions to h.
+// It reads the bot token from the environment variable cfg.TokenEnv and
+// makes no request yet: the gateway is opened by Run.
+func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("discord: %w", err)
+	}
+	if h == nil {
+		return nil, errors.New("discord: an inbound handler is required")
+	}
+	cfg = cfg.withDefaults()
+	token := strings.TrimSpace(os.Getenv(cfg.TokenEnv))
+	if token == "" {
+		return nil, fmt.Errorf("discord: environment variable %s (discord.token_env) is empty: set it to the bot token", cfg.TokenEnv)
+	}
+	token = strings.TrimPrefix(token, "Bot ")
+	if log == nil {
+		log = slog.Default()
+	}
+	loc := time.UTC
+	if cfg.Timezone != "" {
+		loc, _ = time.LoadLocation(cfg.Timezone) // checked by Validate
+	}
+	s, err := discordgo.New("Bot " + token)
+	if err != nil {
+		return nil, fmt.Errorf("discord: session: %w", err)
+	}
+	base, _ := url.Parse(cfg.APIURL) // checked by Validate
+	s.Client = &http.Client{Timeout: 20 * time.Second, Transport: rewriteTransport(base)}
+	s.ShouldRetryOnRateLimit = false // retried by call, within the caller's context
+	s.LogLevel = discordgo.LogError
+	s.Identify.Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages | discordgo.IntentsDirectMessages
+	if cfg.MessageContent {
+		s.Identify.Intents |= discordgo.IntentMessageContent
+	}
+	c := &Channel{
+		cfg: cfg, h: h, log: log.With("channel", Name), loc: loc, session: s,
+		now: time.Now, maxSignatureAge: 5 * time.Minute, maxRetries: 5,
+		appID: cfg.ApplicationID,
+	}
+	if cfg.PublicKey != "" {
+		c.publicKey, _ = parsePublicKey(cfg.PublicKey) // checked by Validate
+	}
+	s.AddHandler(c.onInteraction)
+	s.AddHandler(c.onMessage)
+	return c, nil
+}
+
+// Name returns "discord".
+func (c *Channel) Name() string { return Name }
+
+// Singleton reports true: Discord allows one gateway connection per bot
+// (without sharding), so only the leader instance runs it.
+func (c *Channel) Singleton() bool { return true }
+
+// Post renders q and sends it to the Discord channel chat (a channel id).
+func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
+	if !snowflake(chat) {
+		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("discord: post %s: %q is not a Discord channel id", q.ID, chat))
+	}
+	m := render(q, c.loc)
+	var msg *discordgo.Message
+	err := c.call(ctx, func(opts ...discordgo.RequestOption) (err error) {
+		msg, err = c.session.ChannelMessageSendComplex(chat, &discordgo.MessageSend{
+			Content: m.Content, Components: m.Components, AllowedMentions: noMentions(),
+		}, opts...)
+		return err
+	})
+	if err != nil {
+		return broker.MessageRef{}, classify(fmt.Errorf("discord: post %s to %s: %w", q.ID, chat, err))
+	}
+	c.log.Debug("posted", "question_id", q.ID, "chat", chat, "message_id", msg.ID)
+	return broker.MessageRef{Channel: Name, Chat: chat, MessageID: msg.ID, PostedAt: c.now()}, nil
+}
+
+// Update edits the posted copy m to show q as it stands: the outcome
+// without components once resolved, the progress of a dialog while
+// pending.
+func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	r := render(q, c.loc)
+	err := c.call(ctx, func(opts ...discordgo.RequestOption) error {
+		_, err := c.session.ChannelMessageEditComplex(&discordgo.MessageEdit{
+			Channel: m.Chat, ID: m.MessageID,
+			Content: &r.Content, Components: &r.Components, AllowedMentions: noMentions(),
+		}, opts...)
+		return err
+	})
+	if err != nil {
+		return classify(fmt.Errorf("discord: update %s in %s: %w", q.ID, m.Chat, err))
+	}
+	return nil
+}
+
+// Remind replies to the question message with broker.ReminderText.
+func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	no := false
+	text := escape(broker.ReminderText(q, c.now(), c.loc))
+	err := c.call(ctx, func(opts ...discordgo.RequestOption) error {
+		_, err := c.session.ChannelMessageSendComplex(m.Chat, &discordgo.MessageSend{
+			Content:         text,
+			AllowedMentions: noMentions(),
+			Reference:       &discordgo.MessageReference{MessageID: m.MessageID, ChannelID: m.Chat, FailIfNotExists: &no},
+		}, opts...)
+		return err
+	})
+	if err != nil {
+		return classify(fmt.Errorf("discord: remind %s in %s: %w", q.ID, m.Chat, err))
+	}
+	return nil
+}

@@ -1,0 +1,32 @@
+// Package discord is the Discord channel of askbridge, built on
+// github.com/bwmarrin/discordgo.
+//
+// Post renders a question as a message whose content says what is asked
+// (header, question, options with descriptions, context, deadline and
+// default) and whose components carry the answers: one button per option
+// whose custom_id is exactly the broker's command ("/answer k7m2qx 2"), a
+// select menu for multi-select prompts, an "Other…" button that opens a
+// modal for free text, Skip in dialogs of several prompts, and Decline.
+// Everything an agent wrote is escaped for Discord markdown, and every
+// message is sent with allowed_mentions that parse nothing, so agent text
+// can never ping @everyone, a role or a person.
+//
+// Inbound, every form a person can use ends as one broker.Inbound text:
+// a button tap, a select menu submission, a modal submission, the /answer
+// and /decline application commands, a reply to the question message (its
+// id travels as Inbound.ReplyTo) and typed "!answer k7m2qx 2" messages. The
+// channel never parses commands: the broker does, and the channel shows the
+// broker's Reply to the person within Discord's three seconds (an updated
+// message for an accepted tap, an ephemeral message otherwise).
+//
+// Interactions arrive over the gateway (mode "gateway", the default) or at
+// an HTTP interactions endpoint (mode "http", served by Handler and
+// verified with the application's Ed25519 public key). Messages (replies
+// and typed commands) only ever arrive over the gateway, so Run keeps a
+// gateway connection in both modes; the platform allows one per bot, hence
+// Singleton.
+//
+// The REST base URL is configurable: requests for discord.com are rewritten
+// to it by the session's HTTP transport, which is also how tests point the
+// real discordgo client at the fake server in package discordfake.
+package discord

@@ -1,0 +1,182 @@
+package discord
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/bwmarrin/discordgo"
+)
+
+// handleTimeout bounds the work done for one gateway event.
+const handleTimeout = 30 * time.Second
+
+// Run connects to the gateway, registers the application commands, and
+// receives interactions (in gateway mode) and messages until ctx ends. A
+// failed connection is retried with backoff; Run returns nil when ctx
+// ends.
+func (c *Channel) Run(ctx context.Context) error {
+	c.mu.Lock()
+	c.runCtx = ctx
+	c.mu.Unlock()
+	backoff := time.Second
+	for {
+		err := c.session.Open()
+		if err == nil {
+			break
+		}
+		c.log.Warn("gateway connection failed; retrying", "err", err, "retry_in", backoff)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Minute)
+	}
+	defer func() {
+		if err := c.session.Close(); err != nil {
+			c.log.Warn("gateway close", "err", err)
+		}
+	}()
+	c.learnIdentity()
+	if err := c.registerCommands(ctx); err != nil {
+		c.log.Error("registering application commands failed: /answer and /decline will be missing; buttons and replies still work", "err", err)
+	}
+	c.log.Info("gateway connected", "mode", c.cfg.Mode)
+	<-ctx.Done()
+	return nil
+}
+
+// learnIdentity takes the bot's user id and the application id from the
+// gateway's READY.
+func (c *Channel) learnIdentity() {
+	st := c.session.State
+	st.RLock()
+	defer st.RUnlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st.User != nil {
+		c.botID = st.User.ID
+	}
+	if c.appID == "" && st.Application != nil {
+		c.appID = st.Application.ID
+	}
+}
+
+// registerCommands overwrites the bot's application commands with /answer,
+// /decline and /pending, in the configured guild or globally.
+func (c *Channel) registerCommands(ctx context.Context) error {
+	c.mu.Lock()
+	app := c.appID
+	c.mu.Unlock()
+	if app == "" {
+		return fmt.Errorf("discord: register commands: no application id (set discord.application_id)")
+	}
+	err := c.call(ctx, func(opts ...discordgo.RequestOption) error {
+		_, err := c.session.ApplicationCommandBulkOverwrite(app, c.cfg.GuildID, commands(), opts...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("discord: register commands: %w", err)
+	}
+	return nil
+}
+
+// eventCtx returns a context for handling one gateway event.
+func (c *Channel) eventCtx() (context.Context, context.CancelFunc) {
+	c.mu.Lock()
+	ctx := c.runCtx
+	c.mu.Unlock()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return context.WithTimeout(ctx, handleTimeout)
+}
+
+// onInteraction answers an interaction that arrived over the gateway.
+func (c *Channel) onInteraction(s *discordgo.Session, ev *discordgo.InteractionCreate) {
+	if ev.Interaction == nil {
+		return
+	}
+	ctx, cancel := c.eventCtx()
+	defer cancel()
+	resp := c.interact(ctx, ev.Interaction)
+	endpoint := discordgo.EndpointInteractionResponse(ev.ID, ev.Token)
+	err := c.call(ctx, func(opts ...discordgo.RequestOption) error {
+		_, err := s.RequestWithBucketID("POST", endpoint, resp, endpoint, opts...)
+		return err
+	})
+	if err != nil {
+		c.log.Warn("answering an interaction failed", "chat", ev.ChannelID, "err", redact(err.Error(), ev.Token))
+	}
+}
+
+// onMessage hands a person's message to the broker: a reply to a question
+// message (with ReplyTo) or a typed command. The broker ignores chatter.
+func (c *Channel) onMessage(s *discordgo.Session, m *discordgo.MessageCreate) {
+	if m.Message == nil || m.Author == nil || m.Author.Bot || m.Author.System {
+		return
+	}
+	c.mu.Lock()
+	bot := c.botID
+	c.mu.Unlock()
+	if m.Author.ID == bot {
+		return
+	}
+	text := stripMention(m.Content, bot)
+	if text == "" {
+		return // no content: the message-content intent is off
+	}
+	in := broker.Inbound{
+		Channel: Name, Chat: m.ChannelID, User: m.Author.ID, Name: m.Author.Username,
+		Text: text, Private: m.GuildID == "",
+	}
+	if m.Member != nil {
+		in.Roles = append([]string(nil), m.Member.Roles...)
+	}
+	if ref := m.MessageReference; ref != nil && ref.MessageID != "" && ref.Type == discordgo.MessageReferenceTypeDefault &&
+		(ref.ChannelID == "" || ref.ChannelID == m.ChannelID) {
+		in.ReplyTo = ref.MessageID
+	}
+	ctx, cancel := c.eventCtx()
+	defer cancel()
+	reply := c.h.HandleInbound(ctx, in)
+	if reply.Ignored || reply.Text == "" {
+		return
+	}
+	no := false
+	err := c.call(ctx, func(opts ...discordgo.RequestOption) error {
+		_, err := s.ChannelMessageSendComplex(m.ChannelID, &discordgo.MessageSend{
+			Content:         cutUnits(escape(reply.Text), maxContent),
+			AllowedMentions: noMentions(),
+			Reference:       &discordgo.MessageReference{MessageID: m.ID, ChannelID: m.ChannelID, FailIfNotExists: &no},
+		}, opts...)
+		return err
+	})
+	if err != nil {
+		c.log.Warn("replying to a message failed", "chat", m.ChannelID, "err", err)
+	}
+}
+
+// stripMention removes a leading mention of the bot ("<@123> /answer …").
+func stripMention(s, bot string) string {
+	s = strings.TrimSpace(s)
+	if bot != "" {
+		for _, m := range []string{"<@" + bot + ">", "<@!" + bot + ">"} {
+			if strings.HasPrefix(s, m) {
+				return strings.TrimSpace(s[len(m):])
+			}
+		}
+	}
+	return s
+}
+
+// redact removes secret from s (an interaction token in a URL).
+func redact(s, secret string) string {
+	if secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, "[redacted]")
+}

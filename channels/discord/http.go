@@ -1,0 +1,73 @@
+package discord
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// maxInteractionBody bounds the size of an interaction request.
+const maxInteractionBody = 1 << 20
+
+// Handler returns the HTTP interactions endpoint (mode "http"): set its
+// public URL as the application's Interactions Endpoint URL. Every request
+// must carry a valid Ed25519 signature of the application's public key
+// over X-Signature-Timestamp and the body, and a timestamp less than five
+// minutes old; anything else is refused with 401 and changes nothing.
+func (c *Channel) Handler() http.Handler {
+	return http.HandlerFunc(c.serveInteraction)
+}
+
+func (c *Channel) serveInteraction(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "discord interactions: use POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if c.publicKey == nil {
+		http.Error(w, "discord interactions: not configured (set discord.public_key)", http.StatusNotFound)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxInteractionBody)
+	if !discordgo.VerifyInteraction(r, c.publicKey) {
+		c.log.Warn("refused an interaction request with a bad signature", "remote", r.RemoteAddr)
+		http.Error(w, "discord interactions: invalid request signature", http.StatusUnauthorized)
+		return
+	}
+	if !c.freshTimestamp(r.Header.Get("X-Signature-Timestamp")) {
+		c.log.Warn("refused an interaction request with a stale timestamp", "remote", r.RemoteAddr)
+		http.Error(w, "discord interactions: request timestamp is too old", http.StatusUnauthorized)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "discord interactions: read body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	var in discordgo.Interaction
+	if err := json.Unmarshal(body, &in); err != nil {
+		http.Error(w, "discord interactions: body is not an interaction: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	resp := c.interact(r.Context(), &in)
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(resp); err != nil {
+		c.log.Warn("writing an interaction response failed", "err", err)
+	}
+}
+
+// freshTimestamp reports whether ts (Unix seconds) is within
+// maxSignatureAge of now, so that a captured request cannot be replayed
+// later.
+func (c *Channel) freshTimestamp(ts string) bool {
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return false
+	}
+	age := c.now().Sub(time.Unix(sec, 0))
+	return age <= c.maxSignatureAge && age >= -c.maxSignatureAge
+}
