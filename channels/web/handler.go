@@ -1,0 +1,194 @@
+package web
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// maxBody bounds the JSON a page may post.
+const maxBody = 16 << 10
+
+// maxCommandLen bounds a command's text; a question's longest answer (an
+// Other text) fits easily.
+const maxCommandLen = 4000
+
+// contentSecurityPolicy allows only the inbox's own files: no inline
+// script, no other origin, no framing.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// Handler serves the inbox: the page at "/", its files under /assets/, and
+// the JSON endpoints under /inbox/. The API server mounts it at "/".
+//
+//	GET  /                 the page
+//	GET  /inbox/state      {"user","login","open":[…],"history":[…]}
+//	GET  /inbox/events     server-sent events: "question" with a question's view
+//	POST /inbox/command    {"text"} → {"ok","reply"}
+//	POST /inbox/login      {"token"} → sets the session cookie
+//	POST /inbox/logout     clears it
+func (c *Channel) Handler() http.Handler {
+	static, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic("web: embedded assets missing: " + err.Error()) // the embed directive guarantees them
+	}
+	files := http.FileServerFS(static)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFileFS(w, r, static, "index.html")
+	})
+	mux.Handle("GET /assets/", http.StripPrefix("/assets", files))
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFileFS(w, r, static, "icon.svg")
+	})
+	mux.HandleFunc("GET /inbox/state", c.serveState)
+	mux.HandleFunc("GET /inbox/events", c.serveEvents)
+	mux.HandleFunc("POST /inbox/command", c.posted(c.serveCommand))
+	mux.HandleFunc("POST /inbox/login", c.posted(c.serveLogin))
+	mux.HandleFunc("POST /inbox/logout", c.posted(c.serveLogout))
+	return headers(mux)
+}
+
+// headers adds the security headers every response carries.
+func headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cache-Control", "no-cache")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// reply is the JSON answer of the POST endpoints.
+type reply struct {
+	OK    bool   `json:"ok"`
+	Reply string `json:"reply"`
+	// Login is true when the page must ask for the token.
+	Login bool `json:"login,omitempty"`
+}
+
+// crossOrigin refuses requests that another site's page made a browser send.
+var crossOrigin = http.NewCrossOriginProtection()
+
+// posted guards a POST endpoint: same origin only, JSON only, bounded body.
+func (c *Channel) posted(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := crossOrigin.Check(r); err != nil {
+			c.log.Warn("cross-site post refused", "path", r.URL.Path, "origin", r.Header.Get("Origin"))
+			writeJSON(w, http.StatusForbidden, reply{Reply: "Refused: this request came from another site (only the inbox page itself may post here)"})
+			return
+		}
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "application/json" {
+			writeJSON(w, http.StatusUnsupportedMediaType, reply{Reply: "Refused: send JSON with Content-Type: application/json"})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		next(w, r)
+	}
+}
+
+// serveCommand hands a command to the broker and returns its reply.
+func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
+	if !c.auth.allowed(r) {
+		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
+		return
+	}
+	var body struct {
+		Text string `json:"text"`
+	}
+	if err := decode(r, &body); err != nil {
+		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+		return
+	}
+	text := strings.TrimSpace(body.Text)
+	switch {
+	case text == "":
+		writeJSON(w, http.StatusBadRequest, reply{Reply: "Type a command, such as /answer k7m2qx 2"})
+		return
+	case len(text) > maxCommandLen || !utf8.ValidString(text):
+		writeJSON(w, http.StatusBadRequest, reply{Reply: "That command is too long or not valid text"})
+		return
+	}
+	rep := c.in.HandleInbound(r.Context(), broker.Inbound{
+		Channel: Name, User: c.userName, Name: c.userName, Text: text, Private: true,
+	})
+	if rep.Question != nil {
+		// The page that acted sees the new state at once, even when the
+		// broker's Update for it comes later or went to another instance.
+		c.publish(rep.Question, false)
+	}
+	msg := rep.Text
+	if rep.Ignored || msg == "" {
+		msg = "Not a command. Use /answer <id> <choice>, /decline <id> [reason] or /pending"
+	}
+	writeJSON(w, http.StatusOK, reply{OK: rep.OK, Reply: msg})
+}
+
+// serveLogin checks the token and sets the session cookie.
+func (c *Channel) serveLogin(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Token string `json:"token"`
+	}
+	if err := decode(r, &body); err != nil {
+		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+		return
+	}
+	if c.auth.open() {
+		writeJSON(w, http.StatusOK, reply{OK: true, Reply: "This inbox needs no token"})
+		return
+	}
+	now := c.now()
+	if c.auth.throttled(now, false) {
+		writeJSON(w, http.StatusTooManyRequests, reply{Reply: "Too many wrong tokens: wait a minute and try again", Login: true})
+		return
+	}
+	if !c.auth.matches(body.Token) {
+		c.auth.throttled(now, true)
+		c.log.Warn("wrong web token", "remote", r.RemoteAddr)
+		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Wrong token: ask whoever runs the bridge for the web token", Login: true})
+		return
+	}
+	http.SetCookie(w, c.auth.sessionCookie(r, c.auth.session, int(cookieMaxAge.Seconds())))
+	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed in"})
+}
+
+// serveLogout clears the session cookie.
+func (c *Channel) serveLogout(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, c.auth.sessionCookie(r, "", -1))
+	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed out"})
+}
+
+// decode reads a JSON body into v with a clear error.
+func decode(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return errors.New("the request body is too large")
+		}
+		return fmt.Errorf("the request body is not the expected JSON: %w", err)
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,199 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/chromedp/chromedp"
+)
+
+// card is the CSS selector of an open question's card.
+func card(id string) string { return "#q-" + id }
+
+// past is the CSS selector of a resolved question in the history.
+func past(id string) string { return "#h-" + id }
+
+// TestPage drives the inbox in one real headless Chromium: people answer
+// questions by clicking, and the agent blocked in b.Wait gets the answer.
+func TestPage(t *testing.T) {
+	browser := newBrowser(t)
+
+	t.Run("answer with a button", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		q := e.ask(t, &broker.AskRequest{
+			Question: "Which database should the service use?",
+			Header:   "Database",
+			Context:  "The service stores about 10 GB of orders.",
+			Options: []broker.Option{
+				opt("Postgres (Recommended)", "Mature, strong SQL, easy backups"),
+				opt("SQLite", "One file, no server"),
+				opt("MySQL", ""),
+			},
+			Default: broker.StringList{"SQLite"},
+		})
+		got := e.wait(t, q.ID)
+		page := tab(t, browser, false)
+		open(t, page, e.url)
+		c := card(q.ID)
+		waitText(t, page, c+" .chip", "Database")
+		waitText(t, page, c+" .prompt-text", "Which database should the service use?")
+		waitText(t, page, c+" .context", "10 GB of orders")
+		waitText(t, page, c+" .deadline", broker.DeadlineText(q, time.UTC))
+		waitText(t, page, c+" button.option.primary .label", "Postgres (Recommended)")
+		waitText(t, page, c+" button.option.primary .desc", "Mature, strong SQL")
+		for k := range q.Prompts[0].Options {
+			want := broker.FormatOption(q, 0, k)
+			sel := fmt.Sprintf(`%s button.option:nth-child(%d)`, c, k+1)
+			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).dataset.command`, sel)); v != want {
+				t.Errorf("button %d carries %q, want %q", k+1, v, want)
+			}
+		}
+		if n := eval[int](t, page, fmt.Sprintf(`document.querySelectorAll(%q).length`, c+" button.option.primary")); n != 1 {
+			t.Errorf("%d primary buttons, want exactly the recommended one", n)
+		}
+
+		do(t, page, chromedp.Reload())
+		waitText(t, page, c+" .prompt-text", "Which database")
+
+		click(t, page, c+" button.option:nth-child(2)")
+		waitText(t, page, "#notice", "Recorded: SQLite")
+		a := result(t, got)
+		if a.Status != broker.StatusAnswered || !slices.Equal(a.Answers[q.Prompts[0].Question].Selected, []string{"SQLite"}) {
+			t.Fatalf("agent got %s %+v, want answered SQLite", a.Status, a.Answers)
+		}
+		if a.AnsweredBy == nil || a.AnsweredBy.Channel != "web" || a.AnsweredBy.Name != "local" {
+			t.Fatalf("answered_by = %+v, want web/local", a.AnsweredBy)
+		}
+		waitGone(t, page, c)
+		waitText(t, page, past(q.ID)+" .outcome", broker.OutcomeText(a, time.UTC))
+	})
+
+	t.Run("multi-select", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		q := e.ask(t, &broker.AskRequest{
+			Question:    "Which checks should run before merge?",
+			Header:      "Checks",
+			MultiSelect: true,
+			Options:     []broker.Option{opt("Unit tests", ""), opt("Lint", "go vet and staticcheck"), opt("Race detector", "")},
+		})
+		got := e.wait(t, q.ID)
+		page := tab(t, browser, false)
+		open(t, page, e.url)
+		c := card(q.ID)
+		click(t, page, fmt.Sprintf("#q-%s-0-0", q.ID))
+		click(t, page, fmt.Sprintf("#q-%s-0-2", q.ID))
+		click(t, page, c+" button.submit")
+		waitText(t, page, "#notice", "Recorded: Unit tests, Race detector")
+		a := result(t, got)
+		if want := []string{"Unit tests", "Race detector"}; !slices.Equal(a.Answers[q.Prompts[0].Question].Selected, want) {
+			t.Fatalf("agent got %+v, want %v", a.Answers, want)
+		}
+	})
+
+	t.Run("other answer", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		q := e.ask(t, &broker.AskRequest{
+			Question: "Where should logs go?",
+			Options:  []broker.Option{opt("stdout", ""), opt("A file", "")},
+		})
+		got := e.wait(t, q.ID)
+		page := tab(t, browser, false)
+		open(t, page, e.url)
+		typeInto(t, page, fmt.Sprintf("#q-%s-0-other", q.ID), "journald, with a 7 day retention\n")
+		waitText(t, page, "#notice", "Recorded")
+		a := result(t, got)
+		ans := a.Answers[q.Prompts[0].Question]
+		if a.Status != broker.StatusAnswered || ans.CustomText != "journald, with a 7 day retention" {
+			t.Fatalf("agent got %s %+v, want the Other text", a.Status, ans)
+		}
+	})
+
+	t.Run("decline with a reason", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		q := e.ask(t, &broker.AskRequest{Question: "May I delete the old backups?", Options: []broker.Option{opt("Yes", ""), opt("No", "")}})
+		got := e.wait(t, q.ID)
+		page := tab(t, browser, false)
+		open(t, page, e.url)
+		click(t, page, card(q.ID)+" details.decline summary")
+		typeInto(t, page, "#q-"+q.ID+"-reason", "ask the ops team first")
+		click(t, page, card(q.ID)+" button.decline-button")
+		waitText(t, page, "#notice", "")
+		a := result(t, got)
+		if a.Status != broker.StatusDeclined || a.Reason != "ask the ops team first" || a.AnsweredBy == nil {
+			t.Fatalf("agent got %s reason %q by %+v, want declined with the reason", a.Status, a.Reason, a.AnsweredBy)
+		}
+		waitText(t, page, past(q.ID)+" .outcome", "Declined by local")
+	})
+
+	t.Run("dialog answered prompt by prompt", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		q := e.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+			{Question: "Which language?", Header: "Language", Options: []broker.Option{opt("Go", ""), opt("Rust", "")}},
+			{Question: "Which cache?", Header: "Cache", Options: []broker.Option{opt("Redis", ""), opt("None", "")}},
+		}})
+		got := e.wait(t, q.ID)
+		page := tab(t, browser, false)
+		open(t, page, e.url)
+		c := card(q.ID)
+		waitText(t, page, c+" .progress", "0 of 2 answered")
+		click(t, page, c+" fieldset:nth-of-type(1) button.option:nth-child(1)")
+		waitText(t, page, "#notice", "Recorded: Go")
+		waitText(t, page, c+" .progress", "1 of 2 answered")
+		waitText(t, page, c+" fieldset:nth-of-type(1) .given", "Answered: Go")
+		if pending := e.get(t, q.ID); pending.Status != broker.StatusPending {
+			t.Fatalf("after one prompt the dialog is %s, want pending", pending.Status)
+		}
+		click(t, page, c+" fieldset:nth-of-type(2) button.skip")
+		a := result(t, got)
+		if a.Status != broker.StatusAnswered || !a.Answers["Which cache?"].Skipped || a.Answers["Which language?"].Selected[0] != "Go" {
+			t.Fatalf("agent got %s %+v, want Go and a skipped cache", a.Status, a.Answers)
+		}
+		waitText(t, page, past(q.ID)+" .outcome", "Language: Go; Cache: skipped")
+	})
+
+	if path := os.Getenv("ASKBRIDGE_SCREENSHOT"); path != "" {
+		t.Run("screenshot", func(t *testing.T) { screenshot(t, browser, path) })
+	}
+}
+
+// screenshot writes a picture of the inbox with sample questions, for the
+// documentation (docs/web-inbox.png).
+func screenshot(t *testing.T, browser context.Context, path string) {
+	e := newEnv(t, Config{}, Options{Loopback: true})
+	old := e.ask(t, &broker.AskRequest{Question: "Run the migration now?", Options: []broker.Option{opt("Yes", ""), opt("Not yet", "")}})
+	e.b.HandleInbound(context.Background(), broker.Inbound{Channel: Name, User: "ana", Name: "ana", Text: broker.FormatOption(old, 0, 0)})
+	e.ask(t, &broker.AskRequest{
+		Question: "Which checks should run before merge?", Header: "Checks", MultiSelect: true,
+		Options: []broker.Option{opt("Unit tests", "Fast, every package"), opt("Race detector", "Slower, catches data races"), opt("Lint", "go vet and staticcheck")},
+	})
+	e.ask(t, &broker.AskRequest{
+		Question: "Which database should the service use?", Header: "Database",
+		Context: "The service stores about 10 GB of orders and needs point-in-time recovery.",
+		Options: []broker.Option{opt("Postgres (Recommended)", "Mature, strong SQL, easy backups"), opt("SQLite", "One file, no server"), opt("MySQL", "")},
+		Default: broker.StringList{"SQLite"},
+	})
+	page := tab(t, browser, true)
+	open(t, page, e.url)
+	waitText(t, page, "#open-count", "(2)")
+	do(t, page, chromedp.EmulateViewport(900, 800))
+	png := eval0(t, page, chromedp.FullScreenshot(90))
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eval0[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, waitFor)
+	defer cancel()
+	v, err := chromedp.Run(c, a)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	return v
+}

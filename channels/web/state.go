@@ -1,0 +1,145 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// state is what GET /inbox/state returns: everything the page shows.
+type state struct {
+	User    string `json:"user"`
+	Login   bool   `json:"login,omitempty"`
+	Signout bool   `json:"signout,omitempty"`
+	Open    []view `json:"open"`
+	History []view `json:"history"`
+	// HistoryLimit is how many resolved questions the page keeps.
+	HistoryLimit int `json:"history_limit"`
+}
+
+// serveState returns the open and recent questions, read from the store.
+func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
+	if !c.auth.allowed(r) {
+		writeJSON(w, http.StatusUnauthorized, state{Login: true, Open: []view{}, History: []view{}})
+		return
+	}
+	st, err := c.state(r.Context())
+	if err != nil {
+		c.log.Error("read inbox state", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The question store cannot be read right now; retrying"})
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// state reads the open questions and the recent history posted to "web".
+func (c *Channel) state(ctx context.Context) (state, error) {
+	open, err := c.lister.List(ctx, broker.Filter{Channel: Name, Status: broker.StatusPending})
+	if err != nil {
+		return state{}, fmt.Errorf("web: list open questions: %w", err)
+	}
+	// Pending questions come back too when listing every status, so ask
+	// for enough to fill the history after dropping them.
+	all, err := c.lister.List(ctx, broker.Filter{Channel: Name, Limit: c.cfg.History + len(open)})
+	if err != nil {
+		return state{}, fmt.Errorf("web: list recent questions: %w", err)
+	}
+	recent, reminded := c.remembered()
+	now := c.now()
+	listed := map[string]bool{}
+	st := state{User: c.userName, Signout: !c.auth.open(), Open: []view{}, History: []view{}, HistoryLimit: c.cfg.History}
+	for _, q := range open {
+		listed[q.ID] = true
+		st.Open = append(st.Open, render(q, reminded[q.ID], now, c.loc))
+	}
+	var done []*broker.Question
+	for _, q := range all {
+		if q.Status.Terminal() {
+			listed[q.ID] = true
+			done = append(done, q)
+		}
+	}
+	// A question posted a moment ago may not be listed yet (its message
+	// reference is stored after Post returns): show it from memory.
+	for _, q := range recent {
+		if listed[q.ID] {
+			continue
+		}
+		if q.Status == broker.StatusPending {
+			st.Open = append(st.Open, render(q, reminded[q.ID], now, c.loc))
+		} else {
+			done = append(done, q)
+		}
+	}
+	sort.SliceStable(st.Open, func(i, j int) bool { return st.Open[i].CreatedAt.After(st.Open[j].CreatedAt) })
+	sort.SliceStable(done, func(i, j int) bool { return resolvedAt(done[i]).After(resolvedAt(done[j])) })
+	if len(done) > c.cfg.History {
+		done = done[:c.cfg.History]
+	}
+	for _, q := range done {
+		st.History = append(st.History, render(q, false, now, c.loc))
+	}
+	return st, nil
+}
+
+func resolvedAt(q *broker.Question) time.Time {
+	if q.ResolvedAt.IsZero() {
+		return q.CreatedAt
+	}
+	return q.ResolvedAt
+}
+
+// serveEvents streams changed questions to one page until it leaves, the
+// hub drops it, or the inbox closes. Idle streams get a comment line every
+// heartbeat.
+func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
+	if !c.auth.allowed(r) {
+		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
+		return
+	}
+	events, ok := c.hub.subscribe()
+	if !ok {
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The inbox is shutting down"})
+		return
+	}
+	defer c.hub.unsubscribe(events)
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives any write timeout
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if _, err := fmt.Fprint(w, "retry: 2000\n: connected\n\n"); err != nil {
+		return
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	beat := time.NewTicker(c.beat)
+	defer beat.Stop()
+	for {
+		var err error
+		select {
+		case <-r.Context().Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			_, err = fmt.Fprintf(w, "event: question\ndata: %s\n\n", ev)
+		case <-beat.C:
+			_, err = fmt.Fprint(w, ": heartbeat\n\n")
+		}
+		if err == nil {
+			err = rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
