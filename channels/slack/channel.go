@@ -87,9 +87,10 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 // Name returns "slack".
 func (c *Channel) Name() string { return ChannelName }
 
-// Post renders q in Block Kit and sends it to the Slack channel chat (a
-// channel id such as C0123ABC, or a user id for a DM). The returned
-// reference holds the channel id and the message ts.
+// Post renders q in Block Kit and sends it to chat: a conversation id
+// (C0123ABC, G0123ABC) or a user id (U0123ABC) for the person's DM with
+// the bot. The returned reference holds the conversation id (the user id
+// for a DM) and the message ts ("D…/ts" for a DM).
 func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
 	ch, ts, err := c.api.PostMessageContext(ctx, chat,
 		slackapi.MsgOptionText(fallbackText(q, c.cfg.Location), false),
@@ -104,7 +105,11 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 		ch = chat
 	}
 	c.log.Debug("question posted", "question_id", q.ID, "chat", ch, "ts", ts)
-	return broker.MessageRef{Channel: ChannelName, Chat: ch, MessageID: ts, PostedAt: c.now()}, nil
+	ref := broker.MessageRef{Channel: ChannelName, Chat: ch, MessageID: messageID(ch, ts), PostedAt: c.now()}
+	if isUserID(chat) {
+		ref.Chat = chat
+	}
+	return ref, nil
 }
 
 // Update edits the posted copy m: the outcome without buttons once q is
@@ -114,7 +119,8 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	if q.Status.Terminal() {
 		text, blocks = escapeLimit(broker.OutcomeText(q, c.cfg.Location), maxFallbackText), outcomeBlocks(q, c.cfg.Location)
 	}
-	_, _, _, err := c.api.UpdateMessageContext(ctx, m.Chat, m.MessageID,
+	ch, ts := locate(m)
+	_, _, _, err := c.api.UpdateMessageContext(ctx, ch, ts,
 		slackapi.MsgOptionText(text, false),
 		slackapi.MsgOptionBlocks(blocks...),
 	)
@@ -127,9 +133,10 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 // Remind replies in the thread of the posted copy m with the reminder.
 func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
 	text := escapeMrkdwn(broker.ReminderText(q, c.now(), c.cfg.Location))
-	_, _, err := c.api.PostMessageContext(ctx, m.Chat,
+	ch, ts := locate(m)
+	_, _, err := c.api.PostMessageContext(ctx, ch,
 		slackapi.MsgOptionText(text, false),
-		slackapi.MsgOptionTS(m.MessageID),
+		slackapi.MsgOptionTS(ts),
 	)
 	if err != nil {
 		return classify(fmt.Errorf("slack: remind question %s in %s: %w", q.ID, m.Chat, err))

@@ -47,7 +47,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 	if chat == "" {
 		chat = cb.Container.ChannelID
 	}
-	in := broker.Inbound{Channel: ChannelName, Chat: chat, User: cb.User.ID, Name: userName(cb.User)}
+	in := broker.Inbound{Channel: ChannelName, Chat: chatOf(chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User), Private: isDM(chat)}
 	switch {
 	case strings.HasPrefix(a.ActionID, actionOptionPrefix), a.ActionID == actionSkip, a.ActionID == actionDecline:
 		in.Text = a.Value
@@ -75,7 +75,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 	default:
 		return // a checkbox tick: its state arrives with Submit
 	}
-	c.dispatch(ctx, in, cb.Container.ThreadTs)
+	c.dispatch(ctx, in, chat, cb.Container.ThreadTs)
 }
 
 // tickedOptions reads the 0-based indexes of the ticked checkboxes of an
@@ -130,9 +130,10 @@ func (c *Channel) otherSubmitted(ctx context.Context, cb slackapi.InteractionCal
 		return
 	}
 	c.dispatch(ctx, broker.Inbound{
-		Channel: ChannelName, Chat: ref.Chat, User: cb.User.ID, Name: userName(cb.User),
-		Text: broker.FormatOther(ref.stub(), ref.Prompt, text),
-	}, "")
+		Channel: ChannelName, Chat: chatOf(ref.Chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
+		Text:    broker.FormatOther(ref.stub(), ref.Prompt, text),
+		Private: isDM(ref.Chat),
+	}, ref.Chat, "")
 }
 
 // slashCommand handles /answer, /decline, /discuss and /pending.
@@ -142,10 +143,10 @@ func (c *Channel) slashCommand(ctx context.Context, s slackapi.SlashCommand) {
 		return
 	}
 	c.dispatch(ctx, broker.Inbound{
-		Channel: ChannelName, Chat: s.ChannelID, User: s.UserID, Name: s.UserName,
+		Channel: ChannelName, Chat: chatOf(s.ChannelID, s.UserID), User: s.UserID, Name: s.UserName,
 		Text:    strings.TrimSpace(s.Command + " " + s.Text),
-		Private: s.ChannelName == "directmessage",
-	}, "")
+		Private: isDM(s.ChannelID) || s.ChannelName == "directmessage",
+	}, s.ChannelID, "")
 }
 
 // leadingMentions matches "@bot " mentions before a typed command.
@@ -174,18 +175,19 @@ func (c *Channel) message(ctx context.Context, m *slackevents.MessageEvent) {
 		return
 	}
 	in := broker.Inbound{
-		Channel: ChannelName, Chat: m.Channel, User: m.User, Text: text,
-		Private: m.ChannelType == "im",
+		Channel: ChannelName, Chat: chatOf(m.Channel, m.User), User: m.User, Text: text,
+		Private: m.ChannelType == "im" || isDM(m.Channel),
 	}
 	if m.ThreadTimeStamp != "" && m.ThreadTimeStamp != m.TimeStamp {
-		in.ReplyTo = m.ThreadTimeStamp
+		in.ReplyTo = messageID(m.Channel, m.ThreadTimeStamp)
 	}
 	in.Name = c.userName(ctx, m.User)
-	c.dispatch(ctx, in, m.ThreadTimeStamp)
+	c.dispatch(ctx, in, m.Channel, m.ThreadTimeStamp)
 }
 
-// dispatch hands in to the broker and shows the person its reply.
-func (c *Channel) dispatch(ctx context.Context, in broker.Inbound, threadTS string) {
+// dispatch hands in to the broker and shows the person its reply as an
+// ephemeral message in conversation where (in the thread threadTS if set).
+func (c *Channel) dispatch(ctx context.Context, in broker.Inbound, where, threadTS string) {
 	reply := c.h.HandleInbound(ctx, in)
 	if reply.Ignored || reply.Text == "" {
 		return
@@ -193,5 +195,5 @@ func (c *Channel) dispatch(ctx context.Context, in broker.Inbound, threadTS stri
 	if !reply.OK {
 		c.log.Info("action refused", "chat", in.Chat, "user", in.User, "reply", reply.Text)
 	}
-	c.tell(ctx, in.Chat, in.User, threadTS, reply.Text)
+	c.tell(ctx, where, in.User, threadTS, reply.Text)
 }

@@ -1,0 +1,286 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/slack/slackfake"
+)
+
+// textObjects collects the text of every text object of type typ
+// ("mrkdwn", "plain_text") in blocks JSON.
+func textObjects(t *testing.T, raw json.RawMessage, typ string) []string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("blocks are not JSON: %v", err)
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if x["type"] == typ {
+				if s, ok := x["text"].(string); ok {
+					out = append(out, s)
+				}
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+func postOne(t *testing.T, e *testEnv, q *broker.Question, chat string) slackfake.Message {
+	t.Helper()
+	ref, err := e.ch.Post(context.Background(), q, chat)
+	if err != nil {
+		t.Fatalf("Post: %v", err)
+	}
+	ch, ts := locate(ref)
+	m, ok := e.fake.Message(ch, ts)
+	if !ok {
+		t.Fatalf("the fake has no message %s in %s", ts, ch)
+	}
+	return m
+}
+
+func TestPostRendersButtonsWithCommandValues(t *testing.T) {
+	dialog := sampleQuestion()
+	dialog.Prompts = append(dialog.Prompts, broker.Prompt{Question: "Which cache?", Header: "Cache",
+		Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}, Other: boolp(false)})
+	noOther := sampleQuestion()
+	noOther.Prompts[0].Other = boolp(false)
+	freeText := sampleQuestion()
+	freeText.Prompts[0].Options = nil
+
+	tests := []struct {
+		name     string
+		q        *broker.Question
+		buttons  []slackfake.Button // Text, Value, Style
+		inText   []string
+		inBlocks []string
+	}{
+		{
+			name: "single prompt",
+			q:    sampleQuestion(),
+			buttons: []slackfake.Button{
+				{Text: "Postgres (Recommended)", Value: "/answer k7m2qx 1", Style: "primary"},
+				{Text: "SQLite", Value: "/answer k7m2qx 2"},
+				{Text: "Other…"},
+				{Text: "Decline", Value: "/decline k7m2qx"},
+			},
+			inText:   []string{"/answer k7m2qx 1", "/answer k7m2qx other &lt;text&gt;", "/decline k7m2qx", "Which database?"},
+			inBlocks: []string{"*DB*", "Which database?", "*1.* Postgres (Recommended) — reliable", "*2.* SQLite — embedded", "Expires 14:30 UTC · default: SQLite"},
+		},
+		{
+			name: "other not allowed",
+			q:    noOther,
+			buttons: []slackfake.Button{
+				{Text: "Postgres (Recommended)", Value: "/answer k7m2qx 1", Style: "primary"},
+				{Text: "SQLite", Value: "/answer k7m2qx 2"},
+				{Text: "Decline", Value: "/decline k7m2qx"},
+			},
+		},
+		{
+			name:    "free text only",
+			q:       freeText,
+			buttons: []slackfake.Button{{Text: "Answer…"}, {Text: "Decline", Value: "/decline k7m2qx"}},
+			inText:  []string{"/answer k7m2qx other &lt;text&gt;"},
+		},
+		{
+			name: "dialog of two prompts",
+			q:    dialog,
+			buttons: []slackfake.Button{
+				{Text: "Postgres (Recommended)", Value: "/answer k7m2qx.1 1", Style: "primary"},
+				{Text: "SQLite", Value: "/answer k7m2qx.1 2"},
+				{Text: "Other…"},
+				{Text: "Skip", Value: "/answer k7m2qx.1 skip"},
+				{Text: "Redis", Value: "/answer k7m2qx.2 1"},
+				{Text: "None", Value: "/answer k7m2qx.2 2"},
+				{Text: "Skip", Value: "/answer k7m2qx.2 skip"},
+				{Text: "Decline", Value: "/decline k7m2qx"},
+			},
+			inBlocks: []string{"Question 1 of 2", "Question 2 of 2", "*Cache*"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, ModeSocket, newRecorder(nil))
+			m := postOne(t, e, tt.q, general)
+			got := m.Buttons()
+			if len(got) != len(tt.buttons) {
+				t.Fatalf("buttons = %+v, want %d buttons", got, len(tt.buttons))
+			}
+			for i, w := range tt.buttons {
+				g := got[i]
+				if g.Text != w.Text || g.Style != w.Style || (w.Value != "" && g.Value != w.Value) {
+					t.Errorf("button %d = %q value %q style %q, want %q value %q style %q", i, g.Text, g.Value, g.Style, w.Text, w.Value, w.Style)
+				}
+			}
+			for _, s := range tt.inText {
+				if !strings.Contains(m.Text, s) {
+					t.Errorf("fallback text %q lacks %q", m.Text, s)
+				}
+			}
+			all := strings.Join(textObjects(t, m.Blocks, "mrkdwn"), "\n")
+			for _, s := range tt.inBlocks {
+				if !strings.Contains(all, s) {
+					t.Errorf("blocks text lacks %q:\n%s", s, all)
+				}
+			}
+		})
+	}
+}
+
+func TestPostMultiSelectHasCheckboxesAndSubmit(t *testing.T) {
+	e := newEnv(t, ModeSocket, newRecorder(nil))
+	q := sampleQuestion()
+	q.Prompts[0].MultiSelect = true
+	m := postOne(t, e, q, general)
+	var blocks []struct {
+		Type     string `json:"type"`
+		Elements []struct {
+			Type    string `json:"type"`
+			Options []struct {
+				Text  struct{ Text string } `json:"text"`
+				Value string                `json:"value"`
+			} `json:"options"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(m.Blocks, &blocks); err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, b := range blocks {
+		for _, el := range b.Elements {
+			if el.Type == "checkboxes" {
+				for _, o := range el.Options {
+					labels = append(labels, o.Text.Text+"="+o.Value)
+				}
+			}
+		}
+	}
+	if strings.Join(labels, ",") != "Postgres (Recommended)=0,SQLite=1" {
+		t.Errorf("checkboxes = %v", labels)
+	}
+	if b, ok := m.Button("Submit"); !ok || b.Style != "primary" {
+		t.Errorf("no primary Submit button: %+v", m.Buttons())
+	}
+	if _, ok := m.Button("SQLite"); ok {
+		t.Errorf("multi-select renders option buttons: %+v", m.Buttons())
+	}
+}
+
+func TestAgentTextIsInert(t *testing.T) {
+	e := newEnv(t, ModeSocket, newRecorder(nil))
+	hostile := "<!here> & <!channel> ping <@U123> see <http://evil.example|docs> *bold*"
+	q := sampleQuestion()
+	q.Context = hostile
+	q.Prompts[0].Question = hostile
+	q.Prompts[0].Header = "<!here>"
+	q.Prompts[0].Options[1].Description = hostile
+	m := postOne(t, e, q, general)
+	mrk := textObjects(t, m.Blocks, "mrkdwn")
+	for _, s := range append(mrk, m.Text) {
+		for _, bad := range []string{"<!here>", "<!channel>", "<@U123>", "<http://evil.example|docs>"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("live markup %q reached Slack in %q", bad, s)
+			}
+		}
+	}
+	joined := strings.Join(mrk, "\n")
+	for _, want := range []string{"&lt;!here&gt; &amp; &lt;!channel&gt;", "&lt;@U123&gt;", "&lt;http://evil.example|docs&gt;"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("escaped text %q missing from blocks:\n%s", want, joined)
+		}
+	}
+	if !strings.Contains(m.Text, "&lt;!here&gt;") {
+		t.Errorf("fallback text not escaped: %q", m.Text)
+	}
+	if !strings.Contains(string(m.Blocks), `"verbatim":true`) {
+		t.Errorf("mrkdwn text is not verbatim (Slack would link-ify names)")
+	}
+}
+
+func TestRenderRespectsSlackLimits(t *testing.T) {
+	long := strings.Repeat("<&>", 700) // escapes to 9 characters per 3
+	q := sampleQuestion()
+	q.Context = strings.Repeat("c&", 2000)
+	q.Prompts = nil
+	for i := range broker.MaxPrompts {
+		q.Prompts = append(q.Prompts, broker.Prompt{
+			Question: long, Header: "H", MultiSelect: i%2 == 1,
+			Options: []broker.Option{
+				{Label: strings.Repeat("L", 60), Description: strings.Repeat("d", 300)},
+				{Label: "B"}, {Label: "C"}, {Label: "D"},
+			},
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		blocks []any
+	}{
+		{"pending", toAny(questionBlocks(q, utcLoc()))},
+		{"resolved", toAny(outcomeBlocks(resolved(q), utcLoc()))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := mustJSON(t, tc.blocks)
+			var blocks []map[string]any
+			if err := json.Unmarshal(raw, &blocks); err != nil {
+				t.Fatal(err)
+			}
+			if len(blocks) > maxBlocks {
+				t.Errorf("%d blocks, Slack allows %d", len(blocks), maxBlocks)
+			}
+			ids := map[string]bool{}
+			for _, b := range blocks {
+				id, _ := b["block_id"].(string)
+				if ids[id] {
+					t.Errorf("block_id %q repeats", id)
+				}
+				ids[id] = true
+				els, _ := b["elements"].([]any)
+				if b["type"] == "actions" && len(els) > maxActionsElems {
+					t.Errorf("actions block with %d elements", len(els))
+				}
+				actions := map[string]bool{}
+				for _, el := range els {
+					m := el.(map[string]any)
+					if a, ok := m["action_id"].(string); ok {
+						if actions[a] {
+							t.Errorf("action_id %q repeats in block %s", a, id)
+						}
+						actions[a] = true
+					}
+					if m["type"] == "button" {
+						txt := m["text"].(map[string]any)["text"].(string)
+						val, _ := m["value"].(string)
+						if utf8.RuneCountInString(txt) > maxButtonText || len(val) > maxButtonValue {
+							t.Errorf("button %q value length %d over the limits", txt, len(val))
+						}
+					}
+				}
+			}
+			for _, s := range textObjects(t, raw, "mrkdwn") {
+				if utf8.RuneCountInString(s) > maxSectionText {
+					t.Errorf("text of %d characters", utf8.RuneCountInString(s))
+				}
+				if strings.Contains(s, "<") {
+					t.Errorf("unescaped < in %q", s[:40])
+				}
+			}
+		})
+	}
+}
