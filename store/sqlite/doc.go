@@ -1,0 +1,50 @@
+// Package sqlite is the embedded default store of askbridge: a single SQLite
+// file (modernc.org/sqlite, pure Go, no cgo) in the data directory that
+// implements broker.Store with zero set-up.
+//
+// # Layout
+//
+// Each question is kept whole as JSON in the questions table, next to the
+// columns that lookups need: agent, session and tool-call id (with a unique
+// index on the idempotency key where the tool-call id is set), status,
+// deadline, next reminder, lease end and the creation and resolution times.
+// Times are unix milliseconds in the columns and UTC, cut to the
+// millisecond, in the JSON, so both always agree. Posted copies live in
+// messages (indexed by channel, chat and platform message id), the
+// resolution log in events (an AUTOINCREMENT sequence, so a number is never
+// reused even after a purge), and the callback outbox in deliveries. The
+// schema carries a version number in schema_version and is created or
+// migrated when the file is opened.
+//
+// # Writes and reads
+//
+// The file runs in WAL mode. Every write goes through one connection, so
+// writes are serialized in the process; transactions begin IMMEDIATE, so
+// two processes that open the same file still take turns. Reads use a
+// separate pool of read-only connections and never wait for the writer.
+// A resolution is one transaction: the compare-and-set
+// (UPDATE … WHERE id = ? AND status = 'pending'), the event, and the
+// outbox delivery when the question has a callback URL. Only after the
+// commit is the id published on the resolution feed.
+//
+// # Resolution feed
+//
+// Watch is an in-process fan-out: this store is meant for one bridge
+// process. A subscriber that does not keep up never blocks a writer; the ids
+// it missed are replaced by one empty id, which tells it to re-check every
+// question it waits for.
+//
+// # Retention
+//
+// Purge removes questions resolved before a cut-off with their messages,
+// events and finished deliveries. A question whose callback is still being
+// delivered is kept until the delivery is acknowledged or given up, because
+// the callback carries the question's result.
+//
+// # Errors
+//
+// Errors are wrapped with the operation that failed. A closed store, a busy,
+// locked, full, read-only or damaged file gives an error that matches
+// broker.ErrUnavailable; the broker's own states (ErrNotFound, ErrIDTaken,
+// ErrConflict, *broker.ClosedError) are returned as the Store contract says.
+package sqlite

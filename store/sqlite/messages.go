@@ -1,0 +1,78 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/askbridge/askbridge/broker"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// AddMessage remembers a posted copy of question id. An unknown question
+// gives broker.ErrNotFound.
+func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) error {
+	if m.Channel == "" {
+		return fmt.Errorf("sqlite add message %s: %w: the message has no channel", id, broker.ErrInvalid)
+	}
+	return s.write(ctx, "add message "+id, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO messages (question_id, channel, chat, message_id, posted_at) VALUES (?, ?, ?, ?, ?)`,
+			id, m.Channel, m.Chat, m.MessageID, ms(m.PostedAt))
+		if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY) {
+			return broker.ErrNotFound
+		}
+		return err
+	})
+}
+
+// Messages lists the posted copies of question id, oldest first.
+func (s *Store) Messages(ctx context.Context, id string) ([]broker.MessageRef, error) {
+	if s.closed.Load() {
+		return nil, s.fail("messages "+id, errStoreClosed)
+	}
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT channel, chat, message_id, posted_at FROM messages WHERE question_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, s.fail("messages "+id, err)
+	}
+	defer rows.Close()
+	var out []broker.MessageRef
+	for rows.Next() {
+		var m broker.MessageRef
+		var posted int64
+		if err := rows.Scan(&m.Channel, &m.Chat, &m.MessageID, &posted); err != nil {
+			return nil, s.fail("messages "+id, err)
+		}
+		m.PostedAt = fromMS(posted)
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("messages "+id, err)
+	}
+	return out, nil
+}
+
+// LookupMessage returns the id of the question a platform message belongs
+// to, or broker.ErrNotFound.
+func (s *Store) LookupMessage(ctx context.Context, channel, chat, messageID string) (string, error) {
+	op := "lookup message " + channel + ":" + chat + ":" + messageID
+	if s.closed.Load() {
+		return "", s.fail(op, errStoreClosed)
+	}
+	if messageID == "" {
+		return "", fmt.Errorf("sqlite %s: %w", op, broker.ErrNotFound)
+	}
+	var id string
+	err := s.reader.QueryRowContext(ctx,
+		`SELECT question_id FROM messages WHERE channel = ? AND chat = ? AND message_id = ? ORDER BY seq DESC LIMIT 1`,
+		channel, chat, messageID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("sqlite %s: %w", op, broker.ErrNotFound)
+	}
+	if err != nil {
+		return "", s.fail(op, err)
+	}
+	return id, nil
+}

@@ -1,0 +1,168 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// Events returns up to limit resolution events after sequence number
+// after, oldest first, of agent when it is not empty.
+func (s *Store) Events(ctx context.Context, agent string, after int64, limit int) ([]broker.Event, error) {
+	if s.closed.Load() {
+		return nil, s.fail("events", errStoreClosed)
+	}
+	query := `SELECT seq, question_id, agent, session_id, status, at FROM events WHERE seq > ?`
+	args := []any{after}
+	if agent != "" {
+		query += ` AND agent = ?`
+		args = append(args, agent)
+	}
+	query += ` ORDER BY seq LIMIT ?`
+	args = append(args, limitArg(limit))
+	rows, err := s.reader.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, s.fail("events", err)
+	}
+	defer rows.Close()
+	var out []broker.Event
+	for rows.Next() {
+		var e broker.Event
+		var status string
+		var at int64
+		if err := rows.Scan(&e.Seq, &e.QuestionID, &e.Agent, &e.SessionID, &status, &at); err != nil {
+			return nil, s.fail("events", err)
+		}
+		e.Status, e.At = broker.Status(status), fromMS(at)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("events", err)
+	}
+	return out, nil
+}
+
+const deliveryColumns = `id, question_id, agent, url, state, attempts, next_at, last_error, created_at, updated_at`
+
+// ClaimDeliveries returns up to limit pending deliveries due at now and
+// moves their next attempt to now+hold, in one statement.
+func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, hold time.Duration) ([]broker.Delivery, error) {
+	if hold <= 0 {
+		return nil, fmt.Errorf("sqlite claim deliveries: %w: hold must be positive, got %v", broker.ErrInvalid, hold)
+	}
+	var out []broker.Delivery
+	err := s.write(ctx, "claim deliveries", func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `UPDATE deliveries SET next_at = ?
+			WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?)
+			RETURNING `+deliveryColumns, ms(now.Add(hold)), ms(now), limitArg(limit))
+		if err != nil {
+			return err
+		}
+		out, err = scanDeliveries(rows)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b broker.Delivery) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// UpdateDelivery records the outcome of an attempt: state, attempts, next
+// attempt, last error and update time.
+func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
+	switch d.State {
+	case broker.DeliveryPending, broker.DeliveryDelivered, broker.DeliveryFailed:
+	default:
+		return fmt.Errorf("sqlite update delivery %s: %w: unknown state %q", d.ID, broker.ErrInvalid, d.State)
+	}
+	return s.write(ctx, "update delivery "+d.ID, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, updated_at = ? WHERE id = ?`,
+			d.State, d.Attempts, ms(d.NextAt), d.LastError, ms(d.UpdatedAt), d.ID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return broker.ErrNotFound
+		}
+		return nil
+	})
+}
+
+// Deliveries lists the callback deliveries of a question, oldest first.
+func (s *Store) Deliveries(ctx context.Context, questionID string) ([]broker.Delivery, error) {
+	if s.closed.Load() {
+		return nil, s.fail("deliveries "+questionID, errStoreClosed)
+	}
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT `+deliveryColumns+` FROM deliveries WHERE question_id = ? ORDER BY created_at, id`, questionID)
+	if err != nil {
+		return nil, s.fail("deliveries "+questionID, err)
+	}
+	out, err := scanDeliveries(rows)
+	if err != nil {
+		return nil, s.fail("deliveries "+questionID, err)
+	}
+	return out, nil
+}
+
+// scanDeliveries reads and closes rows of deliveryColumns.
+func scanDeliveries(rows *sql.Rows) ([]broker.Delivery, error) {
+	defer rows.Close()
+	var out []broker.Delivery
+	for rows.Next() {
+		var d broker.Delivery
+		var next, created, updated int64
+		if err := rows.Scan(&d.ID, &d.QuestionID, &d.Agent, &d.URL, &d.State, &d.Attempts, &next, &d.LastError, &created, &updated); err != nil {
+			return nil, err
+		}
+		d.NextAt, d.CreatedAt, d.UpdatedAt = fromMS(next), fromMS(created), fromMS(updated)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// purgeable selects the questions Purge removes: resolved before the
+// cut-off, with no callback delivery still in progress.
+const purgeable = `SELECT id FROM questions WHERE status != 'pending' AND resolved_at < ?
+	AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.question_id = questions.id AND d.state = 'pending')`
+
+// Purge removes questions resolved before before, with their messages,
+// events and finished deliveries, and returns how many questions went.
+func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	cut := ms(before)
+	err := s.write(ctx, "purge", func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`DELETE FROM events WHERE question_id IN (` + purgeable + `)`,
+			`DELETE FROM deliveries WHERE state != 'pending' AND question_id IN (` + purgeable + `)`,
+			`DELETE FROM messages WHERE question_id IN (` + purgeable + `)`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, cut); err != nil {
+				return err
+			}
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM questions WHERE id IN (`+purgeable+`)`, cut)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
+// newDeliveryID returns a random delivery id.
+func newDeliveryID() string { return "d_" + strings.ToLower(rand.Text()) }

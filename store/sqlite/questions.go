@@ -1,0 +1,294 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/askbridge/askbridge/broker"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Create stores q as pending; see broker.Store.
+func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Question, bool, error) {
+	if q == nil || q.ID == "" {
+		return nil, false, fmt.Errorf("sqlite create: %w: the question has no id", broker.ErrInvalid)
+	}
+	if q.Status != "" && q.Status != broker.StatusPending {
+		return nil, false, fmt.Errorf("sqlite create %s: %w: status is %q, a new question must be pending", q.ID, broker.ErrInvalid, q.Status)
+	}
+	nq := normalized(q)
+	nq.Status = broker.StatusPending
+	data, err := json.Marshal(nq)
+	if err != nil {
+		return nil, false, fmt.Errorf("sqlite create %s: encode: %w", q.ID, err)
+	}
+	var existing *broker.Question
+	err = s.write(ctx, "create "+q.ID, func(tx *sql.Tx) error {
+		if nq.ToolCallID != "" {
+			var raw []byte
+			err := tx.StmtContext(ctx, s.stmts.byKey).QueryRowContext(ctx, nq.Agent, nq.SessionID, nq.ToolCallID).Scan(&raw)
+			if err == nil {
+				existing, err = decode(raw)
+				return err
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		var one int
+		err := tx.StmtContext(ctx, s.stmts.idInUse).QueryRowContext(ctx, nq.ID).Scan(&one)
+		if err == nil {
+			return fmt.Errorf("%w: %s", broker.ErrIDTaken, nq.ID)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		_, err = tx.StmtContext(ctx, s.stmts.insert).ExecContext(ctx,
+			nq.ID, nq.Agent, nq.SessionID, nq.ToolCallID, string(nq.Status), ms(nq.ExpiresAt),
+			nullMS(nq.NextReminder()), nullMS(nq.LeaseUntil), ms(nq.CreatedAt), data)
+		if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
+			return fmt.Errorf("%w: %s", broker.ErrIDTaken, nq.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if existing != nil {
+		return existing, false, nil
+	}
+	return nq, true, nil
+}
+
+// Get returns the question with id, or broker.ErrNotFound.
+func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
+	if s.closed.Load() {
+		return nil, s.fail("get "+id, errStoreClosed)
+	}
+	var raw []byte
+	err := s.stmts.getRead.QueryRowContext(ctx, id).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("sqlite get %s: %w", id, broker.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail("get "+id, err)
+	}
+	q, err := decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite get %s: %w", id, err)
+	}
+	return q, nil
+}
+
+// Resolve sets the terminal state r on a pending question, appends the
+// event and, with a callback URL, the delivery, all in one transaction;
+// then it publishes the id on the resolution feed.
+func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*broker.Question, error) {
+	if !r.Status.Terminal() {
+		return nil, fmt.Errorf("sqlite resolve %s: %w: status %q is not terminal", id, broker.ErrInvalid, r.Status)
+	}
+	at := utcMS(r.ResolvedAt)
+	if at.IsZero() {
+		return nil, fmt.Errorf("sqlite resolve %s: %w: resolution has no time", id, broker.ErrInvalid)
+	}
+	var out *broker.Question
+	err := s.write(ctx, "resolve "+id, func(tx *sql.Tx) error {
+		q, err := s.loadTx(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if q.Status != broker.StatusPending {
+			return &broker.ClosedError{Question: q}
+		}
+		q.Status, q.Answers, q.Fallback, q.Reason = r.Status, r.Answers, r.Fallback, r.Reason
+		q.NotReady, q.AnsweredBy, q.ResolvedAt = r.NotReady, r.AnsweredBy, at
+		data, err := json.Marshal(q)
+		if err != nil {
+			return fmt.Errorf("encode: %w", err)
+		}
+		res, err := tx.StmtContext(ctx, s.stmts.resolve).ExecContext(ctx, string(q.Status), ms(at), data, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return fmt.Errorf("compare-and-set changed %d rows (%v)", n, err)
+		}
+		if _, err := tx.StmtContext(ctx, s.stmts.event).ExecContext(ctx, id, q.Agent, q.SessionID, string(q.Status), ms(at)); err != nil {
+			return fmt.Errorf("append event: %w", err)
+		}
+		if q.CallbackURL != "" {
+			if _, err := tx.StmtContext(ctx, s.stmts.delivery).ExecContext(ctx, newDeliveryID(), id, q.Agent, q.CallbackURL, ms(at), ms(at), ms(at)); err != nil {
+				return fmt.Errorf("enqueue delivery: %w", err)
+			}
+		}
+		out = q
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.feed.publish(id)
+	return out, nil
+}
+
+// SaveProgress records the answer to prompt i of a pending question, first
+// answer wins.
+func (s *Store) SaveProgress(ctx context.Context, id string, i int, a broker.Answer) (*broker.Question, error) {
+	return s.modify(ctx, "save progress "+id, id, func(q *broker.Question) error {
+		if i < 0 || i >= len(q.Prompts) {
+			return fmt.Errorf("%w: prompt %d does not exist (the question has %d)", broker.ErrInvalid, i+1, len(q.Prompts))
+		}
+		for len(q.Progress) < len(q.Prompts) {
+			q.Progress = append(q.Progress, nil)
+		}
+		if q.Progress[i] != nil {
+			return fmt.Errorf("%w: prompt %d is already answered", broker.ErrConflict, i+1)
+		}
+		q.Progress[i] = &a
+		return nil
+	})
+}
+
+// SetSelection replaces the toggled options of prompt i of a pending
+// question.
+func (s *Store) SetSelection(ctx context.Context, id string, i int, options []int) (*broker.Question, error) {
+	return s.modify(ctx, "set selection "+id, id, func(q *broker.Question) error {
+		if i < 0 || i >= len(q.Prompts) {
+			return fmt.Errorf("%w: prompt %d does not exist (the question has %d)", broker.ErrInvalid, i+1, len(q.Prompts))
+		}
+		if q.Selections == nil {
+			q.Selections = map[int][]int{}
+		}
+		q.Selections[i] = append([]int{}, options...)
+		return nil
+	})
+}
+
+// modify changes a pending question with fn in one transaction and returns
+// the result. A closed question gives a *broker.ClosedError.
+func (s *Store) modify(ctx context.Context, op, id string, fn func(q *broker.Question) error) (*broker.Question, error) {
+	var out *broker.Question
+	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		q, err := s.loadTx(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if q.Status != broker.StatusPending {
+			return &broker.ClosedError{Question: q}
+		}
+		if err := fn(q); err != nil {
+			return err
+		}
+		if err := s.saveTx(ctx, tx, q); err != nil {
+			return err
+		}
+		out = q
+		return nil
+	})
+	return out, err
+}
+
+// loadTx reads a question inside a write transaction.
+func (s *Store) loadTx(ctx context.Context, tx *sql.Tx, id string) (*broker.Question, error) {
+	var raw []byte
+	err := tx.StmtContext(ctx, s.stmts.getWrite).QueryRowContext(ctx, id).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, broker.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decode(raw)
+}
+
+// saveTx writes back a pending question changed in a write transaction.
+func (s *Store) saveTx(ctx context.Context, tx *sql.Tx, q *broker.Question) error {
+	data, err := json.Marshal(q)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	_, err = tx.StmtContext(ctx, s.stmts.updateData).ExecContext(ctx, data, nullMS(q.NextReminder()), nullMS(q.LeaseUntil), q.ID)
+	return err
+}
+
+// List returns the questions matching f, newest first.
+func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, error) {
+	if s.closed.Load() {
+		return nil, s.fail("list", errStoreClosed)
+	}
+	var where []string
+	var args []any
+	add := func(cond string, arg ...any) {
+		where = append(where, cond)
+		args = append(args, arg...)
+	}
+	if f.Agent != "" {
+		add("agent = ?", f.Agent)
+	}
+	if f.SessionID != "" {
+		add("session_id = ?", f.SessionID)
+	}
+	if f.Status != "" {
+		add("status = ?", string(f.Status))
+	}
+	switch {
+	case f.Channel != "" && f.Chat != "":
+		add("id IN (SELECT question_id FROM messages WHERE channel = ? AND chat = ?)", f.Channel, f.Chat)
+	case f.Channel != "":
+		add("id IN (SELECT question_id FROM messages WHERE channel = ?)", f.Channel)
+	case f.Chat != "":
+		add("id IN (SELECT question_id FROM messages WHERE chat = ?)", f.Chat)
+	}
+	query := "SELECT data FROM questions"
+	if len(where) > 0 {
+		query += " WHERE " + strings.Join(where, " AND ")
+	}
+	query += " ORDER BY created_at DESC, rowid DESC LIMIT ?"
+	args = append(args, limitArg(f.Limit))
+	rows, err := s.reader.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, s.fail("list", err)
+	}
+	defer rows.Close()
+	var out []*broker.Question
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, s.fail("list", err)
+		}
+		q, err := decode(raw)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite list: %w", err)
+		}
+		out = append(out, q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("list", err)
+	}
+	return out, nil
+}
+
+// normalized returns a copy of q with every time in UTC, cut to the
+// millisecond the columns keep.
+func normalized(q *broker.Question) *broker.Question {
+	c := q.Clone()
+	c.CreatedAt, c.ExpiresAt = utcMS(c.CreatedAt), utcMS(c.ExpiresAt)
+	c.ResolvedAt, c.LeaseUntil = utcMS(c.ResolvedAt), utcMS(c.LeaseUntil)
+	for i := range c.Reminders {
+		c.Reminders[i] = utcMS(c.Reminders[i])
+	}
+	return c
+}
+
+// decode reads a stored question.
+func decode(raw []byte) (*broker.Question, error) {
+	var q broker.Question
+	if err := json.Unmarshal(raw, &q); err != nil {
+		return nil, fmt.Errorf("decode stored question: %w", err)
+	}
+	return &q, nil
+}

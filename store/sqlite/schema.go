@@ -1,0 +1,108 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations holds the schema, one step per version. Step i brings the file
+// from version i to version i+1. Steps are only ever appended.
+var migrations = []string{
+	// 1: questions, posted copies, event log, callback outbox.
+	`CREATE TABLE questions (
+		id               TEXT PRIMARY KEY,
+		agent            TEXT NOT NULL,
+		session_id       TEXT NOT NULL DEFAULT '',
+		tool_call_id     TEXT NOT NULL DEFAULT '',
+		status           TEXT NOT NULL,
+		expires_at       INTEGER NOT NULL,
+		next_reminder_at INTEGER,
+		lease_until      INTEGER,
+		created_at       INTEGER NOT NULL,
+		resolved_at      INTEGER,
+		data             TEXT NOT NULL
+	);
+	CREATE UNIQUE INDEX questions_idempotency ON questions (agent, session_id, tool_call_id) WHERE tool_call_id != '';
+	CREATE INDEX questions_due ON questions (expires_at) WHERE status = 'pending';
+	CREATE INDEX questions_reminders ON questions (next_reminder_at) WHERE status = 'pending' AND next_reminder_at IS NOT NULL;
+	CREATE INDEX questions_leases ON questions (lease_until) WHERE status = 'pending' AND lease_until IS NOT NULL;
+	CREATE INDEX questions_created ON questions (created_at);
+	CREATE INDEX questions_agent ON questions (agent, created_at);
+	CREATE INDEX questions_session ON questions (session_id, created_at);
+	CREATE INDEX questions_resolved ON questions (resolved_at) WHERE status != 'pending';
+
+	CREATE TABLE messages (
+		seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+		question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+		channel     TEXT NOT NULL,
+		chat        TEXT NOT NULL DEFAULT '',
+		message_id  TEXT NOT NULL DEFAULT '',
+		posted_at   INTEGER NOT NULL
+	);
+	CREATE INDEX messages_platform ON messages (channel, chat, message_id);
+	CREATE INDEX messages_question ON messages (question_id);
+
+	CREATE TABLE events (
+		seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+		question_id TEXT NOT NULL,
+		agent       TEXT NOT NULL,
+		session_id  TEXT NOT NULL DEFAULT '',
+		status      TEXT NOT NULL,
+		at          INTEGER NOT NULL
+	);
+	CREATE INDEX events_agent ON events (agent, seq);
+	CREATE INDEX events_question ON events (question_id);
+
+	CREATE TABLE deliveries (
+		id          TEXT PRIMARY KEY,
+		question_id TEXT NOT NULL,
+		agent       TEXT NOT NULL,
+		url         TEXT NOT NULL,
+		state       TEXT NOT NULL,
+		attempts    INTEGER NOT NULL DEFAULT 0,
+		next_at     INTEGER NOT NULL,
+		last_error  TEXT NOT NULL DEFAULT '',
+		created_at  INTEGER NOT NULL,
+		updated_at  INTEGER NOT NULL
+	);
+	CREATE INDEX deliveries_due ON deliveries (next_at) WHERE state = 'pending';
+	CREATE INDEX deliveries_question ON deliveries (question_id);`,
+}
+
+// migrate brings the schema of the file to the newest version. It refuses
+// a file written by a newer version of the program.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	var version int
+	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
+	switch {
+	case err == sql.ErrNoRows:
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this program knows (%d): upgrade askbridge", version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("schema step %d: %w", v+1, err)
+		}
+	}
+	if version < len(migrations) {
+		if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, len(migrations)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
