@@ -2,6 +2,7 @@ package slack
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -234,3 +235,5 @@ func resolved(q *broker.Question) *broker.Question {
 	r.Answers = map[string]broker.Answer{r.Prompts[0].Question: {Selected: []string{"SQLite"}}}
 	return r
 }
+
+func errorsIsPermanent(err error) bool { return errors.Is(err, broker.ErrPermanent) }

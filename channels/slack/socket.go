@@ -84,35 +84,48 @@ func (c *Channel) socketEvent(ctx context.Context, smc *socketmode.Client, evt s
 	if evt.Request == nil {
 		return
 	}
-	if err := smc.AckCtx(ctx, evt.Request.EnvelopeID, nil); err != nil {
-		c.log.Warn("socket mode ack failed", "err", err)
-	}
+	var fn func(ctx context.Context)
 	switch data := evt.Data.(type) {
 	case slackapi.InteractionCallback:
-		c.goProcess(ctx, func(ctx context.Context) { c.interaction(ctx, data) })
+		fn = func(ctx context.Context) { c.interaction(ctx, data) }
 	case slackapi.SlashCommand:
-		c.goProcess(ctx, func(ctx context.Context) { c.slashCommand(ctx, data) })
+		fn = func(ctx context.Context) { c.slashCommand(ctx, data) }
 	case slackevents.EventsAPIEvent:
 		eventID := ""
 		if cb, ok := data.Data.(*slackevents.EventsAPICallbackEvent); ok {
 			eventID = cb.EventID
 		}
-		c.goProcess(ctx, func(ctx context.Context) { c.eventsAPI(ctx, data, eventID) })
+		fn = func(ctx context.Context) { c.eventsAPI(ctx, data, eventID) }
 	}
+	// The work is counted before the ack, so that whoever sees the ack
+	// can wait for the work.
+	c.work.Add(1)
+	if err := smc.AckCtx(ctx, evt.Request.EnvelopeID, nil); err != nil {
+		c.log.Warn("socket mode ack failed", "err", err)
+	}
+	c.process(ctx, fn)
 }
 
 // processTimeout bounds the processing of one acked action. The action
 // was acknowledged to Slack, so it finishes even while shutting down.
 const processTimeout = 30 * time.Second
 
-// goProcess runs fn after the envelope was acked; Run waits for it.
+// goProcess runs fn in the background, after the delivery was
+// acknowledged; Run waits for it.
 func (c *Channel) goProcess(ctx context.Context, fn func(ctx context.Context)) {
 	c.work.Add(1)
+	c.process(ctx, fn)
+}
+
+// process runs fn in the background for work already counted in c.work.
+func (c *Channel) process(ctx context.Context, fn func(ctx context.Context)) {
 	go func() {
 		defer c.work.Done()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), processTimeout)
 		defer cancel()
-		fn(ctx)
+		if fn != nil {
+			fn(ctx)
+		}
 	}()
 }
 
