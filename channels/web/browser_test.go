@@ -153,5 +153,7 @@ func click(t *testing.T, ctx context.Context, css string) {
 // typeInto replaces the value of an input with s by typing it.
 func typeInto(t *testing.T, ctx context.Context, css, s string) {
 	t.Helper()
-	do(t, ctx, chromedp.Clear(chromedp.CSS(css), chromedp.NodeVisible), chromedp.SendKeys(chromedp.CSS(css), s, chromedp.NodeVisible))
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(css)),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).value = ''`, css)),
+		chromedp.SendKeys(chromedp.CSS(css), s, chromedp.NodeVisible))
 }

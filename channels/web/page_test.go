@@ -156,6 +156,11 @@ func TestPage(t *testing.T) {
 		waitText(t, page, past(q.ID)+" .outcome", "Language: Go; Cache: skipped")
 	})
 
+	t.Run("two tabs", func(t *testing.T) { testTwoTabs(t, browser) })
+	t.Run("stale page", func(t *testing.T) { testStalePage(t, browser) })
+	t.Run("closed question", func(t *testing.T) { testClosed(t, browser) })
+	t.Run("reminder", func(t *testing.T) { testReminder(t, browser) })
+
 	if path := os.Getenv("ASKBRIDGE_SCREENSHOT"); path != "" {
 		t.Run("screenshot", func(t *testing.T) { screenshot(t, browser, path) })
 	}
