@@ -1,0 +1,145 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/slack/slackfake"
+)
+
+func TestPostClassifiesSlackErrors(t *testing.T) {
+	tests := []struct {
+		code      string
+		permanent bool
+	}{
+		{"channel_not_found", true},
+		{"not_in_channel", true},
+		{"is_archived", true},
+		{"account_inactive", true},
+		{"invalid_auth", true},
+		{"fatal_error", false},
+		{"internal_error", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			e := newEnv(t, ModeSocket, newRecorder(nil))
+			e.fake.FailChannel(general, tt.code)
+			_, err := e.ch.Post(context.Background(), sampleQuestion(), general)
+			if err == nil {
+				t.Fatal("Post succeeded")
+			}
+			if got := errors.Is(err, broker.ErrPermanent); got != tt.permanent {
+				t.Errorf("permanent = %v, want %v (err %v)", got, tt.permanent, err)
+			}
+			if !strings.Contains(err.Error(), tt.code) || !strings.Contains(err.Error(), general) {
+				t.Errorf("error %q does not name the code and the chat", err)
+			}
+			if len(e.fake.Messages()) != 0 {
+				t.Errorf("a message was stored")
+			}
+		})
+	}
+	t.Run("refused token", func(t *testing.T) {
+		e := newEnv(t, ModeSocket, newRecorder(nil))
+		t.Setenv("TEST_SLACK_BOT", "xoxb-revoked-token-123")
+		c, err := New(e.ch.cfg, newRecorder(nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Post(context.Background(), sampleQuestion(), general)
+		if !errors.Is(err, broker.ErrPermanent) || strings.Contains(err.Error(), "xoxb-revoked") {
+			t.Errorf("err = %v, want permanent invalid_auth without the token", err)
+		}
+	})
+}
+
+func TestPostHonoursRetryAfter(t *testing.T) {
+	e := newEnv(t, ModeSocket, newRecorder(nil))
+	e.fake.RateLimit("chat.postMessage", 1, 1)
+	start := time.Now()
+	ref, err := e.ch.Post(context.Background(), sampleQuestion(), general)
+	if err != nil {
+		t.Fatalf("Post after a 429: %v", err)
+	}
+	if e.fake.Calls("chat.postMessage") != 2 {
+		t.Errorf("chat.postMessage called %d times, want 2 (429 then success)", e.fake.Calls("chat.postMessage"))
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("retried after %s, before Retry-After: 1", waited)
+	}
+	if _, ok := e.fake.Message(ref.Chat, ref.MessageID); !ok || len(e.fake.Messages()) != 1 {
+		t.Errorf("want exactly one posted message, got %d", len(e.fake.Messages()))
+	}
+	t.Run("context ends the wait", func(t *testing.T) {
+		e.fake.RateLimit("chat.postMessage", 5, 30)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		if _, err := e.ch.Post(ctx, sampleQuestion(), general); err == nil || errors.Is(err, broker.ErrPermanent) {
+			t.Errorf("Post while rate limited = %v, want a transient error", err)
+		}
+	})
+}
+
+func TestTokensNeverLogged(t *testing.T) {
+	e := newEnv(t, ModeSocket, newRecorder(func(broker.Inbound) broker.Reply {
+		return broker.Reply{Text: "There is no question zzzzzz here."}
+	}))
+	e.run(t)
+	m := postOne(t, e, sampleQuestion(), general)
+	b, _ := m.Button("SQLite")
+	e.send(t, "interactive", slackfake.ClickButton(m, ana, b))
+	waitEphemeral(t, e.fake, ana.ID, "There is no question")
+	e.fake.FailChannel(random, "channel_not_found")
+	_, _ = e.ch.Post(context.Background(), sampleQuestion(), random)
+	e.ch.drain()
+	logs := e.logs.String()
+	if logs == "" {
+		t.Fatal("no logs captured")
+	}
+	for _, secret := range []string{slackfake.BotToken, slackfake.AppToken, testSecret} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("a secret appears in the logs:\n%s", logs)
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"socket ok", Config{BotTokenEnv: "B", AppTokenEnv: "A"}, ""},
+		{"http ok", Config{BotTokenEnv: "B", SigningSecretEnv: "S", Mode: "http", APIURL: "http://127.0.0.1:9/api/"}, ""},
+		{"no bot token", Config{AppTokenEnv: "A"}, "slack.bot_token_env"},
+		{"socket without app token", Config{BotTokenEnv: "B"}, "slack.app_token_env"},
+		{"http without secret", Config{BotTokenEnv: "B", Mode: "http"}, "slack.signing_secret_env"},
+		{"unknown mode", Config{BotTokenEnv: "B", AppTokenEnv: "A", Mode: "rtm"}, `slack.mode: "rtm"`},
+		{"bad url", Config{BotTokenEnv: "B", AppTokenEnv: "A", APIURL: "slack.com/api"}, "slack.api_url"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("Validate = %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate = %v, want an error naming %s", err, tt.want)
+			}
+		})
+	}
+	t.Run("empty variable is named, not read out", func(t *testing.T) {
+		t.Setenv("EMPTY_SLACK_BOT", "")
+		_, err := New(Config{BotTokenEnv: "EMPTY_SLACK_BOT", AppTokenEnv: "A"}, newRecorder(nil), nil)
+		if err == nil || !strings.Contains(err.Error(), "EMPTY_SLACK_BOT") {
+			t.Errorf("New = %v, want an error naming EMPTY_SLACK_BOT", err)
+		}
+	})
+}
