@@ -1,0 +1,205 @@
+package redis
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// staleReservation is how old an idempotency reservation must be, with no
+// question stored under it, before another Create may take it over: the
+// Create that made it has died between its two steps.
+const staleReservation = 30 * time.Second
+
+// reserveScript maps an idempotency key to an id unless it maps already.
+// KEYS: idem. ARGV: 1 id, 2 nowMs, 3 ttlMs, 4 id to take over from|”.
+// Returns {'ok'} or {'have', id, reservedMs}.
+var reserveScript = goredis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v then
+  local old, t = string.match(v, '^([^:]*):(%d+)$')
+  if ARGV[4] == '' or old ~= ARGV[4] then return {'have', old or '', t or '0'} end
+end
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[2], 'PX', ARGV[3])
+return {'ok'}
+`)
+
+// releaseScript deletes a reservation that still names ARGV[1].
+var releaseScript = goredis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v and string.match(v, '^([^:]*):') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`)
+
+// Create stores q as pending. With a ToolCallID it first reserves the
+// idempotency key in its own shard, then writes the record in the id's
+// shard; a second Create with the same key returns the first question.
+func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Question, bool, error) {
+	if q == nil || !validID(q.ID) {
+		return nil, false, fmt.Errorf("redis store: create: %w", &broker.FieldError{Field: "id", Message: "not a question id"})
+	}
+	st := q.Clone()
+	st.Status = broker.StatusPending
+	if st.CreatedAt.IsZero() {
+		st.CreatedAt = time.Now().UTC()
+	}
+	if st.ToolCallID == "" {
+		if err := s.create(ctx, st, ""); err != nil {
+			return nil, false, err
+		}
+		return st, true, nil
+	}
+	key := s.k.idem(st.Agent, st.SessionID, st.ToolCallID)
+	ttl := s.recordTTL(st)
+	takeover := ""
+	for attempt := 0; ; attempt++ {
+		now := time.Now()
+		v, err := reserveScript.Run(ctx, s.c, []string{key}, st.ID, now.UnixMilli(), ttl.Milliseconds(), takeover).Slice()
+		if err != nil {
+			return nil, false, wrap("create", err)
+		}
+		if len(v) == 1 {
+			if err := s.create(ctx, st, key); err != nil {
+				if errors.Is(err, broker.ErrIDTaken) {
+					_ = releaseScript.Run(ctx, s.c, []string{key}, st.ID).Err()
+				}
+				return nil, false, err
+			}
+			return st, true, nil
+		}
+		oldID, _ := v[1].(string)
+		ms, _ := strconv.ParseInt(fmt.Sprint(v[2]), 10, 64)
+		got, err := s.Get(ctx, oldID)
+		if err == nil {
+			return got, false, nil
+		}
+		if !errors.Is(err, broker.ErrNotFound) {
+			return nil, false, err
+		}
+		// The reservation names a question that is not stored: it
+		// expired, or its Create is still between its steps, or died.
+		if now.Sub(time.UnixMilli(ms)) > staleReservation || oldID == "" || oldID == st.ID {
+			takeover = oldID
+			continue
+		}
+		if attempt >= 20 {
+			return nil, false, fmt.Errorf("redis store: create: a question with this tool_call_id is being created: %w", broker.ErrUnavailable)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false, wrap("create", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// recordTTL is how long the keys of q may be needed: until its deadline,
+// then the retention.
+func (s *Store) recordTTL(q *broker.Question) time.Duration {
+	life := maxLifetime
+	if !q.ExpiresAt.IsZero() {
+		life = max(time.Until(q.ExpiresAt), 0)
+	}
+	return life + s.cfg.Retention + grace
+}
+
+// trimBefore is the creation time before which index entries can only
+// belong to expired records.
+func (s *Store) trimBefore(now time.Time) int64 {
+	return usec(now.Add(-(maxLifetime + s.cfg.Retention + grace)))
+}
+
+func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string) error {
+	// Progress and selections live in their own fields, so that the
+	// scripts that change them see them; the JSON holds the rest.
+	var extra []any
+	for i, a := range q.Progress {
+		if a != nil {
+			b, err := json.Marshal(a)
+			if err != nil {
+				return fmt.Errorf("redis store: create: encode: %w", err)
+			}
+			extra = append(extra, "p"+strconv.Itoa(i), string(b))
+		}
+	}
+	for i, sel := range q.Selections {
+		if sel == nil {
+			sel = []int{}
+		}
+		b, _ := json.Marshal(sel)
+		extra = append(extra, "s"+strconv.Itoa(i), string(b))
+	}
+	bare := *q
+	bare.Progress, bare.Selections = nil, nil
+	body, err := json.Marshal(&bare)
+	if err != nil {
+		return fmt.Errorf("redis store: create: encode: %w", err)
+	}
+	n := shardOf(q.ID)
+	var expires, next, leaseNs, leaseUs string
+	if !q.ExpiresAt.IsZero() {
+		expires = strconv.FormatInt(usec(q.ExpiresAt), 10)
+	}
+	rts := make([]string, len(q.Reminders))
+	for i, t := range q.Reminders {
+		rts[i] = strconv.FormatInt(usec(t), 10)
+	}
+	if t := q.NextReminder(); !t.IsZero() {
+		next = strconv.FormatInt(usec(t), 10)
+	}
+	if !q.LeaseUntil.IsZero() {
+		leaseNs, leaseUs = strconv.FormatInt(nsec(q.LeaseUntil), 10), strconv.FormatInt(usec(q.LeaseUntil), 10)
+	}
+	keys := []string{s.k.rec(q.ID), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.all(n),
+		s.k.agent(n, q.Agent), s.k.session(n, q.SessionID)}
+	args := append([]any{
+		q.ID, body, q.Agent, q.SessionID, usec(q.CreatedAt), expires,
+		strings.Join(rts, ","), next, leaseNs, leaseUs, idemKey, q.CallbackURL,
+		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(time.Now()), q.RemindersSent,
+	}, extra...)
+	ok, err := createScript.Run(ctx, s.c, keys, args...).Int()
+	if err != nil {
+		return wrap("create", err)
+	}
+	if ok == 0 {
+		return fmt.Errorf("redis store: create %s: %w", q.ID, broker.ErrIDTaken)
+	}
+	return nil
+}
+
+// Get returns the question, or broker.ErrNotFound.
+func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
+	rec, err := s.record(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return rec.question()
+}
+
+func (s *Store) record(ctx context.Context, id string) (record, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
+	}
+	m, err := s.c.HGetAll(ctx, s.k.rec(id)).Result()
+	if err != nil {
+		return nil, wrap("get", err)
+	}
+	if len(m) == 0 || m["j"] == "" {
+		return nil, fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
+	}
+	return record(m), nil
+}
+
+// validID accepts any id the record layout can hold; the broker draws
+// them with broker.NewID.
+func validID(id string) bool {
+	return id != "" && len(id) <= 128 && !strings.ContainsAny(id, "\n\x00")
+}

@@ -1,0 +1,93 @@
+// Package redis is the production broker.Store: questions, posted copies,
+// the resolution event log and the callback outbox in Redis (standalone,
+// Sentinel or Cluster, through go-redis's UniversalClient), plus a leader
+// lease (Elector) for work that only one bridge instance may run.
+//
+// # Key layout
+//
+// Every key starts with the configured prefix P (default "askbridge:").
+// Questions are spread over 16 shards; shard N = crc32(id) % 16, and every
+// key of a shard carries the hash tag {sN}, so a question's record and the
+// index entries that change with it share one hash slot:
+//
+//	P{sN}:q:<id>             hash: the question (see below)
+//	P{sN}:due                zset id -> deadline (µs); pending only
+//	P{sN}:rem                zset id -> next reminder (µs); pending only
+//	P{sN}:lease              zset id -> lease end (µs); pending only
+//	P{sN}:all                zset id -> created (µs)
+//	P{sN}:ag:<agent>         zset id -> created, per agent
+//	P{sN}:ss:<session>       zset id -> created, per session
+//	P{sN}:cn:<channel>       zset id -> created, questions posted there
+//	P{sN}:ch:<channel>\0<chat>  zset, the same per chat
+//	P{sN}:done               zset id -> resolved (µs), for Purge
+//	P{sN}:ob                 zset id -> next delivery attempt (µs)
+//	P{sN}:unl                zset of resolutions whose event may be unlogged
+//	P{sK}:k:<digest>         string "<id>:<ms>": idempotency key -> id,
+//	                         K = crc32(digest) % 16, digest = sha256 of
+//	                         agent, session and tool call id (128 bits hex)
+//	P l:<channel>\0<chat>\0<message>   string: platform message -> id
+//	P{ev}:seq                counter of event sequence numbers
+//	P{ev}:log                zset seq -> "<at µs> <event JSON>"
+//	P{ev}:a:<agent>          the same per agent
+//	P{ev}:ids                hash id -> "<seq> <agent>" (one event each)
+//	P resolved               pub/sub channel of resolved ids
+//	P leader:<name>          leader lease: instance id with a TTL
+//
+// The record hash holds the question as created in field j (JSON) and the
+// parts that change in their own fields, so that scripts never rewrite
+// JSON: st (status), r (resolution JSON), p<i> (progress of prompt i),
+// s<i> (selection of prompt i), rs and rt (reminders sent, reminder
+// times), lu (lease end), m (posted copies, one JSON per line), the
+// callback delivery in ds/da/dn/de/dc/du, and a, se, cr, np, k, cb for the
+// scripts' checks and clean-up.
+//
+// # Scripts and slots
+//
+// Each change is one Lua script over keys of one slot: create (record and
+// indexes), resolve (the compare-and-set pending -> terminal, unindexing,
+// outbox entry, unlogged-event marker, record expiry), save progress
+// (first answer wins), set selection, claim reminder, renew lease, add
+// message, claim and update delivery, purge of one shard. Scripts derive
+// record keys from a prefix that carries the shard's tag, so they stay in
+// the slot of the keys they are given.
+//
+// Three things cross slots and are ordered so that a crash leaves nothing
+// wrong behind:
+//   - An idempotent Create first reserves the key -> id mapping in the
+//     key's shard (SET unless present), then creates the record in the id's
+//     shard. A later Create with the same key finds the reservation, reads
+//     the question, and waits briefly while its first Create finishes; a
+//     reservation with no record that is older than 30 s (its Create died)
+//     is taken over. A Create that finds the id taken releases its
+//     reservation.
+//   - Resolve's script records the event to log in the shard's unl set;
+//     a second round trip appends it to the global log in slot {ev} (one
+//     counter orders all events, so Seq grows strictly) and publishes the
+//     id, and is idempotent per question. Due logs events still in unl
+//     after 10 s, so a crash between the two steps loses no event.
+//   - AddMessage writes the message lookup key in the same pipeline as its
+//     script; the key is only read alone, so it may hash anywhere.
+//
+// Reads that span shards (List, Due, DueReminders, LapsedLeases,
+// ClaimDeliveries) send one command or script per shard in one pipeline
+// and merge the answers.
+//
+// # Retention
+//
+// Resolve sets the record to expire after the retention (plus an hour, so
+// that a Purge with the same horizon still finds it). Lookup and
+// idempotency keys expire after the question's deadline plus the
+// retention. Index entries of expired records are dropped as List meets
+// them and trimmed by age whenever their index is written; old events are
+// trimmed as new ones are logged. Purge removes resolved questions early
+// and completely: record, index entries, lookups, idempotency key and
+// events. Nothing needs a command newer than Redis 7.0.
+//
+// # Resolution feed
+//
+// Every Store subscribes once to P resolved and fans ids out to its
+// watchers without blocking; a watcher that fell behind gets "" (re-check
+// everything) once it has room. After the subscription is lost and back,
+// every watcher gets "", since ids published meanwhile are gone. Resolve
+// also wakes local watchers directly.
+package redis

@@ -1,0 +1,196 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// watchBuffer is the buffer of each Watch channel; a watcher that falls
+// behind gets "" (re-check everything) once it has room again.
+const watchBuffer = 64
+
+// feed fans the resolution feed out to the local watchers.
+type feed struct {
+	mu     sync.Mutex
+	subs   map[*watcher]struct{}
+	closed bool
+}
+
+type watcher struct {
+	ch     chan string
+	missed bool
+}
+
+func newFeed() *feed { return &feed{subs: map[*watcher]struct{}{}} }
+
+// Watch returns the resolution feed of this store: ids resolved here or on
+// any other instance sharing the Redis, and "" after a lost connection or
+// a dropped id. The channel closes when ctx ends or the store closes.
+func (s *Store) Watch(ctx context.Context) <-chan string {
+	w := &watcher{ch: make(chan string, watchBuffer)}
+	f := s.feed
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		close(w.ch)
+		return w.ch
+	}
+	f.subs[w] = struct{}{}
+	f.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if _, ok := f.subs[w]; ok {
+			delete(f.subs, w)
+			close(w.ch)
+		}
+	}()
+	return w.ch
+}
+
+// broadcast offers id to every watcher without blocking.
+func (f *feed) broadcast(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for w := range f.subs {
+		if w.missed {
+			select {
+			case w.ch <- "":
+				w.missed = false
+			default:
+				continue
+			}
+		}
+		select {
+		case w.ch <- id:
+		default:
+			w.missed = true
+		}
+	}
+}
+
+// flush sends the pending "" of watchers that missed ids.
+func (f *feed) flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for w := range f.subs {
+		if w.missed {
+			select {
+			case w.ch <- "":
+				w.missed = false
+			default:
+			}
+		}
+	}
+}
+
+func (f *feed) closeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	for w := range f.subs {
+		delete(f.subs, w)
+		close(w.ch)
+	}
+}
+
+// feedTick is how long the listener waits for a message before it flushes
+// watchers and checks the connection.
+const feedTick = time.Second
+
+// listen subscribes to the feed channel and relays its ids until ctx
+// ends. go-redis reconnects and resubscribes after a failure; the
+// subscription confirmation that follows makes every watcher re-check,
+// since ids published meanwhile were lost.
+func (s *Store) listen(ctx context.Context) {
+	defer close(s.done)
+	ps := s.subscribe(ctx)
+	if ps == nil {
+		return
+	}
+	first, lost, idle := true, false, 0
+	backoff := 50 * time.Millisecond
+	for ctx.Err() == nil {
+		msg, err := ps.ReceiveTimeout(ctx, feedTick)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() && !lost {
+				s.feed.flush()
+				idle++
+				if idle%5 == 0 {
+					_ = ps.Ping(ctx)
+				}
+				if idle > 15 {
+					// No reply, not even to pings: start over.
+					if ps = s.subscribe(ctx); ps == nil {
+						return
+					}
+					lost, idle = true, 0
+				}
+				continue
+			}
+			if !lost {
+				s.log.Warn("resolution feed lost; reconnecting", "err", err)
+				lost = true
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 2*time.Second)
+			continue
+		}
+		idle = 0
+		switch m := msg.(type) {
+		case *goredis.Subscription:
+			if m.Kind != "subscribe" {
+				continue
+			}
+			if lost || !first {
+				s.log.Info("resolution feed back")
+				s.feed.broadcast("")
+			}
+			first, lost, backoff = false, false, 50*time.Millisecond
+		case *goredis.Message:
+			s.feed.broadcast(m.Payload)
+		}
+	}
+}
+
+// subscribe replaces the feed subscription; it returns nil once the store
+// is closing. Close closes the current subscription to stop listen.
+func (s *Store) subscribe(ctx context.Context) *goredis.PubSub {
+	s.psMu.Lock()
+	defer s.psMu.Unlock()
+	if s.ps != nil {
+		_ = s.ps.Close()
+		s.ps = nil
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	s.ps = s.c.Subscribe(ctx, s.k.feed())
+	return s.ps
+}
+
+// stopListening ends listen and waits for it.
+func (s *Store) stopListening() {
+	s.cancel()
+	s.psMu.Lock()
+	if s.ps != nil {
+		_ = s.ps.Close()
+		s.ps = nil
+	}
+	s.psMu.Unlock()
+	<-s.done
+}

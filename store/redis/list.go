@@ -1,0 +1,180 @@
+package redis
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+const (
+	// defaultListLimit applies when a Filter sets no limit.
+	defaultListLimit = 1000
+	// maxScan bounds how many index entries List reads per shard.
+	maxScan = 20000
+	// repairAfter is how long a resolution may wait for its event before
+	// Due logs it (its Resolve died between its two round trips).
+	repairAfter = 10 * time.Second
+)
+
+// List returns questions matching f, newest first. It reads the most
+// selective index of each shard (chat, session, agent, or all) in one
+// pipeline, filters in the script, and merges.
+func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultListLimit
+	}
+	b := s.batch()
+	cmds := make([]*goredis.Cmd, shards)
+	for n := range shards {
+		var idx string
+		switch {
+		case f.Channel != "" && f.Chat != "":
+			idx = s.k.chat(n, f.Channel, f.Chat)
+		case f.Channel != "":
+			idx = s.k.channel(n, f.Channel)
+		case f.SessionID != "":
+			idx = s.k.session(n, f.SessionID)
+		case f.Agent != "":
+			idx = s.k.agent(n, f.Agent)
+		default:
+			idx = s.k.all(n)
+		}
+		cmds[n] = b.script(ctx, listScript, []string{idx}, limit, f.Agent, f.SessionID, string(f.Status), s.k.recPrefix(n), maxScan)
+	}
+	if err := b.exec(ctx); err != nil {
+		return nil, wrap("list", err)
+	}
+	type item struct {
+		q  *broker.Question
+		cr int64
+	}
+	var items []item
+	for _, cmd := range cmds {
+		recs, _ := cmd.Val().([]any)
+		for _, v := range recs {
+			rec, err := toRecord(v)
+			if err != nil {
+				return nil, wrap("list", err)
+			}
+			q, err := rec.question()
+			if err != nil {
+				return nil, wrap("list", err)
+			}
+			cr, _ := strconv.ParseInt(rec["cr"], 10, 64)
+			items = append(items, item{q, cr})
+		}
+	}
+	slices.SortFunc(items, func(a, b item) int {
+		if c := cmp.Compare(b.cr, a.cr); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.q.ID, a.q.ID)
+	})
+	out := make([]*broker.Question, 0, min(len(items), limit))
+	for _, it := range items {
+		if len(out) == limit {
+			break
+		}
+		out = append(out, it.q)
+	}
+	return out, nil
+}
+
+// Due returns pending questions whose deadline is at or before now. It also
+// logs the events of resolutions whose Resolve died before logging them.
+func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	return s.scanDue(ctx, "due", s.k.due, now, limit, true)
+}
+
+// DueReminders returns pending questions whose next reminder is due.
+func (s *Store) DueReminders(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	return s.scanDue(ctx, "due reminders", s.k.rem, now, limit, false)
+}
+
+// LapsedLeases returns pending questions whose lease ended.
+func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	return s.scanDue(ctx, "lapsed leases", s.k.lease, now, limit, false)
+}
+
+func (s *Store) scanDue(ctx context.Context, op string, key func(int) string, now time.Time, limit int, repair bool) ([]string, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	pipe := s.c.Pipeline()
+	cmds := make([]*goredis.ZSliceCmd, shards)
+	var unl []*goredis.StringSliceCmd
+	max := strconv.FormatInt(usec(now), 10)
+	for n := range shards {
+		cmds[n] = pipe.ZRangeByScoreWithScores(ctx, key(n), &goredis.ZRangeBy{Min: "-inf", Max: max, Count: int64(limit)})
+		if repair {
+			unl = append(unl, pipe.ZRangeByScore(ctx, s.k.unlogged(n), &goredis.ZRangeBy{
+				Min: "-inf", Max: strconv.FormatInt(usec(time.Now().Add(-repairAfter)), 10), Count: 100}))
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, wrap(op, err)
+	}
+	var all []goredis.Z
+	for _, c := range cmds {
+		all = append(all, c.Val()...)
+	}
+	slices.SortFunc(all, func(a, b goredis.Z) int {
+		if c := cmp.Compare(a.Score, b.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Member.(string), b.Member.(string))
+	})
+	ids := make([]string, 0, min(limit, len(all)))
+	for _, z := range all[:min(limit, len(all))] {
+		ids = append(ids, z.Member.(string))
+	}
+	if repair {
+		s.repairEvents(ctx, unl)
+	}
+	return ids, nil
+}
+
+// repairEvents logs the events of the given unlogged resolutions (a no-op
+// for those already logged) and drops them from the unlogged sets, in two
+// pipelines.
+func (s *Store) repairEvents(ctx context.Context, unl []*goredis.StringSliceCmd) {
+	type entry struct {
+		shard  int
+		member string
+		cmd    *goredis.Cmd
+	}
+	var entries []entry
+	b := s.batch()
+	for n, c := range unl {
+		for _, member := range c.Val() {
+			e := entry{shard: n, member: member}
+			if pe, ok := parsePendingEvent(member); ok {
+				keys, args := s.eventCall(pe)
+				e.cmd = b.script(ctx, logEventScript, keys, args...)
+			}
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
+		return
+	}
+	if err := b.exec(ctx); err != nil {
+		s.log.Warn("log resolution events", "err", err)
+	}
+	pipe := s.c.Pipeline()
+	for _, e := range entries {
+		if e.cmd == nil || e.cmd.Err() == nil {
+			pipe.ZRem(ctx, s.k.unlogged(e.shard), e.member)
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		s.log.Warn("drop logged resolutions", "err", err)
+	}
+}

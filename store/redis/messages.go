@@ -1,0 +1,78 @@
+package redis
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// AddMessage remembers a posted copy: the record and the chat indexes of
+// the question's shard in one script, and the lookup key by platform
+// message in the same pipeline (it lives in another slot).
+func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) error {
+	if !validID(id) {
+		return fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
+	}
+	if m.Channel == "" {
+		return fmt.Errorf("redis store: add message: %w", &broker.FieldError{Field: "channel", Message: "is empty"})
+	}
+	line, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("redis store: add message: encode: %w", err)
+	}
+	n := shardOf(id)
+	now := time.Now()
+	ttl := maxLifetime + s.cfg.Retention + grace
+	keys := []string{s.k.rec(id), s.k.chat(n, m.Channel, m.Chat), s.k.channel(n, m.Channel)}
+	b := s.batch()
+	add := b.script(ctx, addMessageScript, keys, line, id, ttl.Milliseconds(), s.trimBefore(now))
+	var lookup string
+	if m.MessageID != "" {
+		lookup = s.k.lookup(m.Channel, m.Chat, m.MessageID)
+		b.pipe.Set(ctx, lookup, id, ttl)
+	}
+	if err := b.exec(ctx); err != nil {
+		return wrap("add message", err)
+	}
+	if found, _ := add.Int(); found == 0 {
+		if lookup != "" {
+			_ = s.c.Del(ctx, lookup).Err()
+		}
+		return fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
+	}
+	return nil
+}
+
+// Messages lists the posted copies of a question, oldest first.
+func (s *Store) Messages(ctx context.Context, id string) ([]broker.MessageRef, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
+	}
+	v, err := s.c.HMGet(ctx, s.k.rec(id), "m", "st").Result()
+	if err != nil {
+		return nil, wrap("messages", err)
+	}
+	if v[1] == nil {
+		return nil, fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
+	}
+	m, _ := v[0].(string)
+	return record{"m": m}.messages()
+}
+
+// LookupMessage finds the question a platform message belongs to.
+func (s *Store) LookupMessage(ctx context.Context, channel, chat, messageID string) (string, error) {
+	id, err := s.c.Get(ctx, s.k.lookup(channel, chat, messageID)).Result()
+	if errors.Is(err, goredis.Nil) {
+		return "", fmt.Errorf("redis store: message %s/%s/%s: %w", channel, chat, messageID, broker.ErrNotFound)
+	}
+	if err != nil {
+		return "", wrap("lookup message", err)
+	}
+	return id, nil
+}

@@ -1,0 +1,160 @@
+package redis
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// Record hash fields (see doc.go):
+//
+//	j   the question as created (JSON)     st  status
+//	a   agent                              se  session id
+//	cr  created (µs)                       np  number of prompts
+//	rt  reminder times (µs, comma list)    rs  reminders sent
+//	lu  lease until (ns)                   k   idempotency key name
+//	cb  callback URL                       m   posted copies (JSON lines)
+//	r   resolution (JSON)                  p<i> progress of prompt i
+//	s<i> selection of prompt i             ds/da/dn/de/dc/du the delivery
+type record map[string]string
+
+// resolution is the JSON of field r.
+type resolution struct {
+	Answers    map[string]broker.Answer `json:"answers,omitempty"`
+	Fallback   string                   `json:"fallback,omitempty"`
+	Reason     string                   `json:"reason,omitempty"`
+	NotReady   bool                     `json:"not_ready,omitempty"`
+	AnsweredBy *broker.Responder        `json:"answered_by,omitempty"`
+	ResolvedAt time.Time                `json:"resolved_at"`
+}
+
+// toRecord turns a flat HGETALL reply into a record.
+func toRecord(v any) (record, error) {
+	arr, ok := v.([]any)
+	if !ok || len(arr)%2 != 0 {
+		return nil, fmt.Errorf("unexpected record reply %T", v)
+	}
+	r := make(record, len(arr)/2)
+	for i := 0; i < len(arr); i += 2 {
+		k, _ := arr[i].(string)
+		val, _ := arr[i+1].(string)
+		r[k] = val
+	}
+	return r, nil
+}
+
+// question assembles the question from its record.
+func (r record) question() (*broker.Question, error) {
+	var q broker.Question
+	if err := json.Unmarshal([]byte(r["j"]), &q); err != nil {
+		return nil, fmt.Errorf("decode question: %w", err)
+	}
+	q.Status = broker.Status(r["st"])
+	if v, ok := r["r"]; ok {
+		var res resolution
+		if err := json.Unmarshal([]byte(v), &res); err != nil {
+			return nil, fmt.Errorf("decode resolution of %s: %w", q.ID, err)
+		}
+		q.Answers, q.Fallback, q.Reason, q.NotReady = res.Answers, res.Fallback, res.Reason, res.NotReady
+		q.AnsweredBy, q.ResolvedAt = res.AnsweredBy, res.ResolvedAt
+	}
+	if v, ok := r["rs"]; ok {
+		q.RemindersSent, _ = strconv.Atoi(v)
+	}
+	if v, ok := r["lu"]; ok {
+		ns, _ := strconv.ParseInt(v, 10, 64)
+		q.LeaseUntil = time.Unix(0, ns).UTC()
+	}
+	for f, v := range r {
+		if len(f) < 2 || (f[0] != 'p' && f[0] != 's') {
+			continue
+		}
+		i, err := strconv.Atoi(f[1:])
+		if err != nil || i < 0 || i >= len(q.Prompts) {
+			continue
+		}
+		if f[0] == 'p' {
+			var a broker.Answer
+			if err := json.Unmarshal([]byte(v), &a); err != nil {
+				return nil, fmt.Errorf("decode progress of %s: %w", q.ID, err)
+			}
+			if q.Progress == nil {
+				q.Progress = make([]*broker.Answer, len(q.Prompts))
+			}
+			q.Progress[i] = &a
+		} else {
+			var sel []int
+			if err := json.Unmarshal([]byte(v), &sel); err != nil {
+				return nil, fmt.Errorf("decode selection of %s: %w", q.ID, err)
+			}
+			if q.Selections == nil {
+				q.Selections = map[int][]int{}
+			}
+			q.Selections[i] = sel
+		}
+	}
+	return &q, nil
+}
+
+// messages lists the posted copies kept in field m.
+func (r record) messages() ([]broker.MessageRef, error) {
+	var out []broker.MessageRef
+	for line := range strings.SplitSeq(r["m"], "\n") {
+		if line == "" {
+			continue
+		}
+		var m broker.MessageRef
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			return nil, fmt.Errorf("decode message: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// delivery returns the callback delivery kept in the record, if any.
+func (r record) delivery(id string) (broker.Delivery, bool, error) {
+	state, ok := r["ds"]
+	if !ok {
+		return broker.Delivery{}, false, nil
+	}
+	var q struct {
+		Agent       string `json:"agent"`
+		CallbackURL string `json:"callback_url"`
+	}
+	if err := json.Unmarshal([]byte(r["j"]), &q); err != nil {
+		return broker.Delivery{}, false, fmt.Errorf("decode question: %w", err)
+	}
+	att, _ := strconv.Atoi(r["da"])
+	return broker.Delivery{
+		ID: id, QuestionID: id, Agent: q.Agent, URL: r["cb"], State: state,
+		Attempts: att, NextAt: nsTime(r["dn"]), LastError: r["de"],
+		CreatedAt: nsTime(r["dc"]), UpdatedAt: nsTime(r["du"]),
+	}, true, nil
+}
+
+func nsTime(s string) time.Time {
+	ns, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+// scriptReply splits a {code, record} reply of the mutating scripts.
+func scriptReply(v any) (string, record, error) {
+	arr, ok := v.([]any)
+	if !ok || len(arr) == 0 {
+		return "", nil, fmt.Errorf("unexpected script reply %T", v)
+	}
+	code, _ := arr[0].(string)
+	if len(arr) < 2 {
+		return code, nil, nil
+	}
+	rec, err := toRecord(arr[1])
+	return code, rec, err
+}

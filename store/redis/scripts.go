@@ -1,0 +1,253 @@
+package redis
+
+import goredis "github.com/redis/go-redis/v9"
+
+// Every script touches keys of one hash slot only: the keys it is given
+// and record keys it derives from a prefix that carries the same tag.
+
+// createScript stores a new question and its index entries.
+// KEYS: rec, due, rem, lease, all, agent, session.
+// ARGV: 1 id, 2 json, 3 agent, 4 session, 5 createdUs, 6 expiresUs|”,
+// 7 reminders csv|”, 8 nextReminderUs|”, 9 leaseUntilNs|”,
+// 10 leaseUntilUs, 11 idemKey|”, 12 callbackURL|”, 13 prompts,
+// 14 indexTTLms, 15 trimBeforeUs, 16 remindersSent, 17.. field/value
+// pairs of initial progress and selections.
+var createScript = goredis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local id = ARGV[1]
+redis.call('HSET', KEYS[1], 'j', ARGV[2], 'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'se', ARGV[4]) end
+if ARGV[6] ~= '' then redis.call('ZADD', KEYS[2], ARGV[6], id) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'rt', ARGV[7], 'rs', ARGV[16]) end
+if ARGV[8] ~= '' then redis.call('ZADD', KEYS[3], ARGV[8], id) end
+if ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[1], 'lu', ARGV[9])
+  redis.call('ZADD', KEYS[4], ARGV[10], id)
+end
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'k', ARGV[11]) end
+if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'cb', ARGV[12]) end
+for i = 17, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+local ttl = tonumber(ARGV[14])
+local function index(k, expire)
+  redis.call('ZADD', k, ARGV[5], id)
+  redis.call('ZREMRANGEBYSCORE', k, '-inf', '(' .. ARGV[15])
+  if expire and redis.call('PTTL', k) < ttl then redis.call('PEXPIRE', k, ttl) end
+end
+index(KEYS[5], false)
+index(KEYS[6], true)
+if ARGV[4] ~= '' then index(KEYS[7], true) end
+return 1
+`)
+
+// resolveScript is the compare-and-set pending -> terminal.
+// KEYS: rec, due, rem, lease, done, outbox, unlogged.
+// ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
+// 5 resolvedNs, 6 id, 7 doneTrimBeforeUs.
+var resolveScript = goredis.NewScript(`
+local st = redis.call('HGET', KEYS[1], 'st')
+if not st then return {'nf'} end
+if st ~= 'pending' then return {'closed', redis.call('HGETALL', KEYS[1])} end
+local id = ARGV[6]
+redis.call('HSET', KEYS[1], 'st', ARGV[2], 'r', ARGV[1])
+redis.call('ZREM', KEYS[2], id)
+redis.call('ZREM', KEYS[3], id)
+redis.call('ZREM', KEYS[4], id)
+if redis.call('HEXISTS', KEYS[1], 'cb') == 1 then
+  redis.call('HSET', KEYS[1], 'ds', 'pending', 'da', 0, 'dn', ARGV[5], 'dc', ARGV[5], 'du', ARGV[5])
+  redis.call('ZADD', KEYS[6], ARGV[3], id)
+end
+redis.call('ZADD', KEYS[5], ARGV[3], id)
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[7])
+local f = redis.call('HMGET', KEYS[1], 'a', 'se')
+redis.call('ZADD', KEYS[7], ARGV[3], id .. '\n' .. (f[1] or '') .. '\n' .. (f[2] or '') .. '\n' .. ARGV[2] .. '\n' .. ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return {'ok', redis.call('HGETALL', KEYS[1])}
+`)
+
+// progressScript sets a per-prompt field of a pending question.
+// KEYS: rec. ARGV: 1 field, 2 value, 3 prompt index, 4 first-wins (1|0).
+var progressScript = goredis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'st', 'np')
+if not f[1] then return {'nf'} end
+if f[1] ~= 'pending' then return {'closed', redis.call('HGETALL', KEYS[1])} end
+if tonumber(ARGV[3]) >= tonumber(f[2]) then return {'range', redis.call('HGETALL', KEYS[1])} end
+if ARGV[4] == '1' and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  return {'conflict', redis.call('HGETALL', KEYS[1])}
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return {'ok', redis.call('HGETALL', KEYS[1])}
+`)
+
+// claimReminderScript marks reminder n as sent and moves the question to
+// its next reminder. KEYS: rec, rem. ARGV: 1 n, 2 id.
+// Returns -1 not found, 0 not claimed, 1 claimed.
+var claimReminderScript = goredis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'st', 'rs', 'rt')
+if not f[1] then return -1 end
+if f[1] ~= 'pending' then return 0 end
+local n = tonumber(ARGV[1])
+if (tonumber(f[2]) or 0) >= n then return 0 end
+redis.call('HSET', KEYS[1], 'rs', n)
+local i, nextAt = 0, nil
+for t in string.gmatch(f[3] or '', '[^,]+') do
+  i = i + 1
+  if i == n + 1 then nextAt = t end
+end
+if nextAt then redis.call('ZADD', KEYS[2], nextAt, ARGV[2]) else redis.call('ZREM', KEYS[2], ARGV[2]) end
+return 1
+`)
+
+// renewLeaseScript moves the lease of a pending question.
+// KEYS: rec, lease. ARGV: 1 untilNs, 2 untilUs, 3 id.
+var renewLeaseScript = goredis.NewScript(`
+local st = redis.call('HGET', KEYS[1], 'st')
+if not st then return {'nf'} end
+if st ~= 'pending' then return {'closed', redis.call('HGETALL', KEYS[1])} end
+redis.call('HSET', KEYS[1], 'lu', ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+return {'ok'}
+`)
+
+// addMessageScript appends a posted copy and indexes its chat.
+// KEYS: rec, chat index, channel index. ARGV: 1 line, 2 id, 3 ttl ms,
+// 4 trimBeforeUs. Returns 0 when the question does not exist.
+var addMessageScript = goredis.NewScript(`
+local cr = redis.call('HGET', KEYS[1], 'cr')
+if not cr then return 0 end
+local m = redis.call('HGET', KEYS[1], 'm') or ''
+redis.call('HSET', KEYS[1], 'm', m .. ARGV[1] .. '\n')
+local ttl = tonumber(ARGV[3])
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], cr, ARGV[2])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. ARGV[4])
+  if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+return 1
+`)
+
+// listScript returns records of one shard from an index, newest first,
+// filtered; entries whose record expired are dropped from the index.
+// KEYS: index. ARGV: 1 limit, 2 agent, 3 session, 4 status, 5 record
+// key prefix, 6 max entries to scan.
+var listScript = goredis.NewScript(`
+local out, dead = {}, {}
+local limit, maxScan = tonumber(ARGV[1]), tonumber(ARGV[6])
+local start, batch = 0, 200
+while #out < limit and start < maxScan do
+  local ids = redis.call('ZREVRANGE', KEYS[1], start, start + batch - 1)
+  if #ids == 0 then break end
+  for _, id in ipairs(ids) do
+    local k = ARGV[5] .. id
+    local f = redis.call('HMGET', k, 'st', 'a', 'se')
+    if not f[1] then
+      dead[#dead + 1] = id
+    elseif (ARGV[2] == '' or f[2] == ARGV[2]) and (ARGV[3] == '' or f[3] == ARGV[3]) and (ARGV[4] == '' or f[1] == ARGV[4]) then
+      out[#out + 1] = redis.call('HGETALL', k)
+      if #out >= limit then break end
+    end
+  end
+  start = start + batch
+end
+for _, id in ipairs(dead) do redis.call('ZREM', KEYS[1], id) end
+return out
+`)
+
+// claimDeliveryScript holds one due delivery. KEYS: rec, outbox.
+// ARGV: 1 id, 2 nowUs, 3 holdUntilUs, 4 holdUntilNs, 5 nowNs.
+var claimDeliveryScript = goredis.NewScript(`
+local sc = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not sc or tonumber(sc) > tonumber(ARGV[2]) then return {} end
+if redis.call('HGET', KEYS[1], 'ds') ~= 'pending' then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  return {}
+end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('HSET', KEYS[1], 'dn', ARGV[4])
+return redis.call('HGETALL', KEYS[1])
+`)
+
+// updateDeliveryScript records an attempt. KEYS: rec, outbox.
+// ARGV: 1 id, 2 state, 3 attempts, 4 nextNs, 5 nextUs, 6 lastError,
+// 7 updatedNs. Returns 0 when there is no such delivery.
+var updateDeliveryScript = goredis.NewScript(`
+if not redis.call('HGET', KEYS[1], 'ds') then return 0 end
+redis.call('HSET', KEYS[1], 'ds', ARGV[2], 'da', ARGV[3], 'dn', ARGV[4], 'de', ARGV[6], 'du', ARGV[7])
+if ARGV[2] == 'pending' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1]) else redis.call('ZREM', KEYS[2], ARGV[1]) end
+return 1
+`)
+
+// logEventScript appends the resolution event of a question once, and
+// publishes its id. KEYS: seq, log, ids, agent log.
+// ARGV: 1 id, 2 agent, 3 member ("<atUs> <json>"), 4 feed channel,
+// 5 trimBeforeUs, 6 agent log prefix. Returns the event's seq.
+var logEventScript = goredis.NewScript(`
+local have = redis.call('HGET', KEYS[3], ARGV[1])
+if have then return tonumber(string.match(have, '^(%d+)')) end
+local seq = redis.call('INCR', KEYS[1])
+redis.call('ZADD', KEYS[2], seq, ARGV[3])
+redis.call('ZADD', KEYS[4], seq, ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[1], seq .. ' ' .. ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[1])
+local cutoff = tonumber(ARGV[5])
+local old = redis.call('ZRANGE', KEYS[2], 0, 3, 'WITHSCORES')
+for i = 1, #old, 2 do
+  local at = tonumber(string.match(old[i], '^(%d+) '))
+  if not at or at >= cutoff then break end
+  local ev = cjson.decode(string.sub(old[i], string.len(string.match(old[i], '^%d+ ')) + 1))
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], old[i + 1], old[i + 1])
+  redis.call('ZREMRANGEBYSCORE', ARGV[6] .. (ev.agent or ''), old[i + 1], old[i + 1])
+  redis.call('HDEL', KEYS[3], ev.question_id or '')
+end
+return seq
+`)
+
+// purgeEventsScript drops the events of purged questions.
+// KEYS: log, ids. ARGV: 1 agent log prefix, 2.. ids.
+var purgeEventsScript = goredis.NewScript(`
+for i = 2, #ARGV do
+  local v = redis.call('HGET', KEYS[2], ARGV[i])
+  if v then
+    local seq, agent = string.match(v, '^(%d+) (.*)$')
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], seq, seq)
+    redis.call('ZREMRANGEBYSCORE', ARGV[1] .. agent, seq, seq)
+    redis.call('HDEL', KEYS[2], ARGV[i])
+  end
+end
+return 1
+`)
+
+// purgeScript removes questions of one shard resolved before a time.
+// KEYS: done, all. ARGV: 1 beforeUs, 2 shard key prefix ("<p>{sN}:"),
+// 3 lookup key prefix, 4 limit, 5 offset (entries kept by earlier calls).
+// Returns {removed, {cross-slot keys to delete}, {ids whose events go},
+// entries read, entries kept}.
+var purgeScript = goredis.NewScript(`
+local removed, kept, cross, gone = 0, 0, {}, {}
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', tonumber(ARGV[5]), tonumber(ARGV[4]))
+for _, id in ipairs(ids) do
+  local rec = ARGV[2] .. 'q:' .. id
+  local f = redis.call('HMGET', rec, 'a', 'se', 'm', 'k', 'ds', 'st')
+  if f[6] and f[5] == 'pending' then
+    kept = kept + 1 -- its callback is still being delivered
+  else
+    if f[6] then
+      redis.call('ZREM', ARGV[2] .. 'ag:' .. f[1], id)
+      if f[2] then redis.call('ZREM', ARGV[2] .. 'ss:' .. f[2], id) end
+      for line in string.gmatch(f[3] or '', '[^\n]+') do
+        local m = cjson.decode(line)
+        local ch, chat = m.channel or '', m.chat or ''
+        redis.call('ZREM', ARGV[2] .. 'cn:' .. ch, id)
+        redis.call('ZREM', ARGV[2] .. 'ch:' .. ch .. '\0' .. chat, id)
+        if m.message_id then cross[#cross + 1] = ARGV[3] .. ch .. '\0' .. chat .. '\0' .. m.message_id end
+      end
+      if f[4] then cross[#cross + 1] = f[4] end
+      redis.call('DEL', rec)
+      removed = removed + 1
+    end
+    redis.call('ZREM', KEYS[2], id)
+    redis.call('ZREM', KEYS[1], id)
+    gone[#gone + 1] = id
+  end
+end
+return {removed, cross, gone, #ids, kept}
+`)

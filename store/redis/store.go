@@ -1,0 +1,143 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// grace is added to the retention of resolved records so that Purge,
+// which usually runs with the same horizon, still finds them.
+const grace = time.Hour
+
+// maxLifetime bounds how long a question stays pending (the broker clamps
+// timeouts to 7 days); index entries older than it plus the retention
+// belong to expired records and are trimmed as other entries are written.
+const maxLifetime = 8 * 24 * time.Hour
+
+// Store is the Redis implementation of broker.Store. Create it with Open
+// or OpenURL; it is safe for concurrent use.
+type Store struct {
+	c    goredis.UniversalClient
+	cfg  Config
+	log  *slog.Logger
+	k    keys
+	feed *feed
+
+	cancel    context.CancelFunc
+	done      chan struct{}
+	psMu      sync.Mutex
+	ps        *goredis.PubSub
+	closeOnce sync.Once
+}
+
+var _ broker.Store = (*Store)(nil)
+
+// Open connects to Redis as cfg says, checks that it answers and starts
+// listening to the resolution feed. Errors name the setting at fault.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	c := goredis.NewUniversalClient(cfg.options())
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := c.Ping(pctx).Err(); err != nil {
+		err = explainPing(pctx, &cfg, err)
+		_ = c.Close()
+		return nil, err
+	}
+	s := newStore(c, cfg, log)
+	return s, nil
+}
+
+// OpenURL opens the store named by a --store flag such as
+// "redis://127.0.0.1:6379/0" (see ParseURL).
+func OpenURL(ctx context.Context, rawURL string, log *slog.Logger) (*Store, error) {
+	cfg, err := ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, cfg, log)
+}
+
+func newStore(c goredis.UniversalClient, cfg Config, log *slog.Logger) *Store {
+	lctx, cancel := context.WithCancel(context.Background())
+	s := &Store{
+		c: c, cfg: cfg, log: log.With("store", "redis"), k: newKeys(cfg.KeyPrefix),
+		feed: newFeed(), cancel: cancel, done: make(chan struct{}),
+	}
+	go s.listen(lctx)
+	return s
+}
+
+// Client returns the underlying go-redis client (for the leader lease and
+// for tests).
+func (s *Store) Client() goredis.UniversalClient { return s.c }
+
+// Ping checks that Redis answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.c.Ping(ctx).Err(); err != nil {
+		return wrap("ping", err)
+	}
+	return nil
+}
+
+// Close stops the feed listener, closes every watch channel and the
+// client.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.stopListening()
+		s.feed.closeAll()
+		err = s.c.Close()
+	})
+	return err
+}
+
+// wrap adds op and, when Redis could not be reached or is not serving,
+// broker.ErrUnavailable.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("redis store: %s: %w", op, err)
+	}
+	if unavailable(err) {
+		return fmt.Errorf("redis store: %s: %w: %w", op, broker.ErrUnavailable, err)
+	}
+	return fmt.Errorf("redis store: %s: %w", op, err)
+}
+
+// unavailable reports whether err means "cannot reach or use Redis now"
+// rather than a bad command.
+func unavailable(err error) bool {
+	var rerr goredis.Error
+	if errors.As(err, &rerr) {
+		for _, p := range []string{"LOADING", "CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN", "READONLY", "NOREPLICAS", "BUSY", "OOM"} {
+			if goredis.HasErrorPrefix(err, p) {
+				return true
+			}
+		}
+		// Other server replies are answers, not outages; but go-redis
+		// also reports some client-side conditions as redis.Error.
+		return errors.Is(err, goredis.ErrClosed) || errors.Is(err, goredis.ErrPoolTimeout)
+	}
+	return true
+}
+
+// usec and nsec turn times into score and field values: microseconds are
+// exact in a float64 score, nanoseconds keep times exact in fields.
+func usec(t time.Time) int64 { return t.UnixMicro() }
+func nsec(t time.Time) int64 { return t.UnixNano() }
