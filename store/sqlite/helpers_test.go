@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/askbridge/askbridge/broker"
 )
@@ -12,3 +13,6 @@ func sameJSON(a, b *broker.Question) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
+
+// errorsIsIDTaken reports a random id that happened to be in use.
+func errorsIsIDTaken(err error) bool { return errors.Is(err, broker.ErrIDTaken) }
