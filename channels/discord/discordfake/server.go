@@ -78,6 +78,7 @@ func New() *Server {
 	mux.HandleFunc("PUT /api/v9/applications/{app}/commands", s.rest(s.overwriteCommands))
 	mux.HandleFunc("PUT /api/v9/applications/{app}/guilds/{guild}/commands", s.rest(s.overwriteCommands))
 	mux.HandleFunc("GET /gateway", s.serveGateway)
+	mux.HandleFunc("GET /gateway/", s.serveGateway)
 	mux.HandleFunc("/", s.rest(func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		writeError(w, http.StatusNotFound, "404: Not Found", 0)
 	}))

@@ -1,0 +1,280 @@
+package discord
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/bwmarrin/discordgo"
+)
+
+// flat lists the components of rendered rows.
+func flat(rows []discordgo.MessageComponent) []discordgo.MessageComponent {
+	var out []discordgo.MessageComponent
+	for _, r := range rows {
+		out = append(out, r.(discordgo.ActionsRow).Components...)
+	}
+	return out
+}
+
+func customIDs(rows []discordgo.MessageComponent) []string {
+	var ids []string
+	for _, c := range flat(rows) {
+		switch v := c.(type) {
+		case discordgo.Button:
+			ids = append(ids, v.CustomID)
+		case discordgo.SelectMenu:
+			ids = append(ids, v.CustomID)
+		}
+	}
+	return ids
+}
+
+func TestRenderSinglePrompt(t *testing.T) {
+	q := question("k7m2qx", dbPrompt())
+	q.Context = "We are choosing storage for the bridge."
+	m := render(q, time.UTC)
+
+	for _, want := range []string{
+		"**[Database]**", "Which database should we use?", "Postgres \\(Recommended\\) — Reliable and relational",
+		"SQLite — Embedded, zero set\\-up", "> We are choosing storage for the bridge.",
+		broker.DeadlineText(q, time.UTC), "`/answer k7m2qx 1`",
+	} {
+		if !strings.Contains(m.Content, want) {
+			t.Errorf("content lacks %q:\n%s", want, m.Content)
+		}
+	}
+	want := []string{
+		broker.FormatOption(q, 0, 0), broker.FormatOption(q, 0, 1), broker.FormatOption(q, 0, 2),
+		"o:k7m2qx:0:1", broker.FormatDecline(q, ""),
+	}
+	if got := customIDs(m.Components); !slices.Equal(got, want) {
+		t.Errorf("custom ids = %q, want %q", got, want)
+	}
+	buttons := flat(m.Components)
+	if b := buttons[0].(discordgo.Button); b.Style != discordgo.PrimaryButton || b.Label != "1. Postgres (Recommended)" {
+		t.Errorf("recommended button = %+v, want primary \"1. Postgres (Recommended)\"", b)
+	}
+	if b := buttons[1].(discordgo.Button); b.Style != discordgo.SecondaryButton {
+		t.Errorf("second option style = %v, want secondary", b.Style)
+	}
+	if b := buttons[len(buttons)-1].(discordgo.Button); b.Label != "Decline" || b.Style != discordgo.DangerButton {
+		t.Errorf("last button = %+v, want Decline", b)
+	}
+	for _, id := range customIDs(m.Components) {
+		if strings.HasPrefix(id, "/answer k7m2qx skip") {
+			t.Errorf("a single-prompt question offers Skip: %q", id)
+		}
+	}
+}
+
+func TestRenderMultiSelect(t *testing.T) {
+	p := dbPrompt()
+	p.MultiSelect = true
+	q := question("k7m2qx", p)
+	q.Selections = map[int][]int{0: {1}}
+	m := render(q, time.UTC)
+	menu, ok := flat(m.Components)[0].(discordgo.SelectMenu)
+	if !ok {
+		t.Fatalf("first component is %T, want a select menu", flat(m.Components)[0])
+	}
+	if menu.CustomID != "m:k7m2qx:0:1" || menu.MaxValues != 3 || menu.MinValues == nil || *menu.MinValues != 1 {
+		t.Errorf("menu = %+v, want custom_id m:k7m2qx:0:1, min 1, max 3", menu)
+	}
+	var values []string
+	for _, o := range menu.Options {
+		values = append(values, o.Value)
+	}
+	if !slices.Equal(values, []string{"0", "1", "2"}) {
+		t.Errorf("menu values = %q, want option indexes", values)
+	}
+	if !menu.Options[1].Default || menu.Options[0].Default {
+		t.Errorf("toggled selection is not pre-selected: %+v", menu.Options)
+	}
+	if len(m.Components[0].(discordgo.ActionsRow).Components) != 1 {
+		t.Errorf("the select menu shares its row")
+	}
+	if !strings.Contains(m.Content, "Choose one or more") {
+		t.Errorf("content does not say several may be chosen:\n%s", m.Content)
+	}
+	s, _ := parseSlot(menu.CustomID)
+	cmd, err := s.options([]string{"2", "0"})
+	if err != nil || cmd != broker.FormatOption(q, 0, 0, 2) {
+		t.Errorf("menu submission = %q, %v; want %q", cmd, err, broker.FormatOption(q, 0, 0, 2))
+	}
+}
+
+func TestRenderDialog(t *testing.T) {
+	full := func(h string) broker.Prompt {
+		return broker.Prompt{Question: "Pick a " + h, Header: h, Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}, {Label: "D"}}}
+	}
+	tests := []struct {
+		name      string
+		prompts   []broker.Prompt
+		progress  []*broker.Answer
+		wantIDs   []string // must be present
+		wantNot   []string // must be absent
+		wantTyped string   // shown in the content instead of a component
+	}{
+		{
+			name:    "two prompts with skip",
+			prompts: []broker.Prompt{full("db"), {Question: "Anything else?"}},
+			wantIDs: []string{"/answer k7m2qx.1 1", "/answer k7m2qx.1 skip", "o:k7m2qx:1:2", "/answer k7m2qx.2 skip", "/decline k7m2qx"},
+		},
+		{
+			name:      "four full prompts do not fit five rows",
+			prompts:   []broker.Prompt{full("a"), full("b"), full("c"), full("d")},
+			wantIDs:   []string{"/answer k7m2qx.1 4", "/answer k7m2qx.2 4", "/decline k7m2qx"},
+			wantNot:   []string{"/answer k7m2qx.4 1"},
+			wantTyped: "`/answer k7m2qx.3 1`",
+		},
+		{
+			name:     "answered prompts lose their buttons",
+			prompts:  []broker.Prompt{full("a"), full("b")},
+			progress: []*broker.Answer{{Selected: []string{"B"}}, nil},
+			wantIDs:  []string{"/answer k7m2qx.2 1"},
+			wantNot:  []string{"/answer k7m2qx.1 1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := question("k7m2qx", tt.prompts...)
+			q.Progress = tt.progress
+			m := render(q, time.UTC)
+			if len(m.Components) > maxRows {
+				t.Fatalf("%d rows, Discord allows %d", len(m.Components), maxRows)
+			}
+			for _, r := range m.Components {
+				if n := len(r.(discordgo.ActionsRow).Components); n == 0 || n > maxButtonsPerRow {
+					t.Errorf("a row has %d components", n)
+				}
+			}
+			ids := customIDs(m.Components)
+			for _, id := range tt.wantIDs {
+				if !slices.Contains(ids, id) {
+					t.Errorf("missing component %q in %q", id, ids)
+				}
+			}
+			for _, id := range tt.wantNot {
+				if slices.Contains(ids, id) {
+					t.Errorf("unexpected component %q", id)
+				}
+			}
+			if tt.wantTyped != "" && !strings.Contains(m.Content, tt.wantTyped) {
+				t.Errorf("content lacks the typed command %s:\n%s", tt.wantTyped, m.Content)
+			}
+			if tt.progress != nil && !strings.Contains(m.Content, "✓ B") {
+				t.Errorf("content does not show the answered prompt:\n%s", m.Content)
+			}
+		})
+	}
+}
+
+func TestRenderLongCustomID(t *testing.T) {
+	long := strings.Repeat("x", 120)
+	q := question(long, dbPrompt())
+	m := render(q, time.UTC)
+	for _, id := range customIDs(m.Components) {
+		if utf8.RuneCountInString(id) > maxCustomID {
+			t.Errorf("custom_id of %d characters rendered: %q", len(id), id)
+		}
+	}
+	if len(m.Components) != 0 {
+		t.Errorf("components = %d rows, want none (every candidate is too long)", len(m.Components))
+	}
+	if m.Components == nil {
+		t.Errorf("components is nil; want an empty list")
+	}
+	for _, want := range []string{"`/answer " + long + " 2` SQLite", "`/decline " + long + "`"} {
+		if !strings.Contains(m.Content, want) {
+			t.Errorf("content lacks the typed command %q:\n%s", want, m.Content)
+		}
+	}
+}
+
+func TestRenderEscapes(t *testing.T) {
+	q := question("k7m2qx", broker.Prompt{
+		Question: "@everyone **now** <@123> and @here [x](http://e.example) `code` ||spoiler||",
+		Options:  []broker.Option{{Label: "_yes_"}, {Label: "no"}},
+	})
+	q.Context = "# heading\n> quote"
+	m := render(q, time.UTC)
+	for _, bad := range []string{"@everyone", "@here", "**now**", "<@123>", "[x](", "`code`", "||spoiler||", "\n# heading"} {
+		if strings.Contains(m.Content, bad) {
+			t.Errorf("content carries live markup %q:\n%s", bad, m.Content)
+		}
+	}
+	for _, want := range []string{"@\u200beveryone", `\*\*now\*\*`, `\<@` + "\u200b" + `123\>`, `\_yes\_`, `> \# heading`, `> \> quote`} {
+		if !strings.Contains(m.Content, want) {
+			t.Errorf("content lacks escaped %q:\n%s", want, m.Content)
+		}
+	}
+}
+
+func TestRenderFitsContentLimit(t *testing.T) {
+	p := dbPrompt()
+	p.Question = strings.Repeat("why*", broker.MaxQuestionChars/4)
+	q := question("k7m2qx", p)
+	q.Context = strings.Repeat("c", broker.MaxContextChars)
+	m := render(q, time.UTC)
+	if n := units(m.Content); n > maxContent {
+		t.Fatalf("content is %d characters, Discord allows %d", n, maxContent)
+	}
+	if !strings.Contains(m.Content, "`/answer k7m2qx 1`") || !strings.Contains(m.Content, "Expires") {
+		t.Errorf("shortened content lost the deadline or the hint:\n%s", m.Content)
+	}
+}
+
+func TestRenderResolved(t *testing.T) {
+	tests := []struct {
+		name string
+		res  func(q *broker.Question)
+		want string
+	}{
+		{"answered", func(q *broker.Question) {
+			q.Status = broker.StatusAnswered
+			q.AnsweredBy = &broker.Responder{Channel: Name, User: "1", Name: "ana"}
+			q.Answers = map[string]broker.Answer{q.Prompts[0].Question: {Selected: []string{"SQLite"}}}
+		}, "Answered by ana at 14:02 UTC: SQLite"},
+		{"timed out", func(q *broker.Question) { q.Status, q.Fallback = broker.StatusTimedOut, broker.FallbackNone }, "Expired at 14:30 UTC with no answer"},
+		{"declined", func(q *broker.Question) {
+			q.Status, q.Reason = broker.StatusDeclined, "not *now*"
+			q.AnsweredBy = &broker.Responder{Name: "bo"}
+		}, `Declined by bo at 14:02 UTC: not \*now\*`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := question("k7m2qx", dbPrompt())
+			q.ResolvedAt = fixed.Add(2 * time.Minute)
+			tt.res(q)
+			m := render(q, time.UTC)
+			if m.Components == nil || len(m.Components) != 0 {
+				t.Errorf("components = %#v, want an empty non-nil list", m.Components)
+			}
+			if !strings.Contains(m.Content, tt.want) || !strings.Contains(m.Content, "Which database") {
+				t.Errorf("content lacks %q and the question:\n%s", tt.want, m.Content)
+			}
+		})
+	}
+}
+
+func TestParseSlot(t *testing.T) {
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"m:k7m2qx:0:1", true}, {"o:k7m2qx:1:2", true}, {"om:k7m2qx:3:4", true},
+		{"o:k7m2qx:2:2", false}, {"x:k7m2qx:0:1", false}, {"/answer k7m2qx 1", false},
+		{"m:k7m2qx:0", false}, {"m::0:1", false}, {"m:k7m2qx:a:1", false}, {"m:k7m2qx:0:5", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if _, ok := parseSlot(tt.in); ok != tt.ok {
+				t.Errorf("parseSlot(%q) ok = %v, want %v", tt.in, ok, tt.ok)
+			}
+		})
+	}
+}
