@@ -1,0 +1,275 @@
+package telegram
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
+	"github.com/askbridge/askbridge/store/sqlite"
+)
+
+const (
+	testToken  = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+	tokenEnv   = "ASKBRIDGE_TEST_TELEGRAM_TOKEN"
+	waitLimit  = 5 * time.Second
+	secretEnv  = "ASKBRIDGE_TEST_TELEGRAM_SECRET"
+	testSecret = "s3cret_Token-1"
+)
+
+var (
+	botUser = telegramfake.User{ID: 777000111, FirstName: "Ask Bridge", Username: "askbridge_bot"}
+	ana     = telegramfake.User{ID: 42, FirstName: "Ana", Username: "ana"}
+	bob     = telegramfake.User{ID: 43, FirstName: "Bob"}
+	team    = telegramfake.Chat{ID: -1001234567890, Type: "supergroup", Title: "Team"}
+	outside = telegramfake.Chat{ID: -1009999999999, Type: "supergroup", Title: "Elsewhere"}
+	anaDM   = telegramfake.Chat{ID: 42, Type: "private", FirstName: "Ana", Username: "ana"}
+)
+
+func chatID(c telegramfake.Chat) string { return strconv.FormatInt(c.ID, 10) }
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// sleeper records the waits the channel asks for instead of sleeping.
+type sleeper struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (s *sleeper) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.waits = append(s.waits, d)
+	s.mu.Unlock()
+	return ctx.Err()
+}
+
+func (s *sleeper) recorded() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.waits...)
+}
+
+// env is a bridge with the real broker, a SQLite store and the Telegram
+// channel against the fake Bot API.
+type env struct {
+	t     *testing.T
+	ctx   context.Context
+	fake  *telegramfake.Server
+	ch    *Channel
+	b     *broker.Broker
+	logs  *syncBuffer
+	sleep *sleeper
+	// hookURL is where the webhook is served in webhook mode.
+	hookURL string
+}
+
+type envOptions struct {
+	mode       string // "" polling, "webhook"
+	responders []string
+	noRun      bool
+}
+
+func newEnv(t *testing.T, o envOptions) *env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	fake := telegramfake.New(testToken, botUser)
+	for _, c := range []telegramfake.Chat{team, outside, anaDM} {
+		fake.AddChat(c)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	b, err := broker.New(broker.Config{
+		Store: st,
+		Routes: map[string]broker.Route{
+			"default": {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}}, Responders: o.responders},
+			"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
+		},
+		Logger: log,
+	})
+	if err != nil {
+		t.Fatalf("broker: %v", err)
+	}
+	t.Setenv(tokenEnv, testToken)
+	cfg := Config{TokenEnv: tokenEnv, APIURL: fake.URL(), PollTimeout: time.Second}
+	var hook atomic.Value // http.Handler, set once the channel exists
+	var hookURL string
+	if o.mode == ModeWebhook {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hook.Load().(http.Handler).ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		hookURL = srv.URL + "/telegram"
+		t.Setenv(secretEnv, testSecret)
+		cfg.Mode, cfg.WebhookURL, cfg.WebhookSecretEnv = ModeWebhook, hookURL, secretEnv
+	}
+	ch, err := New(cfg, b, log)
+	if err != nil {
+		t.Fatalf("new channel: %v", err)
+	}
+	hook.Store(ch.Handler())
+	sl := &sleeper{}
+	ch.sleep = sl.sleep
+	b.Register(ch)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); b.Run(ctx) }()
+	if !o.noRun {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ch.Run(ctx); err != nil {
+				t.Errorf("channel run: %v", err)
+			}
+		}()
+	}
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		b.Close()
+		fake.Close()
+		_ = st.Close()
+		if strings.Contains(logs.String(), testToken) {
+			t.Errorf("the bot token appears in the logs")
+		}
+	})
+	return &env{t: t, ctx: ctx, fake: fake, ch: ch, b: b, logs: logs, sleep: sl, hookURL: hookURL}
+}
+
+// ask asks a question as agent "agent" and returns it with the message
+// the bot posted for it.
+func (e *env) ask(req *broker.AskRequest, chat telegramfake.Chat) (*broker.Question, telegramfake.Message) {
+	e.t.Helper()
+	before := len(e.fake.BotMessages(chat.ID))
+	q, _, err := e.b.Ask(e.ctx, "agent", req)
+	if err != nil {
+		e.t.Fatalf("ask: %v", err)
+	}
+	if q.Status != broker.StatusPending {
+		e.t.Fatalf("question is %s, not pending: %s", q.Status, q.Reason)
+	}
+	msgs := e.fake.BotMessages(chat.ID)
+	if len(msgs) != before+1 {
+		e.t.Fatalf("the bot sent %d messages to %s, want 1", len(msgs)-before, chat.Title)
+	}
+	return q, msgs[len(msgs)-1]
+}
+
+// waitMessage waits until the message satisfies cond and returns it.
+func (e *env) waitMessage(chat int64, id int, what string, cond func(telegramfake.Message) bool) telegramfake.Message {
+	e.t.Helper()
+	var m telegramfake.Message
+	ok := e.fake.WaitFor(waitLimit, func() bool {
+		var found bool
+		m, found = e.fake.Message(chat, id)
+		return found && cond(m)
+	})
+	if !ok {
+		e.t.Fatalf("message %d never %s; it reads:\n%s\nkeyboard: %v", id, what, m.Text, m.Keyboard)
+	}
+	return m
+}
+
+// waitCallback waits until the bot answered the tap and returns the toast.
+func (e *env) waitCallback(id string) telegramfake.CallbackAnswer {
+	e.t.Helper()
+	if !e.fake.WaitFor(waitLimit, func() bool { return e.fake.Callback(id).Answered }) {
+		e.t.Fatalf("the bot never answered callback query %s", id)
+	}
+	return e.fake.Callback(id)
+}
+
+// waitReply waits for the bot's reply to a person's message.
+func (e *env) waitReply(chat int64, to int) telegramfake.Message {
+	e.t.Helper()
+	var reply telegramfake.Message
+	ok := e.fake.WaitFor(waitLimit, func() bool {
+		for _, m := range e.fake.BotMessages(chat) {
+			if m.ReplyTo == to {
+				reply = m
+				return true
+			}
+		}
+		return false
+	})
+	if !ok {
+		e.t.Fatalf("the bot never replied to message %d", to)
+	}
+	return reply
+}
+
+// waitResolved blocks on the broker like an agent would.
+func (e *env) waitResolved(id string) *broker.Question {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, waitLimit)
+	defer cancel()
+	q, err := e.b.Wait(ctx, "agent", id)
+	if err != nil {
+		e.t.Fatalf("wait: %v", err)
+	}
+	if !q.Status.Terminal() {
+		e.t.Fatalf("question %s still %s", id, q.Status)
+	}
+	return q
+}
+
+func (e *env) get(id string) *broker.Question {
+	e.t.Helper()
+	q, err := e.b.Get(e.ctx, "agent", id)
+	if err != nil {
+		e.t.Fatalf("get: %v", err)
+	}
+	return q
+}
+
+// buttons lists the callback data of a keyboard by button text.
+func buttons(m telegramfake.Message) map[string]string {
+	out := map[string]string{}
+	for _, row := range m.Keyboard {
+		for _, b := range row {
+			out[b.Text] = b.CallbackData
+		}
+	}
+	return out
+}
+
+func dbRequest() *broker.AskRequest {
+	return &broker.AskRequest{
+		Question: "Which database should we use?",
+		Header:   "Database",
+		Options: []broker.Option{
+			{Label: "Postgres (Recommended)", Description: "Mature, relational"},
+			{Label: "SQLite", Description: "Embedded, zero setup"},
+		},
+		Context: "We are choosing storage for the job queue.",
+	}
+}
