@@ -171,13 +171,14 @@ func waitFake(t *testing.T, f *slackfake.Server, what string, cond func() bool) 
 	}
 }
 
-// waitEphemeral waits for an ephemeral message to user containing want.
+// waitEphemeral waits for an ephemeral message to user (anyone when "")
+// containing want.
 func waitEphemeral(t *testing.T, f *slackfake.Server, user, want string) slackfake.Ephemeral {
 	t.Helper()
 	var found slackfake.Ephemeral
 	waitFake(t, f, "ephemeral to "+user+" saying "+want, func() bool {
 		for _, e := range f.Ephemerals() {
-			if e.User == user && strings.Contains(e.Text, want) {
+			if (user == "" || e.User == user) && strings.Contains(e.Text, want) {
 				found = e
 				return true
 			}
