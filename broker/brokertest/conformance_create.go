@@ -112,7 +112,7 @@ func testCreateKeyParts(t *testing.T, s broker.Store) {
 func testCreateEmptyToolCall(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	now := baseTime()
-	for i, id := range ids(3) {
+	for i, id := range newIDs(3) {
 		q := NewQuestion(id, "a1", now.Add(time.Duration(i)*time.Second))
 		q.SessionID = "s1"
 		got, created, err := s.Create(ctx, q)
@@ -136,7 +136,7 @@ func testCreateConcurrent(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	now := baseTime()
 	const n = 20
-	qids := ids(n)
+	qids := newIDs(n)
 	got := make([]string, n)
 	createdN := 0
 	var mu sync.Mutex

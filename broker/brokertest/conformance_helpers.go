@@ -11,9 +11,9 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// waitFor bounds every wait on a channel in the conformance suite. It is
+// storeWait bounds every wait on a channel in the conformance suite. It is
 // generous on purpose: the suite never sleeps for timing, it only gives up.
-const waitFor = 5 * time.Second
+const storeWait = 5 * time.Second
 
 // NewQuestion returns a valid pending question with one prompt of two
 // options, created at now and due 30 minutes later. Tests change the fields
@@ -85,7 +85,7 @@ func FullQuestion(id, agent string, now time.Time) *broker.Question {
 
 // normalize returns a copy of q with every time in UTC and cut to the
 // millisecond, the precision every store keeps.
-func normalize(q *broker.Question) *broker.Question {
+func normalizeTimes(q *broker.Question) *broker.Question {
 	c := q.Clone()
 	ms := func(t time.Time) time.Time {
 		if t.IsZero() {
@@ -107,8 +107,8 @@ func sameQuestion(t *testing.T, what string, got, want *broker.Question) {
 	if got == nil {
 		t.Fatalf("%s: got nil question, want %s", what, want.ID)
 	}
-	g, _ := json.MarshalIndent(normalize(got), "", "  ")
-	w, _ := json.MarshalIndent(normalize(want), "", "  ")
+	g, _ := json.MarshalIndent(normalizeTimes(got), "", "  ")
+	w, _ := json.MarshalIndent(normalizeTimes(want), "", "  ")
 	if string(g) != string(w) {
 		t.Fatalf("%s: question differs\n got: %s\nwant: %s", what, g, w)
 	}
@@ -156,7 +156,7 @@ func mustResolve(t *testing.T, s broker.Store, id string, r broker.Resolution) *
 }
 
 // answered is a resolution answering the first prompt of NewQuestion.
-func answered(at time.Time, choice string) broker.Resolution {
+func answeredAt(at time.Time, choice string) broker.Resolution {
 	return broker.Resolution{
 		Status:     broker.StatusAnswered,
 		Answers:    map[string]broker.Answer{"Which database?": {Selected: []string{choice}}},
@@ -213,7 +213,7 @@ func questionIDs(qs []*broker.Question) []string {
 func baseTime() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
 // ids returns n distinct valid question ids.
-func ids(n int) []string {
+func newIDs(n int) []string {
 	seen := map[string]bool{}
 	out := make([]string, 0, n)
 	for len(out) < n {

@@ -15,7 +15,7 @@ var listTests = []storeTest{
 func testList(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	now := baseTime()
-	q := ids(6)
+	q := newIDs(6)
 	setup := []struct {
 		agent, session string
 		status         broker.Status

@@ -50,7 +50,7 @@ func testMessages(t *testing.T, s broker.Store) {
 		sameTime(t, fmt.Sprintf("Messages[%d].PostedAt", i), g.PostedAt, w.PostedAt)
 	}
 	// Messages survive resolution: the broker edits every copy afterwards.
-	mustResolve(t, s, q.ID, answered(now.Add(time.Minute), "Postgres"))
+	mustResolve(t, s, q.ID, answeredAt(now.Add(time.Minute), "Postgres"))
 	got, err = s.Messages(ctx, q.ID)
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("Messages after Resolve = %+v, %v; want the %d copies", got, err, len(want))
@@ -60,7 +60,7 @@ func testMessages(t *testing.T, s broker.Store) {
 func testLookupMessage(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	now := baseTime()
-	qs := ids(4)
+	qs := newIDs(4)
 	refs := []broker.MessageRef{
 		{Channel: "telegram", Chat: "100", MessageID: "5"},
 		{Channel: "telegram", Chat: "200", MessageID: "5"},

@@ -16,7 +16,7 @@ var eventTests = []storeTest{
 func testEvents(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	now := baseTime()
-	q := ids(4)
+	q := newIDs(4)
 	agents := []string{"a1", "a2", "a1", "a1"}
 	sessions := []string{"s1", "", "s2", "s1"}
 	for i, id := range q {
@@ -83,7 +83,7 @@ func resolvedWithCallback(t *testing.T, s broker.Store, id string, at time.Time)
 	q := NewQuestion(id, "a1", at.Add(-time.Minute))
 	q.CallbackURL = "https://agent.example/cb/" + id
 	mustCreate(t, s, q)
-	return mustResolve(t, s, id, answered(at, "Postgres"))
+	return mustResolve(t, s, id, answeredAt(at, "Postgres"))
 }
 
 func deliveriesOf(t *testing.T, s broker.Store, id string) []broker.Delivery {
@@ -95,7 +95,7 @@ func deliveriesOf(t *testing.T, s broker.Store, id string) []broker.Delivery {
 	return ds
 }
 
-func claim(t *testing.T, s broker.Store, now time.Time, limit int, hold time.Duration) []broker.Delivery {
+func claimDue(t *testing.T, s broker.Store, now time.Time, limit int, hold time.Duration) []broker.Delivery {
 	t.Helper()
 	ds, err := s.ClaimDeliveries(context.Background(), now, limit, hold)
 	if err != nil {
@@ -109,7 +109,7 @@ func testDeliveryEnqueued(t *testing.T, s broker.Store) {
 	q := resolvedWithCallback(t, s, broker.NewID(), now)
 	plain := NewQuestion(broker.NewID(), "a1", now)
 	mustCreate(t, s, plain)
-	mustResolve(t, s, plain.ID, answered(now, "SQLite"))
+	mustResolve(t, s, plain.ID, answeredAt(now, "SQLite"))
 
 	ds := deliveriesOf(t, s, q.ID)
 	if len(ds) != 1 {
@@ -130,18 +130,18 @@ func testDeliveryEnqueued(t *testing.T, s broker.Store) {
 
 func testDeliveryClaimHold(t *testing.T, s broker.Store) {
 	now := baseTime()
-	q := ids(3)
+	q := newIDs(3)
 	for i, id := range q {
 		resolvedWithCallback(t, s, id, now.Add(time.Duration(i)*time.Millisecond))
 	}
-	if got := claim(t, s, now.Add(-time.Second), 10, time.Minute); len(got) != 0 {
+	if got := claimDue(t, s, now.Add(-time.Second), 10, time.Minute); len(got) != 0 {
 		t.Fatalf("ClaimDeliveries before they are due = %+v, want none", got)
 	}
-	first := claim(t, s, now.Add(time.Second), 2, time.Minute)
+	first := claimDue(t, s, now.Add(time.Second), 2, time.Minute)
 	if len(first) != 2 {
 		t.Fatalf("ClaimDeliveries(limit 2) gave %d, want 2", len(first))
 	}
-	rest := claim(t, s, now.Add(time.Second), 10, time.Minute)
+	rest := claimDue(t, s, now.Add(time.Second), 10, time.Minute)
 	if len(rest) != 1 {
 		t.Fatalf("second ClaimDeliveries gave %d, want the 1 not yet claimed", len(rest))
 	}
@@ -150,10 +150,10 @@ func testDeliveryClaimHold(t *testing.T, s broker.Store) {
 		got = append(got, d.QuestionID)
 	}
 	wantSet(t, "claimed deliveries", got, q)
-	if d := claim(t, s, now.Add(30*time.Second), 10, time.Minute); len(d) != 0 {
+	if d := claimDue(t, s, now.Add(30*time.Second), 10, time.Minute); len(d) != 0 {
 		t.Fatalf("ClaimDeliveries while held = %+v, want none", d)
 	}
-	again := claim(t, s, now.Add(time.Second+time.Minute), 10, time.Minute)
+	again := claimDue(t, s, now.Add(time.Second+time.Minute), 10, time.Minute)
 	if len(again) != 3 {
 		t.Fatalf("ClaimDeliveries after the hold ended gave %d, want all 3 again", len(again))
 	}
@@ -162,7 +162,7 @@ func testDeliveryClaimHold(t *testing.T, s broker.Store) {
 func testUpdateDelivery(t *testing.T, s broker.Store) {
 	now := baseTime()
 	q := resolvedWithCallback(t, s, broker.NewID(), now)
-	ds := claim(t, s, now, 10, time.Minute)
+	ds := claimDue(t, s, now, 10, time.Minute)
 	if len(ds) != 1 {
 		t.Fatalf("ClaimDeliveries = %+v, want one", ds)
 	}
@@ -177,10 +177,10 @@ func testUpdateDelivery(t *testing.T, s broker.Store) {
 		t.Fatalf("Deliveries after UpdateDelivery = %+v, want %+v", got, d)
 	}
 	sameTime(t, "NextAt after UpdateDelivery", got[0].NextAt, d.NextAt)
-	if c := claim(t, s, now.Add(4*time.Minute), 10, time.Minute); len(c) != 0 {
+	if c := claimDue(t, s, now.Add(4*time.Minute), 10, time.Minute); len(c) != 0 {
 		t.Fatalf("ClaimDeliveries before the retry time = %+v, want none", c)
 	}
-	c := claim(t, s, now.Add(5*time.Minute), 10, time.Minute)
+	c := claimDue(t, s, now.Add(5*time.Minute), 10, time.Minute)
 	if len(c) != 1 || c[0].Attempts != 1 {
 		t.Fatalf("ClaimDeliveries at the retry time = %+v, want the delivery with 1 attempt", c)
 	}
@@ -196,7 +196,7 @@ func testUpdateDelivery(t *testing.T, s broker.Store) {
 			if len(got) != 1 || got[0].State != state || got[0].Attempts != 2 {
 				t.Fatalf("Deliveries = %+v, want one %s after 2 attempts", got, state)
 			}
-			if c := claim(t, s, now.Add(365*24*time.Hour), 10, time.Minute); len(c) != 0 {
+			if c := claimDue(t, s, now.Add(365*24*time.Hour), 10, time.Minute); len(c) != 0 {
 				t.Fatalf("ClaimDeliveries of a %s delivery = %+v, want none ever", state, c)
 			}
 		})
@@ -205,7 +205,7 @@ func testUpdateDelivery(t *testing.T, s broker.Store) {
 
 func testDeliveryClaimRace(t *testing.T, s broker.Store) {
 	now := baseTime()
-	q := ids(10)
+	q := newIDs(10)
 	for _, id := range q {
 		resolvedWithCallback(t, s, id, now)
 	}

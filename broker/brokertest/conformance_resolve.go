@@ -84,7 +84,7 @@ func testResolveRace(t *testing.T, s broker.Store) {
 		go func() {
 			defer wg.Done()
 			<-start
-			r := answered(now.Add(time.Duration(i)*time.Millisecond), fmt.Sprintf("choice-%d", i))
+			r := answeredAt(now.Add(time.Duration(i)*time.Millisecond), fmt.Sprintf("choice-%d", i))
 			r.AnsweredBy = &broker.Responder{Channel: "web", User: fmt.Sprintf("u%d", i)}
 			got, err := s.Resolve(ctx, q.ID, r)
 			out[i] = outcome{got, err}
@@ -142,9 +142,9 @@ func testResolveClosed(t *testing.T, s broker.Store) {
 	now := baseTime()
 	q := NewQuestion(broker.NewID(), "a1", now)
 	mustCreate(t, s, q)
-	won := mustResolve(t, s, q.ID, answered(now.Add(time.Second), "Postgres"))
+	won := mustResolve(t, s, q.ID, answeredAt(now.Add(time.Second), "Postgres"))
 	later := []broker.Resolution{
-		answered(now.Add(2*time.Second), "SQLite"),
+		answeredAt(now.Add(2*time.Second), "SQLite"),
 		{Status: broker.StatusCancelled, Reason: "too late", ResolvedAt: now.Add(3 * time.Second)},
 		{Status: broker.StatusTimedOut, Fallback: broker.FallbackNone, ResolvedAt: now.Add(4 * time.Second)},
 	}
@@ -160,7 +160,7 @@ func testResolveClosed(t *testing.T, s broker.Store) {
 }
 
 func testResolveUnknown(t *testing.T, s broker.Store) {
-	_, err := s.Resolve(context.Background(), "zzzzzz", answered(baseTime(), "Postgres"))
+	_, err := s.Resolve(context.Background(), "zzzzzz", answeredAt(baseTime(), "Postgres"))
 	wantErr(t, "Resolve(unknown)", err, broker.ErrNotFound)
 }
 

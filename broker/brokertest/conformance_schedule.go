@@ -20,14 +20,14 @@ var scheduleTests = []storeTest{
 func testDue(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	now := baseTime()
-	q := ids(5)
+	q := newIDs(5)
 	expires := []time.Duration{-time.Minute, -2 * time.Minute, 0, time.Minute, -3 * time.Minute}
 	for i, id := range q {
 		nq := NewQuestion(id, "a1", now.Add(-time.Hour))
 		nq.ExpiresAt = now.Add(expires[i])
 		mustCreate(t, s, nq)
 	}
-	mustResolve(t, s, q[4], answered(now, "Postgres"))
+	mustResolve(t, s, q[4], answeredAt(now, "Postgres"))
 
 	due := func(at time.Time, limit int) []string {
 		t.Helper()
@@ -48,7 +48,7 @@ func testDue(t *testing.T, s broker.Store) {
 func testReminders(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	now := baseTime()
-	q := ids(5)
+	q := newIDs(5)
 	reminders := [][]time.Duration{
 		{-time.Minute, 10 * time.Minute},
 		{5 * time.Minute},
@@ -64,7 +64,7 @@ func testReminders(t *testing.T, s broker.Store) {
 		}
 		mustCreate(t, s, nq)
 	}
-	mustResolve(t, s, q[3], answered(now, "Postgres"))
+	mustResolve(t, s, q[3], answeredAt(now, "Postgres"))
 
 	due := func(at time.Time, limit int) []string {
 		t.Helper()
@@ -74,7 +74,7 @@ func testReminders(t *testing.T, s broker.Store) {
 		}
 		return got
 	}
-	claim := func(id string, n int, want bool) {
+	claimRem := func(id string, n int, want bool) {
 		t.Helper()
 		got, err := s.ClaimReminder(ctx, id, n)
 		if err != nil {
@@ -95,25 +95,25 @@ func testReminders(t *testing.T, s broker.Store) {
 	if got := due(now, 1); len(got) != 1 {
 		t.Fatalf("DueReminders(now, limit 1) = %v, want one id", got)
 	}
-	claim(q[0], 1, true)
+	claimRem(q[0], 1, true)
 	sent(q[0], 1)
-	claim(q[0], 1, false)
+	claimRem(q[0], 1, false)
 	sent(q[0], 1)
 	wantSet(t, "DueReminders(now) after the first reminder of q0", due(now, 10), []string{q[4]})
 	wantSet(t, "DueReminders(now+10m)", due(now.Add(10*time.Minute), 10), []string{q[0], q[1], q[4]})
 
 	// Marking reminder 2 with none marked skips the first: it is stale.
-	claim(q[4], 2, true)
+	claimRem(q[4], 2, true)
 	sent(q[4], 2)
-	claim(q[4], 1, false)
-	claim(q[4], 2, false)
+	claimRem(q[4], 1, false)
+	claimRem(q[4], 2, false)
 	sent(q[4], 2)
-	claim(q[0], 2, true)
-	claim(q[1], 1, true)
+	claimRem(q[0], 2, true)
+	claimRem(q[1], 1, true)
 	wantSet(t, "DueReminders after every reminder was sent", due(now.Add(24*time.Hour), 10), nil)
 
 	// A closed question is never reminded.
-	claim(q[3], 1, false)
+	claimRem(q[3], 1, false)
 	sent(q[3], 0)
 }
 
@@ -157,7 +157,7 @@ func testReminderRace(t *testing.T, s broker.Store) {
 func testLeases(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	now := baseTime()
-	q := ids(5)
+	q := newIDs(5)
 	until := []time.Duration{-time.Second, 0, time.Minute, -1, -5 * time.Second}
 	for i, id := range q {
 		nq := NewQuestion(id, "a1", now.Add(-time.Minute))
@@ -167,7 +167,7 @@ func testLeases(t *testing.T, s broker.Store) {
 		}
 		mustCreate(t, s, nq)
 	}
-	mustResolve(t, s, q[4], answered(now, "Postgres"))
+	mustResolve(t, s, q[4], answeredAt(now, "Postgres"))
 
 	lapsed := func(at time.Time, limit int) []string {
 		t.Helper()

@@ -16,11 +16,11 @@ var watchTests = []storeTest{
 	{"ClosesWithContext", testWatchCloses},
 }
 
-// awaitID reads ch until it carries id, and fails t after waitFor. Empty
+// awaitID reads ch until it carries id, and fails t after storeWait. Empty
 // hints are skipped: the id must still arrive.
 func awaitID(t *testing.T, ch <-chan string, id string) {
 	t.Helper()
-	timer := time.NewTimer(waitFor)
+	timer := time.NewTimer(storeWait)
 	defer timer.Stop()
 	for {
 		select {
@@ -32,7 +32,7 @@ func awaitID(t *testing.T, ch <-chan string, id string) {
 				return
 			}
 		case <-timer.C:
-			t.Fatalf("resolution feed: no %s within %v", id, waitFor)
+			t.Fatalf("resolution feed: no %s within %v", id, storeWait)
 		}
 	}
 }
@@ -46,7 +46,7 @@ func testWatchSees(t *testing.T, s broker.Store) {
 	q := NewQuestion(broker.NewID(), "a1", now)
 	mustCreate(t, s, q)
 	ch := s.Watch(ctx)
-	mustResolve(t, s, q.ID, answered(now, "Postgres"))
+	mustResolve(t, s, q.ID, answeredAt(now, "Postgres"))
 	awaitID(t, ch, q.ID)
 }
 
@@ -55,9 +55,9 @@ func testWatchMany(t *testing.T, s broker.Store) {
 	defer cancel()
 	now := baseTime()
 	chs := []<-chan string{s.Watch(ctx), s.Watch(ctx), s.Watch(ctx)}
-	for _, id := range ids(2) {
+	for _, id := range newIDs(2) {
 		mustCreate(t, s, NewQuestion(id, "a1", now))
-		mustResolve(t, s, id, answered(now, "SQLite"))
+		mustResolve(t, s, id, answeredAt(now, "SQLite"))
 		for _, ch := range chs {
 			awaitID(t, ch, id)
 		}
@@ -72,7 +72,7 @@ func testWatchBurst(t *testing.T, s broker.Store) {
 	defer cancel()
 	now := baseTime()
 	const n = 50
-	q := ids(n)
+	q := newIDs(n)
 	index := map[string]int{}
 	for i, id := range q {
 		index[id] = i
@@ -83,7 +83,7 @@ func testWatchBurst(t *testing.T, s broker.Store) {
 	done := make(chan error, 1)
 	go func() {
 		for _, id := range q {
-			if _, err := s.Resolve(ctx, id, answered(now, "Postgres")); err != nil {
+			if _, err := s.Resolve(ctx, id, answeredAt(now, "Postgres")); err != nil {
 				done <- err
 				return
 			}
@@ -93,7 +93,7 @@ func testWatchBurst(t *testing.T, s broker.Store) {
 	}()
 	covered := make([]bool, n)
 	left := n
-	timer := time.NewTimer(waitFor)
+	timer := time.NewTimer(storeWait)
 	defer timer.Stop()
 	for left > 0 {
 		select {
@@ -123,7 +123,7 @@ func testWatchBurst(t *testing.T, s broker.Store) {
 				}
 			}
 		case <-timer.C:
-			t.Fatalf("resolution feed: %d of %d resolutions never announced within %v", left, n, waitFor)
+			t.Fatalf("resolution feed: %d of %d resolutions never announced within %v", left, n, storeWait)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func testWatchCloses(t *testing.T, s broker.Store) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := s.Watch(ctx)
 	cancel()
-	timer := time.NewTimer(waitFor)
+	timer := time.NewTimer(storeWait)
 	defer timer.Stop()
 	for {
 		select {
@@ -141,7 +141,7 @@ func testWatchCloses(t *testing.T, s broker.Store) {
 				return
 			}
 		case <-timer.C:
-			t.Fatalf("resolution feed still open %v after its context ended", waitFor)
+			t.Fatalf("resolution feed still open %v after its context ended", storeWait)
 		}
 	}
 }
@@ -153,7 +153,7 @@ var purgeTests = []storeTest{
 func testPurge(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	now := baseTime()
-	q := ids(4)
+	q := newIDs(4)
 	// q0: resolved 2h ago, delivered; q1: resolved 10m ago; q2: pending
 	// for 3h; q3: resolved 3h ago, delivery given up.
 	resolvedAt := []time.Duration{-2 * time.Hour, -10 * time.Minute, 0, -3 * time.Hour}
@@ -169,7 +169,7 @@ func testPurge(t *testing.T, s broker.Store) {
 			t.Fatalf("AddMessage: %v", err)
 		}
 		if i != 2 {
-			mustResolve(t, s, id, answered(now.Add(resolvedAt[i]), "Postgres"))
+			mustResolve(t, s, id, answeredAt(now.Add(resolvedAt[i]), "Postgres"))
 		}
 	}
 	for i, state := range map[int]string{0: broker.DeliveryDelivered, 3: broker.DeliveryFailed} {
@@ -249,6 +249,6 @@ func testClosedUnavailable(t *testing.T, s broker.Store) {
 	wantErr(t, "Ping after Close", s.Ping(ctx), broker.ErrUnavailable)
 	_, err := s.Get(ctx, q.ID)
 	wantErr(t, "Get after Close", err, broker.ErrUnavailable)
-	_, err = s.Resolve(ctx, q.ID, answered(baseTime(), "Postgres"))
+	_, err = s.Resolve(ctx, q.ID, answeredAt(baseTime(), "Postgres"))
 	wantErr(t, "Resolve after Close", err, broker.ErrUnavailable)
 }
