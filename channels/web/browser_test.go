@@ -157,3 +157,28 @@ func typeInto(t *testing.T, ctx context.Context, css, s string) {
 		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).value = ''`, css)),
 		chromedp.SendKeys(chromedp.CSS(css), s, chromedp.NodeVisible))
 }
+
+// waitURL waits until the tab has navigated to url and finished loading.
+func waitURL(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	last := ""
+	for time.Now().Before(deadline) {
+		c, cancel := context.WithTimeout(ctx, time.Second)
+		v, err := chromedp.Run(c, chromedp.Evaluate[string](`document.readyState === 'complete' ? location.href : ''`))
+		cancel()
+		if err == nil && v == url {
+			return
+		}
+		last = v
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("tab never reached %s (last at %q)", url, last)
+}
+
+// reload reloads the tab and waits until the page shows its state again.
+func reload() chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.Reload(), chromedp.WaitReady(chromedp.CSS("#inbox")), chromedp.Poll[chromedp.Void](
+		`!document.getElementById('inbox').hidden || !document.getElementById('login').hidden`,
+		chromedp.WithPollingTimeout(waitFor)))
+}

@@ -101,7 +101,7 @@ func testReminder(t *testing.T, browser context.Context) {
 	if !eval[bool](t, p, `document.querySelector('`+card(q.ID)+`').classList.contains('reminded')`) {
 		t.Error("reminded card is not marked")
 	}
-	do(t, p, chromedp.Reload())
+	do(t, p, reload())
 	waitText(t, p, card(q.ID)+" .reminder", "Reminder:")
 }
 

@@ -57,7 +57,7 @@ func TestPage(t *testing.T) {
 			t.Errorf("%d primary buttons, want exactly the recommended one", n)
 		}
 
-		do(t, page, chromedp.Reload())
+		do(t, page, reload())
 		waitText(t, page, c+" .prompt-text", "Which database")
 
 		click(t, page, c+" button.option:nth-child(2)")
@@ -160,6 +160,9 @@ func TestPage(t *testing.T) {
 	t.Run("stale page", func(t *testing.T) { testStalePage(t, browser) })
 	t.Run("closed question", func(t *testing.T) { testClosed(t, browser) })
 	t.Run("reminder", func(t *testing.T) { testReminder(t, browser) })
+	t.Run("agent text is inert", func(t *testing.T) { testInert(t, browser) })
+	t.Run("forged cross-site post", func(t *testing.T) { testForgedPost(t, browser) })
+	t.Run("web token", func(t *testing.T) { testToken(t, browser) })
 
 	if path := os.Getenv("ASKBRIDGE_SCREENSHOT"); path != "" {
 		t.Run("screenshot", func(t *testing.T) { screenshot(t, browser, path) })

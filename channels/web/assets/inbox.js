@@ -14,6 +14,7 @@
   let historyLimit = 50;
   let source = null;
   let poller = null;
+  let retry = null;
 
   // text makes an element holding s as plain text.
   function text(tag, cls, s) {
@@ -274,6 +275,8 @@
 
   // ---- state and live updates ----
 
+  // loadState reads the whole state from the server and replaces what the
+  // page shows with it. It returns 'ok', 'login' or 'error'.
   async function loadState() {
     const mark = events;
     let res;
@@ -281,15 +284,15 @@
       res = await fetch('/inbox/state', { credentials: 'same-origin', cache: 'no-store' });
     } catch (e) {
       setConn('down', 'offline');
-      return;
+      return 'error';
     }
     if (res.status === 401) {
       showLogin('');
-      return;
+      return 'login';
     }
     if (!res.ok) {
       setConn('down', 'store unavailable');
-      return;
+      return 'error';
     }
     const st = await res.json();
     historyLimit = st.history_limit || 50;
@@ -308,12 +311,23 @@
     fresh.forEach((v, id) => model.set(id, v));
     showInbox();
     render();
+    return 'ok';
   }
 
-  function connect() {
+  // start shows the state, then follows changes live once signed in.
+  async function start() {
+    if (await loadState() !== 'login') connect();
+  }
+
+  function stop() {
     if (source) source.close();
     source = null;
     clearInterval(poller);
+    clearTimeout(retry);
+  }
+
+  function connect() {
+    stop();
     if (!window.EventSource) {
       setConn('', 'refreshing every 5 s');
       poller = setInterval(loadState, 5000);
@@ -337,7 +351,7 @@
       setConn('down', 'reconnecting…');
       if (source && source.readyState === EventSource.CLOSED) {
         source = null;
-        setTimeout(() => { loadState(); connect(); }, 3000);
+        retry = setTimeout(start, 3000);
       }
     };
     // A safety net for changes made on another bridge instance.
@@ -350,9 +364,7 @@
   }
 
   function showLogin(msg) {
-    if (source) source.close();
-    source = null;
-    clearInterval(poller);
+    stop();
     setConn('down', 'signed out');
     $('inbox').hidden = true;
     $('login').hidden = false;
@@ -383,7 +395,7 @@
     }
     $('token').value = '';
     $('login-error').textContent = '';
-    connect();
+    start();
   }
 
   async function signout() {
@@ -412,7 +424,7 @@
   $('cmd-form').addEventListener('submit', typed);
   $('signout').addEventListener('click', signout);
   document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'visible') loadState();
+    if (document.visibilityState === 'visible' && $('login').hidden) loadState();
   });
-  connect();
+  start();
 })();
