@@ -71,7 +71,7 @@ func (c *Config) Validate() error {
 	if c.TokenEnv == "" {
 		errs = append(errs, errors.New("telegram.token_env: required (the environment variable holding the bot token)"))
 	}
-	if u, err := url.Parse(c.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if u, err := url.Parse(c.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Contains(c.APIURL, "%") {
 		errs = append(errs, fmt.Errorf("telegram.api_url: %q is not an http(s) URL", c.APIURL))
 	}
 	switch c.Mode {

@@ -1,0 +1,90 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// recorder is an InboundHandler that hears nothing worth answering.
+type recorder struct{}
+
+func (recorder) HandleInbound(context.Context, broker.Inbound) broker.Reply {
+	return broker.Reply{Ignored: true}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string // "" = valid
+	}{
+		{"defaults", Config{TokenEnv: "T"}, ""},
+		{"no token_env", Config{}, "telegram.token_env: required"},
+		{"bad mode", Config{TokenEnv: "T", Mode: "push"}, `telegram.mode: "push" is not polling or webhook`},
+		{"webhook without url", Config{TokenEnv: "T", Mode: ModeWebhook, WebhookSecretEnv: "S"}, "telegram.webhook_url"},
+		{"webhook without secret", Config{TokenEnv: "T", Mode: ModeWebhook, WebhookURL: "https://x.example/tg"}, "telegram.webhook_secret_env: required"},
+		{"bad api_url", Config{TokenEnv: "T", APIURL: "api.telegram.org"}, "telegram.api_url"},
+		{"api_url with a percent", Config{TokenEnv: "T", APIURL: "https://x.example/%s"}, "telegram.api_url"},
+		{"poll_timeout too long", Config{TokenEnv: "T", PollTimeout: time.Hour}, "telegram.poll_timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if tt.cfg.APIURL != DefaultAPIURL || tt.cfg.Mode != ModePolling || tt.cfg.PollTimeout != 30*time.Second {
+					t.Errorf("defaults not applied: %+v", tt.cfg)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewNamesTheMissingVariable(t *testing.T) {
+	t.Setenv("ASKBRIDGE_TEST_EMPTY_TOKEN", "")
+	t.Setenv("ASKBRIDGE_TEST_SOME_TOKEN", "1:abc")
+	t.Setenv("ASKBRIDGE_TEST_BAD_SECRET", "has spaces!")
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"empty token", Config{TokenEnv: "ASKBRIDGE_TEST_EMPTY_TOKEN"}, "environment variable ASKBRIDGE_TEST_EMPTY_TOKEN (token_env) is empty or unset"},
+		{"no secret", Config{TokenEnv: "ASKBRIDGE_TEST_SOME_TOKEN", Mode: ModeWebhook, WebhookURL: "https://x.example/tg", WebhookSecretEnv: "ASKBRIDGE_TEST_UNSET_SECRET"}, "ASKBRIDGE_TEST_UNSET_SECRET (webhook_secret_env) is empty or unset"},
+		{"bad secret", Config{TokenEnv: "ASKBRIDGE_TEST_SOME_TOKEN", Mode: ModeWebhook, WebhookURL: "https://x.example/tg", WebhookSecretEnv: "ASKBRIDGE_TEST_BAD_SECRET"}, "ASKBRIDGE_TEST_BAD_SECRET: a webhook secret is 1–256 characters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.cfg, recorder{}, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewChecksTheToken(t *testing.T) {
+	e := newEnv(t, envOptions{noRun: true})
+	t.Setenv("ASKBRIDGE_TEST_WRONG_TOKEN", "999:wrong")
+	_, err := New(Config{TokenEnv: "ASKBRIDGE_TEST_WRONG_TOKEN", APIURL: e.fake.URL()}, recorder{}, nil)
+	if !errors.Is(err, broker.ErrPermanent) || !strings.Contains(err.Error(), "Unauthorized") || !strings.Contains(err.Error(), "ASKBRIDGE_TEST_WRONG_TOKEN") {
+		t.Errorf("error %v", err)
+	}
+	if strings.Contains(err.Error(), "999:wrong") {
+		t.Errorf("token leaked: %v", err)
+	}
+	if e.ch.Name() != "telegram" || e.ch.BotUsername() != "askbridge_bot" {
+		t.Errorf("name %q bot %q", e.ch.Name(), e.ch.BotUsername())
+	}
+}

@@ -1,0 +1,108 @@
+package telegram
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+func TestLongQuestionIsShortenedVisibly(t *testing.T) {
+	long := func(word string, n int) string { return strings.TrimSpace(strings.Repeat(word+" ", n)) }
+	opts := func() []broker.Option {
+		var o []broker.Option
+		for _, l := range []string{"Alpha", "Beta", "Gamma", "Delta"} {
+			o = append(o, broker.Option{Label: l, Description: long("<desc>", 300/7)})
+		}
+		return o
+	}
+	tests := []struct {
+		name string
+		req  *broker.AskRequest
+		// kept must still be shown in full.
+		kept []string
+	}{
+		{
+			name: "long context",
+			req:  &broker.AskRequest{Question: "Which one?", Options: opts(), Context: long("context&", 4000/9)},
+			kept: []string{"Which one?", "1. Alpha — <desc>", "4. Delta"},
+		},
+		{
+			name: "everything long, four prompts",
+			req: &broker.AskRequest{Context: long("ctx", 1000), Questions: []broker.Prompt{
+				{Question: long("q1🚀", 400), Header: "One", Options: opts()},
+				{Question: long("q2", 600), Header: "Two", Options: opts()},
+				{Question: long("q3", 600), Header: "Three", Options: opts()},
+				{Question: long("q4", 600), Header: "Four"},
+			}},
+			kept: []string{"4 questions", "1. Alpha", "4. Delta", "🏷 Four"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, envOptions{noRun: true})
+			_, m := e.ask(tt.req, team) // the fake refuses text over 4096
+			if n := len(utf16.Encode([]rune(m.Text))); n > maxText {
+				t.Errorf("text is %d long", n)
+			}
+			if !strings.Contains(m.Text, shortenedMark) {
+				t.Errorf("shortening is not visible")
+			}
+			for _, k := range tt.kept {
+				if !strings.Contains(m.Text, k) {
+					t.Errorf("lost %q", k)
+				}
+			}
+			if len(m.Keyboard) == 0 {
+				t.Error("the keyboard went missing")
+			}
+		})
+	}
+}
+
+func TestVisibleLenMatchesTelegram(t *testing.T) {
+	e := newEnv(t, envOptions{noRun: true})
+	_, m := e.ask(&broker.AskRequest{Question: "Ünïcode 🚀 & <tags> \"quotes\"", Header: "H&<>", Context: "a\nb"}, team)
+	if got, want := visibleLen(m.HTML), len(utf16.Encode([]rune(m.Text))); got != want {
+		t.Errorf("visibleLen %d, Telegram counts %d", got, want)
+	}
+}
+
+func TestToast(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int // UTF-16 length of the toast
+		cut  bool
+	}{
+		{"Recorded: Postgres", 18, false},
+		{strings.Repeat("a", 200), 200, false},
+		{strings.Repeat("a", 201), 200, true},
+		{strings.Repeat("🚀", 150), 199, true},
+	}
+	for _, tt := range tests {
+		got := toast(tt.in)
+		if n := len(utf16.Encode([]rune(got))); n > maxToast || n != tt.want {
+			t.Errorf("toast of %d runes is %d long, want %d", len([]rune(tt.in)), n, tt.want)
+		}
+		if strings.HasSuffix(got, "…") != tt.cut {
+			t.Errorf("cut shown = %v, want %v", strings.HasSuffix(got, "…"), tt.cut)
+		}
+	}
+}
+
+func TestNoOptionsPromptOffersAnswerButton(t *testing.T) {
+	e := newEnv(t, envOptions{noRun: true})
+	q, m := e.ask(&broker.AskRequest{Question: "Anything else?"}, team)
+	want := map[string]string{"Answer…": "o:" + q.ID + ":0", "Decline": "/decline " + q.ID}
+	got := buttons(m)
+	if len(got) != len(want) || got["Answer…"] != want["Answer…"] || got["Decline"] != want["Decline"] {
+		t.Errorf("buttons %v, want %v", got, want)
+	}
+	if !strings.Contains(m.Text, "Reply to this message with your answer, or type /answer "+q.ID+" <your answer>") {
+		t.Errorf("hint missing:\n%s", m.Text)
+	}
+	if _, ok := got["Skip"]; ok {
+		t.Error("Skip offered on a single question")
+	}
+}
