@@ -80,6 +80,14 @@ func testCreateIdempotent(t *testing.T, s broker.Store) {
 		t.Fatalf("List: %v", err)
 	}
 	wantIDs(t, "questions of a1", questionIDs(all), []string{first.ID})
+
+	// A retry of the very same Create (same id and key) is not an id
+	// collision: it gets the stored question back.
+	got, created, err = s.Create(ctx, first.Clone())
+	if err != nil || created {
+		t.Fatalf("retried Create = created %v, %v; want the existing question, created false", created, err)
+	}
+	sameQuestion(t, "retried Create", got, first)
 }
 
 func testCreateKeyParts(t *testing.T, s broker.Store) {
