@@ -1,0 +1,309 @@
+package discord
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/discord/discordfake"
+)
+
+// TestEndToEnd answers blocking questions through every path a person
+// has in Discord, with the real broker and a SQLite store.
+func TestEndToEnd(t *testing.T) {
+	w := newWorld(t, nil)
+
+	t.Run("button", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		id := w.fake.Click(w.ana, a.msg, broker.FormatOption(a.q, 0, 1))
+		q := a.done(t)
+		if q.Status != broker.StatusAnswered || !slices.Equal(q.Answers[q.Prompts[0].Question].Selected, []string{"SQLite"}) {
+			t.Errorf("result = %s %+v", q.Status, q.Answers)
+		}
+		if q.AnsweredBy == nil || q.AnsweredBy.User != w.ana.ID || q.AnsweredBy.Name != "ana" {
+			t.Errorf("answered by %+v, want ana", q.AnsweredBy)
+		}
+		r, err := w.fake.WaitResponse(testCtx(t), id)
+		if err != nil || r.Type != discordfake.ResponseUpdateMessage {
+			t.Errorf("the tap was answered with %s (%v), want an update of the message", r.Raw, err)
+		}
+		w.edited(t, a.msg.ID, "Answered by ana at ")
+
+		t.Run("stale click after resolution", func(t *testing.T) {
+			before := w.fake.Message(a.msg.ID)
+			id := w.fake.Click(w.bo, a.msg, broker.FormatOption(a.q, 0, 0))
+			r, err := w.fake.WaitResponse(testCtx(t), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Ephemeral() || !strings.Contains(r.Content(), "Already answered by ana") {
+				t.Errorf("stale click answered %s, want an ephemeral \"Already answered by ana\"", r.Raw)
+			}
+			after := w.fake.Message(a.msg.ID)
+			if after.Content != before.Content || after.Edits != before.Edits {
+				t.Errorf("the stale click changed the message")
+			}
+			if got, _ := w.st.Get(testCtx(t), a.q.ID); !slices.Equal(got.Answers[got.Prompts[0].Question].Selected, []string{"SQLite"}) {
+				t.Errorf("the stale click changed the answer: %+v", got.Answers)
+			}
+		})
+	})
+
+	t.Run("select menu", func(t *testing.T) {
+		req := dbRequest()
+		req.MultiSelect = true
+		a := w.ask(t, req)
+		menus := a.msg.Menus()
+		if len(menus) != 1 || menus[0].MaxValues != 3 {
+			t.Fatalf("menus = %+v, want one with max_values 3", menus)
+		}
+		w.fake.Choose(w.ana, a.msg, menus[0].CustomID, "0", "2")
+		q := a.done(t)
+		if got := q.Answers[q.Prompts[0].Question].Selected; !slices.Equal(got, []string{"Postgres (Recommended)", "MySQL"}) {
+			t.Errorf("selected = %q", got)
+		}
+		w.edited(t, a.msg.ID, "Answered by ana")
+	})
+
+	t.Run("application command", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		id := w.fake.Command(w.ana, w.chat, "answer", "id", a.q.ID, "choice", "3")
+		q := a.done(t)
+		if got := q.Answers[q.Prompts[0].Question].Selected; !slices.Equal(got, []string{"MySQL"}) {
+			t.Errorf("selected = %q", got)
+		}
+		r, _ := w.fake.WaitResponse(testCtx(t), id)
+		if !r.Ephemeral() || r.Content() != "Recorded: MySQL" {
+			t.Errorf("command answered %s", r.Raw)
+		}
+		w.edited(t, a.msg.ID, "Answered by ana")
+	})
+
+	t.Run("reply", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		said := w.fake.Say(w.ana, w.chat, "postgres (recommended)", a.msg.ID)
+		q := a.done(t)
+		if got := q.Answers[q.Prompts[0].Question].Selected; !slices.Equal(got, []string{"Postgres (Recommended)"}) {
+			t.Errorf("selected = %q", got)
+		}
+		err := discordfake.Until(testCtx(t), func() bool {
+			for _, m := range w.fake.Messages(w.chat) {
+				if m.Author.Bot && m.Reference != nil && m.Reference.MessageID == said {
+					return strings.HasPrefix(m.Content, "Recorded: Postgres")
+				}
+			}
+			return false
+		})
+		if err != nil {
+			t.Errorf("the reply was not answered with what was recorded")
+		}
+	})
+
+	t.Run("other through the modal", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		other := slotID(kindOther, a.q, 0)
+		if !slices.Contains(a.msg.CustomIDs(), other) {
+			t.Fatalf("no Other button in %q", a.msg.CustomIDs())
+		}
+		id := w.fake.Click(w.ana, a.msg, other)
+		r, err := w.fake.WaitResponse(testCtx(t), id)
+		if err != nil || r.Type != discordfake.ResponseModal {
+			t.Fatalf("Other answered %s (%v), want a modal", r.Raw, err)
+		}
+		if w.status(t, a.q.ID) != broker.StatusPending {
+			t.Errorf("opening the modal changed the question")
+		}
+		w.fake.SubmitModal(w.ana, a.msg, r.Data.CustomID, textInputID, "CockroachDB *cluster*")
+		q := a.done(t)
+		if got := q.Answers[q.Prompts[0].Question]; got.CustomText != "CockroachDB *cluster*" {
+			t.Errorf("answer = %+v", got)
+		}
+		w.edited(t, a.msg.ID, `CockroachDB \*cluster\*`)
+	})
+
+	t.Run("decline", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		w.fake.Click(w.bo, a.msg, broker.FormatDecline(a.q, ""))
+		q := a.done(t)
+		if q.Status != broker.StatusDeclined || q.AnsweredBy.Name != "bo" {
+			t.Errorf("result = %s by %+v", q.Status, q.AnsweredBy)
+		}
+		w.edited(t, a.msg.ID, "Declined by bo at ")
+	})
+
+	t.Run("decline command with reason", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		w.fake.Command(w.bo, w.chat, "decline", "id", a.q.ID, "reason", "ask the DBA")
+		q := a.done(t)
+		if q.Status != broker.StatusDeclined || q.Reason != "ask the DBA" {
+			t.Errorf("result = %s %q", q.Status, q.Reason)
+		}
+		w.edited(t, a.msg.ID, "Declined by bo at ")
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		req := dbRequest()
+		req.Default = broker.StringList{"SQLite"}
+		a := w.ask(t, req)
+		if _, err := w.b.Resolve(testCtx(t), a.q.ID, broker.TimedOut(a.q, time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		q := a.done(t)
+		if q.Status != broker.StatusTimedOut || q.Fallback != broker.FallbackDefault {
+			t.Errorf("result = %s %s", q.Status, q.Fallback)
+		}
+		w.edited(t, a.msg.ID, "No answer in 30 min: used the default, SQLite")
+	})
+
+	t.Run("dialog prompt by prompt", func(t *testing.T) {
+		a := w.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+			{Question: "Which database?", Header: "DB", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}},
+			{Question: "Which cache?", Header: "Cache", Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
+		}})
+		id := w.fake.Click(w.ana, a.msg, broker.FormatOption(a.q, 0, 1))
+		r, err := w.fake.WaitResponse(testCtx(t), id)
+		if err != nil || r.Type != discordfake.ResponseUpdateMessage || !strings.Contains(r.Content(), "✓ SQLite") {
+			t.Fatalf("first prompt answered %s (%v), want the message updated with the progress", r.Raw, err)
+		}
+		if w.status(t, a.q.ID) != broker.StatusPending {
+			t.Fatalf("the dialog resolved after one prompt")
+		}
+		m := w.fake.Message(a.msg.ID)
+		if slices.Contains(m.CustomIDs(), broker.FormatOption(a.q, 0, 0)) || !slices.Contains(m.CustomIDs(), broker.FormatSkip(a.q, 1)) {
+			t.Errorf("after the first answer the buttons are %q", m.CustomIDs())
+		}
+		w.fake.Click(w.ana, m, broker.FormatSkip(a.q, 1))
+		q := a.done(t)
+		if !q.Answers["Which cache?"].Skipped || !slices.Equal(q.Answers["Which database?"].Selected, []string{"SQLite"}) {
+			t.Errorf("answers = %+v", q.Answers)
+		}
+		w.edited(t, a.msg.ID, "DB: SQLite; Cache: skipped")
+	})
+
+	t.Run("agent text is inert", func(t *testing.T) {
+		req := dbRequest()
+		req.Question = "@everyone should <@&123456> **really** drop the table?"
+		req.Context = "@here [click](https://evil.example)"
+		a := w.ask(t, req)
+		for _, bad := range []string{"@everyone", "@here", "<@&123456>", "**really**", "[click]("} {
+			if strings.Contains(a.msg.Content, bad) {
+				t.Errorf("the posted message carries live %q:\n%s", bad, a.msg.Content)
+			}
+		}
+		assertNoMentions(t, a.msg)
+	})
+
+	t.Run("missing access makes the question unsupported", func(t *testing.T) {
+		w.fake.Deny(w.other, 50001)
+		req := dbRequest()
+		req.Route = "denied"
+		q, _, err := w.b.Ask(testCtx(t), "agent", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.Status != broker.StatusUnsupported || !strings.Contains(q.Reason, "Missing Access") {
+			t.Errorf("result = %s %q, want unsupported naming the failure", q.Status, q.Reason)
+		}
+	})
+}
+
+// TestEndToEndRefusals checks that bad answers are refused with a clear
+// reason and change nothing.
+func TestEndToEndRefusals(t *testing.T) {
+	w := newWorld(t, nil)
+	a := w.ask(t, dbRequest())
+	g := w.ask(t, &broker.AskRequest{Route: "gated", Question: "Deploy to production?", Options: []broker.Option{{Label: "Yes"}, {Label: "No"}}})
+
+	tests := []struct {
+		name  string
+		act   func() string // returns the interaction id
+		reply string
+	}{
+		{"from another channel", func() string {
+			return w.fake.Command(w.ana, w.other, "answer", "id", a.q.ID, "choice", "1")
+		}, "There is no question " + a.q.ID + " here."},
+		{"choice out of range", func() string {
+			return w.fake.Command(w.ana, w.chat, "answer", "id", a.q.ID, "choice", "7")
+		}, "7"},
+		{"unknown id", func() string {
+			return w.fake.Command(w.ana, w.chat, "answer", "id", "zzzzzz", "choice", "1")
+		}, "There is no question zzzzzz here."},
+		{"not an id", func() string {
+			return w.fake.Command(w.ana, w.chat, "answer", "id", "hello", "choice", "1")
+		}, `"hello" is not a question id`},
+		{"user not allowed", func() string {
+			return w.fake.Click(w.bo, g.msg, broker.FormatOption(g.q, 0, 0))
+		}, "You are not one of the people asked to answer"},
+		{"out-of-range select value", func() string {
+			return w.fake.Choose(w.ana, a.msg, slotID(kindSelect, a.q, 0), "9")
+		}, "10"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := w.fake.WaitResponse(testCtx(t), tt.act())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Ephemeral() || !strings.Contains(r.Content(), escape(tt.reply)) {
+				t.Errorf("answered %s, want an ephemeral message containing %q", r.Raw, tt.reply)
+			}
+			if w.status(t, a.q.ID) != broker.StatusPending || w.status(t, g.q.ID) != broker.StatusPending {
+				t.Errorf("a refused answer resolved a question")
+			}
+			for _, m := range []string{a.msg.ID, g.msg.ID} {
+				if w.fake.Message(m).Edits != 0 {
+					t.Errorf("a refused answer edited message %s", m)
+				}
+			}
+		})
+	}
+
+	t.Run("role responder allowed", func(t *testing.T) {
+		w.fake.Click(w.lead, g.msg, broker.FormatOption(g.q, 0, 1))
+		q := g.done(t)
+		if q.Status != broker.StatusAnswered || q.AnsweredBy.Name != "lee" {
+			t.Errorf("result = %s by %+v", q.Status, q.AnsweredBy)
+		}
+	})
+	t.Run("user responder allowed", func(t *testing.T) {
+		g2 := w.ask(t, &broker.AskRequest{Route: "gated", Question: "Roll back?", Options: []broker.Option{{Label: "Yes"}, {Label: "No"}}})
+		w.fake.Command(w.ana, w.gated, "answer", "id", g2.q.ID, "choice", "yes")
+		if q := g2.done(t); q.Status != broker.StatusAnswered || q.AnsweredBy.User != w.ana.ID {
+			t.Errorf("result = %s by %+v", q.Status, q.AnsweredBy)
+		}
+	})
+}
+
+// TestEndToEndHTTP answers through the signed HTTP interactions endpoint.
+func TestEndToEndHTTP(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	w := newWorld(t, func(c *Config) { c.Mode, c.PublicKey = ModeHTTP, hex.EncodeToString(pub) })
+	srv := httptest.NewServer(w.ch.Handler())
+	t.Cleanup(srv.Close)
+	a := w.ask(t, dbRequest())
+
+	_, forged := w.fake.ButtonInteraction(w.bo, a.msg, broker.FormatOption(a.q, 0, 0))
+	d, err := w.fake.Deliver(testCtx(t), srv.URL, priv, time.Now().Add(-10*time.Minute), forged)
+	if err != nil || d.Status != 401 {
+		t.Fatalf("an old request answered %d (%v), want 401", d.Status, err)
+	}
+	if w.status(t, a.q.ID) != broker.StatusPending {
+		t.Fatalf("a refused request resolved the question")
+	}
+
+	_, body := w.fake.ButtonInteraction(w.ana, a.msg, broker.FormatOption(a.q, 0, 1))
+	d, err = w.fake.Deliver(testCtx(t), srv.URL, priv, time.Now(), body)
+	if err != nil || d.Status != 200 || d.Response.Type != discordfake.ResponseUpdateMessage {
+		t.Fatalf("signed tap answered %d %s (%v)", d.Status, d.Body, err)
+	}
+	q := a.done(t)
+	if q.AnsweredBy.Name != "ana" || !slices.Equal(q.Answers[q.Prompts[0].Question].Selected, []string{"SQLite"}) {
+		t.Errorf("result = %+v by %+v", q.Answers, q.AnsweredBy)
+	}
+	w.edited(t, a.msg.ID, "Answered by ana")
+}
