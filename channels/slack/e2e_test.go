@@ -22,6 +22,10 @@ type brokerEnv struct {
 }
 
 func newBrokerEnv(t *testing.T, route broker.Route) *brokerEnv {
+	return newBrokerEnvMode(t, ModeSocket, route)
+}
+
+func newBrokerEnvMode(t *testing.T, mode string, route broker.Route) *brokerEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
@@ -38,7 +42,7 @@ func newBrokerEnv(t *testing.T, route broker.Route) *brokerEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := newEnv(t, ModeSocket, b)
+	env := newEnv(t, mode, b)
 	b.Register(env.ch)
 	done := make(chan struct{})
 	go func() { b.Run(ctx); close(done) }()

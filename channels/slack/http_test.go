@@ -2,6 +2,7 @@ package slack
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -142,4 +144,37 @@ func TestHTTPModeEvents(t *testing.T) {
 			t.Errorf("status %d, want 400", code)
 		}
 	})
+}
+
+func TestHTTPModeEndToEnd(t *testing.T) {
+	e := newBrokerEnvMode(t, ModeHTTP, broker.Route{})
+	srv := httptest.NewServer(e.ch.Handler())
+	defer srv.Close()
+	q, m := e.ask(t, nil)
+	click := []byte(url.Values{"payload": {string(mustJSON(t, slackfake.ClickButton(m, ana, e.button(t, m, "SQLite"))))}}.Encode())
+
+	for _, h := range []http.Header{
+		slackfake.Sign("forged-secret", time.Now(), click),
+		slackfake.Sign(testSecret, time.Now().Add(-10*time.Minute), click),
+		{},
+	} {
+		if code, _ := deliver(t, srv, PathInteractions, formType, click, h); code != http.StatusUnauthorized {
+			t.Errorf("forged delivery: status %d, want 401", code)
+		}
+	}
+	e.ch.drain()
+	if got, _ := e.b.Get(context.Background(), "agent", q.ID); got.Status != broker.StatusPending {
+		t.Fatalf("a forged tap changed the question: %s", got.Status)
+	}
+
+	result := e.wait(q.ID)
+	if code, _ := deliver(t, srv, PathInteractions, formType, click, slackfake.Sign(testSecret, time.Now(), click)); code != http.StatusOK {
+		t.Fatalf("signed delivery: status %d", code)
+	}
+	got := <-result
+	if got.Status != broker.StatusAnswered || got.AnsweredBy.Name != "ana" || got.Answers["Which database?"].Selected[0] != "SQLite" {
+		t.Errorf("result = %s %+v by %+v", got.Status, got.Answers, got.AnsweredBy)
+	}
+	e.copyShows(t, m, "Answered by ana at")
+	waitEphemeral(t, e.fake, ana.ID, "Recorded: SQLite")
 }

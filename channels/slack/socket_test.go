@@ -189,3 +189,29 @@ func TestRunStopsWithContextAndRefusesBadTokens(t *testing.T) {
 		t.Fatalf("Run with a refused token = %v, want a permanent invalid_auth error", err)
 	}
 }
+
+func TestSocketModeReconnectsAndDropsRedeliveries(t *testing.T) {
+	rec := newRecorder(nil)
+	e := newEnv(t, ModeSocket, rec)
+	e.run(t)
+	m := postOne(t, e, sampleQuestion(), general)
+
+	if err := e.fake.Disconnect(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := e.fake.WaitConnections(ctx, 2); err != nil {
+		t.Fatalf("no reconnection after a disconnect request: %v", err)
+	}
+	if n := e.fake.Calls("apps.connections.open"); n != 2 {
+		t.Errorf("apps.connections.open called %d times, want 2", n)
+	}
+	ev := slackfake.MessageEvent(slackfake.MessageOpts{User: ana, Channel: general, Text: "2", ThreadTS: m.TS, EventID: "Ev0TWICE01"})
+	e.send(t, "events_api", ev)
+	e.send(t, "events_api", ev) // Slack redelivers when it missed the ack
+	e.ch.drain()
+	if got := rec.inbounds(); len(got) != 1 || got[0].ReplyTo != m.TS {
+		t.Errorf("inbounds = %+v, want the reply once", got)
+	}
+}

@@ -24,10 +24,12 @@ type socketState struct {
 	ackCh     chan struct{}
 	seq       int
 	all       []*websocket.Conn
+	changed   chan struct{} // closed at each new connection
 }
 
 func (st *socketState) init() {
 	st.connected = make(chan struct{})
+	st.changed = make(chan struct{})
 	st.acks = map[string]json.RawMessage{}
 	st.ackCh = make(chan struct{})
 }
@@ -72,6 +74,8 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	default:
 		close(st.connected)
 	}
+	close(st.changed)
+	st.changed = make(chan struct{})
 	st.mu.Unlock()
 
 	done := make(chan struct{})
@@ -168,4 +172,45 @@ func (s *Server) WaitAck(ctx context.Context, id string) (json.RawMessage, error
 			return nil, fmt.Errorf("slackfake: no ack for %s: %w", id, ctx.Err())
 		}
 	}
+}
+
+// Connections returns how many Socket Mode connections were opened.
+func (s *Server) Connections() int {
+	s.sock.mu.Lock()
+	defer s.sock.mu.Unlock()
+	return len(s.sock.all)
+}
+
+// WaitConnections waits until n connections were opened in all.
+func (s *Server) WaitConnections(ctx context.Context, n int) error {
+	st := &s.sock
+	for {
+		st.mu.Lock()
+		got, ch := len(st.all), st.changed
+		st.mu.Unlock()
+		if got >= n {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("slackfake: %d of %d connections: %w", got, n, ctx.Err())
+		}
+	}
+}
+
+// Disconnect asks the connected client to reconnect, as Slack does before
+// it recycles a connection.
+func (s *Server) Disconnect() error {
+	st := &s.sock
+	st.mu.Lock()
+	conn := st.conn
+	st.mu.Unlock()
+	if conn == nil {
+		return errors.New("slackfake: no socket mode connection")
+	}
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	return conn.WriteJSON(map[string]any{"type": "disconnect", "reason": "refresh_requested",
+		"debug_info": map[string]any{"host": "applink-fake"}})
 }
