@@ -92,6 +92,16 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// WebhookPath is the path of WebhookURL, where Handler is to be mounted
+// ("/" when the URL has none).
+func (c *Config) WebhookPath() string {
+	u, err := url.Parse(c.WebhookURL)
+	if err != nil || u.Path == "" {
+		return "/"
+	}
+	return u.Path
+}
+
 // secrets reads the token and webhook secret from the environment.
 func (c *Config) secrets() (token, secret string, err error) {
 	token = strings.TrimSpace(os.Getenv(c.TokenEnv))

@@ -88,3 +88,16 @@ func TestNewChecksTheToken(t *testing.T) {
 		t.Errorf("name %q bot %q", e.ch.Name(), e.ch.BotUsername())
 	}
 }
+
+func TestWebhookPath(t *testing.T) {
+	for url, want := range map[string]string{
+		"https://bridge.example/telegram/hook": "/telegram/hook",
+		"https://bridge.example":               "/",
+		"":                                     "/",
+	} {
+		c := Config{WebhookURL: url}
+		if got := c.WebhookPath(); got != want {
+			t.Errorf("WebhookPath(%q) = %q, want %q", url, got, want)
+		}
+	}
+}

@@ -196,6 +196,7 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 		}
 	}
 	reply := c.h.HandleInbound(ctx, in)
+	c.log.Debug("message", "chat", in.Chat, "chat_type", m.Chat.Type, "chat_title", m.Chat.Title, "user", in.User, "ignored", reply.Ignored)
 	if reply.OK && other != nil {
 		c.others.drop(other.chat, other.msg)
 	}
