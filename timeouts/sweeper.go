@@ -1,0 +1,241 @@
+package timeouts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// Defaults of Options.
+const (
+	DefaultBatch   = 500
+	DefaultEvery   = time.Second
+	MinEvery       = time.Second
+	DefaultWorkers = 4
+	MaxBatch       = 100000
+)
+
+// AbandonedReason is the reason given when a question's lease lapses.
+const AbandonedReason = "the asking agent is gone"
+
+// Options tune a Sweeper. The zero value is ready to use.
+type Options struct {
+	// Batch is how many due ids one store query returns (DefaultBatch when
+	// zero). Sweep keeps querying until a query returns fewer.
+	Batch int
+	// Every is how often Run sweeps (DefaultEvery when zero; never less
+	// than MinEvery, which is also cron's floor).
+	Every time.Duration
+	// Workers is how many due questions are resolved at once
+	// (DefaultWorkers when zero), so reads overlap the store's writes.
+	Workers int
+	// Logger receives the sweeper's and the scheduler's messages.
+	Logger *slog.Logger
+}
+
+// Stats counts what one Sweep did.
+type Stats struct {
+	// TimedOut questions were resolved as timed_out by this sweep.
+	TimedOut int
+	// Reminded questions were sent a reminder.
+	Reminded int
+	// Abandoned questions were cancelled because their lease lapsed.
+	Abandoned int
+	// LostRaces counts due questions that something else (an answer, a
+	// cancel, another sweeper) resolved first.
+	LostRaces int
+}
+
+// Total returns how many questions the sweep acted on or lost to others.
+func (s Stats) Total() int { return s.TimedOut + s.Reminded + s.Abandoned + s.LostRaces }
+
+func (s *Stats) add(o Stats) {
+	s.TimedOut += o.TimedOut
+	s.Reminded += o.Reminded
+	s.Abandoned += o.Abandoned
+	s.LostRaces += o.LostRaces
+}
+
+// Sweeper ends questions past their deadline, sends reminders and cancels
+// abandoned questions. It is safe for concurrent use; concurrent sweeps,
+// here or on other instances sharing the store, never act twice on one
+// question.
+type Sweeper struct {
+	b    *broker.Broker
+	st   broker.Store
+	opts Options
+	log  *slog.Logger
+}
+
+// New returns a Sweeper that resolves through b the questions it finds due
+// in st (normally b.Store()).
+func New(b *broker.Broker, st broker.Store, opts Options) *Sweeper {
+	if opts.Batch <= 0 {
+		opts.Batch = DefaultBatch
+	}
+	opts.Batch = min(opts.Batch, MaxBatch)
+	if opts.Every == 0 {
+		opts.Every = DefaultEvery
+	}
+	opts.Every = max(opts.Every, MinEvery)
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Sweeper{b: b, st: st, opts: opts, log: opts.Logger}
+}
+
+// Sweep does everything that is due at now: deadlines first (so a
+// question that expires is never reminded), then reminders, then lapsed
+// leases. It returns what it did; an error means some work is left for the
+// next sweep, never that something was done twice.
+func (s *Sweeper) Sweep(ctx context.Context, now time.Time) (Stats, error) {
+	var total Stats
+	var errs []error
+	for _, step := range []struct {
+		name string
+		fn   func(context.Context, time.Time) (Stats, error)
+	}{
+		{"deadlines", s.sweepDeadlines},
+		{"reminders", s.sweepReminders},
+		{"leases", s.sweepLeases},
+	} {
+		st, err := step.fn(ctx, now)
+		total.add(st)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", step.name, err))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return total, fmt.Errorf("timeouts: sweep: %w", err)
+	}
+	return total, nil
+}
+
+// drain queries ids with next in batches and handles each with do until a
+// query returns fewer than a batch. It stops at the first batch with a
+// failure, leaving the rest for the next sweep, so a question that cannot
+// be handled never makes one sweep spin.
+func (s *Sweeper) drain(ctx context.Context, next func(limit int) ([]string, error), do func(id string) (Stats, error)) (Stats, error) {
+	var total Stats
+	for ctx.Err() == nil {
+		ids, err := next(s.opts.Batch)
+		if err != nil {
+			return total, err
+		}
+		st, err := s.each(ids, do)
+		total.add(st)
+		if err != nil || len(ids) < s.opts.Batch || st.Total() == 0 {
+			// A full batch in which nothing could be done would come
+			// back unchanged: leave it to the next sweep.
+			return total, err
+		}
+	}
+	return total, ctx.Err()
+}
+
+// each runs do for every id on the sweeper's workers.
+func (s *Sweeper) each(ids []string, do func(id string) (Stats, error)) (Stats, error) {
+	var (
+		mu    sync.Mutex
+		total Stats
+		errs  []error
+		wg    sync.WaitGroup
+	)
+	work := make(chan string)
+	for range min(s.opts.Workers, len(ids)) {
+		wg.Go(func() {
+			for id := range work {
+				st, err := do(id)
+				mu.Lock()
+				total.add(st)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, id := range ids {
+		work <- id
+	}
+	close(work)
+	wg.Wait()
+	return total, errors.Join(errs...)
+}
+
+// pending loads a question the index named, and reports false (a lost
+// race) when it is gone or no longer pending.
+func (s *Sweeper) pending(ctx context.Context, id string) (*broker.Question, bool, error) {
+	q, err := s.st.Get(ctx, id)
+	switch {
+	case errors.Is(err, broker.ErrNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("question %s: %w", id, err)
+	}
+	return q, q.Status == broker.StatusPending, nil
+}
+
+// resolve ends a question through the broker's compare-and-set; a
+// question closed meanwhile is a lost race, not an error.
+func (s *Sweeper) resolve(ctx context.Context, id string, r broker.Resolution) (*broker.Question, error) {
+	q, err := s.b.Resolve(ctx, id, r)
+	var closed *broker.ClosedError
+	switch {
+	case errors.As(err, &closed):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("resolve %s: %w", id, err)
+	}
+	return q, nil
+}
+
+func (s *Sweeper) sweepDeadlines(ctx context.Context, now time.Time) (Stats, error) {
+	return s.drain(ctx,
+		func(limit int) ([]string, error) { return s.st.Due(ctx, now, limit) },
+		func(id string) (Stats, error) {
+			q, ok, err := s.pending(ctx, id)
+			if err != nil || !ok {
+				return Stats{LostRaces: 1}, err
+			}
+			done, err := s.resolve(ctx, id, broker.TimedOut(q, now))
+			switch {
+			case err != nil:
+				return Stats{}, err
+			case done == nil:
+				return Stats{LostRaces: 1}, nil
+			}
+			s.log.Debug("question timed out", "question_id", id, "fallback", done.Fallback)
+			return Stats{TimedOut: 1}, nil
+		})
+}
+
+func (s *Sweeper) sweepLeases(ctx context.Context, now time.Time) (Stats, error) {
+	return s.drain(ctx,
+		func(limit int) ([]string, error) { return s.st.LapsedLeases(ctx, now, limit) },
+		func(id string) (Stats, error) {
+			done, err := s.resolve(ctx, id, broker.Resolution{
+				Status: broker.StatusCancelled, Reason: AbandonedReason,
+				ResolvedAt: now.UTC().Truncate(time.Millisecond),
+			})
+			switch {
+			case err != nil:
+				return Stats{}, err
+			case done == nil:
+				return Stats{LostRaces: 1}, nil
+			}
+			s.log.Info("question abandoned: lease lapsed", "question_id", id)
+			return Stats{Abandoned: 1}, nil
+		})
+}
