@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"sync"
@@ -54,6 +55,7 @@ type Channel struct {
 	now      func() time.Time
 	beat     time.Duration
 	userName string
+	static   fs.FS
 
 	mu     sync.Mutex
 	recent map[string]*recentQuestion
@@ -88,13 +90,17 @@ func New(cfg Config, h broker.InboundHandler, lister Lister, opts Options) (*Cha
 	if err != nil {
 		return nil, err
 	}
+	static, err := staticFiles()
+	if err != nil {
+		return nil, err
+	}
 	if token == "" && !opts.Loopback {
 		return nil, errNeedToken
 	}
 	c := &Channel{
 		cfg: cfg, in: h, lister: lister,
 		log: opts.Logger, loc: opts.Location,
-		auth: newAuth(token), hub: newHub(),
+		auth: newAuth(token), hub: newHub(), static: static,
 		now: time.Now, beat: heartbeatEvery,
 		recent: map[string]*recentQuestion{},
 	}

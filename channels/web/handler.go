@@ -17,6 +17,15 @@ import (
 //go:embed assets
 var assets embed.FS
 
+// staticFiles returns the page's files.
+func staticFiles() (fs.FS, error) {
+	static, err := fs.Sub(assets, "assets")
+	if err != nil {
+		return nil, fmt.Errorf("web: embedded page files: %w", err)
+	}
+	return static, nil
+}
+
 // maxBody bounds the JSON a page may post.
 const maxBody = 16 << 10
 
@@ -39,10 +48,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //	POST /inbox/login      {"token"} → sets the session cookie
 //	POST /inbox/logout     clears it
 func (c *Channel) Handler() http.Handler {
-	static, err := fs.Sub(assets, "assets")
-	if err != nil {
-		panic("web: embedded assets missing: " + err.Error()) // the embed directive guarantees them
-	}
+	static := c.static
 	files := http.FileServerFS(static)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {

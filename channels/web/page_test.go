@@ -163,6 +163,7 @@ func TestPage(t *testing.T) {
 	t.Run("agent text is inert", func(t *testing.T) { testInert(t, browser) })
 	t.Run("forged cross-site post", func(t *testing.T) { testForgedPost(t, browser) })
 	t.Run("web token", func(t *testing.T) { testToken(t, browser) })
+	t.Run("phone, dark mode, keyboard", func(t *testing.T) { testPhoneDarkKeyboard(t, browser) })
 
 	if path := os.Getenv("ASKBRIDGE_SCREENSHOT"); path != "" {
 		t.Run("screenshot", func(t *testing.T) { screenshot(t, browser, path) })
@@ -189,7 +190,7 @@ func screenshot(t *testing.T, browser context.Context, path string) {
 	open(t, page, e.url)
 	waitText(t, page, "#open-count", "(2)")
 	do(t, page, chromedp.EmulateViewport(900, 800))
-	png := eval0(t, page, chromedp.FullScreenshot(90))
+	png := eval0(t, page, chromedp.FullScreenshot(100))
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
