@@ -61,6 +61,7 @@ func trim(s string, n int, mark string) string {
 func (c *Channel) render(q *broker.Question) view {
 	cur := currentPrompt(q)
 	kb, dropped := c.keyboard(q, cur)
+	_, toggles := c.h.(toggler)
 	steps := []limits{
 		noLimits,
 		{context: -2}, // computed from the excess below
@@ -75,7 +76,7 @@ func (c *Channel) render(q *broker.Question) view {
 			excess := visibleLen(text) - maxText
 			lim = limits{context: max(utf8.RuneCountInString(q.Context)-excess-utf8.RuneCountInString(shortenedMark)-1, 0), desc: -1, question: -1}
 		}
-		text = renderText(q, cur, dropped, lim, c.cfg)
+		text = renderText(q, cur, dropped, lim, c.cfg, toggles)
 		if visibleLen(text) <= maxText {
 			if k > 0 {
 				c.log.Info("question text shortened to fit a Telegram message", "question_id", q.ID, "step", k)
@@ -96,7 +97,7 @@ func currentPrompt(q *broker.Question) int {
 	return -1
 }
 
-func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits, cfg Config) string {
+func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits, cfg Config, toggles bool) string {
 	var b strings.Builder
 	multi := len(q.Prompts) > 1
 	if multi {
@@ -116,7 +117,7 @@ func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits
 		b.WriteString("\n<i>" + esc(trim(q.Context, lim.context, shortenedMark)) + "</i>\n")
 	}
 	b.WriteString("\n⏳ " + esc(broker.DeadlineText(q, cfg.Location)) + "\n")
-	b.WriteString(hint(q, cur))
+	b.WriteString(hint(q, cur, toggles))
 	if len(dropped) > 0 {
 		b.WriteString("\n\nSome buttons could not be shown; type instead:")
 		for _, d := range dropped {
@@ -186,7 +187,7 @@ func indent(multi bool) string {
 }
 
 // hint tells people how to answer the current prompt.
-func hint(q *broker.Question, cur int) string {
+func hint(q *broker.Question, cur int, toggles bool) string {
 	if cur < 0 {
 		return ""
 	}
@@ -196,8 +197,11 @@ func hint(q *broker.Question, cur int) string {
 	case len(p.Options) == 0:
 		how = "Reply to this message with your answer, or type"
 		example = broker.FormatAnswer(q, cur, "<your answer>")
-	case p.MultiSelect:
+	case p.MultiSelect && toggles:
 		how = "Tap the options you want, then Done; or reply with numbers such as 1,3, or type"
+		example = broker.FormatAnswer(q, cur, "1,3")
+	case p.MultiSelect:
+		how = "Tap one option, or reply with numbers such as 1,3, or type"
 		example = broker.FormatAnswer(q, cur, "1,3")
 	default:
 		how = "Tap a button, reply to this message with a number"
