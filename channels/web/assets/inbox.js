@@ -1,7 +1,8 @@
-// askbridge web inbox. Every text an agent wrote goes into the page with
-// textContent, never as markup. Every button sends the exact command string
-// the server rendered for it.
-'use strict';
+// askbridge web inbox: reads the state, follows live updates, sends
+// commands and shows the bridge's replies. The cards themselves are built
+// in cards.js.
+import { openCard, pastItem } from './cards.js';
+
 (function () {
   const $ = (id) => document.getElementById(id);
 
@@ -15,27 +16,6 @@
   let source = null;
   let poller = null;
   let retry = null;
-
-  // text makes an element holding s as plain text.
-  function text(tag, cls, s) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    e.textContent = s;
-    return e;
-  }
-
-  function el(tag, cls) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    return e;
-  }
-
-  function button(label, cls, onClick) {
-    const b = text('button', cls, label);
-    b.type = 'button';
-    b.addEventListener('click', onClick);
-    return b;
-  }
 
   function setConn(state, label) {
     const c = $('conn');
@@ -82,153 +62,6 @@
     return !!body.ok;
   }
 
-  // ---- rendering ----
-
-  function promptBlock(v, p, i, card) {
-    const fs = el('fieldset', 'prompt');
-    const legend = el('legend');
-    if (p.header) legend.append(text('span', 'chip', p.header));
-    legend.append(text('span', 'prompt-text', p.question));
-    fs.append(legend);
-    if (p.answer) {
-      fs.append(text('p', 'given', 'Answered: ' + p.answer));
-      return fs;
-    }
-    const base = 'q-' + v.id + '-' + i;
-    if (p.options && p.options.length && !p.multi_select) {
-      const opts = el('div', 'options');
-      p.options.forEach((o) => {
-        const b = el('button', 'option' + (o.recommended ? ' primary' : ''));
-        b.type = 'button';
-        b.dataset.command = o.command;
-        b.append(text('span', 'label', o.label));
-        if (o.description) b.append(text('span', 'desc', o.description));
-        b.addEventListener('click', () => send(o.command, card));
-        opts.append(b);
-      });
-      fs.append(opts);
-    }
-    if (p.options && p.options.length && p.multi_select) {
-      const opts = el('div', 'options');
-      const boxes = [];
-      p.options.forEach((o, k) => {
-        const lab = el('label', 'check' + (o.recommended ? ' recommended' : ''));
-        const box = document.createElement('input');
-        box.type = 'checkbox';
-        box.id = base + '-' + k;
-        box.value = String(k + 1);
-        box.checked = !!o.selected;
-        boxes.push(box);
-        const words = el('span');
-        words.append(text('span', 'label', o.label));
-        if (o.description) words.append(text('span', 'desc', o.description));
-        lab.append(box, words);
-        opts.append(lab);
-      });
-      fs.append(opts);
-      const actions = el('div', 'actions');
-      actions.append(button('Submit', 'primary submit', () => {
-        const picked = boxes.filter((b) => b.checked).map((b) => b.value);
-        if (!picked.length) {
-          notice('Choose at least one option, then Submit.', false);
-          return;
-        }
-        send(p.choose + picked.join(','), card);
-      }));
-      fs.append(actions);
-    }
-    if (p.other) {
-      const form = el('form', 'other');
-      const id = base + '-other';
-      const lab = text('label', '', p.options && p.options.length ? 'Other answer' : 'Your answer');
-      lab.htmlFor = id;
-      const row = el('div', 'row');
-      const input = document.createElement('input');
-      input.type = 'text';
-      input.id = id;
-      input.autocomplete = 'off';
-      const go = text('button', '', 'Send');
-      go.type = 'submit';
-      row.append(input, go);
-      form.append(lab, row);
-      form.addEventListener('submit', async (e) => {
-        e.preventDefault();
-        const t = input.value.trim();
-        if (!t) {
-          notice('Type an answer first.', false);
-          input.focus();
-          return;
-        }
-        if (await send(p.other + t, card)) input.value = '';
-      });
-      fs.append(form);
-    }
-    if (p.skip) {
-      const actions = el('div', 'actions');
-      actions.append(button('Skip this question', 'skip', () => send(p.skip, card)));
-      fs.append(actions);
-    }
-    return fs;
-  }
-
-  function openCard(v) {
-    const li = el('li', 'card' + (v.reminder ? ' reminded' : ''));
-    li.id = 'q-' + v.id;
-    li.dataset.id = v.id;
-    const meta = el('div', 'meta');
-    meta.append(text('span', 'qid', v.id));
-    if (v.progress) meta.append(text('span', 'progress', v.progress));
-    meta.append(text('span', 'deadline', v.deadline));
-    li.append(meta);
-    if (v.reminder) li.append(text('p', 'reminder', v.reminder));
-    if (v.context) li.append(text('p', 'context', v.context));
-    v.prompts.forEach((p, i) => li.append(promptBlock(v, p, i, li)));
-    if (v.decline) {
-      const d = el('details', 'decline');
-      d.append(text('summary', '', 'Decline…'));
-      const form = el('form');
-      const id = 'q-' + v.id + '-reason';
-      const lab = text('label', '', 'Reason (optional)');
-      lab.htmlFor = id;
-      const row = el('div', 'row');
-      const input = document.createElement('input');
-      input.type = 'text';
-      input.id = id;
-      input.autocomplete = 'off';
-      const go = text('button', 'decline-button', 'Decline');
-      go.type = 'submit';
-      row.append(input, go);
-      form.append(lab, row);
-      form.addEventListener('submit', (e) => {
-        e.preventDefault();
-        const r = input.value.trim();
-        send(r ? v.decline + ' ' + r : v.decline, li);
-      });
-      d.append(form);
-      li.append(d);
-    }
-    return li;
-  }
-
-  function pastItem(v) {
-    const li = el('li', 'past ' + v.status);
-    li.id = 'h-' + v.id;
-    li.dataset.id = v.id;
-    const meta = el('div', 'meta');
-    meta.append(text('span', 'qid', v.id));
-    meta.append(text('span', 'status', v.status.replace('_', ' ')));
-    if (v.answered_by) meta.append(text('span', 'who', 'by ' + v.answered_by));
-    if (v.resolved_at) {
-      const t = text('time', '', new Date(v.resolved_at).toLocaleString());
-      t.dateTime = v.resolved_at;
-      meta.append(t);
-    }
-    li.append(meta);
-    v.prompts.forEach((p) => li.append(text('p', 'prompt-text', p.question)));
-    li.append(text('p', 'outcome', v.outcome));
-    return li;
-  }
-
   // place puts nodes into list in order, moving only what must move, so
   // that a focused input on an unchanged card keeps its focus.
   function place(list, nodes) {
@@ -254,7 +87,7 @@
     const past = all.filter((v) => v.status !== 'pending')
       .sort((a, b) => (b.resolved_at || '').localeCompare(a.resolved_at || ''))
       .slice(0, historyLimit);
-    place($('open'), open.map((v) => nodeFor(v, openCard)));
+    place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { send, notice }))));
     place($('history'), past.map((v) => nodeFor(v, pastItem)));
     const keep = new Set(open.concat(past).map((v) => v.id));
     for (const id of Array.from(model.keys())) {
