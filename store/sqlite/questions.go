@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -26,6 +27,9 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlite create %s: encode: %w", q.ID, err)
 	}
+	if nq, err = decode(data); err != nil { // the caller keeps q to itself
+		return nil, false, fmt.Errorf("sqlite create %s: %w", q.ID, err)
+	}
 	var existing *broker.Question
 	err = s.write(ctx, "create "+q.ID, func(tx *sql.Tx) error {
 		if nq.ToolCallID != "" {
@@ -39,15 +43,7 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 				return err
 			}
 		}
-		var one int
-		err := tx.StmtContext(ctx, s.stmts.idInUse).QueryRowContext(ctx, nq.ID).Scan(&one)
-		if err == nil {
-			return fmt.Errorf("%w: %s", broker.ErrIDTaken, nq.ID)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		_, err = tx.StmtContext(ctx, s.stmts.insert).ExecContext(ctx,
+		_, err := tx.StmtContext(ctx, s.stmts.insert).ExecContext(ctx,
 			nq.ID, nq.Agent, nq.SessionID, nq.ToolCallID, string(nq.Status), ms(nq.ExpiresAt),
 			nullMS(nq.NextReminder()), nullMS(nq.LeaseUntil), ms(nq.CreatedAt), data)
 		if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
@@ -272,16 +268,17 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 	return out, nil
 }
 
-// normalized returns a copy of q with every time in UTC, cut to the
-// millisecond the columns keep.
+// normalized returns a shallow copy of q with every time in UTC, cut to
+// the millisecond the columns keep.
 func normalized(q *broker.Question) *broker.Question {
-	c := q.Clone()
+	c := *q
+	c.Reminders = append([]time.Time(nil), q.Reminders...)
 	c.CreatedAt, c.ExpiresAt = utcMS(c.CreatedAt), utcMS(c.ExpiresAt)
 	c.ResolvedAt, c.LeaseUntil = utcMS(c.ResolvedAt), utcMS(c.LeaseUntil)
 	for i := range c.Reminders {
 		c.Reminders[i] = utcMS(c.Reminders[i])
 	}
-	return c
+	return &c
 }
 
 // decode reads a stored question.

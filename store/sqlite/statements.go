@@ -11,7 +11,6 @@ type statements struct {
 	getWrite   *sql.Stmt // on the writer, inside transactions
 	getRead    *sql.Stmt // on the read pool
 	byKey      *sql.Stmt
-	idInUse    *sql.Stmt
 	insert     *sql.Stmt
 	resolve    *sql.Stmt
 	updateData *sql.Stmt
@@ -23,7 +22,6 @@ type statements struct {
 const (
 	sqlGet        = `SELECT data FROM questions WHERE id = ?`
 	sqlByKey      = `SELECT data FROM questions WHERE agent = ? AND session_id = ? AND tool_call_id = ? AND tool_call_id != ''`
-	sqlIDInUse    = `SELECT 1 FROM questions WHERE id = ?`
 	sqlInsert     = `INSERT INTO questions (id, agent, session_id, tool_call_id, status, expires_at, next_reminder_at, lease_until, created_at, resolved_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`
 	sqlResolve    = `UPDATE questions SET status = ?, resolved_at = ?, data = ? WHERE id = ? AND status = 'pending'`
 	sqlUpdateData = `UPDATE questions SET data = ?, next_reminder_at = ?, lease_until = ? WHERE id = ? AND status = 'pending'`
@@ -48,7 +46,6 @@ func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
 	st.getWrite = p(writer, sqlGet)
 	st.getRead = p(reader, sqlGet)
 	st.byKey = p(writer, sqlByKey)
-	st.idInUse = p(writer, sqlIDInUse)
 	st.insert = p(writer, sqlInsert)
 	st.resolve = p(writer, sqlResolve)
 	st.updateData = p(writer, sqlUpdateData)
