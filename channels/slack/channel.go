@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -30,6 +31,7 @@ type Channel struct {
 	cfg     Config
 	secrets secrets
 	api     *slackapi.Client
+	httpc   *http.Client
 	h       broker.InboundHandler
 	log     *slog.Logger
 	now     func() time.Time
@@ -66,11 +68,12 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 		cfg: cfg, secrets: sec, h: h, log: log, now: time.Now,
 		seen:  newRecentSet(4096),
 		names: newNameCache(1024),
+		httpc: &http.Client{Timeout: 30 * time.Second},
 	}
 	c.api = slackapi.New(sec.botToken,
 		slackapi.OptionAPIURL(cfg.APIURL+"/"),
 		slackapi.OptionAppLevelToken(sec.appToken),
-		slackapi.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+		slackapi.OptionHTTPClient(c.httpc),
 		// Retry 429s after Retry-After, a bounded number of times; the
 		// retry is abandoned when the request's context ends.
 		slackapi.OptionRetryConfig(slackapi.RetryConfig{
@@ -145,15 +148,51 @@ func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.Messa
 }
 
 // tell shows text to one person in a channel as an ephemeral message, in
-// the thread when threadTS is set.
-func (c *Channel) tell(ctx context.Context, chat, user, threadTS, text string) {
-	opts := []slackapi.MsgOption{slackapi.MsgOptionText(escapeLimit(text, maxFallbackText), false)}
-	if threadTS != "" {
-		opts = append(opts, slackapi.MsgOptionTS(threadTS))
+// the thread when threadTS is set. When the bot cannot post there (not a
+// member, a DM between people) and the action came with a response_url,
+// the reply goes through it instead.
+func (c *Channel) tell(ctx context.Context, where replyTo, text string) {
+	text = escapeLimit(text, maxFallbackText)
+	opts := []slackapi.MsgOption{slackapi.MsgOptionText(text, false)}
+	if where.threadTS != "" {
+		opts = append(opts, slackapi.MsgOptionTS(where.threadTS))
 	}
-	if _, err := c.api.PostEphemeralContext(ctx, chat, user, opts...); err != nil {
-		c.log.Warn("ephemeral reply failed", "chat", chat, "user", user, "err", err)
+	_, err := c.api.PostEphemeralContext(ctx, where.chat, where.user, opts...)
+	if err == nil {
+		return
 	}
+	if c.responseURLAllowed(where.responseURL) {
+		msg := &slackapi.WebhookMessage{Text: text, ResponseType: "ephemeral"}
+		if err2 := slackapi.PostWebhookCustomHTTPContext(ctx, where.responseURL, c.httpc, msg); err2 == nil {
+			return
+		}
+	}
+	c.log.Warn("ephemeral reply failed", "chat", where.chat, "user", where.user, "err", err)
+}
+
+// replyTo says where a person's reply is shown.
+type replyTo struct {
+	chat, user, threadTS string
+	// responseURL is the action's response_url, used when the bot cannot
+	// post an ephemeral message in chat.
+	responseURL string
+}
+
+// responseURLAllowed accepts response URLs on Slack's hooks host or on the
+// configured API host (a proxy or a test server), and nothing else.
+func (c *Channel) responseURLAllowed(raw string) bool {
+	if raw == "" {
+		return false
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	if u.Scheme == "https" && u.Host == "hooks.slack.com" {
+		return true
+	}
+	api, err := url.Parse(c.cfg.APIURL)
+	return err == nil && u.Scheme == api.Scheme && u.Host == api.Host
 }
 
 // permanentErrors are Slack error codes that retrying cannot fix.

@@ -36,34 +36,34 @@ func unescapeMessage(s string) string {
 
 var messageUnescaper = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
-// escapeLimit escapes s and cuts the result to at most max characters,
+// escapeLimit escapes s and cuts the result to at most n characters,
 // never inside an entity, ending with "…" when cut.
-func escapeLimit(s string, max int) string {
+func escapeLimit(s string, n int) string {
 	e := escapeMrkdwn(s)
-	if utf8.RuneCountInString(e) <= max {
+	if utf8.RuneCountInString(e) <= n {
 		return e
 	}
 	var b strings.Builder
-	n := 0
+	used := 0
 	for _, r := range s {
 		piece := escapeMrkdwn(string(r))
 		w := utf8.RuneCountInString(piece)
-		if n+w > max-1 {
+		if used+w > n-1 {
 			break
 		}
 		b.WriteString(piece)
-		n += w
+		used += w
 	}
 	b.WriteString("…")
 	return b.String()
 }
 
-// limit cuts plain text to at most max characters, ending with "…" when
+// limit cuts plain text to at most n characters, ending with "…" when
 // cut.
-func limit(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
+func limit(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)
-	return string(r[:max-1]) + "…"
+	return string(r[:n-1]) + "…"
 }

@@ -59,7 +59,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 		}
 		picked := tickedOptions(cb.BlockActionState, a.BlockID)
 		if len(picked) == 0 {
-			c.tell(ctx, chat, in.User, cb.Container.ThreadTs, noneTicked)
+			c.tell(ctx, replyTo{chat: chat, user: in.User, threadTS: cb.Container.ThreadTs, responseURL: cb.ResponseURL}, noneTicked)
 			return
 		}
 		in.Text = broker.FormatOption(ref.stub(), ref.Prompt, picked...)
@@ -75,7 +75,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 	default:
 		return // a checkbox tick: its state arrives with Submit
 	}
-	c.dispatch(ctx, in, chat, cb.Container.ThreadTs)
+	c.dispatch(ctx, in, replyTo{chat: chat, user: in.User, threadTS: cb.Container.ThreadTs, responseURL: cb.ResponseURL})
 }
 
 // tickedOptions reads the 0-based indexes of the ticked checkboxes of an
@@ -133,7 +133,7 @@ func (c *Channel) otherSubmitted(ctx context.Context, cb slackapi.InteractionCal
 		Channel: ChannelName, Chat: chatOf(ref.Chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
 		Text:    broker.FormatOther(ref.stub(), ref.Prompt, text),
 		Private: isDM(ref.Chat),
-	}, ref.Chat, "")
+	}, replyTo{chat: ref.Chat, user: cb.User.ID})
 }
 
 // slashCommand handles /answer, /decline, /discuss and /pending.
@@ -146,7 +146,7 @@ func (c *Channel) slashCommand(ctx context.Context, s slackapi.SlashCommand) {
 		Channel: ChannelName, Chat: chatOf(s.ChannelID, s.UserID), User: s.UserID, Name: s.UserName,
 		Text:    strings.TrimSpace(s.Command + " " + s.Text),
 		Private: isDM(s.ChannelID) || s.ChannelName == "directmessage",
-	}, s.ChannelID, "")
+	}, replyTo{chat: s.ChannelID, user: s.UserID, responseURL: s.ResponseURL})
 }
 
 // leadingMentions matches "@bot " mentions before a typed command.
@@ -182,12 +182,12 @@ func (c *Channel) message(ctx context.Context, m *slackevents.MessageEvent) {
 		in.ReplyTo = messageID(m.Channel, m.ThreadTimeStamp)
 	}
 	in.Name = c.userName(ctx, m.User)
-	c.dispatch(ctx, in, m.Channel, m.ThreadTimeStamp)
+	c.dispatch(ctx, in, replyTo{chat: m.Channel, user: m.User, threadTS: m.ThreadTimeStamp})
 }
 
 // dispatch hands in to the broker and shows the person its reply as an
-// ephemeral message in conversation where (in the thread threadTS if set).
-func (c *Channel) dispatch(ctx context.Context, in broker.Inbound, where, threadTS string) {
+// ephemeral message where they acted.
+func (c *Channel) dispatch(ctx context.Context, in broker.Inbound, where replyTo) {
 	reply := c.h.HandleInbound(ctx, in)
 	if reply.Ignored || reply.Text == "" {
 		return
@@ -195,5 +195,5 @@ func (c *Channel) dispatch(ctx context.Context, in broker.Inbound, where, thread
 	if !reply.OK {
 		c.log.Info("action refused", "chat", in.Chat, "user", in.User, "reply", reply.Text)
 	}
-	c.tell(ctx, where, in.User, threadTS, reply.Text)
+	c.tell(ctx, where, reply.Text)
 }

@@ -47,8 +47,8 @@ type nameCache struct {
 	names map[string]string
 }
 
-func newNameCache(max int) *nameCache {
-	return &nameCache{max: max, names: map[string]string{}}
+func newNameCache(size int) *nameCache {
+	return &nameCache{max: size, names: map[string]string{}}
 }
 
 // userName returns the user's handle (as buttons and slash commands

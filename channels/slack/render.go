@@ -18,8 +18,8 @@ func mrkdwn(escaped string) *slackapi.TextBlockObject {
 }
 
 // plain returns a plain_text object; plain text never mentions or links.
-func plain(s string, max int) *slackapi.TextBlockObject {
-	return slackapi.NewTextBlockObject(slackapi.PlainTextType, limit(s, max), false, false)
+func plain(s string, n int) *slackapi.TextBlockObject {
+	return slackapi.NewTextBlockObject(slackapi.PlainTextType, limit(s, n), false, false)
 }
 
 func section(blockID, escaped string) *slackapi.SectionBlock {

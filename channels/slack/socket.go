@@ -10,6 +10,8 @@ import (
 	slackapi "github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/askbridge/askbridge/broker"
 )
 
 // Run receives Slack events until ctx ends. In socket mode it owns the
@@ -19,12 +21,12 @@ import (
 // an error when the tokens are refused.
 func (c *Channel) Run(ctx context.Context) error {
 	defer c.work.Wait()
-	auth, err := c.api.AuthTestContext(ctx)
+	auth, err := c.authTest(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return classify(fmt.Errorf("slack: auth.test: %w", err))
+		return err
 	}
 	c.log.Info("connected to Slack", "team", auth.Team, "bot_user", auth.UserID, "mode", c.cfg.Mode)
 	if c.cfg.Mode != ModeSocket {
@@ -32,6 +34,29 @@ func (c *Channel) Run(ctx context.Context) error {
 		return nil
 	}
 	return c.runSocket(ctx)
+}
+
+// authTest checks the bot token, retrying with backoff while Slack cannot
+// be reached; a refused token is a permanent error.
+func (c *Channel) authTest(ctx context.Context) (*slackapi.AuthTestResponse, error) {
+	wait := time.Second
+	for {
+		auth, err := c.api.AuthTestContext(ctx)
+		if err == nil {
+			return auth, nil
+		}
+		err = classify(fmt.Errorf("slack: auth.test: %w", err))
+		if errors.Is(err, broker.ErrPermanent) || ctx.Err() != nil {
+			return nil, err
+		}
+		c.log.Warn("slack unreachable, retrying", "in", wait, "err", err)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		wait = min(2*wait, time.Minute)
+	}
 }
 
 func (c *Channel) runSocket(ctx context.Context) error {

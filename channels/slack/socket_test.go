@@ -2,6 +2,8 @@ package slack
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -213,5 +215,55 @@ func TestSocketModeReconnectsAndDropsRedeliveries(t *testing.T) {
 	e.ch.drain()
 	if got := rec.inbounds(); len(got) != 1 || got[0].ReplyTo != m.TS {
 		t.Errorf("inbounds = %+v, want the reply once", got)
+	}
+}
+
+func TestRepliesFallBackToResponseURL(t *testing.T) {
+	rec := newRecorder(func(broker.Inbound) broker.Reply { return broker.Reply{OK: true, Text: "No open questions here."} })
+	e := newEnv(t, ModeSocket, rec)
+	e.run(t)
+	e.fake.FailChannel(random, "not_in_channel")
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("reply posted to a foreign response_url %s", r.URL)
+	}))
+	defer evil.Close()
+
+	tests := []struct {
+		name, responseURL string
+		want              int
+	}{
+		{"slack's response_url", e.fake.HookURL(), 1},
+		{"foreign response_url", evil.URL + "/hooks/x", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(e.fake.HookPosts())
+			form := slackfake.SlashCommand(ana, random, "random", "/pending", "")
+			form.Set("response_url", tt.responseURL)
+			e.send(t, "slash_commands", slackfake.SlashPayload(form))
+			e.ch.drain()
+			posts := e.fake.HookPosts()[before:]
+			if len(posts) != tt.want {
+				t.Fatalf("%d replies through the response_url, want %d", len(posts), tt.want)
+			}
+			if tt.want > 0 && (posts[0].Text != "No open questions here." || posts[0].ResponseType != "ephemeral") {
+				t.Errorf("reply = %+v", posts[0])
+			}
+		})
+	}
+}
+
+func TestRunWaitsForSlackToComeBack(t *testing.T) {
+	e := newEnv(t, ModeSocket, newRecorder(nil))
+	e.fake.FailMethod("auth.test", "internal_error")
+	go func() {
+		for e.fake.Calls("auth.test") == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		e.fake.FailMethod("auth.test", "")
+	}()
+	e.run(t) // waits for the Socket Mode connection
+	if n := e.fake.Calls("auth.test"); n < 2 {
+		t.Errorf("auth.test called %d times, want a retry", n)
 	}
 }

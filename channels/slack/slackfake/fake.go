@@ -50,6 +50,13 @@ type OpenedView struct {
 	View      json.RawMessage
 }
 
+// HookPost is a message posted to a response_url.
+type HookPost struct {
+	Path         string
+	Text         string
+	ResponseType string
+}
+
 // User is a person in the fake workspace.
 type User struct {
 	ID   string
@@ -74,6 +81,7 @@ type Server struct {
 	limited    map[string]int
 	retryAfter int
 	users      map[string]User
+	hooks      []HookPost
 	changed    chan struct{}
 
 	sock socketState
@@ -89,6 +97,7 @@ func New(t testing.TB) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/link/", s.serveSocket)
+	mux.HandleFunc("/hooks/", s.serveHook)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/api"
 	t.Cleanup(func() {
@@ -330,4 +339,34 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// HookURL is a response_url served by the fake, to put in payloads in
+// place of https://hooks.slack.com/….
+func (s *Server) HookURL() string {
+	return s.srv.URL + "/hooks/commands/" + TeamID + "/fake"
+}
+
+// HookPosts returns the messages posted to response URLs.
+func (s *Server) HookPosts() []HookPost {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]HookPost(nil), s.hooks...)
+}
+
+func (s *Server) serveHook(w http.ResponseWriter, r *http.Request) {
+	var msg struct {
+		Text         string `json:"text"`
+		ResponseType string `json:"response_type"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&msg); err != nil {
+		http.Error(w, "invalid_payload", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.hooks = append(s.hooks, HookPost{Path: r.URL.Path, Text: msg.Text, ResponseType: msg.ResponseType})
+	s.notify()
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain")
+	_, _ = io.WriteString(w, "ok")
 }
