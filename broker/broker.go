@@ -212,23 +212,19 @@ func (b *Broker) post(ctx context.Context, q *Question) *Question {
 	if len(q.Targets) == 0 {
 		return b.unsupported(ctx, q, fmt.Sprintf("route %q has no targets", q.Route))
 	}
-	type outcome struct {
-		target Target
-		err    error
+	errs := make([]error, len(q.Targets))
+	var wg sync.WaitGroup
+	for i, t := range q.Targets {
+		wg.Go(func() { errs[i] = b.postOne(ctx, q, t) })
 	}
-	results := make(chan outcome, len(q.Targets))
-	for _, t := range q.Targets {
-		go func() {
-			results <- outcome{t, b.postOne(ctx, q, t)}
-		}()
-	}
+	wg.Wait()
 	var failures []string
 	posted := 0
-	for range q.Targets {
-		r := <-results
-		if r.err != nil {
-			failures = append(failures, r.target.String()+": "+r.err.Error())
-			b.log.Warn("post failed", "question_id", q.ID, "channel", r.target.Channel, "chat", r.target.Chat, "permanent", errors.Is(r.err, ErrPermanent), "err", r.err)
+	for i, err := range errs {
+		t := q.Targets[i]
+		if err != nil {
+			failures = append(failures, t.String()+": "+err.Error())
+			b.log.Warn("post failed", "question_id", q.ID, "channel", t.Channel, "chat", t.Chat, "permanent", errors.Is(err, ErrPermanent), "err", err)
 			continue
 		}
 		posted++

@@ -1,0 +1,119 @@
+package broker
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		text string
+		want Command
+		err  string
+	}{
+		{"/answer k7m2qx 2", Command{Verb: VerbAnswer, ID: "k7m2qx", Choice: "2"}, ""},
+		{"  answer K7M2QX   1,3 ", Command{Verb: VerbAnswer, ID: "k7m2qx", Choice: "1,3"}, ""},
+		{"!answer k7m2qx other Not sure yet", Command{Verb: VerbAnswer, ID: "k7m2qx", Choice: "other Not sure yet"}, ""},
+		{"/answer@askbridge_bot k7m2qx.2 skip", Command{Verb: VerbAnswer, ID: "k7m2qx", Prompt: 2, Choice: "skip"}, ""},
+		{"/ANSWER k7m2qx Postgres (Recommended)", Command{Verb: VerbAnswer, ID: "k7m2qx", Choice: "Postgres (Recommended)"}, ""},
+		{"/decline k7m2qx not my call", Command{Verb: VerbDecline, ID: "k7m2qx", Text: "not my call"}, ""},
+		{"/decline k7m2qx", Command{Verb: VerbDecline, ID: "k7m2qx"}, ""},
+		{"/discuss k7m2qx which load?", Command{Verb: VerbDiscuss, ID: "k7m2qx", Text: "which load?"}, ""},
+		{"/pending", Command{Verb: VerbPending}, ""},
+		{"/pending@bot", Command{Verb: VerbPending}, ""},
+		{"/answer", Command{}, "/answer needs a question id, e.g. /answer k7m2qx 2"},
+		{"/answer k7m2qx", Command{}, "/answer k7m2qx needs a choice"},
+		{"/answer k7m2q 2", Command{}, `"k7m2q" is not a question id`},
+		{"/answer k0m2qx 2", Command{}, `"k0m2qx" is not a question id`},
+		{"/answer k7m2qx.5 2", Command{}, "the prompt number after the dot must be 1–4"},
+		{"/answer k7m2qx.x 2", Command{}, "the prompt number after the dot must be 1–4"},
+		{"/decline k7m2qx.2", Command{}, "/decline takes a question id without a prompt number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got, err := Parse(tt.text)
+			if tt.err != "" {
+				if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Parse = %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+	for _, s := range []string{"", "hello", "2", "/start", "answers k7m2qx 2", "/answerk7m2qx 2"} {
+		if _, err := Parse(s); !errors.Is(err, ErrNotCommand) {
+			t.Errorf("Parse(%q) = %v, want ErrNotCommand", s, err)
+		}
+	}
+}
+
+func TestFormatRoundTrips(t *testing.T) {
+	single := &Question{ID: "k7m2qx", Prompts: []Prompt{{Question: "q"}}}
+	dialog := &Question{ID: "k7m2qx", Prompts: []Prompt{{Question: "a"}, {Question: "b"}}}
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{FormatOption(single, 0, 1), "/answer k7m2qx 2"},
+		{FormatOption(dialog, 1, 0, 2), "/answer k7m2qx.2 1,3"},
+		{FormatOther(single, 0, "free words"), "/answer k7m2qx other free words"},
+		{FormatSkip(dialog, 0), "/answer k7m2qx.1 skip"},
+		{FormatDecline(single, ""), "/decline k7m2qx"},
+		{FormatDiscuss(single, "why?"), "/discuss k7m2qx why?"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+		if _, err := Parse(tc.got); err != nil {
+			t.Errorf("formatter output %q does not parse: %v", tc.got, err)
+		}
+	}
+}
+
+func TestNewID(t *testing.T) {
+	seen := map[string]bool{}
+	for range 10000 {
+		id := NewID()
+		if !ValidID(id) {
+			t.Fatalf("NewID() = %q is not valid", id)
+		}
+		for _, c := range "0o1li" {
+			if strings.ContainsRune(id, c) {
+				t.Fatalf("id %q has the look-alike %q", id, c)
+			}
+		}
+		seen[id] = true
+	}
+	if len(seen) < 9990 {
+		t.Fatalf("only %d distinct ids of 10000", len(seen))
+	}
+}
+
+func TestInterpret(t *testing.T) {
+	no := false
+	p := Prompt{Question: "q", Options: []Option{{Label: "A b"}, {Label: "C"}}, Other: &no}
+	if _, err := Interpret(p, ParseChoice("other x"), false); err == nil || err.Error() != "free text is not accepted here: choose 1–2" {
+		t.Fatalf("other with other:false: %v", err)
+	}
+	if _, err := Interpret(p, ParseChoice("zzz"), false); err == nil || err.Error() != `"zzz" is not an option here: choose 1–2` {
+		t.Fatalf("unknown label: %v", err)
+	}
+	if a, err := Interpret(p, ParseChoice("a B"), false); err != nil || a.Selected[0] != "A b" {
+		t.Fatalf("label: %+v %v", a, err)
+	}
+	free := Prompt{Question: "How many replicas?"}
+	if a, err := Interpret(free, ParseChoice("3"), false); err != nil || a.CustomText != "3" {
+		t.Fatalf("number as free text: %+v %v", a, err)
+	}
+	multi := Prompt{Question: "q", MultiSelect: true, Options: []Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}}
+	if a, err := Interpret(multi, ParseChoice("c, a"), false); err != nil || len(a.Selected) != 2 || a.Selected[0] != "A" {
+		t.Fatalf("labels with commas: %+v %v", a, err)
+	}
+	if a, err := Interpret(multi, ParseChoice("3 1 3"), false); err != nil || len(a.Selected) != 2 || a.Selected[1] != "C" {
+		t.Fatalf("numbers with spaces and repeats: %+v %v", a, err)
+	}
+}

@@ -1,0 +1,56 @@
+package broker
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzParse: the parser never panics, and whatever it accepts formats
+// back to a command that parses to the same thing.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"/answer k7m2qx 2", "answer k7m2qx.2 1,3", "!answer@bot k7m2qx other x", "/decline k7m2qx why", "/pending", "2", "/answer k7m2qx.9 x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cmd, err := Parse(s)
+		if err != nil || cmd.Verb != VerbAnswer {
+			return
+		}
+		n := max(cmd.Prompt, 1)
+		q := &Question{ID: cmd.ID, Prompts: make([]Prompt, max(n, 2))}
+		if cmd.Prompt == 0 {
+			q.Prompts = q.Prompts[:1]
+		}
+		again, err := Parse(FormatAnswer(q, n-1, cmd.Choice))
+		if err != nil || again.ID != cmd.ID || again.Choice != cmd.Choice {
+			t.Fatalf("%q → %+v → %v %+v", s, cmd, err, again)
+		}
+		_ = ParseChoice(cmd.Choice)
+	})
+}
+
+// FuzzValidate: validation never panics, and an accepted request's
+// prompts can be answered by their first option's number.
+func FuzzValidate(f *testing.F) {
+	f.Add(`{"question":"Which?","options":[{"label":"A"},{"label":"B"}]}`)
+	f.Add(`{"questions":[{"question":"a","multi_select":true,"options":[{"label":"x"},{"label":"y"}],"default":["x"]}]}`)
+	f.Add(`{"question":"q","other":false}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var r AskRequest
+		if json.Unmarshal([]byte(body), &r) != nil {
+			return
+		}
+		prompts, err := ValidateRequest(&r)
+		if err != nil {
+			return
+		}
+		for _, p := range prompts {
+			if len(p.Options) == 0 {
+				continue
+			}
+			if _, err := Interpret(p, ParseChoice("1"), true); err != nil {
+				t.Fatalf("valid prompt %+v refuses option 1: %v", p, err)
+			}
+		}
+	})
+}
