@@ -44,6 +44,12 @@ type Channel struct {
 	maxSignatureAge time.Duration
 	// maxRetries bounds how often one REST call is retried after 429.
 	maxRetries int
+	// ackAfter is how long an interaction waits for the broker before it
+	// is acknowledged with a deferred response.
+	ackAfter time.Duration
+
+	// late tracks follow-ups of HTTP interactions still under way.
+	late sync.WaitGroup
 
 	mu     sync.Mutex
 	runCtx context.Context // the context of Run, for gateway handlers
@@ -88,7 +94,7 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 	}
 	c := &Channel{
 		cfg: cfg, h: h, log: log.With("channel", Name), loc: loc, session: s,
-		now: time.Now, maxSignatureAge: 5 * time.Minute, maxRetries: 5,
+		now: time.Now, maxSignatureAge: 5 * time.Minute, maxRetries: 5, ackAfter: defaultAckAfter,
 		appID: cfg.ApplicationID,
 	}
 	if cfg.PublicKey != "" {

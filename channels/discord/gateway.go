@@ -46,6 +46,7 @@ func (c *Channel) Run(ctx context.Context) error {
 	}
 	c.log.Info("gateway connected", "mode", c.cfg.Mode)
 	<-ctx.Done()
+	c.late.Wait()
 	return nil
 }
 
@@ -102,7 +103,7 @@ func (c *Channel) onInteraction(s *discordgo.Session, ev *discordgo.InteractionC
 	}
 	ctx, cancel := c.eventCtx()
 	defer cancel()
-	resp := c.interact(ctx, ev.Interaction)
+	resp, finish := c.respondInTime(ctx, ev.Interaction)
 	endpoint := discordgo.EndpointInteractionResponse(ev.ID, ev.Token)
 	err := c.call(ctx, func(opts ...discordgo.RequestOption) error {
 		_, err := s.RequestWithBucketID("POST", endpoint, resp, endpoint, opts...)
@@ -110,6 +111,9 @@ func (c *Channel) onInteraction(s *discordgo.Session, ev *discordgo.InteractionC
 	})
 	if err != nil {
 		c.log.Warn("answering an interaction failed", "chat", ev.ChannelID, "err", redact(err.Error(), ev.Token))
+	}
+	if finish != nil {
+		finish()
 	}
 }
 

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -53,11 +54,25 @@ func (c *Channel) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "discord interactions: body is not an interaction: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	resp := c.interact(r.Context(), &in)
+	// The work outlives this request when the broker is slow: the
+	// response is then a deferred acknowledgement and the real one
+	// follows through the interaction's webhook.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), handleTimeout)
+	resp, finish := c.respondInTime(ctx, &in)
 	w.Header().Set("Content-Type", "application/json")
 	if err := json.NewEncoder(w).Encode(resp); err != nil {
 		c.log.Warn("writing an interaction response failed", "err", err)
 	}
+	if finish == nil {
+		cancel()
+		return
+	}
+	c.late.Add(1)
+	go func() {
+		defer c.late.Done()
+		defer cancel()
+		finish()
+	}()
 }
 
 // freshTimestamp reports whether ts (Unix seconds) is within

@@ -59,6 +59,10 @@ type interaction struct {
 	messageID string
 	responded bool
 	response  Response
+	// original is the edit of a deferred reply; followups are the
+	// follow-up messages sent through the interaction's webhook.
+	original  *Response
+	followups []Response
 }
 
 // New starts a fake Discord with a bot user, an application and a token.
@@ -77,6 +81,8 @@ func New() *Server {
 	mux.HandleFunc("POST /api/v9/interactions/{id}/{token}/callback", s.rest(s.callback))
 	mux.HandleFunc("PUT /api/v9/applications/{app}/commands", s.rest(s.overwriteCommands))
 	mux.HandleFunc("PUT /api/v9/applications/{app}/guilds/{guild}/commands", s.rest(s.overwriteCommands))
+	mux.HandleFunc("PATCH /api/v9/webhooks/{app}/{token}/messages/{message}", s.rest(s.editOriginal))
+	mux.HandleFunc("POST /api/v9/webhooks/{app}/{token}", s.rest(s.followUp))
 	mux.HandleFunc("GET /gateway", s.serveGateway)
 	mux.HandleFunc("GET /gateway/", s.serveGateway)
 	mux.HandleFunc("/", s.rest(func(w http.ResponseWriter, r *http.Request, _ []byte) {
@@ -256,7 +262,7 @@ func (s *Server) rest(h handler) http.HandlerFunc {
 			s.rateLimits = s.rateLimits[1:]
 		}
 		s.mu.Unlock()
-		isCallback := strings.HasPrefix(r.URL.Path, "/api/v9/interactions/")
+		isCallback := strings.HasPrefix(r.URL.Path, "/api/v9/interactions/") || strings.HasPrefix(r.URL.Path, "/api/v9/webhooks/")
 		if !auth && !isCallback {
 			writeError(w, http.StatusUnauthorized, "401: Unauthorized", 0)
 			return
