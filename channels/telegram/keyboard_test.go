@@ -1,0 +1,108 @@
+package telegram
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
+)
+
+// newBareChannel is a channel whose handler is h, against a fresh fake.
+func newBareChannel(t *testing.T, h broker.InboundHandler) *Channel {
+	t.Helper()
+	fake := telegramfake.New(testToken, botUser)
+	t.Cleanup(fake.Close)
+	t.Setenv(tokenEnv, testToken)
+	c, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL()}, h, nil)
+	if err != nil {
+		t.Fatalf("new: %v", err)
+	}
+	return c
+}
+
+func TestKeyboards(t *testing.T) {
+	no := false
+	now := time.Now()
+	q := func(p ...broker.Prompt) *broker.Question {
+		return &broker.Question{ID: "k7m2qx", Prompts: p, Status: broker.StatusPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	}
+	two := []broker.Option{{Label: "A"}, {Label: "B"}}
+	tests := []struct {
+		name    string
+		h       broker.InboundHandler
+		q       *broker.Question
+		want    [][]string // callback data by row
+		hint    string
+		notHint string
+	}{
+		{
+			name: "no Other when other is false",
+			h:    recorder{},
+			q:    q(broker.Prompt{Question: "Q?", Options: two, Other: &no}),
+			want: [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"/decline k7m2qx"}},
+			hint: "Tap a button, reply to this message with a number, or type /answer k7m2qx 1",
+		},
+		{
+			name:    "multi-select without toggles answers one option per button",
+			h:       recorder{},
+			q:       q(broker.Prompt{Question: "Q?", Options: two, MultiSelect: true}),
+			want:    [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"o:k7m2qx:0"}, {"/decline k7m2qx"}},
+			hint:    "or type /answer k7m2qx 1,3",
+			notHint: "Done",
+		},
+		{
+			name: "multi-select with toggles and a selection",
+			h:    toggleRecorder{},
+			q: func() *broker.Question {
+				x := q(broker.Prompt{Question: "Q?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true})
+				x.Selections = map[int][]int{0: {2, 0}}
+				return x
+			}(),
+			want: [][]string{{"t:k7m2qx:0:0"}, {"t:k7m2qx:0:1"}, {"t:k7m2qx:0:2"}, {"/answer k7m2qx 1,3", "o:k7m2qx:0"}, {"/decline k7m2qx"}},
+			hint: "then Done",
+		},
+		{
+			name: "dialog, second prompt current",
+			h:    recorder{},
+			q: func() *broker.Question {
+				x := q(broker.Prompt{Question: "Q1?", Options: two}, broker.Prompt{Question: "Q2?", Options: two, Other: &no})
+				x.Progress = []*broker.Answer{{Selected: []string{"A"}}, nil}
+				return x
+			}(),
+			want: [][]string{{"/answer k7m2qx.2 1"}, {"/answer k7m2qx.2 2"}, {"/answer k7m2qx.2 skip"}, {"/decline k7m2qx"}},
+			hint: "Now question 2 of 2.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newBareChannel(t, tt.h)
+			v := c.render(tt.q)
+			var got [][]string
+			for _, row := range v.keyboard {
+				var r []string
+				for _, b := range row {
+					r = append(r, *b.CallbackData)
+				}
+				got = append(got, r)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("keyboard %v, want %v", got, tt.want)
+			}
+			text := strings.NewReplacer("<code>", "", "</code>", "").Replace(v.text)
+			if !strings.Contains(text, tt.hint) || (tt.notHint != "" && strings.Contains(text, tt.notHint)) {
+				t.Errorf("text:\n%s", v.text)
+			}
+		})
+	}
+}
+
+// toggleRecorder is a handler that also offers toggles.
+type toggleRecorder struct{ recorder }
+
+func (toggleRecorder) Toggle(_ context.Context, _ broker.Inbound, _ string, _, _ int) (*broker.Question, error) {
+	return nil, nil
+}
