@@ -37,8 +37,8 @@ type Options struct {
 	Loopback bool
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
-	// Location places the times shown on the page; it defaults to
-	// time.Local.
+	// Location places the times shown on the page; it defaults to UTC,
+	// like the broker's. Pass the broker's Location().
 	Location *time.Location
 }
 
@@ -109,7 +109,7 @@ func New(cfg Config, h broker.InboundHandler, lister Lister, opts Options) (*Cha
 	}
 	c.log = c.log.With("channel", Name)
 	if c.loc == nil {
-		c.loc = time.Local
+		c.loc = time.UTC
 	}
 	switch {
 	case cfg.Name != "":

@@ -54,7 +54,7 @@ func (c *Channel) Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "index.html")
 	})
-	mux.Handle("GET /assets/", http.StripPrefix("/assets", files))
+	mux.Handle("GET /assets/", http.StripPrefix("/assets", noListing(files)))
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "icon.svg")
 	})
@@ -64,6 +64,17 @@ func (c *Channel) Handler() http.Handler {
 	mux.HandleFunc("POST /inbox/login", c.posted(c.serveLogin))
 	mux.HandleFunc("POST /inbox/logout", c.posted(c.serveLogout))
 	return headers(mux)
+}
+
+// noListing answers 404 for directories instead of listing them.
+func noListing(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // headers adds the security headers every response carries.

@@ -296,3 +296,36 @@ func TestURL(t *testing.T) {
 		}
 	}
 }
+
+func TestStaticFiles(t *testing.T) {
+	e := newEnv(t, Config{}, Options{Loopback: true})
+	tests := []struct {
+		path   string
+		status int
+		ctype  string
+	}{
+		{"/", 200, "text/html"},
+		{"/assets/inbox.js", 200, "text/javascript"},
+		{"/assets/cards.js", 200, "text/javascript"},
+		{"/assets/inbox.css", 200, "text/css"},
+		{"/favicon.ico", 200, "image/svg+xml"},
+		{"/assets/", 404, ""},
+		{"/assets/missing.js", 404, ""},
+		{"/elsewhere", 404, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			res, err := http.Get(e.srv.URL + tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != tc.status || !strings.HasPrefix(res.Header.Get("Content-Type"), tc.ctype) {
+				t.Fatalf("%d %q, want %d %q", res.StatusCode, res.Header.Get("Content-Type"), tc.status, tc.ctype)
+			}
+			if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+				t.Fatalf("Content-Security-Policy %q", csp)
+			}
+		})
+	}
+}
