@@ -95,6 +95,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/questions/{id}", s.agent(s.get))
 	s.mux.HandleFunc("POST /v1/questions/{id}/cancel", s.agent(s.cancel))
 	s.mux.HandleFunc("POST /v1/sessions/{session_id}/cancel", s.agent(s.cancelSession))
+	s.eventRoutes() // GET /v1/events, GET /v1/questions/{id}/deliveries (events.go)
 	s.mux.HandleFunc("POST /v1/commands", s.command)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
