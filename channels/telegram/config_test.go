@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/askbridge/askbridge/broker"
 )
 
@@ -99,5 +101,37 @@ func TestWebhookPath(t *testing.T) {
 		if got := c.WebhookPath(); got != want {
 			t.Errorf("WebhookPath(%q) = %q, want %q", url, got, want)
 		}
+	}
+}
+
+func TestConfigFromYAML(t *testing.T) {
+	src := `
+token_env: TELEGRAM_BOT_TOKEN
+api_url: https://tg.example/
+mode: webhook
+webhook_url: https://bridge.example/telegram
+webhook_secret_env: TELEGRAM_WEBHOOK_SECRET
+poll_timeout: 45s
+`
+	var c Config
+	dec := yaml.NewDecoder(strings.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	want := Config{TokenEnv: "TELEGRAM_BOT_TOKEN", APIURL: "https://tg.example", Mode: ModeWebhook,
+		WebhookURL: "https://bridge.example/telegram", WebhookSecretEnv: "TELEGRAM_WEBHOOK_SECRET", PollTimeout: 45 * time.Second}
+	if c.TokenEnv != want.TokenEnv || c.APIURL != want.APIURL || c.Mode != want.Mode || c.WebhookURL != want.WebhookURL ||
+		c.WebhookSecretEnv != want.WebhookSecretEnv || c.PollTimeout != want.PollTimeout {
+		t.Errorf("config %+v", c)
+	}
+	var typo Config
+	dec = yaml.NewDecoder(strings.NewReader("token_env: X\npoll_timeot: 5s\n"))
+	dec.KnownFields(true)
+	if err := dec.Decode(&typo); err == nil || !strings.Contains(err.Error(), "poll_timeot") {
+		t.Errorf("a typo was accepted: %v", err)
 	}
 }
