@@ -68,6 +68,18 @@ func (h *hub) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
+	h.dropLocked()
+}
+
+// dropAll ends every page's stream; the pages reconnect and re-read the
+// state, as after a network failure.
+func (h *hub) dropAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dropLocked()
+}
+
+func (h *hub) dropLocked() {
 	for ch := range h.subs {
 		delete(h.subs, ch)
 		close(ch)

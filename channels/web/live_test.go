@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/chromedp/cdproto/cdp"
@@ -114,4 +115,31 @@ func assertUnchanged(t *testing.T, e *env, want *broker.Question) {
 		t.Fatalf("question changed: now %s %+v by %+v at %v, was %s %+v by %+v at %v",
 			now.Status, now.Answers, now.AnsweredBy, now.ResolvedAt, want.Status, want.Answers, want.AnsweredBy, want.ResolvedAt)
 	}
+}
+
+// testReconnect: a page whose stream dropped re-reads the state when it
+// reconnects, so a change it never heard of still shows, and a question
+// resolved meanwhile is not left open.
+func testReconnect(t *testing.T, browser context.Context) {
+	e := newEnv(t, Config{}, Options{Loopback: true})
+	q := e.ask(t, &broker.AskRequest{Question: "Renew the certificate?", Options: []broker.Option{opt("Renew", ""), opt("Later", "")}})
+	p := tab(t, browser, false)
+	open(t, p, e.url)
+	waitText(t, p, card(q.ID)+" .prompt-text", "Renew the certificate?")
+	waitText(t, p, "#conn", "live")
+
+	// Resolved behind the page's back: no Update, so no event.
+	if _, err := e.st.Resolve(context.Background(), q.ID, broker.Resolution{
+		Status: broker.StatusAnswered, Answers: map[string]broker.Answer{q.Prompts[0].Question: {Selected: []string{"Later"}}},
+		AnsweredBy: &broker.Responder{Channel: "telegram", User: "7", Name: "bo"}, ResolvedAt: time.Now().UTC(),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if eval[int](t, p, `document.querySelectorAll('#open li').length`) != 1 {
+		t.Fatal("the page changed without an event; this test needs it not to")
+	}
+	e.ch.hub.dropAll()
+	waitGone(t, p, card(q.ID))
+	waitText(t, p, past(q.ID)+" .outcome", "Answered by bo")
+	waitText(t, p, "#conn", "live")
 }

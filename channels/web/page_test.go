@@ -160,6 +160,7 @@ func TestPage(t *testing.T) {
 	t.Run("stale page", func(t *testing.T) { testStalePage(t, browser) })
 	t.Run("closed question", func(t *testing.T) { testClosed(t, browser) })
 	t.Run("reminder", func(t *testing.T) { testReminder(t, browser) })
+	t.Run("reconnect", func(t *testing.T) { testReconnect(t, browser) })
 	t.Run("agent text is inert", func(t *testing.T) { testInert(t, browser) })
 	t.Run("forged cross-site post", func(t *testing.T) { testForgedPost(t, browser) })
 	t.Run("web token", func(t *testing.T) { testToken(t, browser) })
