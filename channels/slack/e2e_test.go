@@ -247,7 +247,7 @@ func TestEndToEndRefusals(t *testing.T) {
 		}, "You are not one of the people asked to answer " + q.ID},
 		{"choice out of range", ana, "slash_commands", func() any {
 			return slackfake.SlashPayload(slackfake.SlashCommand(ana, general, "general", "/answer", q.ID+" 7"))
-		}, "7"},
+		}, "7 is not an option here: choose 1–2"},
 		{"unknown id", ana, "slash_commands", func() any {
 			return slackfake.SlashPayload(slackfake.SlashCommand(ana, general, "general", "/answer", "zzzzzz 1"))
 		}, "There is no question zzzzzz here."},

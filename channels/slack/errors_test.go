@@ -143,3 +143,32 @@ func TestConfigValidate(t *testing.T) {
 		}
 	})
 }
+
+func TestUpdateOfAMissingMessageIsPermanent(t *testing.T) {
+	e := newEnv(t, ModeSocket, newRecorder(nil))
+	err := e.ch.Update(context.Background(), resolved(sampleQuestion()), broker.MessageRef{Channel: "slack", Chat: general, MessageID: "1700000000.999999"})
+	if !errors.Is(err, broker.ErrPermanent) || !strings.Contains(err.Error(), "message_not_found") {
+		t.Errorf("Update = %v, want permanent message_not_found", err)
+	}
+}
+
+func TestEscapeLimit(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a<b", 10, "a&lt;b"},
+		{"a<b", 5, "a…"}, // "&lt;" does not fit whole: never cut inside it
+		{"<<<<", 9, "&lt;&lt;…"},
+		{"héllo wörld", 6, "héllo…"},
+		{"x & y", 9, "x &amp; y"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := escapeLimit(tt.in, tt.n); got != tt.want {
+				t.Errorf("escapeLimit(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+			}
+		})
+	}
+}
