@@ -42,8 +42,9 @@ type Options struct {
 	Location *time.Location
 }
 
-// Channel is the web inbox. It implements broker.Channel and
-// broker.Reminder, and serves the page with Handler.
+// Channel is the web inbox. It implements broker.Channel, broker.Reminder
+// and broker.Runner (Run only closes the event streams at shutdown), and
+// serves the page with Handler.
 type Channel struct {
 	cfg      Config
 	in       broker.InboundHandler
