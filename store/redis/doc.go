@@ -25,13 +25,13 @@
 //	P{sK}:k:<digest>         string "<id>:<ms>": idempotency key -> id,
 //	                         K = crc32(digest) % 16, digest = sha256 of
 //	                         agent, session and tool call id (128 bits hex)
-//	P l:<channel>\0<chat>\0<message>   string: platform message -> id
+//	Pl:<channel>\0<chat>\0<message>    string: platform message -> id
 //	P{ev}:seq                counter of event sequence numbers
 //	P{ev}:log                zset seq -> "<at µs> <event JSON>"
 //	P{ev}:a:<agent>          the same per agent
 //	P{ev}:ids                hash id -> "<seq> <agent>" (one event each)
-//	P resolved               pub/sub channel of resolved ids
-//	P leader:<name>          leader lease: instance id with a TTL
+//	Presolved                pub/sub channel of resolved ids
+//	Pleader:<name>           leader lease: instance id with a TTL
 //
 // The record hash holds the question as created in field j (JSON) and the
 // parts that change in their own fields, so that scripts never rewrite
@@ -85,7 +85,7 @@
 //
 // # Resolution feed
 //
-// Every Store subscribes once to P resolved and fans ids out to its
+// Every Store subscribes once to Presolved and fans ids out to its
 // watchers without blocking; a watcher that fell behind gets "" (re-check
 // everything) once it has room. After the subscription is lost and back,
 // every watcher gets "", since ids published meanwhile are gone. Resolve

@@ -108,13 +108,12 @@ const feedTick = time.Second
 // ends. go-redis reconnects and resubscribes after a failure; the
 // subscription confirmation that follows makes every watcher re-check,
 // since ids published meanwhile were lost.
-func (s *Store) listen(ctx context.Context) {
+func (s *Store) listen(ctx context.Context, ps *goredis.PubSub) {
 	defer close(s.done)
-	ps := s.subscribe(ctx)
 	if ps == nil {
 		return
 	}
-	first, lost, idle := true, false, 0
+	lost, idle := false, 0
 	backoff := 50 * time.Millisecond
 	for ctx.Err() == nil {
 		msg, err := ps.ReceiveTimeout(ctx, feedTick)
@@ -156,11 +155,13 @@ func (s *Store) listen(ctx context.Context) {
 			if m.Kind != "subscribe" {
 				continue
 			}
-			if lost || !first {
+			// The first confirmation (when Open could not wait for it)
+			// or one after a reconnect: ids may have been missed.
+			if lost {
 				s.log.Info("resolution feed back")
-				s.feed.broadcast("")
 			}
-			first, lost, backoff = false, false, 50*time.Millisecond
+			s.feed.broadcast("")
+			lost, backoff = false, 50*time.Millisecond
 		case *goredis.Message:
 			s.feed.broadcast(m.Payload)
 		}

@@ -57,7 +57,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 		_ = c.Close()
 		return nil, err
 	}
-	s := newStore(c, cfg, log)
+	s := newStore(pctx, c, cfg, log)
 	return s, nil
 }
 
@@ -71,13 +71,22 @@ func OpenURL(ctx context.Context, rawURL string, log *slog.Logger) (*Store, erro
 	return Open(ctx, cfg, log)
 }
 
-func newStore(c goredis.UniversalClient, cfg Config, log *slog.Logger) *Store {
+// newStore subscribes to the resolution feed and waits (within ctx) for
+// the subscription to be confirmed, so that resolutions made elsewhere
+// right after Open are not missed.
+func newStore(ctx context.Context, c goredis.UniversalClient, cfg Config, log *slog.Logger) *Store {
 	lctx, cancel := context.WithCancel(context.Background())
 	s := &Store{
 		c: c, cfg: cfg, log: log.With("store", "redis"), k: newKeys(cfg.KeyPrefix),
 		feed: newFeed(), cancel: cancel, done: make(chan struct{}),
 	}
-	go s.listen(lctx)
+	ps := s.subscribe(lctx)
+	if deadline, ok := ctx.Deadline(); ok {
+		if _, err := ps.ReceiveTimeout(ctx, time.Until(deadline)); err != nil {
+			s.log.Warn("resolution feed not subscribed yet", "err", err)
+		}
+	}
+	go s.listen(lctx, ps)
 	return s
 }
 

@@ -71,7 +71,8 @@ func StartServer(t testing.TB, args ...string) (addr string, stop func()) {
 }
 
 // Start is StartServer returning the Server, for tests that kill and
-// restart it.
+// restart it. A first argument that is not an option is a configuration
+// file (as for a sentinel: Start(t, "sentinel.conf", "--sentinel")).
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
 	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(FreePort(t))), Dir: t.TempDir(), t: t, args: args}
@@ -85,9 +86,14 @@ func Start(t testing.TB, args ...string) *Server {
 func (s *Server) Restart() {
 	s.t.Helper()
 	_, port, _ := net.SplitHostPort(s.Addr)
-	argv := []string{"--port", port, "--bind", "127.0.0.1", "--dir", s.Dir,
-		"--save", "", "--appendonly", "no", "--logfile", filepath.Join(s.Dir, "redis.log")}
-	argv = append(argv, s.args...)
+	var argv []string
+	args := s.args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "--") {
+		argv, args = append(argv, args[0]), args[1:] // a configuration file comes first
+	}
+	argv = append(argv, "--port", port, "--bind", "127.0.0.1", "--dir", s.Dir,
+		"--save", "", "--appendonly", "no", "--logfile", filepath.Join(s.Dir, "redis.log"))
+	argv = append(argv, args...)
 	cmd := exec.Command("redis-server", argv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
