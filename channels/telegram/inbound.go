@@ -20,6 +20,12 @@ func (c *Channel) handleUpdate(ctx context.Context, u tgbotapi.Update) {
 		c.handleCallback(ctx, u.CallbackQuery)
 	case u.Message != nil:
 		c.handleMessage(ctx, u.Message)
+	case u.MyChatMember != nil:
+		// The bot was added to or removed from a chat: say where, so
+		// that operators can find the chat id for their routes.
+		m := u.MyChatMember
+		c.log.Info("bot membership changed", "chat", m.Chat.ID, "chat_type", m.Chat.Type,
+			"chat_title", m.Chat.Title, "status", m.NewChatMember.Status, "by", m.From.ID)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 // allowedUpdates are the update kinds the channel asks Telegram for.
-const allowedUpdates = `["message","callback_query"]`
+const allowedUpdates = `["message","callback_query","my_chat_member"]`
 
 // SecretHeader carries the webhook secret token on Telegram's requests.
 const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
@@ -83,7 +83,7 @@ func (c *Channel) poll(ctx context.Context) error {
 	for ctx.Err() == nil {
 		cfg := tgbotapi.NewUpdate(offset)
 		cfg.Timeout = int(c.cfg.PollTimeout / time.Second)
-		cfg.AllowedUpdates = []string{"message", "callback_query"}
+		cfg.AllowedUpdates = []string{"message", "callback_query", "my_chat_member"}
 		var updates []tgbotapi.Update
 		err := c.call(ctx, "getUpdates", func(bot *tgbotapi.BotAPI) error {
 			var err error

@@ -29,7 +29,7 @@ func TestModes(t *testing.T) {
 			t.Errorf("calls %v: deleteWebhook must come first", order)
 		}
 		poll := e.fake.Calls("getUpdates")[0].Params
-		if poll.Get("timeout") != "1" || poll.Get("allowed_updates") != `["message","callback_query"]` {
+		if poll.Get("timeout") != "1" || poll.Get("allowed_updates") != `["message","callback_query","my_chat_member"]` {
 			t.Errorf("getUpdates params %v", poll)
 		}
 	})
@@ -42,7 +42,7 @@ func TestModes(t *testing.T) {
 			t.Fatal("webhook never set")
 		}
 		p := e.fake.Calls("setWebhook")[0].Params
-		if p.Get("url") != e.hookURL || p.Get("secret_token") != testSecret || p.Get("allowed_updates") != `["message","callback_query"]` {
+		if p.Get("url") != e.hookURL || p.Get("secret_token") != testSecret || p.Get("allowed_updates") != `["message","callback_query","my_chat_member"]` {
 			t.Errorf("setWebhook params %v", p)
 		}
 		if n := len(e.fake.Calls("getUpdates")); n != 0 {
@@ -165,5 +165,15 @@ func TestUpdateThatChangesNothingSucceeds(t *testing.T) {
 	}
 	if now, _ := e.fake.Message(team.ID, m.ID); now.Edits != 0 || now.Text != m.Text {
 		t.Errorf("the message changed: %q", now.Text)
+	}
+}
+
+func TestAddingTheBotLogsTheChatID(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.fake.AddBot(ana, telegramfake.Chat{ID: -1002223334445, Type: "supergroup", Title: "Ops"})
+	if !e.fake.WaitFor(waitLimit, func() bool {
+		return strings.Contains(e.logs.String(), `msg="bot membership changed" channel=telegram chat=-1002223334445 chat_type=supergroup chat_title=Ops status=member`)
+	}) {
+		t.Errorf("the new chat's id was not logged:\n%s", e.logs.String())
 	}
 }

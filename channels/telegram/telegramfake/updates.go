@@ -166,3 +166,16 @@ func (s *Server) deliver(body map[string]any) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// AddBot makes by add the bot to chat c (which becomes known) and delivers
+// the my_chat_member update Telegram sends then.
+func (s *Server) AddBot(by User, c Chat) {
+	s.AddChat(c)
+	s.deliver(map[string]any{"my_chat_member": map[string]any{
+		"chat":            c,
+		"from":            by,
+		"date":            time.Now().Unix(),
+		"old_chat_member": map[string]any{"status": "left", "user": s.bot},
+		"new_chat_member": map[string]any{"status": "member", "user": s.bot},
+	}})
+}
