@@ -120,6 +120,8 @@ func testDeliveryEnqueued(t *testing.T, s broker.Store) {
 		t.Fatalf("delivery = %+v, want a pending delivery of %s to %s with no attempts", d, q.ID, q.CallbackURL)
 	}
 	sameTime(t, "delivery NextAt", d.NextAt, now)
+	// The deliverer measures its retry window from CreatedAt.
+	sameTime(t, "delivery CreatedAt", d.CreatedAt, now)
 	if ds := deliveriesOf(t, s, plain.ID); len(ds) != 0 {
 		t.Fatalf("Deliveries of a question without callback URL = %+v, want none", ds)
 	}
