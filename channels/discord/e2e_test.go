@@ -35,6 +35,11 @@ func TestEndToEnd(t *testing.T) {
 		w.edited(t, a.msg.ID, "Answered by ana at ")
 
 		t.Run("stale click after resolution", func(t *testing.T) {
+			// Both edits of the resolution (the tap's update and the
+			// broker's Update of every copy) land before the stale click.
+			if err := discordfake.Until(testCtx(t), func() bool { return w.fake.Message(a.msg.ID).Edits >= 2 }); err != nil {
+				t.Fatalf("the resolved copy was edited %d times, want 2", w.fake.Message(a.msg.ID).Edits)
+			}
 			before := w.fake.Message(a.msg.ID)
 			id := w.fake.Click(w.bo, a.msg, broker.FormatOption(a.q, 0, 0))
 			r, err := w.fake.WaitResponse(testCtx(t), id)

@@ -171,7 +171,7 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 		var prompt []discordgo.MessageComponent
 		var buttons []discordgo.MessageComponent
 		if p.MultiSelect && len(p.Options) > 0 {
-			if menu, ok := selectMenu(q, i); ok && usable(menu.CustomID) {
+			if menu := selectMenu(q, i); usable(menu.CustomID) {
 				prompt = append(prompt, discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}})
 			} else {
 				typed = append(typed, "`"+codeSafe(broker.FormatAnswer(q, i, "1,2"))+"`")
@@ -233,7 +233,7 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 	return rows, typed
 }
 
-func selectMenu(q *broker.Question, i int) (discordgo.SelectMenu, bool) {
+func selectMenu(q *broker.Question, i int) discordgo.SelectMenu {
 	p := q.Prompts[i]
 	chosen := map[int]bool{}
 	for _, k := range q.Selections[i] {
@@ -256,5 +256,5 @@ func selectMenu(q *broker.Question, i int) (discordgo.SelectMenu, bool) {
 		MinValues:   &one,
 		MaxValues:   len(p.Options),
 		Options:     opts,
-	}, true
+	}
 }

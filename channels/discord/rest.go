@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -68,11 +69,20 @@ func classify(err error) error {
 	return err
 }
 
+// pathOf returns the path of a request URL for logs, with interaction
+// and webhook tokens (long path segments) left out.
 func pathOf(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Path
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
 	}
-	return ""
+	parts := strings.Split(u.Path, "/")
+	for i, p := range parts {
+		if len(p) > 32 {
+			parts[i] = "[token]"
+		}
+	}
+	return strings.Join(parts, "/")
 }
 
 // rewriteTransport sends requests meant for discord.com to base instead

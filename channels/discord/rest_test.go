@@ -184,3 +184,11 @@ func TestRateLimitGivesUpWithContext(t *testing.T) {
 		t.Errorf("err = %v, want a retryable rate-limit error", err)
 	}
 }
+
+func TestLogPathHidesTokens(t *testing.T) {
+	token := "aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0NTY3ODkw"
+	got := pathOf("https://discord.com/api/v9/interactions/1234567890/" + token + "/callback")
+	if strings.Contains(got, token) || got != "/api/v9/interactions/1234567890/[token]/callback" {
+		t.Errorf("pathOf = %q", got)
+	}
+}
