@@ -66,6 +66,8 @@ func (c *Channel) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case form.Get("ssl_check") == "1":
+		w.WriteHeader(http.StatusOK) // Slack checking the slash command URL's certificate
 	case form.Has("payload"):
 		var cb slackapi.InteractionCallback
 		if err := json.Unmarshal([]byte(form.Get("payload")), &cb); err != nil {

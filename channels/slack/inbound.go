@@ -69,7 +69,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 			c.log.Warn("other with a bad reference", "chat", chat, "err", err)
 			return
 		}
-		ref.Chat, ref.Message = chat, cb.Container.MessageTs
+		ref.Chat = chat
 		c.openOther(ctx, cb.TriggerID, ref)
 		return
 	default:

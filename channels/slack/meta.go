@@ -33,11 +33,9 @@ type promptRef struct {
 	Prompts int    `json:"n"`
 	// Question is the prompt's text (shortened), shown in the modal.
 	Question string `json:"q,omitempty"`
-	// Chat is the channel the question was posted in (modal only: a
+	// Chat is the conversation the button was tapped in (modal only: a
 	// view_submission carries no channel).
 	Chat string `json:"c,omitempty"`
-	// Message is the ts of the question message (modal only).
-	Message string `json:"m,omitempty"`
 }
 
 // stub returns a question shaped like the one ref points into, enough for

@@ -138,9 +138,15 @@ func (s *Server) Send(typ string, payload any) (string, error) {
 	if conn == nil {
 		return "", errors.New("slackfake: no socket mode connection")
 	}
+	// Slack accepts a response payload in the ack of slash commands and
+	// view submissions (a modal's response_action), not of other actions.
+	accepts := typ == "slash_commands"
+	if p, ok := payload.(map[string]any); ok && typ == "interactive" && p["type"] == "view_submission" {
+		accepts = true
+	}
 	env := map[string]any{
 		"envelope_id": id, "type": typ, "payload": payload,
-		"accepts_response_payload": typ != "events_api",
+		"accepts_response_payload": accepts,
 	}
 	if typ == "events_api" {
 		env["retry_attempt"] = 0
