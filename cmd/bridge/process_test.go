@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+type resultJSON struct {
+	ID         string `json:"id"`
+	Status     string `json:"status"`
+	Fallback   string `json:"fallback"`
+	Reason     string `json:"reason"`
+	Answers    map[string]struct {
+		Selected   []string `json:"selected"`
+		CustomText string   `json:"custom_text"`
+	} `json:"answers"`
+	AnsweredBy *struct {
+		Channel string `json:"channel"`
+		User    string `json:"user"`
+	} `json:"answered_by"`
+}
+
+func decodeResult(t *testing.T, s string) resultJSON {
+	t.Helper()
+	var r resultJSON
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("result is not JSON: %v\n%s", err, s)
+	}
+	return r
+}
+
+// The walkthrough of the README: serve, ask (blocks), list, answer, and
+// the asking terminal prints the chosen label.
+func TestProcessAskListAnswer(t *testing.T) {
+	addr := freeAddr(t)
+	startServe(t, addr, nil, "--data-dir", t.TempDir())
+	ask := startBridge(t, addr, "ask", "--option", "Postgres|a server", "--option", "SQLite|a file", "--header", "Database", "Which database should the service use?")
+	ids := waitPending(t, addr, 1)
+	list := runBridge(t, addr, "list")
+	if !strings.Contains(list.stdout, "Which database should the service use?") || !strings.Contains(list.stdout, "1=Postgres 2=SQLite") {
+		t.Fatalf("list shows:\n%s", list.stdout)
+	}
+	bad := runBridge(t, addr, "answer", ids[0], "7")
+	if bad.code != exitBadInput || !strings.Contains(bad.stderr, "7 is not an option here: choose 1–2") {
+		t.Fatalf("answer 7: exit %d, %s", bad.code, bad.stderr)
+	}
+	ok := runBridge(t, addr, "answer", ids[0], "2")
+	if ok.code != 0 || strings.TrimSpace(ok.stdout) != "Recorded: SQLite" {
+		t.Fatalf("answer 2: exit %d, %q %q", ok.code, ok.stdout, ok.stderr)
+	}
+	if code := ask.wait(t, 20*time.Second); code != exitOK {
+		t.Fatalf("ask exit %d: %s", code, ask.errb.String())
+	}
+	res := decodeResult(t, ask.out.String())
+	if res.Status != "answered" || res.Answers["Which database should the service use?"].Selected[0] != "SQLite" || res.AnsweredBy.Channel != "cli" {
+		t.Fatalf("ask printed %s", ask.out.String())
+	}
+	again := runBridge(t, addr, "answer", ids[0], "1")
+	if again.code != exitFailure || !strings.Contains(again.stderr, "Already answered by local") {
+		t.Fatalf("second answer: exit %d, %s", again.code, again.stderr)
+	}
+}
+
+// Exit codes of ask for each outcome.
+func TestProcessExitCodes(t *testing.T) {
+	addr := freeAddr(t)
+	startServe(t, addr, nil, "--data-dir", t.TempDir())
+	decline := startBridge(t, addr, "ask", "--session", "s", "May I delete the cache?")
+	id := waitPending(t, addr, 1)[0]
+	if r := runBridge(t, addr, "decline", id, "not", "today"); r.code != 0 {
+		t.Fatalf("decline: %d %s", r.code, r.stderr)
+	}
+	if code := decline.wait(t, 20*time.Second); code != exitDeclined {
+		t.Fatalf("declined ask exit %d, want %d", code, exitDeclined)
+	}
+	if res := decodeResult(t, decline.out.String()); res.Reason != "not today" {
+		t.Fatalf("reason %q", res.Reason)
+	}
+	cancel := startBridge(t, addr, "ask", "--session", "s2", "Proceed?")
+	waitPending(t, addr, 1)
+	if r := runBridge(t, addr, "cancel", "--session", "s2", "--reason", "moved on"); r.code != 0 || !strings.Contains(r.stdout, "cancelled 1") {
+		t.Fatalf("cancel: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if code := cancel.wait(t, 20*time.Second); code != exitCancelled {
+		t.Fatalf("cancelled ask exit %d, want %d", code, exitCancelled)
+	}
+	unsupported := runBridge(t, addr, "ask", "--route", "nowhere", "Anyone?")
+	if unsupported.code != exitUnsupported || !strings.Contains(unsupported.stdout, `no route named \"nowhere\"`) {
+		t.Fatalf("unsupported: exit %d %s", unsupported.code, unsupported.stdout)
+	}
+	bad := runBridge(t, addr, "ask", "--option", "Only one", "Pick?")
+	if bad.code != exitBadInput || !strings.Contains(bad.stderr, "options: give no options (free text) or 2–4 options, got 1") {
+		t.Fatalf("bad input: exit %d %s", bad.code, bad.stderr)
+	}
+	pending := runBridge(t, addr, "ask", "--pending", "Later?")
+	if pending.code != 0 || decodeResult(t, pending.stdout).Status != "pending" {
+		t.Fatalf("pending: %d %s", pending.code, pending.stdout)
+	}
+}
+
+// kill -9 with pending questions: after a restart they are listed and
+// answerable, and a blocked `bridge ask` re-attaches and gets its answer.
+func TestProcessKill9KeepsPendingQuestions(t *testing.T) {
+	addr, dir := freeAddr(t), t.TempDir()
+	srv := startServe(t, addr, nil, "--data-dir", dir)
+	blocked := startBridge(t, addr, "ask", "--option", "Yes", "--option", "No", "Ship it?")
+	other := runBridge(t, addr, "ask", "--pending", "--timeout", "2h", "Rename the repo?")
+	ids := waitPending(t, addr, 2)
+	srv.kill()
+	time.Sleep(300 * time.Millisecond) // the blocked client notices and starts re-attaching
+	startServe(t, addr, nil, "--data-dir", dir)
+	after := waitPending(t, addr, 2)
+	slices.Sort(ids)
+	slices.Sort(after)
+	if !slices.Equal(ids, after) {
+		t.Fatalf("pending before %v, after restart %v", ids, after)
+	}
+	otherID := decodeResult(t, other.stdout).ID
+	for _, id := range after {
+		choice := "1"
+		if id == otherID {
+			choice = "other keep the name"
+		}
+		if r := runBridge(t, addr, "answer", id, choice); r.code != 0 {
+			t.Fatalf("answer %s after restart: %d %s", id, r.code, r.stderr)
+		}
+	}
+	if code := blocked.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("re-attached ask exit %d: %s", code, blocked.errb.String())
+	}
+	if res := decodeResult(t, blocked.out.String()); res.Answers["Ship it?"].Selected[0] != "Yes" {
+		t.Fatalf("re-attached ask printed %s", blocked.out.String())
+	}
+	w := runBridge(t, addr, "wait", otherID)
+	if w.code != 0 || decodeResult(t, w.stdout).Answers["Rename the repo?"].CustomText != "keep the name" {
+		t.Fatalf("wait: %d %s", w.code, w.stdout)
+	}
+}
+
+// SIGTERM drains: a waiting agent gets 202 and re-attaches after restart.
+func TestProcessGracefulStopReleasesWaiters(t *testing.T) {
+	addr, dir := freeAddr(t), t.TempDir()
+	srv := startServe(t, addr, nil, "--data-dir", dir)
+	blocked := startBridge(t, addr, "ask", "Keep going?")
+	id := waitPending(t, addr, 1)[0]
+	srv.stop(t)
+	if !strings.Contains(srv.out.String(), "releasing waiting agents") {
+		t.Fatalf("no drain in the log:\n%s", srv.out.String())
+	}
+	startServe(t, addr, nil, "--data-dir", dir)
+	if r := runBridge(t, addr, "answer", id, "yes please"); r.code != 0 {
+		t.Fatalf("answer: %d %s", r.code, r.stderr)
+	}
+	if code := blocked.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("ask exit %d", code)
+	}
+}
+
+func TestServeRefusesOpenListenWithoutKeys(t *testing.T) {
+	r := runBridge(t, "127.0.0.1:1", "serve", "--listen", "0.0.0.0:0", "--data-dir", t.TempDir())
+	if r.code != exitFailure || !strings.Contains(r.stderr, "refusing to listen on 0.0.0.0:0 without agent keys") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+func TestCheckConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Setenv("ASKBRIDGE_TEST_AGENT_KEY", "k")
+	tests := []struct {
+		name, body, want string
+		code             int
+	}{
+		{"ok", "listen: 127.0.0.1:9999\nagents:\n  - name: claude\n    key_env: ASKBRIDGE_TEST_AGENT_KEY\n", "config OK: listen 127.0.0.1:9999", 0},
+		{"typo with line", "listen: 127.0.0.1:9999\nroutse:\n  default: {targets: [cli]}\n", "line 2: field routse not found", exitBadInput},
+		{"unset key env", "agents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "agents[0].key_env: environment variable ASKBRIDGE_TEST_UNSET_VAR is not set", exitBadInput},
+		{"unknown channel", "routes:\n  default: {targets: [pigeon:42]}\n", `routes.default.targets[0]: channel "pigeon" is not configured`, exitBadInput},
+		{"no default route", "routes:\n  ops: {targets: [cli]}\n", `a route named "default" is required`, exitBadInput},
+		{"bad timeout", "timeouts:\n  default: 2s\n", "timeouts.default: 2s is outside 10s–7d", exitBadInput},
+		{"bad duration", "timeouts:\n  default: soon\n", `line 2: "soon" is not a duration`, exitBadInput},
+		{"bad reminder", "timeouts:\n  reminders: [0.5, 1.5]\n", "timeouts.reminders[1]", exitBadInput},
+		{"bad timezone", "timezone: Mars/Olympus\n", `timezone: "Mars/Olympus" is not a time zone name`, exitBadInput},
+		{"bad listen", "listen: nowhere\n", `listen: "nowhere" is not host:port`, exitBadInput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runBridge(t, "127.0.0.1:1", "check-config", "--config", write(tt.name+".yaml", tt.body))
+			if r.code != tt.code || !strings.Contains(r.stdout+r.stderr, tt.want) {
+				t.Fatalf("exit %d, output %q %q; want %d and %q", r.code, r.stdout, r.stderr, tt.code, tt.want)
+			}
+		})
+	}
+}
