@@ -284,3 +284,15 @@ func TestRenderRespectsSlackLimits(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkQuestionBlocks(b *testing.B) {
+	q := sampleQuestion()
+	q.Context = strings.Repeat("some context & <details> ", 40)
+	for b.Loop() {
+		blocks := questionBlocks(q, utcLoc())
+		if len(blocks) == 0 {
+			b.Fatal("no blocks")
+		}
+		_ = fallbackText(q, utcLoc())
+	}
+}
