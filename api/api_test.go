@@ -211,7 +211,7 @@ func TestAskAnswerOverHTTP(t *testing.T) {
 	unicode := "Welche Datenbank? 数据库 🚀 <b>&</b>"
 	body := map[string]any{
 		"question": unicode, "header": "DB 🚀", "context": "Kontext: ü 日本",
-		"options":  []map[string]string{{"label": "Postgres ✓", "description": "größer"}, {"label": "SQLite"}, {"label": "Maria"}},
+		"options":    []map[string]string{{"label": "Postgres ✓", "description": "größer"}, {"label": "SQLite"}, {"label": "Maria"}},
 		"session_id": "sess-ü", "wait": "20s",
 	}
 	done := make(chan map[string]any)

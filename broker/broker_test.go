@@ -178,7 +178,9 @@ func TestInboundForms(t *testing.T) {
 		{"label any case", func(q *broker.Question) broker.Inbound { return in("c1", "u", "answer "+q.ID+" sqlite") }, true, "Recorded: SQLite", "SQLite", ""},
 		{"bang and bot name", func(q *broker.Question) broker.Inbound { return in("c1", "u", "!answer@askbot "+q.ID+" 1") }, true, "Recorded: Postgres (Recommended)", "Postgres (Recommended)", ""},
 		{"label without recommended mark", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" Postgres") }, true, "Recorded: Postgres (Recommended)", "Postgres (Recommended)", ""},
-		{"other text", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" other CockroachDB, please") }, true, "Recorded: “CockroachDB, please”", "", "CockroachDB, please"},
+		{"other text", func(q *broker.Question) broker.Inbound {
+			return in("c1", "u", "/answer "+q.ID+" other CockroachDB, please")
+		}, true, "Recorded: “CockroachDB, please”", "", "CockroachDB, please"},
 		{"free text is other", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" DuckDB") }, true, "Recorded: “DuckDB”", "", "DuckDB"},
 		{"reply to the question message", func(q *broker.Question) broker.Inbound {
 			i := in("c1", "u", "2")

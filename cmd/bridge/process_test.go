@@ -11,11 +11,11 @@ import (
 )
 
 type resultJSON struct {
-	ID         string `json:"id"`
-	Status     string `json:"status"`
-	Fallback   string `json:"fallback"`
-	Reason     string `json:"reason"`
-	Answers    map[string]struct {
+	ID       string `json:"id"`
+	Status   string `json:"status"`
+	Fallback string `json:"fallback"`
+	Reason   string `json:"reason"`
+	Answers  map[string]struct {
 		Selected   []string `json:"selected"`
 		CustomText string   `json:"custom_text"`
 	} `json:"answers"`
