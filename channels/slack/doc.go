@@ -31,8 +31,12 @@
 // app-level token and needs no public URL; Run owns the connection and acks
 // every envelope before processing it. HTTP mode serves Handler, which
 // verifies Slack's request signature (signing secret, five-minute window)
-// before anything is read, answers the Events API url_verification
+// before anything is processed, answers the Events API url_verification
 // challenge and drops Events API retries whose event_id was already seen.
+//
+// Targets are Slack ids: a conversation (C…, G…) or a person (U…), whose
+// questions go to their DM with the bot; address.go explains how DM copies
+// are referenced.
 //
 // Failures that retrying cannot fix (channel_not_found, not_in_channel,
 // invalid_auth, account_inactive, is_archived, …) are returned as
