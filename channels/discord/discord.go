@@ -55,6 +55,7 @@ type Channel struct {
 	runCtx context.Context // the context of Run, for gateway handlers
 	botID  string
 	appID  string
+	dms    map[string]string // user id → DM channel id
 }
 
 // New returns a Discord channel for cfg that hands people's actions to h.
@@ -95,7 +96,7 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 	c := &Channel{
 		cfg: cfg, h: h, log: log.With("channel", Name), loc: loc, session: s,
 		now: time.Now, maxSignatureAge: 5 * time.Minute, maxRetries: 5, ackAfter: defaultAckAfter,
-		appID: cfg.ApplicationID,
+		appID: cfg.ApplicationID, dms: map[string]string{},
 	}
 	if cfg.PublicKey != "" {
 		c.publicKey, _ = parsePublicKey(cfg.PublicKey) // checked by Validate
@@ -114,13 +115,17 @@ func (c *Channel) Singleton() bool { return true }
 
 // Post renders q and sends it to the Discord channel chat (a channel id).
 func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
-	if !snowflake(chat) {
-		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("discord: post %s: %q is not a Discord channel id", q.ID, chat))
+	if err := checkChat(chat); err != nil {
+		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("discord: post %s: %w", q.ID, err))
+	}
+	to, err := c.channelID(ctx, chat)
+	if err != nil {
+		return broker.MessageRef{}, classify(fmt.Errorf("discord: post %s to %s: %w", q.ID, chat, err))
 	}
 	m := render(q, c.loc)
 	var msg *discordgo.Message
-	err := c.call(ctx, func(opts ...discordgo.RequestOption) (err error) {
-		msg, err = c.session.ChannelMessageSendComplex(chat, &discordgo.MessageSend{
+	err = c.call(ctx, func(opts ...discordgo.RequestOption) (err error) {
+		msg, err = c.session.ChannelMessageSendComplex(to, &discordgo.MessageSend{
 			Content: m.Content, Components: m.Components, AllowedMentions: noMentions(),
 		}, opts...)
 		return err
@@ -136,10 +141,14 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 // without components once resolved, the progress of a dialog while
 // pending.
 func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	to, err := c.channelID(ctx, m.Chat)
+	if err != nil {
+		return classify(fmt.Errorf("discord: update %s in %s: %w", q.ID, m.Chat, err))
+	}
 	r := render(q, c.loc)
-	err := c.call(ctx, func(opts ...discordgo.RequestOption) error {
+	err = c.call(ctx, func(opts ...discordgo.RequestOption) error {
 		_, err := c.session.ChannelMessageEditComplex(&discordgo.MessageEdit{
-			Channel: m.Chat, ID: m.MessageID,
+			Channel: to, ID: m.MessageID,
 			Content: &r.Content, Components: &r.Components, AllowedMentions: noMentions(),
 		}, opts...)
 		return err
@@ -152,13 +161,17 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 
 // Remind replies to the question message with broker.ReminderText.
 func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	to, err := c.channelID(ctx, m.Chat)
+	if err != nil {
+		return classify(fmt.Errorf("discord: remind %s in %s: %w", q.ID, m.Chat, err))
+	}
 	no := false
 	text := escape(broker.ReminderText(q, c.now(), c.loc))
-	err := c.call(ctx, func(opts ...discordgo.RequestOption) error {
-		_, err := c.session.ChannelMessageSendComplex(m.Chat, &discordgo.MessageSend{
+	err = c.call(ctx, func(opts ...discordgo.RequestOption) error {
+		_, err := c.session.ChannelMessageSendComplex(to, &discordgo.MessageSend{
 			Content:         text,
 			AllowedMentions: noMentions(),
-			Reference:       &discordgo.MessageReference{MessageID: m.MessageID, ChannelID: m.Chat, FailIfNotExists: &no},
+			Reference:       &discordgo.MessageReference{MessageID: m.MessageID, ChannelID: to, FailIfNotExists: &no},
 		}, opts...)
 		return err
 	})

@@ -190,6 +190,28 @@ func TestEndToEnd(t *testing.T) {
 		w.edited(t, a.msg.ID, "DB: SQLite; Cache: skipped")
 	})
 
+	t.Run("direct message to a person", func(t *testing.T) {
+		req := dbRequest()
+		req.Route = "dm"
+		a := w.ask(t, req)
+		dm := w.fake.DM(w.ana.ID)
+		if a.msg == nil || a.msg.ChannelID != dm {
+			t.Fatalf("the question was not posted in ana's DM: %s %s", a.q.Status, a.q.Reason)
+		}
+		said := w.fake.Say(w.bo, dm, "1", "") // bo is not in this DM: refused
+		w.fake.Say(w.ana, dm, "2", "")        // a bare number, the only open question here
+		q := a.done(t)
+		if q.AnsweredBy.User != w.ana.ID || !slices.Equal(q.Answers[q.Prompts[0].Question].Selected, []string{"SQLite"}) {
+			t.Errorf("result = %+v by %+v", q.Answers, q.AnsweredBy)
+		}
+		w.edited(t, a.msg.ID, "Answered by ana")
+		for _, m := range w.fake.Messages(dm) {
+			if m.Reference != nil && m.Reference.MessageID == said && strings.HasPrefix(m.Content, "Recorded") {
+				t.Errorf("a stranger's message in the DM was recorded: %q", m.Content)
+			}
+		}
+	})
+
 	t.Run("agent text is inert", func(t *testing.T) {
 		req := dbRequest()
 		req.Question = "@everyone should <@&123456> **really** drop the table?"

@@ -137,6 +137,9 @@ func (c *Channel) onMessage(s *discordgo.Session, m *discordgo.MessageCreate) {
 		Channel: Name, Chat: m.ChannelID, User: m.Author.ID, Name: m.Author.Username,
 		Text: text, Private: m.GuildID == "",
 	}
+	if in.Private {
+		in.Chat = dmChat(m.Author.ID)
+	}
 	if m.Member != nil {
 		in.Roles = append([]string(nil), m.Member.Roles...)
 	}

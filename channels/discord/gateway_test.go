@@ -151,8 +151,8 @@ func TestGatewayInbound(t *testing.T) {
 	t.Run("direct message is private", func(t *testing.T) {
 		e.fake.Say(ana, dm, "2", "")
 		in := next(t)
-		if !in.Private || in.Chat != dm || len(in.Roles) != 0 || in.User != ana.ID {
-			t.Errorf("inbound = %+v, want a private message in %s", in, dm)
+		if !in.Private || in.Chat != "user:"+ana.ID || len(in.Roles) != 0 || in.User != ana.ID {
+			t.Errorf("inbound = %+v, want a private message from user:%s", in, ana.ID)
 		}
 	})
 	t.Run("bots are ignored", func(t *testing.T) {

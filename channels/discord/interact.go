@@ -188,6 +188,9 @@ func (c *Channel) inboundFrom(i *discordgo.Interaction, text string) broker.Inbo
 	}
 	if u != nil {
 		in.User, in.Name = u.ID, u.Username
+		if in.Private {
+			in.Chat = dmChat(u.ID)
+		}
 	}
 	return in
 }

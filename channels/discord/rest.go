@@ -50,8 +50,8 @@ var permanentCodes = map[int]bool{
 }
 
 // classify wraps failures that retrying cannot fix (unknown channel or
-// message, missing access or permissions, a bad token) with
-// broker.Permanent.
+// message, missing access or permissions, DMs closed, a bad token, a
+// request Discord refuses as invalid) with broker.Permanent.
 func classify(err error) error {
 	var rest *discordgo.RESTError
 	if errors.As(err, &rest) {
@@ -59,7 +59,7 @@ func classify(err error) error {
 			return broker.Permanent(err)
 		}
 		switch rest.Response.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+		case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
 			return broker.Permanent(err)
 		}
 	}

@@ -125,6 +125,8 @@ func TestPostFailures(t *testing.T) {
 		{"missing permissions", func(e *env) string { e.fake.Deny(e.chat, 50013); return e.chat }, true, "Missing Permissions"},
 		{"unknown channel", func(e *env) string { return "123456789012345678" }, true, "Unknown Channel"},
 		{"not a channel id", func(e *env) string { return "general" }, true, "not a Discord channel id"},
+		{"DMs closed", func(e *env) string { u := e.fake.NewUser("shy"); e.fake.CloseDMs(u.ID); return "user:" + u.ID }, true, "Cannot send messages to this user"},
+		{"unknown user", func(e *env) string { return "user:123456789012345678" }, true, "open the DM with user 123456789012345678"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,7 +142,7 @@ func TestPostFailures(t *testing.T) {
 			if strings.Contains(err.Error(), e.fake.Token) {
 				t.Errorf("the error carries the token: %v", err)
 			}
-			if len(e.fake.Messages(chat)) != 0 {
+			if len(e.fake.Messages(chat)) != 0 || len(e.fake.Messages(e.chat)) != 0 {
 				t.Errorf("a message was posted anyway")
 			}
 		})
@@ -190,5 +192,35 @@ func TestLogPathHidesTokens(t *testing.T) {
 	got := pathOf("https://discord.com/api/v9/interactions/1234567890/" + token + "/callback")
 	if strings.Contains(got, token) || got != "/api/v9/interactions/1234567890/[token]/callback" {
 		t.Errorf("pathOf = %q", got)
+	}
+}
+
+func TestPostToPersonOpensDM(t *testing.T) {
+	e := newEnv(t, &recorder{}, nil)
+	ana := e.fake.NewUser("ana")
+	q := question("k7m2qx", dbPrompt())
+	ref, err := e.ch.Post(testCtx(t), q, "user:"+ana.ID)
+	if err != nil {
+		t.Fatalf("Post: %v", err)
+	}
+	dm := e.fake.DM(ana.ID)
+	if ref.Chat != "user:"+ana.ID || len(e.fake.Messages(dm)) != 1 {
+		t.Fatalf("ref %+v; %d messages in the DM", ref, len(e.fake.Messages(dm)))
+	}
+	q.Status, q.Reason, q.ResolvedAt = broker.StatusCancelled, "the agent is gone", fixed.Add(time.Minute)
+	if err := e.ch.Update(testCtx(t), q, ref); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if m := e.fake.Messages(dm)[0]; !strings.Contains(m.Content, "Cancelled at 14:01 UTC: the agent is gone") || len(m.Components) != 0 {
+		t.Errorf("DM copy after Update: %q, %d components", m.Content, len(m.Components))
+	}
+	opened := 0
+	for _, r := range e.fake.Requests() {
+		if r.Path == "/api/v9/users/@me/channels" {
+			opened++
+		}
+	}
+	if opened != 1 {
+		t.Errorf("the DM was opened %d times, want once", opened)
 	}
 }

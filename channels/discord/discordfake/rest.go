@@ -86,6 +86,9 @@ func (s *Server) channelFor(w http.ResponseWriter, id string) (*fakeChannel, boo
 	case c.deny == 50013:
 		writeError(w, http.StatusForbidden, "Missing Permissions", 50013)
 		return nil, false
+	case c.dmWith != "" && s.dmClosed(c.dmWith):
+		writeError(w, http.StatusForbidden, "Cannot send messages to this user", 50007)
+		return nil, false
 	}
 	return c, true
 }
@@ -283,4 +286,33 @@ func (s *Server) overwriteCommands(w http.ResponseWriter, r *http.Request, body 
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
+}
+
+func (s *Server) dmClosed(user string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closedDMs[user]
+}
+
+// openDM is POST /users/@me/channels: the DM channel with a person.
+func (s *Server) openDM(w http.ResponseWriter, r *http.Request, body []byte) {
+	var b struct {
+		RecipientID string `json:"recipient_id"`
+	}
+	_ = json.Unmarshal(body, &b)
+	s.mu.Lock()
+	u, ok := s.users[b.RecipientID]
+	if !ok {
+		s.mu.Unlock()
+		writeJSON(w, http.StatusBadRequest, map[string]any{
+			"message": "Invalid Form Body", "code": 50035,
+			"errors": map[string]any{"recipient_id": map[string]any{"_errors": []map[string]string{{"code": "NUMBER_TYPE_COERCE", "message": "Value \"" + b.RecipientID + "\" is not snowflake."}}}},
+		})
+		return
+	}
+	id := s.dmLocked(u.ID)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id": id, "type": 1, "last_message_id": nil, "flags": 0, "recipients": []any{u.json()},
+	})
 }

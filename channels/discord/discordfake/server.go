@@ -32,6 +32,9 @@ type Server struct {
 	mu           sync.Mutex
 	counter      uint64
 	channels     map[string]*fakeChannel
+	users        map[string]User
+	dms          map[string]string // user id → DM channel id
+	closedDMs    map[string]bool
 	messages     map[string]*Message
 	order        []string
 	requests     []Request
@@ -45,6 +48,8 @@ type Server struct {
 
 type fakeChannel struct {
 	guildID string
+	// dmWith is the person of a DM channel.
+	dmWith string
 	// deny is a JSON error code refusing every write (50001, 50013), or 0.
 	deny int
 }
@@ -69,6 +74,7 @@ type interaction struct {
 func New() *Server {
 	s := &Server{
 		Token: "fake-bot-token-" + randomHex(12), channels: map[string]*fakeChannel{},
+		users: map[string]User{}, dms: map[string]string{}, closedDMs: map[string]bool{},
 		messages: map[string]*Message{}, interactions: map[string]*interaction{},
 		commands: map[string]json.RawMessage{},
 	}
@@ -79,6 +85,7 @@ func New() *Server {
 	mux.HandleFunc("POST /api/v9/channels/{channel}/messages", s.rest(s.createMessage))
 	mux.HandleFunc("PATCH /api/v9/channels/{channel}/messages/{message}", s.rest(s.editMessage))
 	mux.HandleFunc("POST /api/v9/interactions/{id}/{token}/callback", s.rest(s.callback))
+	mux.HandleFunc("POST /api/v9/users/@me/channels", s.rest(s.openDM))
 	mux.HandleFunc("PUT /api/v9/applications/{app}/commands", s.rest(s.overwriteCommands))
 	mux.HandleFunc("PUT /api/v9/applications/{app}/guilds/{guild}/commands", s.rest(s.overwriteCommands))
 	mux.HandleFunc("PATCH /api/v9/webhooks/{app}/{token}/messages/{message}", s.rest(s.editOriginal))
@@ -123,7 +130,36 @@ func (s *Server) NewGuild() string { return s.snowflake() }
 
 // NewUser returns a person with the given roles.
 func (s *Server) NewUser(name string, roles ...string) User {
-	return User{ID: s.snowflake(), Username: name, Roles: roles}
+	u := User{ID: s.snowflake(), Username: name, Roles: roles}
+	s.mu.Lock()
+	s.users[u.ID] = u
+	s.mu.Unlock()
+	return u
+}
+
+// CloseDMs makes the person refuse direct messages from the bot (their
+// privacy setting): sending fails with 50007.
+func (s *Server) CloseDMs(userID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closedDMs[userID] = true
+}
+
+// DM returns the channel id of the bot's DM with a person, opening it.
+func (s *Server) DM(userID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dmLocked(userID)
+}
+
+func (s *Server) dmLocked(userID string) string {
+	if id, ok := s.dms[userID]; ok {
+		return id
+	}
+	id := s.snowflakeLocked()
+	s.channels[id] = &fakeChannel{dmWith: userID}
+	s.dms[userID] = id
+	return id
 }
 
 // Deny makes every write to channel fail with a JSON error code:
