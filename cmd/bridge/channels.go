@@ -2,13 +2,36 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
+	"github.com/askbridge/askbridge/channels/telegram"
+	"github.com/askbridge/askbridge/channels/web"
 )
+
+// ChannelsConfig configures the channels. The text channel and the web
+// inbox are on unless disabled; the chat platforms are on when their
+// section is present.
+type ChannelsConfig struct {
+	CLI      CLIConfig        `yaml:"cli"`
+	Web      WebConfig        `yaml:"web"`
+	Telegram *telegram.Config `yaml:"telegram"`
+}
+
+// CLIConfig configures the text-only channel.
+type CLIConfig struct {
+	Disabled bool `yaml:"disabled"`
+}
+
+// WebConfig configures the built-in web inbox.
+type WebConfig struct {
+	Disabled   bool `yaml:"disabled"`
+	web.Config `yaml:",inline"`
+}
 
 // enabledChannels names the channels this configuration turns on.
 func (c *Config) enabledChannels() map[string]bool {
@@ -16,13 +39,20 @@ func (c *Config) enabledChannels() map[string]bool {
 	if !c.Channels.CLI.Disabled {
 		on[cli.Name] = true
 	}
+	if !c.Channels.Web.Disabled {
+		on[web.Name] = true
+	}
+	if c.Channels.Telegram != nil {
+		on[telegram.Name] = true
+	}
 	return on
 }
 
-// defaultTargets is the default route when the file names none.
+// defaultTargets is the default route when the file names none: the web
+// inbox and the text channel, the two that need no chat id.
 func (c *Config) defaultTargets() []string {
 	var out []string
-	for _, name := range []string{cli.Name} {
+	for _, name := range []string{web.Name, cli.Name} {
 		if c.enabledChannels()[name] {
 			out = append(out, name)
 		}
@@ -32,6 +62,14 @@ func (c *Config) defaultTargets() []string {
 
 // checkChannels validates each configured channel's own settings.
 func (c *Config) checkChannels() error {
+	if err := c.Channels.Web.Validate(); err != nil {
+		return fmt.Errorf("channels.%w", err)
+	}
+	if t := c.Channels.Telegram; t != nil {
+		if err := t.Validate(); err != nil {
+			return fmt.Errorf("channels.%w", err)
+		}
+	}
 	return nil
 }
 
@@ -52,11 +90,31 @@ type wiring struct {
 // buildChannels creates every configured channel and registers it.
 func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location, log *slog.Logger) (*wiring, error) {
 	w := &wiring{handlers: map[string]http.Handler{}}
-	_, _ = loop, loc
 	if !cfg.Channels.CLI.Disabled {
 		b.Register(cli.New(cli.Name))
 		w.textChannels = append(w.textChannels, cli.Name)
 	}
-	_ = log
+	if !cfg.Channels.Web.Disabled {
+		ch, err := web.New(cfg.Channels.Web.Config, b, b, web.Options{Loopback: loop, Logger: log.With("channel", web.Name), Location: loc})
+		if err != nil {
+			return nil, fmt.Errorf("channels.web: %w", err)
+		}
+		b.Register(ch)
+		w.handlers["/"] = ch.Handler()
+		w.runners = append(w.runners, namedRunner{ch, web.Name})
+		w.inboxURL = ch.URL
+	}
+	if tc := cfg.Channels.Telegram; tc != nil {
+		tc.Location = loc
+		ch, err := telegram.New(*tc, b, log.With("channel", telegram.Name))
+		if err != nil {
+			return nil, fmt.Errorf("channels.telegram: %w", err)
+		}
+		b.Register(ch)
+		if tc.Mode == telegram.ModeWebhook {
+			w.handlers[tc.WebhookPath()] = ch.Handler()
+		}
+		w.runners = append(w.runners, namedRunner{ch, telegram.Name})
+	}
 	return w, nil
 }

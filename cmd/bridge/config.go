@@ -77,16 +77,6 @@ type RouteConfig struct {
 	Reminders  []float64 `yaml:"reminders"`
 }
 
-// ChannelsConfig configures the channels.
-type ChannelsConfig struct {
-	CLI CLIConfig `yaml:"cli"`
-}
-
-// CLIConfig configures the text-only channel.
-type CLIConfig struct {
-	Disabled bool `yaml:"disabled"`
-}
-
 // Duration reads "30m" style durations from YAML.
 type Duration time.Duration
 
