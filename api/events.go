@@ -71,7 +71,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, agent string) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil || rc.Flush() != nil {
+	// The first block carries the stream's position without an event, so
+	// a client that loses the connection before any event resumes here.
+	if _, err := fmt.Fprintf(w, "retry: 2000\nid: %d\n\n", after); err != nil || rc.Flush() != nil {
 		return
 	}
 	beat := time.NewTicker(heartbeatEvery())
@@ -118,16 +120,26 @@ func (s *Server) sendEvents(ctx context.Context, w http.ResponseWriter, agent, s
 	if err != nil {
 		return after, false, err
 	}
+	skipped := false
 	for _, ev := range evs {
 		after = ev.Seq
 		if session != "" && ev.SessionID != session {
+			skipped = true
 			continue
 		}
+		skipped = false
 		data, err := json.Marshal(eventResult(ctx, st, ev))
 		if err != nil {
 			return after, false, err
 		}
 		if _, err := fmt.Fprintf(w, "id: %d\nevent: resolved\ndata: %s\n\n", ev.Seq, data); err != nil {
+			return after, false, errClientGone
+		}
+	}
+	if skipped {
+		// Move the client past events of other sessions, so a resume
+		// does not read them again.
+		if _, err := fmt.Fprintf(w, "id: %d\n\n", after); err != nil {
 			return after, false, errClientGone
 		}
 	}
