@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -144,6 +145,44 @@ func runBridgeProcess(t *testing.T, addr string, limit time.Duration, args ...st
 	return 0, stdout.String(), stderr.String()
 }
 
+// inboxQuestion is a question as GET /inbox/state shows it.
+type inboxQuestion struct {
+	ID       string `json:"id"`
+	Status   string `json:"status"`
+	Deadline string `json:"deadline"`
+	Outcome  string `json:"outcome"`
+}
+
+// inboxView finds question id in the web inbox's open list or history.
+func inboxView(t *testing.T, addr, list, id string) (inboxQuestion, bool) {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/inbox/state")
+	if err != nil {
+		t.Fatalf("GET /inbox/state: %v", err)
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Open    []inboxQuestion `json:"open"`
+		History []inboxQuestion `json:"history"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /inbox/state: %s", resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatalf("GET /inbox/state: %v", err)
+	}
+	views := st.Open
+	if list == "history" {
+		views = st.History
+	}
+	for _, v := range views {
+		if v.ID == id {
+			return v, true
+		}
+	}
+	return inboxQuestion{}, false
+}
+
 func timeoutsSleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
 
 // TestTimeoutSurvivesKill9 asks a 10-second question with a default, kills
@@ -176,6 +215,9 @@ func TestTimeoutSurvivesKill9(t *testing.T) {
 	code, out, _ = runBridgeProcess(t, addr, 10*time.Second, "list", "--status", "pending", "--json")
 	if code != exitOK || !bytes.Contains([]byte(out), []byte(asked.ID)) {
 		t.Fatalf("at 5 s, bridge list --status pending (exit %d) does not show %s:\n%s", code, asked.ID, out)
+	}
+	if v, ok := inboxView(t, addr, "open", asked.ID); !ok || !strings.HasSuffix(v.Deadline, " · default: SQLite") {
+		t.Errorf("at 5 s the web inbox lists %s as open: %v, %+v; want its deadline with the default SQLite", asked.ID, ok, v)
 	}
 	first.kill9(t)
 
@@ -210,6 +252,10 @@ func TestTimeoutSurvivesKill9(t *testing.T) {
 	}
 	if !res.ExpiresAt.Equal(asked.ExpiresAt) {
 		t.Errorf("expires_at changed across the restart: %s, was %s", res.ExpiresAt, asked.ExpiresAt)
+	}
+	// The web inbox shows the outcome in its history.
+	if v, ok := inboxView(t, addr, "history", asked.ID); !ok || v.Status != "timed_out" || v.Outcome != "No answer in 10 s: used the default, SQLite" {
+		t.Errorf("the web inbox history shows %s as %+v (listed: %v); want timed_out, \"No answer in 10 s: used the default, SQLite\"", asked.ID, v, ok)
 	}
 	// Resolved by the restarted server: after the restart, not before the kill.
 	if res.ResolvedAt.Before(restarted.Add(-time.Second)) {
