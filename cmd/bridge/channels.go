@@ -9,6 +9,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
+	"github.com/askbridge/askbridge/channels/slack"
 	"github.com/askbridge/askbridge/channels/telegram"
 	"github.com/askbridge/askbridge/channels/web"
 )
@@ -20,6 +21,7 @@ type ChannelsConfig struct {
 	CLI      CLIConfig        `yaml:"cli"`
 	Web      WebConfig        `yaml:"web"`
 	Telegram *telegram.Config `yaml:"telegram"`
+	Slack    *slack.Config    `yaml:"slack"`
 }
 
 // CLIConfig configures the text-only channel.
@@ -45,6 +47,9 @@ func (c *Config) enabledChannels() map[string]bool {
 	if c.Channels.Telegram != nil {
 		on[telegram.Name] = true
 	}
+	if c.Channels.Slack != nil {
+		on[slack.ChannelName] = true
+	}
 	return on
 }
 
@@ -67,6 +72,11 @@ func (c *Config) checkChannels() error {
 	}
 	if t := c.Channels.Telegram; t != nil {
 		if err := t.Validate(); err != nil {
+			return fmt.Errorf("channels.%w", err)
+		}
+	}
+	if s := c.Channels.Slack; s != nil {
+		if err := s.Validate(); err != nil {
 			return fmt.Errorf("channels.%w", err)
 		}
 	}
@@ -115,6 +125,18 @@ func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location,
 			w.handlers[tc.WebhookPath()] = ch.Handler()
 		}
 		w.runners = append(w.runners, namedRunner{ch, telegram.Name})
+	}
+	if sc := cfg.Channels.Slack; sc != nil {
+		sc.Location = loc
+		ch, err := slack.New(*sc, b, log.With("channel", slack.ChannelName))
+		if err != nil {
+			return nil, fmt.Errorf("channels.slack: %w", err)
+		}
+		b.Register(ch)
+		if sc.Mode == slack.ModeHTTP {
+			w.handlers["/slack/"] = ch.Handler()
+		}
+		w.runners = append(w.runners, namedRunner{ch, slack.ChannelName})
 	}
 	return w, nil
 }
