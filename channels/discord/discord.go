@@ -63,7 +63,7 @@ type Channel struct {
 // makes no request yet: the gateway is opened by Run.
 func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("discord: %w", err)
+		return nil, err // names the discord.* key
 	}
 	if h == nil {
 		return nil, errors.New("discord: an inbound handler is required")

@@ -120,8 +120,11 @@ func (c *Channel) onInteraction(s *discordgo.Session, ev *discordgo.InteractionC
 // onMessage hands a person's message to the broker: a reply to a question
 // message (with ReplyTo) or a typed command. The broker ignores chatter.
 func (c *Channel) onMessage(s *discordgo.Session, m *discordgo.MessageCreate) {
-	if m.Message == nil || m.Author == nil || m.Author.Bot || m.Author.System {
+	if m.Message == nil || m.Author == nil || m.Author.Bot || m.Author.System || m.WebhookID != "" {
 		return
+	}
+	if m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply {
+		return // joins, pins, thread starts and other system messages
 	}
 	c.mu.Lock()
 	bot := c.botID
