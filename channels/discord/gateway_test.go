@@ -161,13 +161,13 @@ func TestGatewayInbound(t *testing.T) {
 		e.fake.Say(bot, e.chat, "/answer k7m2qx 1", m.ID)
 		e.fake.Dispatch("MESSAGE_CREATE", map[string]any{ // a webhook's message
 			"id": "1300000000000000001", "type": 0, "channel_id": e.chat, "guild_id": e.guild, "webhook_id": "1300000000000000002",
-			"author": map[string]any{"id": "1300000000000000002", "username": "Captain Hook", "discriminator": "0000", "bot": true},
+			"author":  map[string]any{"id": "1300000000000000002", "username": "Captain Hook", "discriminator": "0000", "bot": true},
 			"content": "/answer k7m2qx 1", "timestamp": "2026-03-04T14:00:00.000000+00:00", "tts": false, "mention_everyone": false,
 			"mentions": []any{}, "mention_roles": []any{}, "attachments": []any{}, "embeds": []any{}, "pinned": false,
 		})
 		e.fake.Dispatch("MESSAGE_CREATE", map[string]any{ // a pin notice
 			"id": "1300000000000000003", "type": 6, "channel_id": e.chat, "guild_id": e.guild,
-			"author": map[string]any{"id": ana.ID, "username": "ana", "discriminator": "0"},
+			"author":  map[string]any{"id": ana.ID, "username": "ana", "discriminator": "0"},
 			"content": "2", "timestamp": "2026-03-04T14:00:00.000000+00:00", "message_reference": map[string]any{"message_id": m.ID, "channel_id": e.chat},
 		})
 		e.fake.Say(ana, e.chat, "marker", "")
