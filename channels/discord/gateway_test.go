@@ -45,7 +45,7 @@ func TestGatewayConnectsAndRegistersCommands(t *testing.T) {
 			for _, c := range cmds {
 				names = append(names, c.Name)
 			}
-			if !slices.Equal(names, []string{"answer", "decline", "pending"}) {
+			if !slices.Equal(names, []string{"answer", "decline", "discuss", "pending"}) {
 				t.Errorf("commands = %q", names)
 			}
 			if o := cmds[0].Options; len(o) != 2 || o[0].Name != "id" || o[1].Name != "choice" || !o[1].Required || o[1].Type != 3 {
@@ -131,6 +131,12 @@ func TestGatewayInbound(t *testing.T) {
 	t.Run("decline command", func(t *testing.T) {
 		e.fake.Command(ana, e.chat, "decline", "id", "k7m2qx", "reason", "not now")
 		check(t, next(t), "/decline k7m2qx not now")
+	})
+	t.Run("discuss and pending commands", func(t *testing.T) {
+		e.fake.Command(ana, e.chat, "discuss", "id", "k7m2qx", "message", "which load?")
+		check(t, next(t), "/discuss k7m2qx which load?")
+		e.fake.Command(ana, e.chat, "pending")
+		check(t, next(t), "/pending")
 	})
 	t.Run("reply to the question", func(t *testing.T) {
 		e.fake.Say(ana, e.chat, "2", m.ID)

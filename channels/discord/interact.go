@@ -31,10 +31,12 @@ type responseData struct {
 const (
 	cmdAnswer  = "answer"
 	cmdDecline = "decline"
+	cmdDiscuss = "discuss"
 	cmdPending = "pending"
 	optID      = "id"
 	optChoice  = "choice"
 	optReason  = "reason"
+	optMessage = "message"
 )
 
 // interact turns one interaction into broker.Inbound text, hands it to
@@ -153,7 +155,7 @@ func modalText(comps []discordgo.MessageComponent) string {
 	return ""
 }
 
-// commandText turns /answer, /decline and /pending into the broker's
+// commandText turns /answer, /decline, /discuss and /pending into the broker's
 // command text; the broker parses and checks it.
 func commandText(d discordgo.ApplicationCommandInteractionData) (string, error) {
 	opt := func(name string) string {
@@ -170,6 +172,8 @@ func commandText(d discordgo.ApplicationCommandInteractionData) (string, error) 
 		return strings.TrimSpace("/answer " + opt(optID) + " " + opt(optChoice)), nil
 	case cmdDecline:
 		return strings.TrimSpace("/decline " + opt(optID) + " " + opt(optReason)), nil
+	case cmdDiscuss:
+		return strings.TrimSpace("/discuss " + opt(optID) + " " + opt(optMessage)), nil
 	case cmdPending:
 		return "/pending", nil
 	}
@@ -195,7 +199,8 @@ func (c *Channel) inboundFrom(i *discordgo.Interaction, text string) broker.Inbo
 	return in
 }
 
-// commands are the application commands the bot registers.
+// commands are the application commands the bot registers: the broker's
+// grammar, with the question id and the choice as separate options.
 func commands() []*discordgo.ApplicationCommand {
 	str := func(name, desc string, required bool) *discordgo.ApplicationCommandOption {
 		return &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: name, Description: desc, Required: required}
@@ -210,6 +215,11 @@ func commands() []*discordgo.ApplicationCommand {
 			Options: []*discordgo.ApplicationCommandOption{
 				str(optID, "The question id, such as k7m2qx", true),
 				str(optReason, "Why (shown to the agent)", false),
+			}},
+		{Name: cmdDiscuss, Type: discordgo.ChatApplicationCommand, Description: "Not ready to answer: tell the agent you want to talk first",
+			Options: []*discordgo.ApplicationCommandOption{
+				str(optID, "The question id, such as k7m2qx", true),
+				str(optMessage, "What to clarify (shown to the agent)", false),
 			}},
 		{Name: cmdPending, Type: discordgo.ChatApplicationCommand, Description: "List the open questions in this channel",
 			Options: []*discordgo.ApplicationCommandOption{}},
