@@ -70,14 +70,23 @@ func (c *Config) checkChannels() error {
 	if err := c.Channels.Web.Validate(); err != nil {
 		return fmt.Errorf("channels.%w", err)
 	}
+	if err := checkEnv("channels.web", c.Channels.Web.Config); err != nil {
+		return err
+	}
 	if t := c.Channels.Telegram; t != nil {
 		if err := t.Validate(); err != nil {
 			return fmt.Errorf("channels.%w", err)
+		}
+		if err := checkEnv("channels.telegram", t); err != nil {
+			return err
 		}
 	}
 	if s := c.Channels.Slack; s != nil {
 		if err := s.Validate(); err != nil {
 			return fmt.Errorf("channels.%w", err)
+		}
+		if err := checkEnv("channels.slack", s); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -191,6 +191,7 @@ func TestCheckConfig(t *testing.T) {
 		{"bad duration", "timeouts:\n  default: soon\n", `line 2: "soon" is not a duration`, exitBadInput},
 		{"bad reminder", "timeouts:\n  reminders: [0.5, 1.5]\n", "timeouts.reminders[1]", exitBadInput},
 		{"bad timezone", "timezone: Mars/Olympus\n", `timezone: "Mars/Olympus" is not a time zone name`, exitBadInput},
+		{"unset channel token", "channels:\n  slack:\n    bot_token_env: ASKBRIDGE_TEST_UNSET_SLACK\n    app_token_env: ASKBRIDGE_TEST_AGENT_KEY\n", "channels.slack.bot_token_env: environment variable ASKBRIDGE_TEST_UNSET_SLACK is not set", exitBadInput},
 		{"bad listen", "listen: nowhere\n", `listen: "nowhere" is not host:port`, exitBadInput},
 	}
 	for _, tt := range tests {

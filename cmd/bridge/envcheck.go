@@ -1,0 +1,31 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+)
+
+// checkEnv reports the first `*_env` setting of a channel or store section
+// that names an environment variable which is not set, so that
+// check-config finds a missing token before serve does.
+func checkEnv(section string, cfg any) error {
+	v := reflect.Indirect(reflect.ValueOf(cfg))
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := strings.Split(f.Tag.Get("yaml"), ",")[0]
+		if f.Type.Kind() != reflect.String || !strings.HasSuffix(tag, "_env") || !f.IsExported() {
+			continue
+		}
+		name := v.Field(i).String()
+		if name != "" && os.Getenv(name) == "" {
+			return fmt.Errorf("%s.%s: environment variable %s is not set", section, tag, name)
+		}
+	}
+	return nil
+}
