@@ -17,9 +17,7 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 		return fmt.Errorf("sqlite add message %s: %w: the message has no channel", id, broker.ErrInvalid)
 	}
 	return s.write(ctx, "add message "+id, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx,
-			`INSERT INTO messages (question_id, channel, chat, message_id, posted_at) VALUES (?, ?, ?, ?, ?)`,
-			id, m.Channel, m.Chat, m.MessageID, ms(m.PostedAt))
+		_, err := tx.StmtContext(ctx, s.stmts.addMessage).ExecContext(ctx, id, m.Channel, m.Chat, m.MessageID, ms(m.PostedAt))
 		if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY) {
 			return broker.ErrNotFound
 		}
@@ -32,8 +30,7 @@ func (s *Store) Messages(ctx context.Context, id string) ([]broker.MessageRef, e
 	if s.closed.Load() {
 		return nil, s.fail("messages "+id, errStoreClosed)
 	}
-	rows, err := s.reader.QueryContext(ctx,
-		`SELECT channel, chat, message_id, posted_at FROM messages WHERE question_id = ? ORDER BY seq`, id)
+	rows, err := s.stmts.messages.QueryContext(ctx, id)
 	if err != nil {
 		return nil, s.fail("messages "+id, err)
 	}
@@ -65,9 +62,7 @@ func (s *Store) LookupMessage(ctx context.Context, channel, chat, messageID stri
 		return "", fmt.Errorf("sqlite %s: %w", op, broker.ErrNotFound)
 	}
 	var id string
-	err := s.reader.QueryRowContext(ctx,
-		`SELECT question_id FROM messages WHERE channel = ? AND chat = ? AND message_id = ? ORDER BY seq DESC LIMIT 1`,
-		channel, chat, messageID).Scan(&id)
+	err := s.stmts.lookup.QueryRowContext(ctx, channel, chat, messageID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("sqlite %s: %w", op, broker.ErrNotFound)
 	}

@@ -12,24 +12,21 @@ import (
 // Due returns up to limit ids of pending questions whose deadline is at or
 // before now, earliest first.
 func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	return s.ids(ctx, "due",
-		`SELECT id FROM questions WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at, id LIMIT ?`,
+	return s.ids(ctx, "due", s.stmts.due,
 		ms(now), limitArg(limit))
 }
 
 // DueReminders returns up to limit ids of pending questions whose next
 // reminder is at or before now, earliest first.
 func (s *Store) DueReminders(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	return s.ids(ctx, "due reminders",
-		`SELECT id FROM questions WHERE status = 'pending' AND next_reminder_at IS NOT NULL AND next_reminder_at <= ? ORDER BY next_reminder_at, id LIMIT ?`,
+	return s.ids(ctx, "due reminders", s.stmts.reminders,
 		ms(now), limitArg(limit))
 }
 
 // LapsedLeases returns up to limit ids of pending questions whose lease
 // ended at or before now, earliest first.
 func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	return s.ids(ctx, "lapsed leases",
-		`SELECT id FROM questions WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until <= ? ORDER BY lease_until, id LIMIT ?`,
+	return s.ids(ctx, "lapsed leases", s.stmts.leases,
 		ms(now), limitArg(limit))
 }
 
@@ -65,12 +62,12 @@ func (s *Store) RenewLease(ctx context.Context, id string, until time.Time) erro
 	return err
 }
 
-// ids runs a query that returns question ids on the read pool.
-func (s *Store) ids(ctx context.Context, op, query string, args ...any) ([]string, error) {
+// ids runs a prepared query that returns question ids on the read pool.
+func (s *Store) ids(ctx context.Context, op string, stmt *sql.Stmt, args ...any) ([]string, error) {
 	if s.closed.Load() {
 		return nil, s.fail(op, errStoreClosed)
 	}
-	rows, err := s.reader.QueryContext(ctx, query, args...)
+	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}

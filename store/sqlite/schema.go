@@ -12,7 +12,9 @@ import (
 // Indexes cost a page write on every resolution, which is the hot path of
 // the timeout sweeper, so only lookups that run often have one: Purge (rare)
 // scans questions and events, and Events scans forward from the sequence
-// number a client resumes after, which is recent in practice.
+// number a client resumes after, which is recent in practice. The
+// deadline, reminder and lease indexes cover their queries (time, id), so
+// the sweeper reads a batch without sorting or visiting the rows.
 var migrations = []string{
 	// 1: questions, posted copies, event log, callback outbox.
 	`CREATE TABLE questions (
@@ -29,9 +31,9 @@ var migrations = []string{
 		data             TEXT NOT NULL
 	);
 	CREATE UNIQUE INDEX questions_idempotency ON questions (agent, session_id, tool_call_id) WHERE tool_call_id != '';
-	CREATE INDEX questions_due ON questions (expires_at) WHERE status = 'pending';
-	CREATE INDEX questions_reminders ON questions (next_reminder_at) WHERE status = 'pending' AND next_reminder_at IS NOT NULL;
-	CREATE INDEX questions_leases ON questions (lease_until) WHERE status = 'pending' AND lease_until IS NOT NULL;
+	CREATE INDEX questions_due ON questions (expires_at, id) WHERE status = 'pending';
+	CREATE INDEX questions_reminders ON questions (next_reminder_at, id) WHERE status = 'pending' AND next_reminder_at IS NOT NULL;
+	CREATE INDEX questions_leases ON questions (lease_until, id) WHERE status = 'pending' AND lease_until IS NOT NULL;
 	CREATE INDEX questions_created ON questions (created_at);
 	CREATE INDEX questions_agent ON questions (agent, created_at);
 	CREATE INDEX questions_session ON questions (session_id, created_at);

@@ -88,9 +88,9 @@ func dsn(path string, readOnly bool) string {
 	p := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	q := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(on)"
 	if readOnly {
-		q += "&_pragma=query_only(on)"
+		q += "&_pragma=query_only(on)&_pragma=cache_size(-8000)"
 	} else {
-		q += "&_txlock=immediate"
+		q += "&_txlock=immediate&_pragma=cache_size(-16000)"
 	}
 	return "file:" + p + q
 }

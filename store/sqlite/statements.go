@@ -5,8 +5,8 @@ import (
 	"database/sql"
 )
 
-// statements are the queries of the hot paths (create, get, resolve),
-// prepared once when the store opens.
+// statements are the queries of the hot paths (create, get, resolve, the
+// sweeper's scans, posted copies), prepared once when the store opens.
 type statements struct {
 	getWrite   *sql.Stmt // on the writer, inside transactions
 	getRead    *sql.Stmt // on the read pool
@@ -16,6 +16,12 @@ type statements struct {
 	updateData *sql.Stmt
 	event      *sql.Stmt
 	delivery   *sql.Stmt
+	addMessage *sql.Stmt
+	messages   *sql.Stmt
+	lookup     *sql.Stmt
+	due        *sql.Stmt
+	reminders  *sql.Stmt
+	leases     *sql.Stmt
 	all        []*sql.Stmt
 }
 
@@ -27,6 +33,12 @@ const (
 	sqlUpdateData = `UPDATE questions SET data = ?, next_reminder_at = ?, lease_until = ? WHERE id = ? AND status = 'pending'`
 	sqlEvent      = `INSERT INTO events (question_id, agent, session_id, status, at) VALUES (?, ?, ?, ?, ?)`
 	sqlDelivery   = `INSERT INTO deliveries (id, question_id, agent, url, state, attempts, next_at, last_error, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, '', ?, ?)`
+	sqlAddMessage = `INSERT INTO messages (question_id, channel, chat, message_id, posted_at) VALUES (?, ?, ?, ?, ?)`
+	sqlMessages   = `SELECT channel, chat, message_id, posted_at FROM messages WHERE question_id = ? ORDER BY seq`
+	sqlLookup     = `SELECT question_id FROM messages WHERE channel = ? AND chat = ? AND message_id = ? ORDER BY seq DESC LIMIT 1`
+	sqlDue        = `SELECT id FROM questions WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at, id LIMIT ?`
+	sqlReminders  = `SELECT id FROM questions WHERE status = 'pending' AND next_reminder_at IS NOT NULL AND next_reminder_at <= ? ORDER BY next_reminder_at, id LIMIT ?`
+	sqlLeases     = `SELECT id FROM questions WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until <= ? ORDER BY lease_until, id LIMIT ?`
 )
 
 func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
@@ -51,6 +63,12 @@ func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
 	st.updateData = p(writer, sqlUpdateData)
 	st.event = p(writer, sqlEvent)
 	st.delivery = p(writer, sqlDelivery)
+	st.addMessage = p(writer, sqlAddMessage)
+	st.messages = p(reader, sqlMessages)
+	st.lookup = p(reader, sqlLookup)
+	st.due = p(reader, sqlDue)
+	st.reminders = p(reader, sqlReminders)
+	st.leases = p(reader, sqlLeases)
 	if err != nil {
 		st.close()
 		return nil, err
