@@ -49,8 +49,9 @@ type Config struct {
 	// it, replies to the bot, mentions of it and direct messages are still
 	// read.
 	MessageContent bool `yaml:"message_content"`
-	// Timezone is the IANA zone in which times are shown (default UTC).
-	Timezone string `yaml:"timezone"`
+	// Location is the time zone of times shown to people (default UTC);
+	// the bridge sets it from its own configuration.
+	Location *time.Location `yaml:"-"`
 }
 
 // withDefaults returns cfg with empty fields set to their defaults.
@@ -60,6 +61,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.APIURL == "" {
 		cfg.APIURL = DefaultAPIURL
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
 	}
 	return cfg
 }
@@ -96,11 +100,6 @@ func (cfg Config) Validate() error {
 		errs = append(errs, fmt.Errorf("discord.api_url: %q is not an http(s) URL", cfg.APIURL))
 	} else if u.Path != "" && u.Path != "/" {
 		errs = append(errs, fmt.Errorf("discord.api_url: %q: give the host only (the /api/v9 path is added)", cfg.APIURL))
-	}
-	if cfg.Timezone != "" {
-		if _, err := time.LoadLocation(cfg.Timezone); err != nil {
-			errs = append(errs, fmt.Errorf("discord.timezone: %q: %w", cfg.Timezone, err))
-		}
 	}
 	return errors.Join(errs...)
 }

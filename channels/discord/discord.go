@@ -77,10 +77,6 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 	if log == nil {
 		log = slog.Default()
 	}
-	loc := time.UTC
-	if cfg.Timezone != "" {
-		loc, _ = time.LoadLocation(cfg.Timezone) // checked by Validate
-	}
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {
 		return nil, fmt.Errorf("discord: session: %w", err)
@@ -94,7 +90,7 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 		s.Identify.Intents |= discordgo.IntentMessageContent
 	}
 	c := &Channel{
-		cfg: cfg, h: h, log: log.With("channel", Name), loc: loc, session: s,
+		cfg: cfg, h: h, log: log.With("channel", Name), loc: cfg.Location, session: s,
 		now: time.Now, maxSignatureAge: 5 * time.Minute, maxRetries: 5, ackAfter: defaultAckAfter,
 		appID: cfg.ApplicationID, dms: map[string]string{},
 	}

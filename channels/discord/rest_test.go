@@ -224,3 +224,12 @@ func TestPostToPersonOpensDM(t *testing.T) {
 		t.Errorf("the DM was opened %d times, want once", opened)
 	}
 }
+
+func TestPostShowsTimesInLocation(t *testing.T) {
+	berlin := time.FixedZone("CET", 3600)
+	e := newEnv(t, &recorder{}, func(c *Config) { c.Location = berlin })
+	m, _ := e.post(t, question("k7m2qx", dbPrompt()))
+	if !strings.Contains(m.Content, "Expires 15:30 CET") {
+		t.Errorf("content does not show the deadline in the configured zone:\n%s", m.Content)
+	}
+}
