@@ -12,9 +12,11 @@
 // can never ping @everyone, a role or a person.
 //
 // Inbound, every form a person can use ends as one broker.Inbound text:
-// a button tap, a select menu submission, a modal submission, the /answer
-// and /decline application commands, a reply to the question message (its
-// id travels as Inbound.ReplyTo) and typed "!answer k7m2qx 2" messages. The
+// a button tap, a select menu submission, a modal submission, the /answer,
+// /decline, /discuss and /pending application commands, a reply to the
+// question message (its id travels as Inbound.ReplyTo) and typed
+// "!answer k7m2qx 2" messages. A chat is a channel id, or "user:<id>" for a
+// person's DM with the bot, which Post opens and every DM action reports. The
 // channel never parses commands: the broker does, and the channel shows the
 // broker's Reply to the person within Discord's three seconds (an updated
 // message for an accepted tap, an ephemeral message otherwise).
