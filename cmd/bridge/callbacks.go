@@ -2,24 +2,157 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/callback"
+	"github.com/askbridge/askbridge/client"
 )
 
-// CallbacksConfig configures webhook delivery of results.
-type CallbacksConfig struct{}
+// CallbacksConfig configures webhook delivery of results (the callbacks:
+// section). Secrets come from environment variables named here.
+type CallbacksConfig struct {
+	// Allow lists the URLs callbacks may go to: URL prefixes
+	// ("https://hooks.example.com/askbridge/"), host[:port] patterns
+	// ("hooks.example.com", "*.example.com") or "*". Empty: loopback
+	// hosts only.
+	Allow []string `yaml:"allow"`
+	// SecretEnv names the variable holding the signing secret of agents
+	// not listed in Secrets.
+	SecretEnv string `yaml:"secret_env"`
+	// Secrets gives agents their own signing secrets.
+	Secrets []CallbackSecret `yaml:"secrets"`
+	// BaseBackoff, MaxBackoff, Window, Timeout: see callback.Config
+	// (defaults 1s, 1h, 24h, 10s).
+	BaseBackoff Duration `yaml:"base_backoff"`
+	MaxBackoff  Duration `yaml:"max_backoff"`
+	Window      Duration `yaml:"window"`
+	Timeout     Duration `yaml:"timeout"`
+	// Concurrency is how many deliveries run at once per instance (8).
+	Concurrency int `yaml:"concurrency"`
+}
+
+// CallbackSecret is one agent's callback signing secret.
+type CallbackSecret struct {
+	Agent     string `yaml:"agent"`
+	SecretEnv string `yaml:"secret_env"`
+}
+
+// validate checks the callbacks section; every problem names its key.
+func (c CallbacksConfig) validate() error {
+	_, err := c.deliveryConfig()
+	return err
+}
+
+// policy returns the allow list as a callback.Policy, for the ask path
+// (refuse a callback_url at once) and the deliverer (refuse it again
+// before sending).
+func (c CallbacksConfig) policy() (*callback.Policy, error) {
+	return callback.NewPolicy(c.Allow)
+}
+
+// deliveryConfig builds the deliverer's settings, reading the secrets.
+func (c CallbacksConfig) deliveryConfig() (callback.Config, error) {
+	p, err := c.policy()
+	if err != nil {
+		return callback.Config{}, err
+	}
+	out := callback.Config{
+		Policy: p, Secrets: map[string]string{}, Concurrency: c.Concurrency,
+		BaseBackoff: time.Duration(c.BaseBackoff), MaxBackoff: time.Duration(c.MaxBackoff),
+		Window: time.Duration(c.Window), Timeout: time.Duration(c.Timeout),
+	}
+	if c.SecretEnv != "" {
+		if out.DefaultSecret = os.Getenv(c.SecretEnv); out.DefaultSecret == "" {
+			return out, fmt.Errorf("callbacks.secret_env: environment variable %s is not set", c.SecretEnv)
+		}
+	}
+	for i, s := range c.Secrets {
+		f := fmt.Sprintf("callbacks.secrets[%d]", i)
+		switch {
+		case s.Agent == "":
+			return out, fmt.Errorf("%s.agent: name the agent the secret is for", f)
+		case out.Secrets[s.Agent] != "":
+			return out, fmt.Errorf("%s.agent: %q appears twice", f, s.Agent)
+		case s.SecretEnv == "":
+			return out, fmt.Errorf("%s.secret_env: name the environment variable that holds the secret", f)
+		case os.Getenv(s.SecretEnv) == "":
+			return out, fmt.Errorf("%s.secret_env: environment variable %s is not set", f, s.SecretEnv)
+		}
+		out.Secrets[s.Agent] = os.Getenv(s.SecretEnv)
+	}
+	if c.Concurrency < 0 {
+		return out, fmt.Errorf("callbacks.concurrency: must be positive, got %d", c.Concurrency)
+	}
+	if err := out.Validate(); err != nil {
+		return out, fmt.Errorf("callbacks: %w", err)
+	}
+	return out, nil
+}
 
 // callbackJobs returns the jobs that deliver results to callback URLs.
 func callbackJobs(cfg Config, b *broker.Broker, log *slog.Logger) []func(context.Context) {
-	_, _, _ = cfg, b, log
-	return nil
+	return callbackJobsWith(cfg, b, log, nil)
 }
 
+// callbackJobsWith is callbackJobs with the delivery counters registered
+// in reg (when not nil). The deliverer runs on every instance: claiming
+// a delivery holds it, so no two instances send the same attempt.
+func callbackJobsWith(cfg Config, b *broker.Broker, log *slog.Logger, reg prometheus.Registerer) []func(context.Context) {
+	dc, err := cfg.Callbacks.deliveryConfig()
+	if err != nil {
+		log.Error("callbacks are not delivered: fix the configuration", "err", err)
+		return nil
+	}
+	dc.Registerer = reg
+	d := callback.New(b.Store(), dc, log.With("component", "callbacks"))
+	return []func(context.Context){d.Run}
+}
+
+// eventLine is one line of `bridge events`.
+type eventLine struct {
+	EventID string        `json:"event_id"`
+	Type    string        `json:"type"`
+	Result  client.Result `json:"result"`
+}
+
+// runEvents is `bridge events`: it prints each resolution of the agent's
+// questions as one JSON line, following the server's event stream and
+// resuming after reconnects, until interrupted.
 func runEvents(args []string, stdout, stderr io.Writer) int {
-	_, _ = args, stdout
-	fmt.Fprintln(stderr, "bridge events: not built yet")
-	return exitFailure
+	fs := flag.NewFlagSet("events", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	session := fs.String("session", "", "only this session's resolutions")
+	last := fs.String("last-event-id", "", `resume after this event id ("0" replays what the server keeps; default: from now)`)
+	if err := fs.Parse(args); err != nil {
+		return exitBadInput
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "bridge events: usage: bridge events [--session S] [--last-event-id N]")
+		return exitBadInput
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	events, errc := newClient(false).Events(ctx, client.EventsFilter{SessionID: *session, LastEventID: *last})
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	for ev := range events {
+		if err := enc.Encode(eventLine{EventID: ev.ID, Type: ev.Type, Result: ev.Result}); err != nil {
+			fmt.Fprintln(stderr, "bridge events:", err)
+			return exitFailure
+		}
+	}
+	if err := <-errc; err != nil && !errors.Is(err, context.Canceled) {
+		return fail(stderr, "events", err)
+	}
+	return exitOK
 }
