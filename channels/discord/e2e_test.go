@@ -59,6 +59,34 @@ func TestEndToEnd(t *testing.T) {
 		})
 	})
 
+	t.Run("two people tap at once", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		ids := []string{
+			w.fake.Click(w.ana, a.msg, broker.FormatOption(a.q, 0, 0)),
+			w.fake.Click(w.bo, a.msg, broker.FormatOption(a.q, 0, 2)),
+		}
+		q := a.done(t)
+		var won, lost int
+		for _, id := range ids {
+			r, err := w.fake.WaitResponse(testCtx(t), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case r.Type == discordfake.ResponseUpdateMessage:
+				won++
+			case r.Ephemeral() && strings.Contains(r.Content(), "Already answered by "+q.AnsweredBy.Name):
+				lost++
+			default:
+				t.Errorf("unexpected response %s", r.Raw)
+			}
+		}
+		if won != 1 || lost != 1 {
+			t.Errorf("%d taps won and %d were told they lost; want exactly one of each", won, lost)
+		}
+		w.edited(t, a.msg.ID, "Answered by "+q.AnsweredBy.Name)
+	})
+
 	t.Run("select menu", func(t *testing.T) {
 		req := dbRequest()
 		req.MultiSelect = true

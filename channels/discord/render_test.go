@@ -278,3 +278,12 @@ func TestParseSlot(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkRender(b *testing.B) {
+	q := question("k7m2qx", dbPrompt(), dbPrompt(), dbPrompt())
+	q.Prompts[1].Question, q.Prompts[2].Question = "Which cache?", "Which queue?"
+	q.Context = strings.Repeat("context ", 200)
+	for b.Loop() {
+		render(q, time.UTC)
+	}
+}
