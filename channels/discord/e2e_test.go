@@ -193,6 +193,30 @@ func TestEndToEnd(t *testing.T) {
 		w.edited(t, a.msg.ID, "No answer in 30 min: used the default, SQLite")
 	})
 
+	t.Run("reminder then cancel", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		if err := w.b.Remind(testCtx(t), a.q.ID); err != nil {
+			t.Fatalf("Remind: %v", err)
+		}
+		var reminder *discordfake.Message
+		for _, m := range w.fake.Messages(w.chat) {
+			if m.Reference != nil && m.Reference.MessageID == a.msg.ID && m.Author.Bot {
+				reminder = m
+			}
+		}
+		if reminder == nil || !strings.HasPrefix(reminder.Content, "Reminder: this question is still open and expires in ") {
+			t.Fatalf("no reminder replying to the question: %+v", reminder)
+		}
+		assertNoMentions(t, reminder)
+		if _, err := w.b.Cancel(testCtx(t), "agent", a.q.ID, "the agent found the answer"); err != nil {
+			t.Fatal(err)
+		}
+		if q := a.done(t); q.Status != broker.StatusCancelled {
+			t.Errorf("status = %s", q.Status)
+		}
+		w.edited(t, a.msg.ID, "the agent found the answer")
+	})
+
 	t.Run("dialog prompt by prompt", func(t *testing.T) {
 		a := w.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
 			{Question: "Which database?", Header: "DB", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}},

@@ -280,3 +280,19 @@ func TestGatewayShowsReplies(t *testing.T) {
 		}
 	})
 }
+
+func TestGatewayResumesAfterDrop(t *testing.T) {
+	rec := &recorder{}
+	e := newEnv(t, rec, nil)
+	e.run(t)
+	m, _ := e.post(t, question("k7m2qx", dbPrompt()))
+	e.fake.DropConnections()
+	err := discordfake.Until(testCtx(t), func() bool { return e.fake.Resumes() == 1 && e.fake.Connected() == 1 })
+	if err != nil {
+		t.Fatalf("the channel did not resume after the gateway dropped it (resumes %d, connected %d)", e.fake.Resumes(), e.fake.Connected())
+	}
+	e.fake.Click(e.fake.NewUser("ana"), m, "/answer k7m2qx 1")
+	if in := rec.wait(t, 1); in.Text != "/answer k7m2qx 1" {
+		t.Errorf("inbound after resuming = %+v", in)
+	}
+}

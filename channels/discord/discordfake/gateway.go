@@ -55,7 +55,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var id frame
-	if err := ws.ReadJSON(&id); err != nil || id.Op != 2 {
+	if err := ws.ReadJSON(&id); err != nil || (id.Op != 2 && id.Op != 6) {
 		return
 	}
 	var ident struct {
@@ -63,6 +63,21 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 		Intents int    `json:"intents"`
 	}
 	_ = json.Unmarshal(id.D, &ident)
+	if id.Op == 6 { // resume after a dropped connection
+		if strings.TrimPrefix(ident.Token, "Bot ") != s.Token {
+			return
+		}
+		s.mu.Lock()
+		s.seq++
+		seq := s.seq
+		s.resumes++
+		s.mu.Unlock()
+		if c.send(map[string]any{"op": 0, "t": "RESUMED", "s": seq, "d": map[string]any{}}) != nil {
+			return
+		}
+		s.serveConn(c)
+		return
+	}
 	if strings.TrimPrefix(ident.Token, "Bot ") != s.Token {
 		c.writeMu.Lock()
 		_ = ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4004, "Authentication failed."))
@@ -97,6 +112,13 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	if c.send(map[string]any{"op": 0, "t": "READY", "s": seq, "d": ready}) != nil {
 		return
 	}
+	s.serveConn(c)
+}
+
+// serveConn keeps an identified connection: it acknowledges heartbeats
+// until the bot or the test closes it.
+func (s *Server) serveConn(c *gatewayConn) {
+	ws := c.ws
 	s.mu.Lock()
 	s.conns = append(s.conns, c)
 	s.mu.Unlock()
@@ -156,4 +178,23 @@ func (s *Server) Dispatch(event string, d any) {
 	for _, c := range conns {
 		_ = c.send(map[string]any{"op": 0, "t": event, "s": seq, "d": d})
 	}
+}
+
+// DropConnections closes every gateway connection, as Discord does now
+// and then; bots are expected to reconnect and resume.
+func (s *Server) DropConnections() {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = nil
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.close()
+	}
+}
+
+// Resumes returns how many times a bot resumed its session (op 6).
+func (s *Server) Resumes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.resumes
 }

@@ -43,6 +43,7 @@ type Server struct {
 	rateLimits   []rateLimit
 	conns        []*gatewayConn
 	identifies   []json.RawMessage
+	resumes      int
 	seq          int64
 }
 
