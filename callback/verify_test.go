@@ -96,22 +96,50 @@ func TestReceiverRecipe(t *testing.T) {
 	}
 }
 
-// The shell recipe of docs/callbacks.md computes the same signature.
-func TestOpenSSLRecipe(t *testing.T) {
+// shellRecipe is the openssl recipe of docs/callbacks.md.
+const shellRecipe = `
+expected="sha256=$(printf '%s.' "$TS" | cat - body.json \
+  | openssl dgst -sha256 -hmac "$ASKBRIDGE_CALLBACK_SECRET" | sed 's/^.*= //')"
+[ "$expected" = "$SIG" ] || echo "bad signature"
+[ $(( $(date +%s) - TS )) -le 300 ] && [ $(( TS - $(date +%s) )) -le 300 ] || echo "stale"
+`
+
+// The shell recipe accepts a genuine callback and rejects a tampered body
+// and an old timestamp.
+func TestShellRecipe(t *testing.T) {
 	if _, err := exec.LookPath("openssl"); err != nil {
 		t.Skip("openssl not installed")
 	}
-	at := time.Unix(1764453600, 0)
-	body := `{"id":"k7m2qx","status":"answered","answers":{"Deploy?":{"selected":["Yes"]}}}`
-	cmd := exec.Command("sh", "-c", `printf '%s.%s' "$TS" "$BODY" | openssl dgst -sha256 -hmac "$SECRET" | sed 's/^.*= //'`)
-	cmd.Env = append(os.Environ(), "TS=1764453600", "BODY="+body, "SECRET=s3cret")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
+	now := time.Now()
+	body := `{"id":"k7m2qx","status":"answered","answers":{"Deploy?":{"selected":["Yes"]}}}` + "\n"
+	tests := []struct {
+		name string
+		at   time.Time
+		sent string
+		want string
+	}{
+		{"genuine", now, body, ""},
+		{"tampered body", now, strings.Replace(body, "Yes", "No", 1), "bad signature"},
+		{"old timestamp", now.Add(-10 * time.Minute), body, "stale"},
 	}
-	want := callback.Sign("s3cret", at, []byte(body))
-	if got := "sha256=" + string(bytes.TrimSpace(out)); got != want {
-		t.Errorf("openssl recipe = %s, Sign = %s", got, want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(dir+"/body.json", []byte(tt.sent), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("sh", "-c", shellRecipe)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "ASKBRIDGE_CALLBACK_SECRET=s3cret",
+				"TS="+strconv.FormatInt(tt.at.Unix(), 10), "SIG="+callback.Sign("s3cret", tt.at, []byte(body)))
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if got := string(bytes.TrimSpace(out)); got != tt.want {
+				t.Errorf("recipe said %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 
