@@ -160,4 +160,3 @@ func startSentinel(t *testing.T, master string) string {
 	s := redistest.Start(t, conf, "--sentinel")
 	return s.Addr
 }
-

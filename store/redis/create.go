@@ -137,8 +137,11 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string) 
 		b, _ := json.Marshal(sel)
 		extra = append(extra, "s"+strconv.Itoa(i), string(b))
 	}
+	// The body keeps what never changes and is not in a field.
 	bare := *q
 	bare.Progress, bare.Selections = nil, nil
+	bare.Agent, bare.SessionID, bare.Status, bare.CreatedAt = "", "", "", time.Time{}
+	bare.Reminders, bare.RemindersSent, bare.LeaseUntil = nil, 0, time.Time{}
 	body, err := json.Marshal(&bare)
 	if err != nil {
 		return fmt.Errorf("redis store: create: encode: %w", err)
@@ -188,18 +191,22 @@ func (s *Store) record(ctx context.Context, id string) (record, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
 	}
-	m, err := s.c.HGetAll(ctx, s.k.rec(id)).Result()
-	if err != nil {
+	pipe := s.c.Pipeline()
+	hash := pipe.HGetAll(ctx, s.k.rec(id))
+	body := pipe.Get(ctx, s.k.body(id))
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
 		return nil, wrap("get", err)
 	}
-	if len(m) == 0 || m["j"] == "" {
+	m := hash.Val()
+	if len(m) == 0 || body.Val() == "" {
 		return nil, fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
 	}
+	m["j"] = body.Val()
 	return record(m), nil
 }
 
 // validID accepts any id the record layout can hold; the broker draws
 // them with broker.NewID.
 func validID(id string) bool {
-	return id != "" && len(id) <= 128 && !strings.ContainsAny(id, "\n\x00")
+	return id != "" && len(id) <= 128 && !strings.ContainsAny(id, ":{}\t\n\x00")
 }

@@ -10,18 +10,18 @@
 // key of a shard carries the hash tag {sN}, so a question's record and the
 // index entries that change with it share one hash slot:
 //
-//	P{sN}:q:<id>             hash: the question (see below)
+//	P{sN}:q:<id>             hash: the question's changing parts (below)
+//	P{sN}:j:<id>             string: the question's static part (JSON)
 //	P{sN}:due                zset id -> deadline (µs); pending only
 //	P{sN}:rem                zset id -> next reminder (µs); pending only
 //	P{sN}:lease              zset id -> lease end (µs); pending only
 //	P{sN}:all                zset id -> created (µs)
 //	P{sN}:ag:<agent>         zset id -> created, per agent
 //	P{sN}:ss:<session>       zset id -> created, per session
-//	P{sN}:cn:<channel>       zset id -> created, questions posted there
-//	P{sN}:ch:<channel>\0<chat>  zset, the same per chat
+//	P{sN}:ch:<channel>\0<chat>  zset id -> created, questions posted there
 //	P{sN}:done               zset id -> resolved (µs), for Purge
 //	P{sN}:ob                 zset id -> next delivery attempt (µs)
-//	P{sN}:unl                zset of resolutions whose event may be unlogged
+//	P{sN}:unl                zset id -> resolved (µs): event maybe unlogged
 //	P{sK}:k:<digest>         string "<id>:<ms>": idempotency key -> id,
 //	                         K = crc32(digest) % 16, digest = sha256 of
 //	                         agent, session and tool call id (128 bits hex)
@@ -33,13 +33,17 @@
 //	Presolved                pub/sub channel of resolved ids
 //	Pleader:<name>           leader lease: instance id with a TTL
 //
-// The record hash holds the question as created in field j (JSON) and the
-// parts that change in their own fields, so that scripts never rewrite
-// JSON: st (status), r (resolution JSON), p<i> (progress of prompt i),
-// s<i> (selection of prompt i), rs and rt (reminders sent, reminder
-// times), lu (lease end), m (posted copies, one JSON per line), the
-// callback delivery in ds/da/dn/de/dc/du, and a, se, cr, np, k, cb for the
-// scripts' checks and clean-up.
+// The body key holds what never changes (prompts, route, targets,
+// deadline, callback URL...) as JSON. The record hash holds everything a
+// script reads or changes in small fields, so that scripts never rewrite
+// JSON and the hash stays a compact listpack: st (status), a (agent), se
+// (session), cr (created), np (prompt count), r (resolution JSON), ra
+// (resolved at), p<i> (progress of prompt i), s<i> (selection of prompt
+// i), rs and rt (reminders sent, reminder times), lu (lease end), mn and
+// m<n> (posted copies: channel, chat, message id, time, tab-separated),
+// k (idempotency key), cb (callback URL) and the callback delivery in
+// ds/da/dn/de/dc/du. A pending question with one posted copy takes about
+// 1.5-1.9 KiB including its index entries (see docs/redis.md).
 //
 // # Scripts and slots
 //
@@ -60,17 +64,23 @@
 //     reservation with no record that is older than 30 s (its Create died)
 //     is taken over. A Create that finds the id taken releases its
 //     reservation.
-//   - Resolve's script records the event to log in the shard's unl set;
-//     a second round trip appends it to the global log in slot {ev} (one
-//     counter orders all events, so Seq grows strictly) and publishes the
-//     id, and is idempotent per question. Due logs events still in unl
-//     after 10 s, so a crash between the two steps loses no event.
+//   - Resolve's script marks the question in the shard's unl set; a
+//     second round trip appends its event to the global log in slot {ev}
+//     (one counter orders all events, so Seq grows strictly) and publishes
+//     the id; it is idempotent per question. Due logs the events of marks
+//     older than 10 s and drops the marks, so a crash between the two
+//     steps loses no event.
 //   - AddMessage writes the message lookup key in the same pipeline as its
 //     script; the key is only read alone, so it may hash anywhere.
 //
 // Reads that span shards (List, Due, DueReminders, LapsedLeases,
 // ClaimDeliveries) send one command or script per shard in one pipeline
-// and merge the answers.
+// and merge the answers. List picks the most selective index (chat,
+// session, agent, all) and filters the rest in its script; a channel
+// without a chat scans all and checks the posted copies.
+//
+// A full ask -> answer cycle (Create, AddMessage, Resolve, Get) takes 5
+// round trips, 6 with an idempotency key.
 //
 // # Retention
 //

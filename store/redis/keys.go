@@ -30,6 +30,7 @@ func newKeys(prefix string) keys {
 func shardOf(s string) int { return int(crc32.ChecksumIEEE([]byte(s)) % shards) }
 
 func (k keys) rec(id string) string              { return k.tags[shardOf(id)] + "q:" + id }
+func (k keys) body(id string) string             { return k.tags[shardOf(id)] + "j:" + id }
 func (k keys) recPrefix(n int) string            { return k.tags[n] + "q:" }
 func (k keys) due(n int) string                  { return k.tags[n] + "due" }
 func (k keys) rem(n int) string                  { return k.tags[n] + "rem" }
@@ -40,7 +41,6 @@ func (k keys) outbox(n int) string               { return k.tags[n] + "ob" }
 func (k keys) unlogged(n int) string             { return k.tags[n] + "unl" }
 func (k keys) agent(n int, agent string) string  { return k.tags[n] + "ag:" + agent }
 func (k keys) session(n int, sess string) string { return k.tags[n] + "ss:" + sess }
-func (k keys) channel(n int, ch string) string   { return k.tags[n] + "cn:" + ch }
 func (k keys) chat(n int, ch, chat string) string {
 	return k.tags[n] + "ch:" + ch + "\x00" + chat
 }

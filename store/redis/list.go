@@ -33,12 +33,13 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 	b := s.batch()
 	cmds := make([]*goredis.Cmd, shards)
 	for n := range shards {
-		var idx string
+		var idx, channel string
 		switch {
 		case f.Channel != "" && f.Chat != "":
 			idx = s.k.chat(n, f.Channel, f.Chat)
 		case f.Channel != "":
-			idx = s.k.channel(n, f.Channel)
+			// Rare (no chat given): scan and check the copies.
+			idx, channel = s.k.all(n), f.Channel
 		case f.SessionID != "":
 			idx = s.k.session(n, f.SessionID)
 		case f.Agent != "":
@@ -46,7 +47,7 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 		default:
 			idx = s.k.all(n)
 		}
-		cmds[n] = b.script(ctx, listScript, []string{idx}, limit, f.Agent, f.SessionID, string(f.Status), s.k.recPrefix(n), maxScan)
+		cmds[n] = b.script(ctx, listScript, []string{idx}, limit, f.Agent, f.SessionID, string(f.Status), s.k.recPrefix(n), maxScan, channel)
 	}
 	if err := b.exec(ctx); err != nil {
 		return nil, wrap("list", err)
@@ -59,7 +60,7 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 	for _, cmd := range cmds {
 		recs, _ := cmd.Val().([]any)
 		for _, v := range recs {
-			rec, err := toRecord(v)
+			rec, err := fromWhole(v)
 			if err != nil {
 				return nil, wrap("list", err)
 			}
@@ -141,37 +142,52 @@ func (s *Store) scanDue(ctx context.Context, op string, key func(int) string, no
 	return ids, nil
 }
 
-// repairEvents logs the events of the given unlogged resolutions (a no-op
-// for those already logged) and drops them from the unlogged sets, in two
-// pipelines.
+// repairEvents logs the events of resolutions still marked unlogged (a
+// no-op for those whose Resolve logged them) and drops the marks: one
+// pipeline reads the records, one logs, one drops.
 func (s *Store) repairEvents(ctx context.Context, unl []*goredis.StringSliceCmd) {
 	type entry struct {
-		shard  int
-		member string
-		cmd    *goredis.Cmd
+		shard int
+		id    string
+		rec   *goredis.SliceCmd
+		log   *goredis.Cmd
 	}
-	var entries []entry
-	b := s.batch()
+	var entries []*entry
+	pipe := s.c.Pipeline()
 	for n, c := range unl {
-		for _, member := range c.Val() {
-			e := entry{shard: n, member: member}
-			if pe, ok := parsePendingEvent(member); ok {
-				keys, args := s.eventCall(pe)
-				e.cmd = b.script(ctx, logEventScript, keys, args...)
-			}
+		for _, id := range c.Val() {
+			e := &entry{shard: n, id: id}
+			e.rec = pipe.HMGet(ctx, s.k.rec(id), "a", "se", "st", "ra")
 			entries = append(entries, e)
 		}
 	}
 	if len(entries) == 0 {
 		return
 	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		s.log.Warn("read unlogged resolutions", "err", err)
+		return
+	}
+	b := s.batch()
+	for _, e := range entries {
+		v := e.rec.Val()
+		st, _ := v[2].(string)
+		if !broker.Status(st).Terminal() {
+			continue // gone (expired or purged): no event to log
+		}
+		agent, _ := v[0].(string)
+		sess, _ := v[1].(string)
+		ra, _ := v[3].(string)
+		keys, args := s.eventCall(pendingEvent{id: e.id, agent: agent, session: sess, status: broker.Status(st), at: nsTime(ra)})
+		e.log = b.script(ctx, logEventScript, keys, args...)
+	}
 	if err := b.exec(ctx); err != nil {
 		s.log.Warn("log resolution events", "err", err)
 	}
-	pipe := s.c.Pipeline()
+	pipe = s.c.Pipeline()
 	for _, e := range entries {
-		if e.cmd == nil || e.cmd.Err() == nil {
-			pipe.ZRem(ctx, s.k.unlogged(e.shard), e.member)
+		if e.log == nil || e.log.Err() == nil {
+			pipe.ZRem(ctx, s.k.unlogged(e.shard), e.id)
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {

@@ -2,9 +2,9 @@ package redis
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -22,14 +22,16 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 	if m.Channel == "" {
 		return fmt.Errorf("redis store: add message: %w", &broker.FieldError{Field: "channel", Message: "is empty"})
 	}
-	line, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("redis store: add message: encode: %w", err)
+	for field, v := range map[string]string{"channel": m.Channel, "chat": m.Chat, "message_id": m.MessageID} {
+		if strings.ContainsAny(v, "\t\n\x00") {
+			return fmt.Errorf("redis store: add message: %w", &broker.FieldError{Field: field, Message: "contains a tab, newline or NUL"})
+		}
 	}
+	line := messageLine(m)
 	n := shardOf(id)
 	now := time.Now()
 	ttl := maxLifetime + s.cfg.Retention + grace
-	keys := []string{s.k.rec(id), s.k.chat(n, m.Channel, m.Chat), s.k.channel(n, m.Channel)}
+	keys := []string{s.k.rec(id), s.k.chat(n, m.Channel, m.Chat)}
 	b := s.batch()
 	add := b.script(ctx, addMessageScript, keys, line, id, ttl.Milliseconds(), s.trimBefore(now))
 	var lookup string
@@ -54,15 +56,14 @@ func (s *Store) Messages(ctx context.Context, id string) ([]broker.MessageRef, e
 	if !validID(id) {
 		return nil, fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
 	}
-	v, err := s.c.HMGet(ctx, s.k.rec(id), "m", "st").Result()
+	m, err := s.c.HGetAll(ctx, s.k.rec(id)).Result()
 	if err != nil {
 		return nil, wrap("messages", err)
 	}
-	if v[1] == nil {
+	if len(m) == 0 {
 		return nil, fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
 	}
-	m, _ := v[0].(string)
-	return record{"m": m}.messages()
+	return record(m).messages()
 }
 
 // LookupMessage finds the question a platform message belongs to.

@@ -10,15 +10,17 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// Record hash fields (see doc.go):
+// Record hash fields (see doc.go); "j" is not a field but the body key's
+// value, added by the readers:
 //
-//	j   the question as created (JSON)     st  status
+//	j   the question's static part (JSON)  st  status
 //	a   agent                              se  session id
 //	cr  created (µs)                       np  number of prompts
 //	rt  reminder times (µs, comma list)    rs  reminders sent
 //	lu  lease until (ns)                   k   idempotency key name
-//	cb  callback URL                       m   posted copies (JSON lines)
-//	r   resolution (JSON)                  p<i> progress of prompt i
+//	cb  callback URL                       mn  number of posted copies
+//	m<n> posted copy n (tab-separated)     r   resolution (JSON)
+//	ra  resolved at (ns)                   p<i> progress of prompt i
 //	s<i> selection of prompt i             ds/da/dn/de/dc/du the delivery
 type record map[string]string
 
@@ -47,6 +49,20 @@ func toRecord(v any) (record, error) {
 	return r, nil
 }
 
+// fromWhole turns a {HGETALL, body} reply into a record.
+func fromWhole(v any) (record, error) {
+	arr, ok := v.([]any)
+	if !ok || len(arr) != 2 {
+		return nil, fmt.Errorf("unexpected record reply %T", v)
+	}
+	r, err := toRecord(arr[0])
+	if err != nil {
+		return nil, err
+	}
+	r["j"], _ = arr[1].(string)
+	return r, nil
+}
+
 // question assembles the question from its record.
 func (r record) question() (*broker.Question, error) {
 	var q broker.Question
@@ -54,6 +70,16 @@ func (r record) question() (*broker.Question, error) {
 		return nil, fmt.Errorf("decode question: %w", err)
 	}
 	q.Status = broker.Status(r["st"])
+	q.Agent, q.SessionID = r["a"], r["se"]
+	if cr, err := strconv.ParseInt(r["cr"], 10, 64); err == nil {
+		q.CreatedAt = time.UnixMicro(cr).UTC()
+	}
+	if rt := r["rt"]; rt != "" {
+		for v := range strings.SplitSeq(rt, ",") {
+			us, _ := strconv.ParseInt(v, 10, 64)
+			q.Reminders = append(q.Reminders, time.UnixMicro(us).UTC())
+		}
+	}
 	if v, ok := r["r"]; ok {
 		var res resolution
 		if err := json.Unmarshal([]byte(v), &res); err != nil {
@@ -100,20 +126,27 @@ func (r record) question() (*broker.Question, error) {
 	return &q, nil
 }
 
-// messages lists the posted copies kept in field m.
+// messages lists the posted copies kept in fields m1..m<mn>.
 func (r record) messages() ([]broker.MessageRef, error) {
-	var out []broker.MessageRef
-	for line := range strings.SplitSeq(r["m"], "\n") {
-		if line == "" {
-			continue
+	n, _ := strconv.Atoi(r["mn"])
+	out := make([]broker.MessageRef, 0, n)
+	for i := 1; i <= n; i++ {
+		f := strings.Split(r["m"+strconv.Itoa(i)], "\t")
+		if len(f) != 4 {
+			return nil, fmt.Errorf("decode message %d: %d fields", i, len(f))
 		}
-		var m broker.MessageRef
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			return nil, fmt.Errorf("decode message: %w", err)
-		}
-		out = append(out, m)
+		out = append(out, broker.MessageRef{Channel: f[0], Chat: f[1], MessageID: f[2], PostedAt: nsTime(f[3])})
 	}
 	return out, nil
+}
+
+// messageLine encodes a posted copy for field m<n>.
+func messageLine(m broker.MessageRef) string {
+	var ns int64
+	if !m.PostedAt.IsZero() {
+		ns = nsec(m.PostedAt)
+	}
+	return m.Channel + "\t" + m.Chat + "\t" + m.MessageID + "\t" + strconv.FormatInt(ns, 10)
 }
 
 // delivery returns the callback delivery kept in the record, if any.
@@ -122,16 +155,9 @@ func (r record) delivery(id string) (broker.Delivery, bool, error) {
 	if !ok {
 		return broker.Delivery{}, false, nil
 	}
-	var q struct {
-		Agent       string `json:"agent"`
-		CallbackURL string `json:"callback_url"`
-	}
-	if err := json.Unmarshal([]byte(r["j"]), &q); err != nil {
-		return broker.Delivery{}, false, fmt.Errorf("decode question: %w", err)
-	}
 	att, _ := strconv.Atoi(r["da"])
 	return broker.Delivery{
-		ID: id, QuestionID: id, Agent: q.Agent, URL: r["cb"], State: state,
+		ID: id, QuestionID: id, Agent: r["a"], URL: r["cb"], State: state,
 		Attempts: att, NextAt: nsTime(r["dn"]), LastError: r["de"],
 		CreatedAt: nsTime(r["dc"]), UpdatedAt: nsTime(r["du"]),
 	}, true, nil
@@ -145,7 +171,8 @@ func nsTime(s string) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// scriptReply splits a {code, record} reply of the mutating scripts.
+// scriptReply splits a {code, {HGETALL, body}} reply of the mutating
+// scripts.
 func scriptReply(v any) (string, record, error) {
 	arr, ok := v.([]any)
 	if !ok || len(arr) == 0 {
@@ -155,6 +182,6 @@ func scriptReply(v any) (string, record, error) {
 	if len(arr) < 2 {
 		return code, nil, nil
 	}
-	rec, err := toRecord(arr[1])
+	rec, err := fromWhole(arr[1])
 	return code, rec, err
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -164,22 +163,11 @@ func (s *Store) RenewLease(ctx context.Context, id string, until time.Time) erro
 	return &broker.ClosedError{Question: q}
 }
 
-// pendingEvent is a resolution whose event may still have to be logged.
-// The resolve script keeps it in the shard's "unl" set as a member of
-// newline-separated fields, so that a crash between the two round trips
-// of Resolve loses no event.
+// pendingEvent is a resolution whose event is to be logged.
 type pendingEvent struct {
 	id, agent, session string
 	status             broker.Status
 	at                 time.Time
-}
-
-func parsePendingEvent(member string) (pendingEvent, bool) {
-	f := strings.Split(member, "\n")
-	if len(f) != 5 {
-		return pendingEvent{}, false
-	}
-	return pendingEvent{id: f[0], agent: f[1], session: f[2], status: broker.Status(f[3]), at: nsTime(f[4])}, true
 }
 
 // logEvent appends the event of a resolution once (again calls return the

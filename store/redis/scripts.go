@@ -2,6 +2,14 @@ package redis
 
 import goredis "github.com/redis/go-redis/v9"
 
+// prelude gives scripts the question body key of a record key
+// ("...q:<id>" -> "...j:<id>", same tag, so same slot) and whole(k), the
+// record and its body as {HGETALL, body}.
+const prelude = `
+local function jkey(k) return (string.gsub(k, 'q:([^:]*)$', 'j:%1')) end
+local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey(k)) or ''} end
+`
+
 // Every script touches keys of one hash slot only: the keys it is given
 // and record keys it derives from a prefix that carries the same tag.
 
@@ -12,10 +20,11 @@ import goredis "github.com/redis/go-redis/v9"
 // 10 leaseUntilUs, 11 idemKey|”, 12 callbackURL|”, 13 prompts,
 // 14 indexTTLms, 15 trimBeforeUs, 16 remindersSent, 17.. field/value
 // pairs of initial progress and selections.
-var createScript = goredis.NewScript(`
+var createScript = goredis.NewScript(prelude + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local id = ARGV[1]
-redis.call('HSET', KEYS[1], 'j', ARGV[2], 'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13])
+redis.call('SET', jkey(KEYS[1]), ARGV[2])
+redis.call('HSET', KEYS[1], 'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'se', ARGV[4]) end
 if ARGV[6] ~= '' then redis.call('ZADD', KEYS[2], ARGV[6], id) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'rt', ARGV[7], 'rs', ARGV[16]) end
@@ -43,10 +52,10 @@ return 1
 // KEYS: rec, due, rem, lease, done, outbox, unlogged.
 // ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
 // 5 resolvedNs, 6 id, 7 doneTrimBeforeUs.
-var resolveScript = goredis.NewScript(`
+var resolveScript = goredis.NewScript(prelude + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
-if st ~= 'pending' then return {'closed', redis.call('HGETALL', KEYS[1])} end
+if st ~= 'pending' then return {'closed', whole(KEYS[1])} end
 local id = ARGV[6]
 redis.call('HSET', KEYS[1], 'st', ARGV[2], 'r', ARGV[1])
 redis.call('ZREM', KEYS[2], id)
@@ -58,24 +67,25 @@ if redis.call('HEXISTS', KEYS[1], 'cb') == 1 then
 end
 redis.call('ZADD', KEYS[5], ARGV[3], id)
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[7])
-local f = redis.call('HMGET', KEYS[1], 'a', 'se')
-redis.call('ZADD', KEYS[7], ARGV[3], id .. '\n' .. (f[1] or '') .. '\n' .. (f[2] or '') .. '\n' .. ARGV[2] .. '\n' .. ARGV[5])
+redis.call('HSET', KEYS[1], 'ra', ARGV[5])
+redis.call('ZADD', KEYS[7], ARGV[3], id)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return {'ok', redis.call('HGETALL', KEYS[1])}
+redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
+return {'ok', whole(KEYS[1])}
 `)
 
 // progressScript sets a per-prompt field of a pending question.
 // KEYS: rec. ARGV: 1 field, 2 value, 3 prompt index, 4 first-wins (1|0).
-var progressScript = goredis.NewScript(`
+var progressScript = goredis.NewScript(prelude + `
 local f = redis.call('HMGET', KEYS[1], 'st', 'np')
 if not f[1] then return {'nf'} end
-if f[1] ~= 'pending' then return {'closed', redis.call('HGETALL', KEYS[1])} end
-if tonumber(ARGV[3]) >= tonumber(f[2]) then return {'range', redis.call('HGETALL', KEYS[1])} end
+if f[1] ~= 'pending' then return {'closed', whole(KEYS[1])} end
+if tonumber(ARGV[3]) >= tonumber(f[2]) then return {'range', whole(KEYS[1])} end
 if ARGV[4] == '1' and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
-  return {'conflict', redis.call('HGETALL', KEYS[1])}
+  return {'conflict', whole(KEYS[1])}
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return {'ok', redis.call('HGETALL', KEYS[1])}
+return {'ok', whole(KEYS[1])}
 `)
 
 // claimReminderScript marks reminder n as sent and moves the question to
@@ -99,37 +109,45 @@ return 1
 
 // renewLeaseScript moves the lease of a pending question.
 // KEYS: rec, lease. ARGV: 1 untilNs, 2 untilUs, 3 id.
-var renewLeaseScript = goredis.NewScript(`
+var renewLeaseScript = goredis.NewScript(prelude + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
-if st ~= 'pending' then return {'closed', redis.call('HGETALL', KEYS[1])} end
+if st ~= 'pending' then return {'closed', whole(KEYS[1])} end
 redis.call('HSET', KEYS[1], 'lu', ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 return {'ok'}
 `)
 
-// addMessageScript appends a posted copy and indexes its chat.
-// KEYS: rec, chat index, channel index. ARGV: 1 line, 2 id, 3 ttl ms,
-// 4 trimBeforeUs. Returns 0 when the question does not exist.
+// addMessageScript appends a posted copy (field m<n>, n counted in mn)
+// and indexes its chat. KEYS: rec, chat index. ARGV: 1 line, 2 id,
+// 3 ttl ms, 4 trimBeforeUs. Returns 0 when the question does not exist.
 var addMessageScript = goredis.NewScript(`
 local cr = redis.call('HGET', KEYS[1], 'cr')
 if not cr then return 0 end
-local m = redis.call('HGET', KEYS[1], 'm') or ''
-redis.call('HSET', KEYS[1], 'm', m .. ARGV[1] .. '\n')
+local n = redis.call('HINCRBY', KEYS[1], 'mn', 1)
+redis.call('HSET', KEYS[1], 'm' .. n, ARGV[1])
 local ttl = tonumber(ARGV[3])
-for i = 2, 3 do
-  redis.call('ZADD', KEYS[i], cr, ARGV[2])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. ARGV[4])
-  if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
-end
+redis.call('ZADD', KEYS[2], cr, ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 1
 `)
 
 // listScript returns records of one shard from an index, newest first,
 // filtered; entries whose record expired are dropped from the index.
 // KEYS: index. ARGV: 1 limit, 2 agent, 3 session, 4 status, 5 record
-// key prefix, 6 max entries to scan.
-var listScript = goredis.NewScript(`
+// key prefix, 6 max entries to scan, 7 channel whose copies must exist
+// (” for any).
+var listScript = goredis.NewScript(prelude + `
+local function posted(k, ch)
+  if ch == '' then return true end
+  local n = tonumber(redis.call('HGET', k, 'mn') or '0')
+  for i = 1, n do
+    local m = redis.call('HGET', k, 'm' .. i)
+    if m and string.sub(m, 1, #ch + 1) == ch .. '\t' then return true end
+  end
+  return false
+end
 local out, dead = {}, {}
 local limit, maxScan = tonumber(ARGV[1]), tonumber(ARGV[6])
 local start, batch = 0, 200
@@ -141,8 +159,8 @@ while #out < limit and start < maxScan do
     local f = redis.call('HMGET', k, 'st', 'a', 'se')
     if not f[1] then
       dead[#dead + 1] = id
-    elseif (ARGV[2] == '' or f[2] == ARGV[2]) and (ARGV[3] == '' or f[3] == ARGV[3]) and (ARGV[4] == '' or f[1] == ARGV[4]) then
-      out[#out + 1] = redis.call('HGETALL', k)
+    elseif (ARGV[2] == '' or f[2] == ARGV[2]) and (ARGV[3] == '' or f[3] == ARGV[3]) and (ARGV[4] == '' or f[1] == ARGV[4]) and posted(k, ARGV[7]) then
+      out[#out + 1] = whole(k)
       if #out >= limit then break end
     end
   end
@@ -221,31 +239,33 @@ return 1
 // 3 lookup key prefix, 4 limit, 5 offset (entries kept by earlier calls).
 // Returns {removed, {cross-slot keys to delete}, {ids whose events go},
 // entries read, entries kept}.
-var purgeScript = goredis.NewScript(`
+var purgeScript = goredis.NewScript(prelude + `
 local removed, kept, cross, gone = 0, 0, {}, {}
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', tonumber(ARGV[5]), tonumber(ARGV[4]))
 for _, id in ipairs(ids) do
   local rec = ARGV[2] .. 'q:' .. id
-  local f = redis.call('HMGET', rec, 'a', 'se', 'm', 'k', 'ds', 'st')
+  local f = redis.call('HMGET', rec, 'a', 'se', 'mn', 'k', 'ds', 'st')
   if f[6] and f[5] == 'pending' then
     kept = kept + 1 -- its callback is still being delivered
   else
     if f[6] then
       redis.call('ZREM', ARGV[2] .. 'ag:' .. f[1], id)
       if f[2] then redis.call('ZREM', ARGV[2] .. 'ss:' .. f[2], id) end
-      for line in string.gmatch(f[3] or '', '[^\n]+') do
-        local m = cjson.decode(line)
-        local ch, chat = m.channel or '', m.chat or ''
-        redis.call('ZREM', ARGV[2] .. 'cn:' .. ch, id)
-        redis.call('ZREM', ARGV[2] .. 'ch:' .. ch .. '\0' .. chat, id)
-        if m.message_id then cross[#cross + 1] = ARGV[3] .. ch .. '\0' .. chat .. '\0' .. m.message_id end
+      for i = 1, tonumber(f[3] or '0') do
+        local line = redis.call('HGET', rec, 'm' .. i) or ''
+        local ch, chat, msg = string.match(line, '^([^\t]*)\t([^\t]*)\t([^\t]*)\t')
+        if ch then
+          redis.call('ZREM', ARGV[2] .. 'ch:' .. ch .. '\0' .. chat, id)
+          if msg ~= '' then cross[#cross + 1] = ARGV[3] .. ch .. '\0' .. chat .. '\0' .. msg end
+        end
       end
       if f[4] then cross[#cross + 1] = f[4] end
-      redis.call('DEL', rec)
+      redis.call('DEL', rec, jkey(rec))
       removed = removed + 1
     end
     redis.call('ZREM', KEYS[2], id)
     redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', ARGV[2] .. 'unl', id)
     gone[#gone + 1] = id
   end
 end

@@ -1,0 +1,231 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	redisstore "github.com/askbridge/askbridge/store/redis"
+	"github.com/askbridge/askbridge/store/redis/redistest"
+)
+
+// roundTrips counts the client's round trips: one per command, one per
+// pipeline.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) DialHook(next goredis.DialHook) goredis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) { return next(ctx, network, addr) }
+}
+
+func (r *roundTrips) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error { r.n.Add(1); return next(ctx, cmd) }
+}
+
+func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error { r.n.Add(1); return next(ctx, cmds) }
+}
+
+// commandCalls sums the calls in INFO commandstats, leaving out the
+// commands of measurement and of the feed's keep-alive.
+func commandCalls(tb testing.TB, c *goredis.Client) int64 {
+	tb.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var total int64
+	for line := range strings.SplitSeq(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		switch strings.TrimPrefix(name, "cmdstat_") {
+		case "info", "ping", "subscribe", "memory", "hello", "client|setname", "client|setinfo", "config|get", "script|load", "flushall":
+			continue
+		}
+		for kv := range strings.SplitSeq(rest, ",") {
+			if v, ok := strings.CutPrefix(kv, "calls="); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				total += n
+			}
+		}
+	}
+	return total
+}
+
+func usedMemory(tb testing.TB, c *goredis.Client) int64 {
+	tb.Helper()
+	info, err := c.Info(context.Background(), "memory").Result()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for line := range strings.SplitSeq(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	tb.Fatal("no used_memory in INFO memory")
+	return 0
+}
+
+// fourOptions is a typical pending question: one prompt, four options
+// with descriptions, a session, a tool call id and a lease-free deadline.
+func fourOptions(now time.Time) *broker.Question {
+	q := brokertest.NewQuestion(broker.NewID(), "claude-code", now)
+	q.SessionID = "sess-" + broker.NewID()
+	q.ToolCallID = "toolu_" + broker.NewID() + broker.NewID()
+	q.Prompts[0].Options = []broker.Option{
+		{Label: "Postgres (Recommended)", Description: "Relational, proven"},
+		{Label: "SQLite", Description: "Embedded, zero set-up"},
+		{Label: "MySQL", Description: "Widely hosted"},
+		{Label: "DynamoDB", Description: "Managed key-value"},
+	}
+	q.Targets = []broker.Target{{Channel: "telegram", Chat: "-1001234567890"}}
+	q.Reminders = []time.Time{now.Add(15 * time.Minute), now.Add(27 * time.Minute)}
+	return q
+}
+
+// cycle runs Create + AddMessage + Resolve + Get of one question.
+func cycle(tb testing.TB, s *redisstore.Store, idempotent bool, i int) {
+	ctx := context.Background()
+	q := fourOptions(time.Now())
+	if !idempotent {
+		q.ToolCallID = ""
+	}
+	if _, _, err := s.Create(ctx, q); err != nil {
+		tb.Fatal(err)
+	}
+	m := broker.MessageRef{Channel: "telegram", Chat: "-1001234567890", MessageID: strconv.Itoa(i), PostedAt: time.Now()}
+	if err := s.AddMessage(ctx, q.ID, m); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusAnswered,
+		Answers:    map[string]broker.Answer{"Which database?": {Selected: []string{"SQLite"}}},
+		AnsweredBy: &broker.Responder{Channel: "telegram", User: "42", Name: "ana"}}); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.Get(ctx, q.ID); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkCycle measures Create + AddMessage + Resolve + Get on a private
+// Redis, and reports round trips per cycle (commands and pipelines sent)
+// and redis-calls per cycle (INFO commandstats: every command Redis ran,
+// including those inside scripts).
+func BenchmarkCycle(b *testing.B) {
+	for _, idem := range []bool{false, true} {
+		name := "NoToolCallID"
+		if idem {
+			name = "WithToolCallID"
+		}
+		b.Run(name, func(b *testing.B) {
+			addr, _ := redistest.StartServer(b)
+			s, err := redisstore.Open(context.Background(), redisstore.Config{Addrs: []string{addr}}, quiet)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			admin := goredis.NewClient(&goredis.Options{Addr: addr})
+			defer admin.Close()
+			rt := &roundTrips{}
+			s.Client().AddHook(rt)
+			cycle(b, s, idem, -1) // loads the scripts
+			rt.n.Store(0)
+			calls := commandCalls(b, admin)
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				cycle(b, s, idem, i)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(rt.n.Load())/float64(b.N), "roundtrips/op")
+			b.ReportMetric(float64(commandCalls(b, admin)-calls)/float64(b.N), "redis-calls/op")
+		})
+	}
+}
+
+// BenchmarkPendingMemory creates one pending four-option question (with
+// its index entries and one posted copy) per iteration and reports, per
+// question, the sum of MEMORY USAGE over every key the store wrote
+// (B/question: the record, its body, its index entries, its lookup and
+// idempotency keys) and the growth of used_memory (used-B/question, which
+// adds Redis's own keyspace tables).
+func BenchmarkPendingMemory(b *testing.B) {
+	addr, _ := redistest.StartServer(b)
+	s, err := redisstore.Open(context.Background(), redisstore.Config{Addrs: []string{addr}}, quiet)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	admin := goredis.NewClient(&goredis.Options{Addr: addr})
+	defer admin.Close()
+	ctx := context.Background()
+	before := usedMemory(b, admin)
+	for i := 0; b.Loop(); i++ {
+		q := fourOptions(time.Now())
+		for {
+			_, _, err := s.Create(ctx, q)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, broker.ErrIDTaken) {
+				b.Fatal(err)
+			}
+			q.ID = broker.NewID()
+		}
+		m := broker.MessageRef{Channel: "telegram", Chat: "-1001234567890", MessageID: strconv.Itoa(1000000 + i), PostedAt: time.Now()}
+		if err := s.AddMessage(ctx, q.ID, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	used := usedMemory(b, admin) - before
+	var total int64
+	iter := admin.Scan(ctx, 0, "askbridge:*", 1000).Iterator()
+	for iter.Next(ctx) {
+		n, err := admin.Do(ctx, "memory", "usage", iter.Val(), "samples", "0").Int64()
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += n
+	}
+	if err := iter.Err(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(total)/float64(b.N), "B/question")
+	b.ReportMetric(float64(used)/float64(b.N), "used-B/question")
+}
+
+// TestCycleRoundTrips keeps the round-trip budget of a full ask -> answer
+// cycle: at most 5 without an idempotency key, 6 with one (the key is
+// reserved in its own slot first).
+func TestCycleRoundTrips(t *testing.T) {
+	addr, _ := redistest.StartServer(t)
+	s := open(t, redisstore.Config{Addrs: []string{addr}})
+	rt := &roundTrips{}
+	s.Client().AddHook(rt)
+	cycle(t, s, true, -1)
+	for _, c := range []struct {
+		name       string
+		idempotent bool
+		max        int64
+	}{{"NoToolCallID", false, 5}, {"WithToolCallID", true, 6}} {
+		t.Run(c.name, func(t *testing.T) {
+			rt.n.Store(0)
+			cycle(t, s, c.idempotent, 1)
+			if got := rt.n.Load(); got > c.max {
+				t.Fatalf("cycle took %d round trips, want at most %d", got, c.max)
+			}
+		})
+	}
+}
