@@ -20,7 +20,7 @@ import (
 const staleReservation = 30 * time.Second
 
 // reserveScript maps an idempotency key to an id unless it maps already.
-// KEYS: idem. ARGV: 1 id, 2 nowMs, 3 ttlMs, 4 id to take over from|”.
+// KEYS: idem. ARGV: 1 id, 2 nowMs, 3 ttlMs, 4 id to take over from|empty.
 // Returns {'ok'} or {'have', id, reservedMs}.
 var reserveScript = goredis.NewScript(`
 local v = redis.call('GET', KEYS[1])

@@ -15,9 +15,9 @@ local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey
 
 // createScript stores a new question and its index entries.
 // KEYS: rec, due, rem, lease, all, agent, session.
-// ARGV: 1 id, 2 json, 3 agent, 4 session, 5 createdUs, 6 expiresUs|”,
-// 7 reminders csv|”, 8 nextReminderUs|”, 9 leaseUntilNs|”,
-// 10 leaseUntilUs, 11 idemKey|”, 12 callbackURL|”, 13 prompts,
+// ARGV: 1 id, 2 json, 3 agent, 4 session, 5 createdUs, 6 expiresUs|empty,
+// 7 reminders csv|empty, 8 nextReminderUs|empty, 9 leaseUntilNs|empty,
+// 10 leaseUntilUs, 11 idemKey|empty, 12 callbackURL|empty, 13 prompts,
 // 14 indexTTLms, 15 trimBeforeUs, 16 remindersSent, 17.. field/value
 // pairs of initial progress and selections.
 var createScript = goredis.NewScript(prelude + `
@@ -137,7 +137,7 @@ return 1
 // filtered; entries whose record expired are dropped from the index.
 // KEYS: index. ARGV: 1 limit, 2 agent, 3 session, 4 status, 5 record
 // key prefix, 6 max entries to scan, 7 channel whose copies must exist
-// (” for any).
+// (empty for any).
 var listScript = goredis.NewScript(prelude + `
 local function posted(k, ch)
   if ch == '' then return true end
