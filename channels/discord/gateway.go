@@ -2,12 +2,14 @@ package discord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
 )
 
 // handleTimeout bounds the work done for one gateway event.
@@ -27,7 +29,11 @@ func (c *Channel) Run(ctx context.Context) error {
 		if err == nil {
 			break
 		}
-		c.log.Warn("gateway connection failed; retrying", "err", err, "retry_in", backoff)
+		if hint := closeHint(err); hint != "" {
+			c.log.Error("gateway refused the connection: "+hint, "err", err, "retry_in", backoff)
+		} else {
+			c.log.Warn("gateway connection failed; retrying", "err", err, "retry_in", backoff)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -48,6 +54,25 @@ func (c *Channel) Run(ctx context.Context) error {
 	<-ctx.Done()
 	c.late.Wait()
 	return nil
+}
+
+// closeHint explains the gateway close codes that need a person to act.
+func closeHint(err error) string {
+	var rest *discordgo.RESTError
+	if errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode == 401 {
+		return "the bot token is invalid (check the variable named by discord.token_env)"
+	}
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) {
+		return ""
+	}
+	switch ce.Code {
+	case 4004:
+		return "the bot token is invalid (check the variable named by discord.token_env)"
+	case 4013, 4014:
+		return "an intent is not allowed: with discord.message_content on, enable the Message Content Intent under Bot in the developer portal"
+	}
+	return ""
 }
 
 // learnIdentity takes the bot's user id and the application id from the

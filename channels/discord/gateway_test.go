@@ -1,7 +1,9 @@
 package discord
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -294,5 +296,26 @@ func TestGatewayResumesAfterDrop(t *testing.T) {
 	e.fake.Click(e.fake.NewUser("ana"), m, "/answer k7m2qx 1")
 	if in := rec.wait(t, 1); in.Text != "/answer k7m2qx 1" {
 		t.Errorf("inbound after resuming = %+v", in)
+	}
+}
+
+func TestGatewayExplainsBadToken(t *testing.T) {
+	e := newEnv(t, &recorder{}, nil)
+	t.Setenv(e.ch.cfg.TokenEnv, "not-the-token")
+	c, err := New(e.ch.cfg, &recorder{}, slog.New(slog.NewTextHandler(e.logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	err = discordfake.Until(testCtx(t), func() bool { return strings.Contains(e.logs.String(), "the bot token is invalid") })
+	cancel()
+	<-done
+	if err != nil {
+		t.Errorf("the refused token was not explained; logs:\n%s", e.logs.String())
+	}
+	if strings.Contains(e.logs.String(), "not-the-token") {
+		t.Errorf("the token was logged")
 	}
 }

@@ -299,8 +299,11 @@ func (s *Server) rest(h handler) http.HandlerFunc {
 			s.rateLimits = s.rateLimits[1:]
 		}
 		s.mu.Unlock()
-		isCallback := strings.HasPrefix(r.URL.Path, "/api/v9/interactions/") || strings.HasPrefix(r.URL.Path, "/api/v9/webhooks/")
-		if !auth && !isCallback {
+		// Interaction callbacks and webhooks authenticate by their token
+		// in the path; the gateway URL is public.
+		open := strings.HasPrefix(r.URL.Path, "/api/v9/interactions/") || strings.HasPrefix(r.URL.Path, "/api/v9/webhooks/") ||
+			r.URL.Path == "/api/v9/gateway"
+		if !auth && !open {
 			writeError(w, http.StatusUnauthorized, "401: Unauthorized", 0)
 			return
 		}
