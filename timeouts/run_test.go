@@ -2,6 +2,7 @@ package timeouts_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -90,5 +91,22 @@ func waitStatus(t *testing.T, e *env, id string, want broker.Status) {
 			t.Fatalf("question %s is %s, want %s", id, got, want)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSweepReportsStoreFailure checks that a sweep on a store that cannot
+// be used says so, and returns instead of retrying in place.
+func TestSweepReportsStoreFailure(t *testing.T) {
+	e := newEnv(t, broker.Config{ReminderPoints: []float64{}})
+	e.ask(t, &broker.AskRequest{Question: "Q?", Timeout: dur(time.Minute)})
+	if err := e.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.sweeper.Sweep(context.Background(), e.clock.set(time.Hour))
+	if !errors.Is(err, broker.ErrUnavailable) {
+		t.Errorf("sweep on a closed store: %v, want store unavailable", err)
+	}
+	if st != (timeouts.Stats{}) {
+		t.Errorf("sweep on a closed store did %+v", st)
 	}
 }

@@ -133,7 +133,7 @@ func (s *Sweeper) drain(ctx context.Context, next func(limit int) ([]string, err
 		if err != nil {
 			return total, err
 		}
-		st, err := s.each(ids, do)
+		st, err := s.each(ctx, ids, do)
 		total.add(st)
 		if err != nil || len(ids) < s.opts.Batch || st.Total() == 0 {
 			// A full batch in which nothing could be done would come
@@ -144,8 +144,8 @@ func (s *Sweeper) drain(ctx context.Context, next func(limit int) ([]string, err
 	return total, ctx.Err()
 }
 
-// each runs do for every id on the sweeper's workers.
-func (s *Sweeper) each(ids []string, do func(id string) (Stats, error)) (Stats, error) {
+// each runs do for every id on the sweeper's workers, until ctx ends.
+func (s *Sweeper) each(ctx context.Context, ids []string, do func(id string) (Stats, error)) (Stats, error) {
 	var (
 		mu    sync.Mutex
 		total Stats
@@ -167,6 +167,9 @@ func (s *Sweeper) each(ids []string, do func(id string) (Stats, error)) (Stats, 
 		})
 	}
 	for _, id := range ids {
+		if ctx.Err() != nil {
+			break
+		}
 		work <- id
 	}
 	close(work)
@@ -206,8 +209,11 @@ func (s *Sweeper) sweepDeadlines(ctx context.Context, now time.Time) (Stats, err
 		func(limit int) ([]string, error) { return s.st.Due(ctx, now, limit) },
 		func(id string) (Stats, error) {
 			q, ok, err := s.pending(ctx, id)
-			if err != nil || !ok {
-				return Stats{LostRaces: 1}, err
+			switch {
+			case err != nil:
+				return Stats{}, err
+			case !ok:
+				return Stats{LostRaces: 1}, nil
 			}
 			done, err := s.resolve(ctx, id, broker.TimedOut(q, now))
 			switch {
