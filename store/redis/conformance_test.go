@@ -43,9 +43,9 @@ func TestConformanceCluster(t *testing.T) {
 		t.Skip("starts a Redis Cluster")
 	}
 	addrs := redistest.StartCluster(t)
-	n := 0
-	brokertest.TestStore(t, func(t *testing.T) broker.Store {
-		n++
-		return open(t, redisstore.Config{Addrs: addrs, Cluster: true, KeyPrefix: "c" + string(rune('a'+n%26)) + t.Name() + ":"})
-	})
+	cfg := func(t *testing.T) redisstore.Config {
+		return redisstore.Config{Addrs: addrs, Cluster: true, KeyPrefix: t.Name() + ":"}
+	}
+	brokertest.TestStore(t, func(t *testing.T) broker.Store { return open(t, cfg(t)) })
+	t.Run("FeedAcrossStores", func(t *testing.T) { testFeedAcrossStores(t, cfg(t)) })
 }

@@ -143,8 +143,9 @@ func TestRedisDown(t *testing.T) {
 
 // TestFeedAcrossStores checks that a resolution made through one Store
 // reaches the watchers of another Store on the same Redis.
-func TestFeedAcrossStores(t *testing.T) {
-	cfg := redistest.Shared(t)
+func TestFeedAcrossStores(t *testing.T) { testFeedAcrossStores(t, redistest.Shared(t)) }
+
+func testFeedAcrossStores(t *testing.T, cfg redisstore.Config) {
 	a, b := open(t, cfg), open(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -57,6 +57,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 		_ = c.Close()
 		return nil, err
 	}
+	checkEviction(pctx, c, log)
 	s := newStore(pctx, c, cfg, log)
 	return s, nil
 }
@@ -69,6 +70,19 @@ func OpenURL(ctx context.Context, rawURL string, log *slog.Logger) (*Store, erro
 		return nil, err
 	}
 	return Open(ctx, cfg, log)
+}
+
+// checkEviction warns when Redis may evict keys under memory pressure:
+// an evicted record is a lost question. Servers that refuse CONFIG (some
+// managed services) are not checked.
+func checkEviction(ctx context.Context, c goredis.UniversalClient, log *slog.Logger) {
+	v, err := c.ConfigGet(ctx, "maxmemory-policy").Result()
+	if err != nil {
+		return
+	}
+	if p, ok := v["maxmemory-policy"]; ok && p != "noeviction" {
+		log.Warn("Redis may evict askbridge keys under memory pressure; set maxmemory-policy noeviction", "maxmemory_policy", p)
+	}
 }
 
 // newStore subscribes to the resolution feed and waits (within ctx) for
