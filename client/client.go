@@ -159,10 +159,18 @@ func (c *Client) Get(ctx context.Context, id string, wait time.Duration) (*Resul
 func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
 	delay := c.RetryDelay
 	for {
+		start := time.Now()
 		res, err := c.Get(ctx, id, pollWait)
 		switch {
 		case err == nil && res.Terminal():
 			return res, nil
+		case err == nil && time.Since(start) < time.Second:
+			// The server let go early (it is shutting down): pause
+			// before re-attaching rather than polling it in a loop.
+			if err := sleep(ctx, c.RetryDelay); err != nil {
+				return nil, err
+			}
+			continue
 		case err == nil:
 			delay = c.RetryDelay
 			continue

@@ -126,7 +126,9 @@ func TestAskOutcomes(t *testing.T) {
 				q = tt.q(q)
 			}
 			if tt.act != nil {
-				go tt.act(t, br, c)
+				acted := make(chan struct{})
+				go func() { defer close(acted); tt.act(t, br, c) }()
+				defer func() { <-acted }()
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
