@@ -1,25 +1,283 @@
 package main
 
 import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/mcp"
 )
 
-// MCPConfig configures the MCP endpoint of bridge serve.
-type MCPConfig struct{}
+// MCPConfig configures the MCP endpoint of bridge serve (/mcp, streamable
+// HTTP, behind the agent keys).
+type MCPConfig struct {
+	// Enabled mounts /mcp (true when unset).
+	Enabled *bool `yaml:"enabled"`
+	// ProgressEvery is how often a waiting ask_user call sends a progress
+	// notification (10s when unset; 1s–5m).
+	ProgressEvery ProgressInterval `yaml:"progress_every"`
+}
 
-// mountMCP mounts the streamable HTTP MCP endpoint.
-func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) error {
-	_, _, _, _ = cfg, b, srv, log
+// ProgressInterval is mcp.progress_every, checked as the file is read.
+type ProgressInterval time.Duration
+
+// UnmarshalYAML parses a Go duration within 1s–5m.
+func (p *ProgressInterval) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Line, n.Value)
+	}
+	if err := checkProgressEvery(v); err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*p = ProgressInterval(v)
 	return nil
 }
 
+func checkProgressEvery(d time.Duration) error {
+	if d < 100*time.Millisecond || d > 5*time.Minute {
+		return fmt.Errorf("mcp.progress_every: %s is outside 100ms–5m (clients time out without progress)", d)
+	}
+	return nil
+}
+
+// mountMCP mounts the streamable HTTP MCP endpoint at /mcp. Every request
+// must carry an agent key, as on /v1; the tools ask through the broker in
+// this process, as the agent whose key the call carries.
+func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) error {
+	if cfg.MCP.Enabled != nil && !*cfg.MCP.Enabled {
+		return nil
+	}
+	if d := time.Duration(cfg.MCP.ProgressEvery); d != 0 {
+		if err := checkProgressEvery(d); err != nil {
+			return err
+		}
+	}
+	keys := agentKeys(cfg.Agents, loopback(cfg.Listen))
+	s, err := mcp.New(mcp.Config{
+		Asker: func(h http.Header) (mcp.Asker, error) {
+			agent, ok := keys.agent(h)
+			if !ok {
+				return nil, errors.New("missing or wrong agent key: send Authorization: Bearer <key>")
+			}
+			return &brokerAsker{b: b, agent: agent}, nil
+		},
+		ProgressEvery: time.Duration(cfg.MCP.ProgressEvery),
+		Version:       versionString(),
+		Logger:        log.With("component", "mcp"),
+	})
+	if err != nil {
+		return err
+	}
+	srv.Handle("/mcp", keys.require(s.HTTPHandler()))
+	return nil
+}
+
+// keyring checks agent keys the way the HTTP API does: constant-time
+// comparisons of digests; with no keys on a loopback listener every
+// caller is the local agent.
+type keyring struct {
+	keys     []hashedAgent
+	loopback bool
+}
+
+type hashedAgent struct {
+	name string
+	sum  [32]byte
+}
+
+func agentKeys(agents []KeyConfig, loop bool) *keyring {
+	k := &keyring{loopback: loop}
+	for _, a := range agents {
+		k.keys = append(k.keys, hashedAgent{a.Name, sha256.Sum256([]byte(os.Getenv(a.KeyEnv)))})
+	}
+	return k
+}
+
+// agent returns the name of the agent whose key h carries.
+func (k *keyring) agent(h http.Header) (string, bool) {
+	if len(k.keys) == 0 {
+		return api.LocalAgent, k.loopback
+	}
+	tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
+	if !ok || strings.TrimSpace(tok) == "" {
+		return "", false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	found := ""
+	for _, a := range k.keys {
+		if subtle.ConstantTimeCompare(sum[:], a.sum[:]) == 1 {
+			found = a.name
+		}
+	}
+	return found, found != ""
+}
+
+// require refuses requests without a valid agent key with 401.
+func (k *keyring) require(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := k.agent(r.Header); !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="askbridge"`)
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `{"error":{"code":"unauthorized","message":"missing or wrong agent key: send Authorization: Bearer <key>"}}`+"\n")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// runMCP is `bridge mcp`: an MCP server on standard input and output that
+// asks through the bridge at $ASKBRIDGE_SERVER with $ASKBRIDGE_KEY.
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	_, _, _ = args, stdin, stdout
-	fmt.Fprintln(stderr, "bridge mcp: not built yet")
-	return exitFailure
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	every := fs.Duration("progress-every", mcp.DefaultProgressEvery, "how often a waiting ask_user call sends a progress notification")
+	session := fs.String("session", os.Getenv("ASKBRIDGE_SESSION_ID"), "session id of the questions (default: $ASKBRIDGE_SESSION_ID, else random per process)")
+	logLevel := fs.String("log-level", "warn", "log level on standard error: debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return exitBadInput
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bridge mcp: takes no arguments, got %q\n", fs.Args())
+		return exitBadInput
+	}
+	if err := checkProgressEvery(*every); err != nil {
+		fmt.Fprintln(stderr, "bridge mcp: --progress-every:", strings.TrimPrefix(err.Error(), "mcp.progress_every: "))
+		return exitBadInput
+	}
+	log := newLogger(LogConfig{Level: *logLevel}, stderr)
+	s, err := mcp.New(mcp.Config{
+		Asker: mcp.Fixed(newClient(false)), SessionID: *session,
+		ProgressEvery: *every, Version: versionString(), Logger: log,
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "bridge mcp:", err)
+		return exitFailure
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	t := &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	if err := s.Run(ctx, t); err != nil {
+		fmt.Fprintln(stderr, "bridge mcp:", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// brokerAsker is the tools' way to the bridge inside bridge serve: the
+// broker itself, as one agent, with the HTTP API's semantics and errors.
+type brokerAsker struct {
+	b     *broker.Broker
+	agent string
+}
+
+var _ mcp.Asker = (*brokerAsker)(nil)
+
+// askWait is how long an ask blocks when the request names no wait, as
+// on the HTTP API.
+const askWait = 30 * time.Second
+
+func (a *brokerAsker) Submit(ctx context.Context, q client.Question) (*client.Result, error) {
+	body, err := json.Marshal(q)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encode question: %w", err)
+	}
+	var req broker.AskRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, &client.APIError{StatusCode: http.StatusBadRequest, Code: "invalid", Message: err.Error()}
+	}
+	bq, _, err := a.b.Ask(ctx, a.agent, &req)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	wait := askWait
+	if req.Wait != nil {
+		wait = min(time.Duration(*req.Wait), 10*time.Minute)
+	}
+	return a.wait(ctx, bq, wait)
+}
+
+func (a *brokerAsker) Get(ctx context.Context, id string, wait time.Duration) (*client.Result, error) {
+	bq, err := a.b.Get(ctx, a.agent, id)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return a.wait(ctx, bq, wait)
+}
+
+func (a *brokerAsker) wait(ctx context.Context, bq *broker.Question, wait time.Duration) (*client.Result, error) {
+	if bq.Status == broker.StatusPending && wait > 0 {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		q, err := a.b.Wait(wctx, a.agent, bq.ID)
+		cancel()
+		if err != nil {
+			return nil, apiError(err)
+		}
+		bq = q
+	}
+	return clientResult(bq)
+}
+
+func (a *brokerAsker) Cancel(ctx context.Context, id, reason string) (*client.Result, error) {
+	bq, err := a.b.Cancel(ctx, a.agent, id, reason)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return clientResult(bq)
+}
+
+// clientResult is the agent's view of a question, as the API sends it.
+func clientResult(q *broker.Question) (*client.Result, error) {
+	b, err := json.Marshal(q.Result())
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encode result: %w", err)
+	}
+	var r client.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("mcp: decode result: %w", err)
+	}
+	return &r, nil
+}
+
+// apiError gives a broker error the status and message the HTTP API
+// would answer with.
+func apiError(err error) error {
+	var fe *broker.FieldError
+	var ce *broker.ClosedError
+	switch {
+	case errors.As(err, &fe):
+		return &client.APIError{StatusCode: http.StatusBadRequest, Code: "invalid", Message: fe.Error(), Field: fe.Field}
+	case errors.As(err, &ce):
+		return &client.APIError{StatusCode: http.StatusConflict, Code: "closed", Message: err.Error(), State: client.Status(ce.Question.Status)}
+	case errors.Is(err, broker.ErrNotFound):
+		return &client.APIError{StatusCode: http.StatusNotFound, Code: "not_found", Message: err.Error()}
+	case errors.Is(err, broker.ErrConflict):
+		return &client.APIError{StatusCode: http.StatusConflict, Code: "conflict", Message: strings.TrimPrefix(err.Error(), broker.ErrConflict.Error()+": ")}
+	case errors.Is(err, broker.ErrInvalid):
+		return &client.APIError{StatusCode: http.StatusBadRequest, Code: "invalid", Message: strings.TrimPrefix(err.Error(), broker.ErrInvalid.Error()+": ")}
+	case errors.Is(err, broker.ErrUnavailable):
+		return &client.APIError{StatusCode: http.StatusServiceUnavailable, Code: "unavailable", Message: "the store is unavailable; try again shortly"}
+	}
+	return fmt.Errorf("askbridge: %w", err)
 }

@@ -1,0 +1,204 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askbridge/askbridge/client"
+)
+
+// CancelReason is the reason given to people when the agent's MCP request
+// was cancelled while its question waited.
+const CancelReason = "the agent's request was cancelled"
+
+// askUser is the ask_user tool.
+func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	var in AskInput
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return toolError(err), nil
+	}
+	asker, err := s.cfg.Asker(header(req))
+	if err != nil {
+		return toolError(err), nil
+	}
+	session, call := s.ids(req)
+	q := in.question(session, call)
+	wait := in.Wait == nil || *in.Wait
+	// A waiting call submits with a short wait, to learn the question's
+	// id at once (for progress and for cancelling it), then long-polls.
+	// Zero would be the bridge's pending mode.
+	q.Wait = "0s"
+	if wait {
+		q.Wait = submitWait.String()
+	}
+	res, err := s.submit(ctx, asker, q, wait)
+	if ctx.Err() != nil && wait {
+		s.cancelAbandoned(asker, s.reattach(asker, q), ctx.Err())
+		return toolError(errors.New("the request was cancelled before the question was asked")), nil
+	}
+	if err != nil {
+		return toolError(bridgeError(err, len(in.Questions))), nil
+	}
+	s.log.Info("mcp question asked", "question_id", res.ID, "session_id", session, "tool_call_id", call, "wait", wait)
+	if !wait || res.Terminal() {
+		return resultFor(res), nil
+	}
+	stop := s.progress(ctx, req, res)
+	defer stop()
+	res, err = s.waitFor(ctx, asker, res.ID, 0)
+	if ctx.Err() != nil {
+		s.cancelAbandoned(asker, res, err)
+		return toolError(fmt.Errorf("the request was cancelled; question %s was cancelled too", idOf(res))), nil
+	}
+	if err != nil {
+		return toolError(bridgeError(err, len(in.Questions))), nil
+	}
+	return resultFor(res), nil
+}
+
+// submitWait is how long the first submit of a waiting call blocks.
+const submitWait = 100 * time.Millisecond
+
+// reattach finds the question of a request cancelled while it was being
+// submitted: asking again with the same session and tool-call ids returns
+// the question the first submit created.
+func (s *Server) reattach(a Asker, q client.Question) *client.Result {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	q.Wait = submitWait.String()
+	res, err := a.Submit(ctx, q)
+	if err != nil {
+		return nil
+	}
+	return res
+}
+
+// submit sends q, retrying transient failures (a bridge that restarts)
+// while ctx lasts; validation and other client errors return at once.
+func (s *Server) submit(ctx context.Context, a Asker, q client.Question, wait bool) (*client.Result, error) {
+	delay := 200 * time.Millisecond
+	for {
+		res, err := a.Submit(ctx, q)
+		if err == nil || !client.Transient(err) || ctx.Err() != nil || !wait {
+			return res, err
+		}
+		if sleep(ctx, delay) != nil {
+			return nil, err
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+// waitFor long-polls the question until it ends, ctx ends, or (with a
+// bound > 0) the bound passes. Lost connections are retried; the last
+// known state is returned with ctx's end.
+func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Duration) (*client.Result, error) {
+	if bound > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, bound)
+		defer cancel()
+	}
+	last := &client.Result{ID: id, Status: client.StatusPending}
+	delay := 200 * time.Millisecond
+	for {
+		wait := s.cfg.PollWait
+		if dl, ok := ctx.Deadline(); ok {
+			wait = min(wait, time.Until(dl))
+		}
+		if wait <= 0 {
+			return last, nil
+		}
+		started := time.Now()
+		res, err := a.Get(ctx, id, wait)
+		switch {
+		case err == nil && res.Terminal():
+			return res, nil
+		case err == nil:
+			last = res
+			delay = 200 * time.Millisecond
+			if time.Since(started) >= wait/2 {
+				continue
+			}
+			// The bridge answered early (it is draining for a restart):
+			// pause before asking again.
+		case ctx.Err() != nil:
+			return last, nil
+		case !client.Transient(err):
+			return last, err
+		}
+		if sleep(ctx, delay) != nil {
+			return last, nil
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+// cancelAbandoned cancels the question of a request that was cancelled.
+func (s *Server) cancelAbandoned(a Asker, res *client.Result, waitErr error) {
+	if res == nil || res.ID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := a.Cancel(ctx, res.ID, CancelReason); err != nil {
+		s.log.Warn("mcp: cancel question of a cancelled request", "question_id", res.ID, "err", err, "wait_err", waitErr)
+		return
+	}
+	s.log.Info("mcp request cancelled; question cancelled", "question_id", res.ID)
+}
+
+// ids returns the session id and tool-call id of a call. The session is
+// the MCP session's id (the server's own on stdio). The tool-call id is
+// derived from the request's progress token, which a client keeps when it
+// retries a call, so the retry finds the same question; without a token
+// every call is a new question.
+func (s *Server) ids(req *sdk.CallToolRequest) (session, call string) {
+	if req.Session != nil {
+		session = req.Session.ID()
+	}
+	if session == "" {
+		session = s.cfg.SessionID
+	}
+	if tok := req.Params.GetProgressToken(); tok != nil {
+		t := fmt.Sprint(tok)
+		if len(t) > 100 || strings.ContainsFunc(t, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+			sum := sha256.Sum256([]byte(t))
+			t = hex.EncodeToString(sum[:16])
+		}
+		return session, "progress-" + t
+	}
+	return session, "call-" + randomHex(8)
+}
+
+func header(req *sdk.CallToolRequest) http.Header {
+	if req.Extra != nil {
+		return req.Extra.Header
+	}
+	return nil
+}
+
+func idOf(r *client.Result) string {
+	if r == nil {
+		return ""
+	}
+	return r.ID
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

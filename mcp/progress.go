@@ -1,0 +1,48 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askbridge/askbridge/client"
+)
+
+// progress sends a progress notification every ProgressEvery while a
+// call waits for question r, when the client asked for progress (sent a
+// progress token). Clients reset their request timeouts on progress, so a
+// question may wait longer than the client's timeout. The returned
+// function stops the notifications and waits for the sender to end.
+func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, r *client.Result) (stop func()) {
+	tok := req.Params.GetProgressToken()
+	if tok == nil || req.Session == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	start := time.Now()
+	wg.Go(func() {
+		t := time.NewTicker(s.cfg.ProgressEvery)
+		defer t.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			msg := fmt.Sprintf("Waiting for an answer to question %s (%s so far", r.ID, time.Since(start).Round(time.Second))
+			if !r.ExpiresAt.IsZero() {
+				msg += fmt.Sprintf("; it times out at %s", r.ExpiresAt.UTC().Format("15:04:05 UTC"))
+			}
+			msg += ")"
+			err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n), Message: msg})
+			if err != nil && ctx.Err() == nil {
+				s.log.Debug("mcp: progress notification", "question_id", r.ID, "err", err)
+			}
+		}
+	})
+	return func() { cancel(); wg.Wait() }
+}

@@ -1,0 +1,154 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askbridge/askbridge/client"
+)
+
+// Outcome is the structured content of every tool result: where the
+// question stands and, once it ended, how.
+type Outcome struct {
+	ID     string        `json:"id" jsonschema:"the question id"`
+	Status client.Status `json:"status" jsonschema:"pending, answered, declined, cancelled, timed_out or unsupported"`
+	// Answers are keyed by question text.
+	Answers map[string]client.Answer `json:"answers,omitempty" jsonschema:"the answers keyed by question text: selected labels, custom_text typed instead, skipped"`
+	// Fallback is "default" or "none" for a timed-out question.
+	Fallback  string     `json:"fallback,omitempty" jsonschema:"for timed_out: default when the defaults were used, none when there was no answer"`
+	Reason    string     `json:"reason,omitempty" jsonschema:"why the question was declined, cancelled or unsupported"`
+	NotReady  bool       `json:"not_ready,omitempty" jsonschema:"true when the person wants to discuss before answering"`
+	AnsweredBy string    `json:"answered_by,omitempty" jsonschema:"who answered or declined"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty" jsonschema:"when a pending question times out"`
+}
+
+// outcomeOf is the structured view of a bridge result.
+func outcomeOf(r *client.Result) Outcome {
+	o := Outcome{ID: r.ID, Status: r.Status, Fallback: r.Fallback, Reason: r.Reason, NotReady: r.NotReady}
+	if len(r.Answers) > 0 {
+		o.Answers = r.Answers
+	}
+	if r.AnsweredBy != nil {
+		o.AnsweredBy = r.AnsweredBy.Name
+		if o.AnsweredBy == "" {
+			o.AnsweredBy = r.AnsweredBy.User
+		}
+	}
+	if r.Status == client.StatusPending && !r.ExpiresAt.IsZero() {
+		t := r.ExpiresAt.UTC()
+		o.ExpiresAt = &t
+	}
+	return o
+}
+
+// Texts the model reads. They say what happened and what to do next.
+const (
+	textAnswered    = "User answered your questions:"
+	textUnsupported = "No channel is configured to reach the user: ask in your reply instead."
+	textDeclineTail = "Do not ask again unless you must."
+)
+
+// outcomeText is what the model reads for a result.
+func outcomeText(r *client.Result) string {
+	switch r.Status {
+	case client.StatusAnswered:
+		return textAnswered + "\n" + answersJSON(r.Answers)
+	case client.StatusDeclined:
+		if r.NotReady {
+			msg := "The user is not ready to answer and wants to discuss this first"
+			if r.Reason != "" {
+				msg += ": " + strings.TrimRight(r.Reason, ".") + "."
+			} else {
+				msg += "."
+			}
+			return msg + " Talk it through in your reply, asking what they want to clarify, instead of asking the same question again."
+		}
+		if r.Reason != "" {
+			return "The user declined: " + strings.TrimRight(r.Reason, ".") + ". " + textDeclineTail
+		}
+		return "The user declined. " + textDeclineTail
+	case client.StatusTimedOut:
+		if r.Fallback == "default" && len(r.Answers) > 0 {
+			return "Nobody answered in time, so the defaults were used:\n" + answersJSON(r.Answers)
+		}
+		return "Nobody answered in time and there was no default: there is no answer. Decide without it, or ask in your reply."
+	case client.StatusCancelled:
+		if r.Reason != "" {
+			return "The question was cancelled: " + strings.TrimRight(r.Reason, ".") + "."
+		}
+		return "The question was cancelled."
+	case client.StatusUnsupported:
+		return textUnsupported
+	}
+	return pendingText(r)
+}
+
+func pendingText(r *client.Result) string {
+	s := fmt.Sprintf("Question %s is waiting for an answer", r.ID)
+	if !r.ExpiresAt.IsZero() {
+		s += " (it times out at " + r.ExpiresAt.UTC().Format("2006-01-02 15:04:05 UTC") + ")"
+	}
+	return s + fmt.Sprintf(". Call get_answer with id %q to collect the answer, or cancel_question to withdraw it.", r.ID)
+}
+
+func answersJSON(a map[string]client.Answer) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(a)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// resultFor is the tool result of a bridge result: text for the model and
+// the same as structured content.
+func resultFor(r *client.Result) *sdk.CallToolResult {
+	return withText(outcomeText(r), outcomeOf(r))
+}
+
+func withText(text string, o Outcome) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: o}
+}
+
+// toolError is a tool result that reports a problem to the model.
+func toolError(err error) *sdk.CallToolResult {
+	var r sdk.CallToolResult
+	r.SetError(err)
+	return &r
+}
+
+// bridgeError turns a failed bridge call into a message for the model.
+// The bridge's 400 messages already name the field; for a dialog of one
+// question its field names are those of the single-question shortcut,
+// which are rewritten to the tool's questions[0].… form.
+func bridgeError(err error, prompts int) error {
+	var ae *client.APIError
+	if !errors.As(err, &ae) {
+		return fmt.Errorf("the bridge could not be reached: %v", err)
+	}
+	msg := ae.Message
+	if ae.StatusCode == 400 && prompts == 1 && ae.Field != "" && !strings.HasPrefix(ae.Field, "questions") && isPromptField(ae.Field) {
+		msg = "questions[0]." + msg
+	}
+	switch ae.StatusCode {
+	case 400, 404, 409:
+		return errors.New(msg)
+	case 401, 403:
+		return fmt.Errorf("the bridge refused the agent key: %s", msg)
+	}
+	return fmt.Errorf("the bridge failed: %s", msg)
+}
+
+func isPromptField(f string) bool {
+	for _, p := range []string{"question", "header", "options", "multi_select", "other", "default"} {
+		if f == p || strings.HasPrefix(f, p+".") || strings.HasPrefix(f, p+"[") {
+			return true
+		}
+	}
+	return false
+}

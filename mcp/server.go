@@ -1,0 +1,136 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askbridge/askbridge/client"
+)
+
+// Asker is what the tools need of a bridge: the agent-facing calls of the
+// HTTP API. *client.Client implements it.
+type Asker interface {
+	// Submit asks q; it returns the result when the question ended within
+	// q.Wait, or a pending result with the question's id.
+	Submit(ctx context.Context, q client.Question) (*client.Result, error)
+	// Get returns the question, waiting up to wait while it is pending.
+	Get(ctx context.Context, id string, wait time.Duration) (*client.Result, error)
+	// Cancel ends a pending question with a reason shown to people.
+	Cancel(ctx context.Context, id, reason string) (*client.Result, error)
+}
+
+var _ Asker = (*client.Client)(nil)
+
+// AskerFor returns the Asker for one tool call, given the HTTP header of
+// the request that carried it (nil on stdio). An error is shown to the
+// model as a tool error.
+type AskerFor func(header http.Header) (Asker, error)
+
+// Fixed returns an AskerFor that always answers a.
+func Fixed(a Asker) AskerFor {
+	return func(http.Header) (Asker, error) { return a, nil }
+}
+
+// Defaults of Config.
+const (
+	DefaultProgressEvery = 10 * time.Second
+	// MaxGetWait bounds how long one get_answer call blocks.
+	MaxGetWait = 60 * time.Second
+	// DefaultGetWait is get_answer's wait when the call names none.
+	DefaultGetWait = 30 * time.Second
+)
+
+// Config configures a Server.
+type Config struct {
+	// Asker gives each tool call its way to the bridge. Required.
+	Asker AskerFor
+	// SessionID names the questions' session when the MCP session has no
+	// id of its own (stdio). Empty means a random id per Server.
+	SessionID string
+	// ProgressEvery is how often a waiting call sends a progress
+	// notification (DefaultProgressEvery when zero).
+	ProgressEvery time.Duration
+	// PollWait is how long one long-poll of the bridge blocks (25 s when
+	// zero).
+	PollWait time.Duration
+	// Version is reported to clients.
+	Version string
+	Logger  *slog.Logger
+}
+
+// Server is an MCP server with the ask_user, get_answer and
+// cancel_question tools.
+type Server struct {
+	cfg Config
+	sdk *sdk.Server
+	log *slog.Logger
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Asker == nil {
+		return nil, errors.New("mcp: Config.Asker is required")
+	}
+	if cfg.ProgressEvery <= 0 {
+		cfg.ProgressEvery = DefaultProgressEvery
+	}
+	if cfg.PollWait <= 0 {
+		cfg.PollWait = 25 * time.Second
+	}
+	if cfg.SessionID == "" {
+		cfg.SessionID = "mcp-" + randomHex(8)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: cfg.Version}, &sdk.ServerOptions{
+		Instructions: serverInstructions,
+		Logger:       cfg.Logger,
+	})
+	if err := s.addTools(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SDK returns the underlying MCP server, to connect other transports.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Run serves one client over t (e.g. &sdk.StdioTransport{}) until the
+// client disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	if err := s.sdk.Run(ctx, t); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	return nil
+}
+
+// HTTPHandler returns the streamable HTTP transport of the server. It
+// does not authenticate: mount it behind the bridge's agent keys.
+func (s *Server) HTTPHandler() http.Handler {
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+		Logger: s.log,
+		// Sessions of clients that went away are closed after an hour of
+		// silence; a waiting tool call keeps its session open.
+		SessionTimeout: time.Hour,
+	})
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
