@@ -20,11 +20,11 @@ type Outcome struct {
 	// Answers are keyed by question text.
 	Answers map[string]client.Answer `json:"answers,omitempty" jsonschema:"the answers keyed by question text: selected labels, custom_text typed instead, skipped"`
 	// Fallback is "default" or "none" for a timed-out question.
-	Fallback  string     `json:"fallback,omitempty" jsonschema:"for timed_out: default when the defaults were used, none when there was no answer"`
-	Reason    string     `json:"reason,omitempty" jsonschema:"why the question was declined, cancelled or unsupported"`
-	NotReady  bool       `json:"not_ready,omitempty" jsonschema:"true when the person wants to discuss before answering"`
-	AnsweredBy string    `json:"answered_by,omitempty" jsonschema:"who answered or declined"`
-	ExpiresAt *time.Time `json:"expires_at,omitempty" jsonschema:"when a pending question times out"`
+	Fallback   string     `json:"fallback,omitempty" jsonschema:"for timed_out: default when the defaults were used, none when there was no answer"`
+	Reason     string     `json:"reason,omitempty" jsonschema:"why the question was declined, cancelled or unsupported"`
+	NotReady   bool       `json:"not_ready,omitempty" jsonschema:"true when the person wants to discuss before answering"`
+	AnsweredBy string     `json:"answered_by,omitempty" jsonschema:"who answered or declined"`
+	ExpiresAt  *time.Time `json:"expires_at,omitempty" jsonschema:"when a pending question times out"`
 }
 
 // outcomeOf is the structured view of a bridge result.

@@ -31,9 +31,9 @@ func TestMCPStdioOutcomes(t *testing.T) {
 		custom   map[string]string
 	}{
 		{
-			name: "single answer",
-			args: askArgs(prompt("Which database for the service?", "Postgres (Recommended)", "SQLite")),
-			respond: func(id string) []string { return []string{"/answer " + id + " 2"} },
+			name:     "single answer",
+			args:     askArgs(prompt("Which database for the service?", "Postgres (Recommended)", "SQLite")),
+			respond:  func(id string) []string { return []string{"/answer " + id + " 2"} },
 			want:     []string{"User answered your questions:\n", `"Which database for the service?": {`, `"selected": [`, `"SQLite"`, `"custom_text": ""`, `"skipped": false`},
 			status:   client.StatusAnswered,
 			selected: map[string][]string{"Which database for the service?": {"SQLite"}},
@@ -83,8 +83,12 @@ func TestMCPStdioOutcomes(t *testing.T) {
 			status:  client.StatusDeclined,
 		},
 		{
-			name:   "timed out without default",
-			args:   func() map[string]any { a := askArgs(prompt("Rotate the keys now?", "Yes", "No")); a["timeout"] = "10s"; return a }(),
+			name: "timed out without default",
+			args: func() map[string]any {
+				a := askArgs(prompt("Rotate the keys now?", "Yes", "No"))
+				a["timeout"] = "10s"
+				return a
+			}(),
 			want:   []string{"Nobody answered in time and there was no default: there is no answer."},
 			status: client.StatusTimedOut,
 		},
@@ -102,8 +106,12 @@ func TestMCPStdioOutcomes(t *testing.T) {
 			selected: map[string][]string{"Which log level?": {"Info (Recommended)"}},
 		},
 		{
-			name:   "unsupported route",
-			args:   func() map[string]any { a := askArgs(prompt("Anyone there?", "Yes", "No")); a["route"] = "nowhere"; return a }(),
+			name: "unsupported route",
+			args: func() map[string]any {
+				a := askArgs(prompt("Anyone there?", "Yes", "No"))
+				a["route"] = "nowhere"
+				return a
+			}(),
 			want:   []string{"No channel is configured to reach the user: ask in your reply instead."},
 			status: client.StatusUnsupported,
 		},
