@@ -19,6 +19,7 @@ type feed struct {
 	mu     sync.Mutex
 	subs   map[*watcher]struct{}
 	closed bool
+	stop   chan struct{} // closed with the store
 }
 
 type watcher struct {
@@ -26,7 +27,7 @@ type watcher struct {
 	missed bool
 }
 
-func newFeed() *feed { return &feed{subs: map[*watcher]struct{}{}} }
+func newFeed() *feed { return &feed{subs: map[*watcher]struct{}{}, stop: make(chan struct{})} }
 
 // Watch returns the resolution feed of this store: ids resolved here or on
 // any other instance sharing the Redis, and "" after a lost connection or
@@ -43,7 +44,10 @@ func (s *Store) Watch(ctx context.Context) <-chan string {
 	f.subs[w] = struct{}{}
 	f.mu.Unlock()
 	go func() {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-f.stop:
+		}
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if _, ok := f.subs[w]; ok {
@@ -93,7 +97,11 @@ func (f *feed) flush() {
 func (f *feed) closeAll() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
 	f.closed = true
+	close(f.stop)
 	for w := range f.subs {
 		delete(f.subs, w)
 		close(w.ch)

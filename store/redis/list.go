@@ -116,7 +116,7 @@ func (s *Store) scanDue(ctx context.Context, op string, key func(int) string, no
 		cmds[n] = pipe.ZRangeByScoreWithScores(ctx, key(n), &goredis.ZRangeBy{Min: "-inf", Max: max, Count: int64(limit)})
 		if repair {
 			unl = append(unl, pipe.ZRangeByScore(ctx, s.k.unlogged(n), &goredis.ZRangeBy{
-				Min: "-inf", Max: strconv.FormatInt(usec(time.Now().Add(-repairAfter)), 10), Count: 100}))
+				Min: "-inf", Max: strconv.FormatInt(usec(now.Add(-repairAfter)), 10), Count: 100}))
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {

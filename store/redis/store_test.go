@@ -1,0 +1,121 @@
+package redis_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/store/redis/redistest"
+)
+
+// TestEventRepair simulates a Resolve that died between its two round
+// trips (the event never reached the log): the next Due logs it, once.
+func TestEventRepair(t *testing.T) {
+	cfg := redistest.Shared(t)
+	s := open(t, cfg)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
+	q.SessionID = "s1"
+	if _, _, err := s.Create(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusDeclined, ResolvedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	// Lose the event as a crash after the compare-and-set would.
+	if err := s.Client().Del(ctx, cfg.KeyPrefix+"{ev}:log", cfg.KeyPrefix+"{ev}:ids", cfg.KeyPrefix+"{ev}:a:a1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if evs, _ := s.Events(ctx, "", 0, 10); len(evs) != 0 {
+		t.Fatalf("Events after losing the event = %+v, want none", evs)
+	}
+	for range 2 { // the second Due must not log it again
+		if _, err := s.Due(ctx, now.Add(time.Minute), 10); err != nil {
+			t.Fatalf("Due: %v", err)
+		}
+	}
+	evs, err := s.Events(ctx, "a1", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].QuestionID != q.ID || evs[0].Status != broker.StatusDeclined || evs[0].SessionID != "s1" || !evs[0].At.Equal(now) {
+		t.Fatalf("Events after Due = %+v, want the declined event of %s at %v", evs, q.ID, now)
+	}
+}
+
+// TestWatchClosesWithStore: closing the store closes every watch channel
+// even while their contexts live on.
+func TestWatchClosesWithStore(t *testing.T) {
+	s := open(t, redistest.Shared(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	chs := []<-chan string{s.Watch(ctx), s.Watch(ctx)}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, ch := range chs {
+		select {
+		case _, ok := <-ch:
+			for ok {
+				_, ok = <-ch
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("watch channel %d still open after Close", i)
+		}
+	}
+	if _, ok := <-s.Watch(ctx); ok {
+		t.Fatal("Watch after Close gave an open channel")
+	}
+}
+
+// TestSlowWatcher: a watcher that does not read loses ids but is told to
+// re-check ("") once it reads again; other watchers are not held up.
+func TestSlowWatcher(t *testing.T) {
+	s := open(t, redistest.Shared(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	slow, fast := s.Watch(ctx), s.Watch(ctx)
+	now := time.Now()
+	const n = 100 // more than a watch channel holds
+	got := make(chan int, 1)
+	go func() {
+		seen := map[string]bool{}
+		for id := range fast {
+			if id != "" {
+				seen[id] = true
+			}
+			if len(seen) == n {
+				got <- len(seen)
+				return
+			}
+		}
+	}()
+	for range n {
+		q := brokertest.NewQuestion(broker.NewID(), "a1", now)
+		if _, _, err := s.Create(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reading watcher did not see every id while another did not read")
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case id := <-slow:
+			if id == "" {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the slow watcher was never told to re-check")
+		}
+	}
+}
