@@ -10,6 +10,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/timeouts"
 )
 
 func newBridge(t *testing.T, respond responder) *bridge {
@@ -80,9 +81,12 @@ func TestAskOutcomes(t *testing.T) {
 				}
 			}},
 		{name: "timed out with the default", act: func(t *testing.T, br *bridge, _ *client.Client) {
+			// The sweeper is a function of the time: sweep at the
+			// deadline instead of waiting for it.
 			q := pendingID(t, br)
-			if _, err := br.B.Resolve(context.Background(), q.ID, broker.TimedOut(q, q.ExpiresAt)); err != nil {
-				t.Error(err)
+			sw := timeouts.New(br.B, br.B.Store(), timeouts.Options{})
+			if st, err := sw.Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
+				t.Errorf("sweep at the deadline: %+v, %v", st, err)
 			}
 		}, status: client.StatusTimedOut, is: client.ErrTimeout, check: func(t *testing.T, res *client.Result, err error) {
 			var te *client.TimeoutError
