@@ -44,11 +44,15 @@ func (d *Deliverer) attempt(ctx context.Context, del broker.Delivery) {
 		return
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			// Shutting down before the attempt: hand it back at once.
+			del.NextAt = d.cfg.Now()
+			d.record(del)
+			return
+		}
 		// The store is unreachable: the claim's hold runs out and the
 		// delivery becomes due again.
-		if ctx.Err() == nil {
-			log.Warn("callback: read question", "err", err)
-		}
+		log.Warn("callback: read question", "err", err)
 		return
 	}
 	body, err := json.Marshal(q.Result())
