@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,6 +61,33 @@ func BenchmarkResolve(b *testing.B) {
 }
 
 var benchCallback = ""
+
+// BenchmarkResolveParallel resolves distinct questions from many
+// goroutines at once, as the sweeper's workers and the API do; their
+// writes share commits.
+func BenchmarkResolveParallel(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	now := time.Now()
+	ids := benchIDs(b.N)
+	for _, id := range ids {
+		if _, _, err := s.Create(ctx, brokertest.NewQuestion(id, "bench", now)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := broker.Resolution{Status: broker.StatusTimedOut, Fallback: broker.FallbackNone, ResolvedAt: now}
+	var next atomic.Int64
+	b.SetParallelism(4)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.Resolve(ctx, ids[next.Add(1)-1], r); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
 
 func BenchmarkCreateResolveParallel(b *testing.B) {
 	s := openTemp(b)

@@ -18,11 +18,16 @@
 //
 // # Writes and reads
 //
-// The file runs in WAL mode. Every write goes through one connection, so
-// writes are serialized in the process; transactions begin IMMEDIATE, so
-// two processes that open the same file still take turns. Reads use a
-// separate pool of read-only connections and never wait for the writer.
-// A resolution is one transaction: the compare-and-set
+// The file runs in WAL mode. Every write goes through one connection,
+// owned by a committer goroutine, so writes are serialized in the process;
+// transactions begin IMMEDIATE, so two processes that open the same file
+// still take turns. Writes that arrive while the committer is busy share
+// the next transaction (group commit), each in its own savepoint: a write
+// that fails is rolled back alone, and a caller hears of its write only
+// after the commit. Reads use a separate pool of read-only connections and
+// never wait for the writer.
+//
+// A resolution is one atomic step: the compare-and-set
 // (UPDATE … WHERE id = ? AND status = 'pending'), the event, and the
 // outbox delivery when the question has a callback URL. Only after the
 // commit is the id published on the resolution feed.

@@ -58,7 +58,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 		return nil, fmt.Errorf("sqlite claim deliveries: %w: hold must be positive, got %v", broker.ErrInvalid, hold)
 	}
 	var out []broker.Delivery
-	err := s.write(ctx, "claim deliveries", func(tx *sql.Tx) error {
+	err := s.write(ctx, "claim deliveries", func(ctx context.Context, tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE deliveries SET next_at = ?
 			WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?)
 			RETURNING `+deliveryColumns, ms(now.Add(hold)), ms(now), limitArg(limit))
@@ -85,7 +85,7 @@ func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 	default:
 		return fmt.Errorf("sqlite update delivery %s: %w: unknown state %q", d.ID, broker.ErrInvalid, d.State)
 	}
-	return s.write(ctx, "update delivery "+d.ID, func(tx *sql.Tx) error {
+	return s.write(ctx, "update delivery "+d.ID, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, updated_at = ? WHERE id = ?`,
 			d.State, d.Attempts, ms(d.NextAt), d.LastError, ms(d.UpdatedAt), d.ID)
@@ -144,7 +144,7 @@ const purgeable = `SELECT id FROM questions WHERE status != 'pending' AND resolv
 func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 	var n int64
 	cut := ms(before)
-	err := s.write(ctx, "purge", func(tx *sql.Tx) error {
+	err := s.write(ctx, "purge", func(ctx context.Context, tx *sql.Tx) error {
 		for _, q := range []string{
 			`DELETE FROM events WHERE question_id IN (` + purgeable + `)`,
 			`DELETE FROM deliveries WHERE state != 'pending' AND question_id IN (` + purgeable + `)`,
@@ -161,7 +161,10 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 		n, err = res.RowsAffected()
 		return err
 	})
-	return int(n), err
+	if err != nil {
+		return 0, err
+	}
+	return int(n), nil
 }
 
 // newDeliveryID returns a random delivery id.

@@ -31,7 +31,7 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 		return nil, false, fmt.Errorf("sqlite create %s: %w", q.ID, err)
 	}
 	var existing *broker.Question
-	err = s.write(ctx, "create "+q.ID, func(tx *sql.Tx) error {
+	err = s.write(ctx, "create "+q.ID, func(ctx context.Context, tx *sql.Tx) error {
 		if nq.ToolCallID != "" {
 			var raw []byte
 			err := tx.StmtContext(ctx, s.stmts.byKey).QueryRowContext(ctx, nq.Agent, nq.SessionID, nq.ToolCallID).Scan(&raw)
@@ -92,7 +92,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		return nil, fmt.Errorf("sqlite resolve %s: %w: resolution has no time", id, broker.ErrInvalid)
 	}
 	var out *broker.Question
-	err := s.write(ctx, "resolve "+id, func(tx *sql.Tx) error {
+	err := s.write(ctx, "resolve "+id, func(ctx context.Context, tx *sql.Tx) error {
 		q, err := s.loadTx(ctx, tx, id)
 		if err != nil {
 			return err
@@ -168,7 +168,7 @@ func (s *Store) SetSelection(ctx context.Context, id string, i int, options []in
 // the result. A closed question gives a *broker.ClosedError.
 func (s *Store) modify(ctx context.Context, op, id string, fn func(q *broker.Question) error) (*broker.Question, error) {
 	var out *broker.Question
-	err := s.write(ctx, op, func(tx *sql.Tx) error {
+	err := s.write(ctx, op, func(ctx context.Context, tx *sql.Tx) error {
 		q, err := s.loadTx(ctx, tx, id)
 		if err != nil {
 			return err
@@ -185,7 +185,10 @@ func (s *Store) modify(ctx context.Context, op, id string, fn func(q *broker.Que
 		out = q
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // loadTx reads a question inside a write transaction.

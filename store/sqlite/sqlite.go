@@ -28,6 +28,8 @@ type Store struct {
 	stmts  *statements
 	feed   *feed
 
+	committer *committer
+
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -79,7 +81,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		reader.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, describe(err))
 	}
-	return &Store{path: path, writer: writer, reader: reader, stmts: st, feed: newFeed()}, nil
+	return &Store{path: path, writer: writer, reader: reader, stmts: st, feed: newFeed(), committer: startCommitter(writer)}, nil
 }
 
 // dsn returns the connection string for path. Characters that are special
@@ -103,6 +105,7 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
+		s.committer.close()
 		s.feed.close()
 		s.stmts.close()
 		rerr := s.reader.Close()
@@ -210,23 +213,4 @@ func limitArg(limit int) int {
 		return -1
 	}
 	return limit
-}
-
-// write runs fn in a write transaction.
-func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
-	if s.closed.Load() {
-		return s.fail(op, errStoreClosed)
-	}
-	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return s.fail(op, err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback() //nolint:errcheck // the first error is the one to report
-		return s.fail(op, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return s.fail(op, err)
-	}
-	return nil
 }

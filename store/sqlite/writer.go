@@ -1,0 +1,149 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// maxBatch is how many writes share one transaction at most.
+const maxBatch = 64
+
+// writeReq is one write waiting for the committer.
+type writeReq struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, tx *sql.Tx) error
+	done chan error // capacity 1: the committer never waits for the caller
+}
+
+// committer owns the writer connection. It runs the writes that arrive
+// while it is busy in one transaction ("group commit"), each in its own
+// savepoint, so that one commit, the costly step, serves many callers; a
+// write that fails is rolled back to its savepoint without touching the
+// others. A lone write runs in a transaction of its own.
+type committer struct {
+	db   *sql.DB
+	reqs chan *writeReq
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startCommitter(db *sql.DB) *committer {
+	c := &committer{db: db, reqs: make(chan *writeReq), stop: make(chan struct{}), done: make(chan struct{})}
+	go c.run()
+	return c
+}
+
+// close stops the committer after the batch in progress.
+func (c *committer) close() {
+	close(c.stop)
+	<-c.done
+}
+
+// write runs fn in a write transaction and returns when it is committed or
+// has failed. fn gets a context that is not cancelled while it runs: once
+// a write has started it finishes, so that a caller giving up cannot
+// interrupt a transaction shared with others.
+func (s *Store) write(ctx context.Context, op string, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if s.closed.Load() {
+		return s.fail(op, errStoreClosed)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sqlite %s: %w", op, err)
+	}
+	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case s.committer.reqs <- req:
+	case <-ctx.Done():
+		return fmt.Errorf("sqlite %s: %w", op, ctx.Err())
+	case <-s.committer.stop:
+		return s.fail(op, errStoreClosed)
+	}
+	return s.fail(op, <-req.done)
+}
+
+func (c *committer) run() {
+	defer close(c.done)
+	batch := make([]*writeReq, 0, maxBatch)
+	for {
+		var first *writeReq
+		select {
+		case first = <-c.reqs:
+		case <-c.stop:
+			return
+		}
+		batch = append(batch[:0], first)
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-c.reqs:
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		errs := c.commit(batch)
+		for i, r := range batch {
+			r.done <- errs[i]
+			batch[i] = nil
+		}
+	}
+}
+
+// commit runs batch in one transaction and returns the outcome of each
+// write. When the transaction as a whole fails, every write fails with it.
+func (c *committer) commit(batch []*writeReq) []error {
+	errs := make([]error, len(batch))
+	all := func(err error) []error {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	ctx := context.Background()
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return all(err)
+	}
+	if len(batch) == 1 {
+		r := batch[0]
+		if err := r.ctx.Err(); err != nil {
+			tx.Rollback() //nolint:errcheck // nothing was written
+			return all(err)
+		}
+		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
+			tx.Rollback() //nolint:errcheck // the write's own error is the one to report
+			return all(err)
+		}
+		if err := tx.Commit(); err != nil {
+			return all(err)
+		}
+		return errs
+	}
+	for i, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT w`); err != nil {
+			tx.Rollback() //nolint:errcheck // the transaction is lost either way
+			return all(err)
+		}
+		if errs[i] = r.fn(context.WithoutCancel(r.ctx), tx); errs[i] != nil {
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO w`); err != nil {
+				tx.Rollback() //nolint:errcheck // the transaction is lost either way
+				return all(fmt.Errorf("%w (and rolling back a failed write: %w)", errs[i], err))
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE w`); err != nil {
+			tx.Rollback() //nolint:errcheck // the transaction is lost either way
+			return all(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		// Nothing was written, and a *broker.ClosedError seen inside the
+		// transaction may describe a resolution that did not happen.
+		return all(err)
+	}
+	return errs
+}

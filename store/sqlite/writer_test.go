@@ -1,0 +1,92 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+)
+
+// TestSharedCommitsKeepWritesApart sends writes that succeed and writes
+// that fail at the same moment, so that they share transactions: every
+// caller gets its own outcome, and only the successful writes are stored.
+func TestSharedCommitsKeepWritesApart(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	now := time.Now()
+	taken := brokertest.NewQuestion(broker.NewID(), "a1", now)
+	if _, _, err := s.Create(ctx, taken); err != nil {
+		t.Fatal(err)
+	}
+	const n = 60
+	fresh := make([]string, n)
+	errs := make([]error, 2*n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		fresh[i] = fmt.Sprintf("f%05d", i)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-start
+			q := brokertest.NewQuestion(fresh[i], "a1", now)
+			q.CallbackURL = "https://agent.example/cb"
+			if _, _, err := s.Create(ctx, q); err != nil {
+				errs[2*i] = err
+				return
+			}
+			_, errs[2*i] = s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusAnswered, ResolvedAt: now})
+		}()
+		go func() {
+			defer wg.Done()
+			<-start
+			dup := brokertest.NewQuestion(taken.ID, "a2", now)
+			_, _, errs[2*i+1] = s.Create(ctx, dup)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i := range n {
+		if errs[2*i] != nil {
+			t.Fatalf("write %d: %v", i, errs[2*i])
+		}
+		if !errors.Is(errs[2*i+1], broker.ErrIDTaken) {
+			t.Fatalf("duplicate create %d: err = %v, want ErrIDTaken", i, errs[2*i+1])
+		}
+	}
+	for _, id := range fresh {
+		q, err := s.Get(ctx, id)
+		if err != nil || q.Status != broker.StatusAnswered {
+			t.Fatalf("Get(%s) = %+v, %v; want it answered", id, q, err)
+		}
+	}
+	if got, err := s.Get(ctx, taken.ID); err != nil || got.Agent != "a1" {
+		t.Fatalf("the question whose id was taken = %+v, %v; want it unchanged", got, err)
+	}
+	evs, err := s.Events(ctx, "", 0, 0)
+	if err != nil || len(evs) != n {
+		t.Fatalf("Events = %d, %v; want %d", len(evs), err, n)
+	}
+	ds, err := s.ClaimDeliveries(ctx, now, 0, time.Minute)
+	if err != nil || len(ds) != n {
+		t.Fatalf("deliveries = %d, %v; want %d", len(ds), err, n)
+	}
+}
+
+func TestCancelledWriteChangesNothing(t *testing.T) {
+	s := openTemp(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
+	if _, _, err := s.Create(ctx, q); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Create with a cancelled context: err = %v, want context.Canceled", err)
+	}
+	if _, err := s.Get(context.Background(), q.ID); !errors.Is(err, broker.ErrNotFound) {
+		t.Fatalf("Get after a cancelled Create: err = %v, want ErrNotFound", err)
+	}
+}
