@@ -10,5 +10,13 @@
 //
 // Ask blocks with long-polls until the question resolves, and re-attaches
 // transparently after a lost connection by asking again with the same
-// session and tool-call ids.
+// session and tool-call ids. Every outcome but an answer is an error that
+// errors.Is one of ErrDeclined, ErrTimeout, ErrCancelled, ErrUnsupported
+// (typed as *DeclinedError, *TimeoutError, *EndedError), returned together
+// with the Result. Confirm asks yes/no; AskForm asks up to four typed
+// prompts as one dialog.
+//
+// In pending mode AskAsync returns the question's id at once; the result
+// comes back through Wait, the resumable Events stream, or a signed
+// webhook callback (see package callback for Verify).
 package client
