@@ -83,7 +83,7 @@ func FullQuestion(id, agent string, now time.Time) *broker.Question {
 	return q
 }
 
-// normalize returns a copy of q with every time in UTC and cut to the
+// normalizeTimes returns a copy of q with every time in UTC and cut to the
 // millisecond, the precision every store keeps.
 func normalizeTimes(q *broker.Question) *broker.Question {
 	c := q.Clone()
@@ -114,7 +114,7 @@ func sameQuestion(t *testing.T, what string, got, want *broker.Question) {
 	}
 }
 
-// sameTime fails t unless a and b are the same instant to the millisecond.
+// sameTime fails t unless got and want are the same instant to the millisecond.
 func sameTime(t *testing.T, what string, got, want time.Time) {
 	t.Helper()
 	if !got.Truncate(time.Millisecond).Equal(want.Truncate(time.Millisecond)) {
@@ -155,7 +155,7 @@ func mustResolve(t *testing.T, s broker.Store, id string, r broker.Resolution) *
 	return q
 }
 
-// answered is a resolution answering the first prompt of NewQuestion.
+// answeredAt is a resolution, made at at, answering the first prompt of NewQuestion.
 func answeredAt(at time.Time, choice string) broker.Resolution {
 	return broker.Resolution{
 		Status:     broker.StatusAnswered,
@@ -212,7 +212,7 @@ func questionIDs(qs []*broker.Question) []string {
 // expire keys by wall clock keep everything the suite writes.
 func baseTime() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
-// ids returns n distinct valid question ids.
+// newIDs returns n distinct valid question ids.
 func newIDs(n int) []string {
 	seen := map[string]bool{}
 	out := make([]string, 0, n)

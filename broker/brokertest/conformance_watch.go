@@ -37,8 +37,8 @@ func awaitID(t *testing.T, ch <-chan string, id string) {
 	}
 }
 
-// Watch must be subscribed when it returns: a resolution made right after
-// the call is on the feed.
+// testWatchSees checks that Watch is subscribed when it returns: a
+// resolution made right after the call is on the feed.
 func testWatchSees(t *testing.T, s broker.Store) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
