@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	redisstore "github.com/askbridge/askbridge/store/redis"
 	"github.com/askbridge/askbridge/store/redis/redistest"
 )
@@ -125,10 +127,18 @@ func TestOpenBadConfig(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Open: %v", err)
 				}
-				if err := s.Ping(context.Background()); err != nil {
-					t.Fatalf("Ping: %v", err)
+				defer s.Close()
+				ctx := context.Background()
+				q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
+				if _, _, err := s.Create(ctx, q); err != nil {
+					t.Fatalf("Create: %v", err)
 				}
-				_ = s.Close()
+				if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled}); err != nil {
+					t.Fatalf("Resolve: %v", err)
+				}
+				if got, err := s.Get(ctx, q.ID); err != nil || got.Status != broker.StatusCancelled {
+					t.Fatalf("Get = %+v, %v; want it cancelled", got, err)
+				}
 				return
 			}
 			if err == nil {

@@ -69,6 +69,7 @@ redis.call('ZADD', KEYS[5], ARGV[3], id)
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[7])
 redis.call('HSET', KEYS[1], 'ra', ARGV[5])
 redis.call('ZADD', KEYS[7], ARGV[3], id)
+redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', '(' .. ARGV[7])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
 return {'ok', whole(KEYS[1])}
