@@ -9,6 +9,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
+	"github.com/askbridge/askbridge/channels/discord"
 	"github.com/askbridge/askbridge/channels/slack"
 	"github.com/askbridge/askbridge/channels/telegram"
 	"github.com/askbridge/askbridge/channels/web"
@@ -22,6 +23,7 @@ type ChannelsConfig struct {
 	Web      WebConfig        `yaml:"web"`
 	Telegram *telegram.Config `yaml:"telegram"`
 	Slack    *slack.Config    `yaml:"slack"`
+	Discord  *discord.Config  `yaml:"discord"`
 }
 
 // CLIConfig configures the text-only channel.
@@ -49,6 +51,9 @@ func (c *Config) enabledChannels() map[string]bool {
 	}
 	if c.Channels.Slack != nil {
 		on[slack.ChannelName] = true
+	}
+	if c.Channels.Discord != nil {
+		on[discord.Name] = true
 	}
 	return on
 }
@@ -86,6 +91,14 @@ func (c *Config) checkChannels() error {
 			return fmt.Errorf("channels.%w", err)
 		}
 		if err := checkEnv("channels.slack", s); err != nil {
+			return err
+		}
+	}
+	if d := c.Channels.Discord; d != nil {
+		if err := d.Validate(); err != nil {
+			return fmt.Errorf("channels.%w", err)
+		}
+		if err := checkEnv("channels.discord", d); err != nil {
 			return err
 		}
 	}
@@ -146,6 +159,18 @@ func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location,
 			w.handlers["/slack/"] = ch.Handler()
 		}
 		w.runners = append(w.runners, namedRunner{ch, slack.ChannelName})
+	}
+	if dc := cfg.Channels.Discord; dc != nil {
+		dc.Location = loc
+		ch, err := discord.New(*dc, b, log.With("channel", discord.Name))
+		if err != nil {
+			return nil, fmt.Errorf("channels.discord: %w", err)
+		}
+		b.Register(ch)
+		if dc.Mode == discord.ModeHTTP {
+			w.handlers["/discord/interactions"] = ch.Handler()
+		}
+		w.runners = append(w.runners, namedRunner{ch, discord.Name})
 	}
 	return w, nil
 }
