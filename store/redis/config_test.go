@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
 	redisstore "github.com/askbridge/askbridge/store/redis"
@@ -169,4 +171,32 @@ func startSentinel(t *testing.T, master string) string {
 	}
 	s := redistest.Start(t, conf, "--sentinel")
 	return s.Addr
+}
+
+func TestConfigYAML(t *testing.T) {
+	src := `
+addrs: ["10.0.0.5:26379", "10.0.0.6:26379"]
+master_name: mymaster
+db: 2
+username: askbridge
+password_env: ASKBRIDGE_REDIS_PASSWORD
+tls: true
+key_prefix: "team-a:"
+retention: 72h
+`
+	var c redisstore.Config
+	dec := yaml.NewDecoder(strings.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if len(c.Addrs) != 2 || c.MasterName != "mymaster" || c.DB != 2 || c.Username != "askbridge" ||
+		c.PasswordEnv != "ASKBRIDGE_REDIS_PASSWORD" || !c.TLS || c.KeyPrefix != "team-a:" || c.Retention != 72*time.Hour {
+		t.Fatalf("decoded %+v", c)
+	}
+	dec = yaml.NewDecoder(strings.NewReader("adrs: [\"a:1\"]\n"))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err == nil || !strings.Contains(err.Error(), "adrs") {
+		t.Fatalf("a misspelt key decoded without an error naming it: %v", err)
+	}
 }

@@ -66,4 +66,3 @@ func (k keys) evIDs() string               { return k.prefix + "{ev}:ids" }
 func (k keys) evAgentPrefix() string       { return k.prefix + "{ev}:a:" }
 func (k keys) evAgent(agent string) string { return k.evAgentPrefix() + agent }
 func (k keys) feed() string                { return k.prefix + "resolved" }
-func (k keys) leader(name string) string   { return k.prefix + "leader:" + name }
