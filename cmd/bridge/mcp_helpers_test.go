@@ -192,3 +192,7 @@ func prompt(question string, labels ...string) map[string]any {
 func askArgs(prompts ...map[string]any) map[string]any {
 	return map[string]any{"questions": prompts}
 }
+
+func toolParams(tool string, args any) *sdk.CallToolParams {
+	return &sdk.CallToolParams{Name: tool, Arguments: args}
+}
