@@ -46,6 +46,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, agent string) {
 	if !ok {
 		return
 	}
+	if s.drainCtx.Err() != nil {
+		writeError(w, http.StatusServiceUnavailable, "draining", "shutting down; reconnect with Last-Event-ID", "")
+		return
+	}
 	session := r.URL.Query().Get("session_id")
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
