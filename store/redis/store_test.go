@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -117,5 +118,41 @@ func TestSlowWatcher(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the slow watcher was never told to re-check")
 		}
+	}
+}
+
+// TestPurgeKeepsUndelivered: a question whose callback is still pending
+// survives Purge until its delivery ends.
+func TestPurgeKeepsUndelivered(t *testing.T) {
+	s := open(t, redistest.Shared(t))
+	ctx := context.Background()
+	now := time.Now().UTC()
+	q := brokertest.NewQuestion(broker.NewID(), "a1", now.Add(-time.Hour))
+	q.CallbackURL = "https://agent.example/cb"
+	if _, _, err := s.Create(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now.Add(-30 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Purge(ctx, now); err != nil || n != 0 {
+		t.Fatalf("Purge with the callback pending = %d, %v; want 0", n, err)
+	}
+	if _, err := s.Get(ctx, q.ID); err != nil {
+		t.Fatalf("Get after Purge: %v", err)
+	}
+	ds, err := s.Deliveries(ctx, q.ID)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("Deliveries = %+v, %v", ds, err)
+	}
+	ds[0].State, ds[0].Attempts = broker.DeliveryDelivered, 1
+	if err := s.UpdateDelivery(ctx, ds[0]); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Purge(ctx, now); err != nil || n != 1 {
+		t.Fatalf("Purge after delivery = %d, %v; want 1", n, err)
+	}
+	if _, err := s.Get(ctx, q.ID); !errors.Is(err, broker.ErrNotFound) {
+		t.Fatalf("Get after the second Purge: %v, want ErrNotFound", err)
 	}
 }
