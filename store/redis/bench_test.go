@@ -18,20 +18,24 @@ import (
 	"github.com/askbridge/askbridge/store/redis/redistest"
 )
 
-// roundTrips counts the client's round trips: one per command, one per
-// pipeline.
-type roundTrips struct{ n atomic.Int64 }
+// roundTrips counts the client's round trips (one per command, one per
+// pipeline) and the commands it sends.
+type roundTrips struct{ n, cmds atomic.Int64 }
 
 func (r *roundTrips) DialHook(next goredis.DialHook) goredis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) { return next(ctx, network, addr) }
 }
 
 func (r *roundTrips) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
-	return func(ctx context.Context, cmd goredis.Cmder) error { r.n.Add(1); return next(ctx, cmd) }
+	return func(ctx context.Context, cmd goredis.Cmder) error { r.n.Add(1); r.cmds.Add(1); return next(ctx, cmd) }
 }
 
 func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []goredis.Cmder) error { r.n.Add(1); return next(ctx, cmds) }
+	return func(ctx context.Context, cmds []goredis.Cmder) error {
+		r.n.Add(1)
+		r.cmds.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
 }
 
 // commandCalls sums the calls in INFO commandstats, leaving out the
@@ -120,9 +124,9 @@ func cycle(tb testing.TB, s *redisstore.Store, idempotent bool, i int) {
 }
 
 // BenchmarkCycle measures Create + AddMessage + Resolve + Get on a private
-// Redis, and reports round trips per cycle (commands and pipelines sent)
-// and redis-calls per cycle (INFO commandstats: every command Redis ran,
-// including those inside scripts).
+// Redis, and reports per cycle the round trips (commands and pipelines
+// sent), the commands sent, and redis-calls (the INFO commandstats delta:
+// every command Redis ran, including those inside scripts).
 func BenchmarkCycle(b *testing.B) {
 	for _, idem := range []bool{false, true} {
 		name := "NoToolCallID"
@@ -142,6 +146,7 @@ func BenchmarkCycle(b *testing.B) {
 			s.Client().AddHook(rt)
 			cycle(b, s, idem, -1) // loads the scripts
 			rt.n.Store(0)
+			rt.cmds.Store(0)
 			calls := commandCalls(b, admin)
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
@@ -149,6 +154,7 @@ func BenchmarkCycle(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(rt.n.Load())/float64(b.N), "roundtrips/op")
+			b.ReportMetric(float64(rt.cmds.Load())/float64(b.N), "cmds/op")
 			b.ReportMetric(float64(commandCalls(b, admin)-calls)/float64(b.N), "redis-calls/op")
 		})
 	}
