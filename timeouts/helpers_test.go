@@ -42,7 +42,8 @@ func (c *clock) set(d time.Duration) time.Time {
 }
 
 // env is a broker on a real SQLite file with a recording channel on the
-// default route, and a sweeper on the same store.
+// default route, and a sweeper on the same store. chat is nil when the
+// env was opened with another channel.
 type env struct {
 	clock   *clock
 	path    string
@@ -66,12 +67,20 @@ func newEnv(t testing.TB, cfg broker.Config) *env {
 // as a restarted bridge would.
 func openEnv(t testing.TB, path string, c *clock, cfg broker.Config) *env {
 	t.Helper()
+	ch := brokertest.NewChannel("chat")
+	e := openEnvWith(t, path, c, cfg, ch)
+	e.chat = ch
+	return e
+}
+
+// openEnvWith is openEnv with ch (named "chat") as the channel.
+func openEnvWith(t testing.TB, path string, c *clock, cfg broker.Config, ch broker.Channel) *env {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	ch := brokertest.NewChannel("chat")
 	cfg.Store, cfg.Now, cfg.Logger = st, c.Now, quiet
 	if cfg.Routes == nil {
 		cfg.Routes = map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: chatID}}}}
@@ -89,7 +98,7 @@ func openEnv(t testing.TB, path string, c *clock, cfg broker.Config) *env {
 		b.Close()
 		st.Close()
 	})
-	return &env{clock: c, path: path, store: st, broker: b, chat: ch,
+	return &env{clock: c, path: path, store: st, broker: b,
 		sweeper: timeouts.New(b, st, timeouts.Options{Logger: quiet})}
 }
 

@@ -35,6 +35,8 @@ func TestDeadlinePolicy(t *testing.T) {
 			10 * time.Second, []time.Duration{5 * time.Second, 9 * time.Second}},
 		{"the longest timeout", broker.Config{}, broker.AskRequest{Timeout: dur(7 * 24 * time.Hour)},
 			7 * 24 * time.Hour, []time.Duration{84 * time.Hour, 151*time.Hour + 12*time.Minute}},
+		{"no reminders when the question asks for none", broker.Config{}, broker.AskRequest{Reminders: []float64{}},
+			30 * time.Minute, nil},
 		{"no reminders when the bridge sets none", broker.Config{ReminderPoints: []float64{}}, broker.AskRequest{},
 			30 * time.Minute, nil},
 	}
