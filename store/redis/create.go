@@ -20,13 +20,15 @@ import (
 const staleReservation = 30 * time.Second
 
 // reserveScript maps an idempotency key to an id unless it maps already.
-// KEYS: idem. ARGV: 1 id, 2 nowMs, 3 ttlMs, 4 id to take over from|empty.
+// KEYS: idem. ARGV: 1 id, 2 nowMs, 3 ttlMs, 4 "1" to take the key over
+// when it still names ARGV[5].
 // Returns {'ok'} or {'have', id, reservedMs}.
 var reserveScript = goredis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if v then
   local old, t = string.match(v, '^([^:]*):(%d+)$')
-  if ARGV[4] == '' or old ~= ARGV[4] then return {'have', old or '', t or '0'} end
+  old = old or ''
+  if ARGV[4] ~= '1' or old ~= ARGV[5] then return {'have', old, t or '0'} end
 end
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[2], 'PX', ARGV[3])
 return {'ok'}
@@ -59,10 +61,13 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 	}
 	key := s.k.idem(st.Agent, st.SessionID, st.ToolCallID)
 	ttl := s.recordTTL(st)
-	takeover := ""
+	takeover, from := "0", ""
 	for attempt := 0; ; attempt++ {
+		if attempt >= 40 {
+			return nil, false, fmt.Errorf("redis store: create: a question with this tool_call_id is being created: %w", broker.ErrUnavailable)
+		}
 		now := time.Now()
-		v, err := reserveScript.Run(ctx, s.c, []string{key}, st.ID, now.UnixMilli(), ttl.Milliseconds(), takeover).Slice()
+		v, err := reserveScript.Run(ctx, s.c, []string{key}, st.ID, now.UnixMilli(), ttl.Milliseconds(), takeover, from).Slice()
 		if err != nil {
 			return nil, false, wrap("create", err)
 		}
@@ -77,6 +82,11 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 		}
 		oldID, _ := v[1].(string)
 		ms, _ := strconv.ParseInt(fmt.Sprint(v[2]), 10, 64)
+		if oldID == "" {
+			// A malformed reservation: take it over.
+			takeover, from = "1", ""
+			continue
+		}
 		got, err := s.Get(ctx, oldID)
 		if err == nil {
 			return got, false, nil
@@ -86,12 +96,9 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 		}
 		// The reservation names a question that is not stored: it
 		// expired, or its Create is still between its steps, or died.
-		if now.Sub(time.UnixMilli(ms)) > staleReservation || oldID == "" || oldID == st.ID {
-			takeover = oldID
+		if now.Sub(time.UnixMilli(ms)) > staleReservation || oldID == st.ID {
+			takeover, from = "1", oldID
 			continue
-		}
-		if attempt >= 20 {
-			return nil, false, fmt.Errorf("redis store: create: a question with this tool_call_id is being created: %w", broker.ErrUnavailable)
 		}
 		select {
 		case <-ctx.Done():
