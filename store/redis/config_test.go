@@ -200,3 +200,23 @@ retention: 72h
 		t.Fatalf("a misspelt key decoded without an error naming it: %v", err)
 	}
 }
+
+func TestOpenURL(t *testing.T) {
+	addr, _ := redistest.StartServer(t)
+	s, err := redisstore.OpenURL(context.Background(), "redis://"+addr+"/3?key_prefix=url-test:", quiet)
+	if err != nil {
+		t.Fatalf("OpenURL: %v", err)
+	}
+	defer s.Close()
+	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
+	if _, _, err := s.Create(context.Background(), q); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	keys, err := s.Client().Keys(context.Background(), "url-test:*").Result()
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("keys under the URL's prefix in db 3: %v, %v", keys, err)
+	}
+	if _, err := redisstore.OpenURL(context.Background(), "redis://"+addr+"/x", quiet); err == nil {
+		t.Fatal("OpenURL with a bad database number succeeded")
+	}
+}
