@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -156,5 +157,43 @@ func TestNewerSchemaRefused(t *testing.T) {
 	_, err = sqlite.Open(ctx, path)
 	if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("Open of a newer schema = %v, want a refusal naming the version and the path", err)
+	}
+}
+
+// TestPurgeManyInChunks purges more questions than one chunk holds.
+func TestPurgeManyInChunks(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	now := time.Now()
+	const n = 1234
+	for i := range n {
+		q := brokertest.NewQuestion(fmt.Sprintf("p%05d", i), "a1", now.Add(-3*time.Hour))
+		if _, _, err := s.Create(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddMessage(ctx, q.ID, broker.MessageRef{Channel: "web", MessageID: q.ID, PostedAt: q.CreatedAt}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusTimedOut, ResolvedAt: now.Add(-2 * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := brokertest.NewQuestion("keep00", "a1", now.Add(-3*time.Hour))
+	if _, _, err := s.Create(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Purge(ctx, now.Add(-time.Hour))
+	if err != nil || got != n {
+		t.Fatalf("Purge = %d, %v; want %d", got, err, n)
+	}
+	left, err := s.List(ctx, broker.Filter{})
+	if err != nil || len(left) != 1 || left[0].ID != "keep00" {
+		t.Fatalf("after Purge: %d questions left, %v; want only the pending one", len(left), err)
+	}
+	if evs, err := s.Events(ctx, "", 0, 0); err != nil || len(evs) != 0 {
+		t.Fatalf("after Purge: %d events, %v; want none", len(evs), err)
+	}
+	if _, err := s.LookupMessage(ctx, "web", "", "p00007"); !errors.Is(err, broker.ErrNotFound) {
+		t.Fatalf("LookupMessage of a purged copy: %v, want ErrNotFound", err)
 	}
 }

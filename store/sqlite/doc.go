@@ -42,9 +42,11 @@
 // # Retention
 //
 // Purge removes questions resolved before a cut-off with their messages,
-// events and finished deliveries. A question whose callback is still being
-// delivered is kept until the delivery is acknowledged or given up, because
-// the callback carries the question's result.
+// events and finished deliveries, in chunks of a few hundred per
+// transaction so that other writes go on meanwhile. A question whose
+// callback is still being delivered is kept until the delivery is
+// acknowledged or given up, because the callback carries the question's
+// result. The event log is cut by time: events older than the cut-off go.
 //
 // # Errors
 //

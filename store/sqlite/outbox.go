@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -134,37 +135,97 @@ func scanDeliveries(rows *sql.Rows) ([]broker.Delivery, error) {
 	return out, rows.Err()
 }
 
-// purgeable selects the questions Purge removes: resolved before the
-// cut-off, with no callback delivery still in progress.
-const purgeable = `SELECT id FROM questions WHERE status != 'pending' AND resolved_at < ?
-	AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.question_id = questions.id AND d.state = 'pending')`
+// purgeChunk is how many questions (or events) one purge transaction
+// removes, so that a large purge never holds up other writes for long.
+const purgeChunk = 500
+
+// sqlPurgeable selects a chunk of the questions Purge removes: resolved
+// before the cut-off, with no callback delivery still in progress. A
+// question resolved before the cut-off was also created before it, which
+// lets the scan use the creation index.
+const sqlPurgeable = `SELECT id FROM questions
+	WHERE created_at < ?1 AND status != 'pending' AND resolved_at < ?1
+	AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.question_id = questions.id AND d.state = 'pending')
+	LIMIT ?2`
 
 // Purge removes questions resolved before before, with their messages,
-// events and finished deliveries, and returns how many questions went.
+// events and finished deliveries, and returns how many questions went. It
+// works in chunks of its own transactions. A question whose callback is
+// still pending is kept until the delivery ends; the event log is cut by
+// time, so its event goes with the others of its time.
 func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
-	var n int64
 	cut := ms(before)
-	err := s.write(ctx, "purge", func(ctx context.Context, tx *sql.Tx) error {
-		for _, q := range []string{
-			`DELETE FROM events WHERE question_id IN (` + purgeable + `)`,
-			`DELETE FROM deliveries WHERE state != 'pending' AND question_id IN (` + purgeable + `)`,
-			`DELETE FROM messages WHERE question_id IN (` + purgeable + `)`,
-		} {
-			if _, err := tx.ExecContext(ctx, q, cut); err != nil {
+	total := 0
+	for {
+		var n int64
+		err := s.write(ctx, "purge", func(ctx context.Context, tx *sql.Tx) error {
+			ids, err := queryIDs(ctx, tx, sqlPurgeable, cut, purgeChunk)
+			if err != nil || len(ids) == 0 {
 				return err
 			}
-		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM questions WHERE id IN (`+purgeable+`)`, cut)
-		if err != nil {
+			list, err := json.Marshal(ids)
+			if err != nil {
+				return err
+			}
+			for _, q := range []string{
+				`DELETE FROM messages WHERE question_id IN (SELECT value FROM json_each(?))`,
+				`DELETE FROM deliveries WHERE state != 'pending' AND question_id IN (SELECT value FROM json_each(?))`,
+			} {
+				if _, err := tx.ExecContext(ctx, q, string(list)); err != nil {
+					return err
+				}
+			}
+			res, err := tx.ExecContext(ctx, `DELETE FROM questions WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
 			return err
+		})
+		if err != nil {
+			return total, err
 		}
-		n, err = res.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return 0, err
+		total += int(n)
+		if n < purgeChunk {
+			break
+		}
 	}
-	return int(n), nil
+	for {
+		var n int64
+		err := s.write(ctx, "purge events", func(ctx context.Context, tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx,
+				`DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE at < ? ORDER BY seq LIMIT ?)`, cut, purgeChunk)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return total, err
+		}
+		if n < purgeChunk {
+			return total, nil
+		}
+	}
+}
+
+// queryIDs runs a query returning ids inside a write transaction.
+func queryIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // newDeliveryID returns a random delivery id.
