@@ -20,6 +20,12 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 	if decode(w, r, s.cfg.MaxBody, &req) {
 		return
 	}
+	if req.CallbackURL != "" && s.cfg.CallbackPolicy != nil {
+		if err := s.cfg.CallbackPolicy.Check(req.CallbackURL); err != nil {
+			writeBrokerError(w, err)
+			return
+		}
+	}
 	q, _, err := s.b.Ask(r.Context(), agent, &req)
 	if err != nil {
 		writeBrokerError(w, err)

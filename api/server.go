@@ -40,6 +40,9 @@ type Config struct {
 	Logger      *slog.Logger
 	// Metrics, when set, is served at /metrics.
 	Metrics *Metrics
+	// CallbackPolicy, when set, checks every callback_url at ask time, so
+	// a URL the deliverer would refuse is a 400 naming the field.
+	CallbackPolicy interface{ Check(url string) error }
 }
 
 // Server serves the HTTP API.

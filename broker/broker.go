@@ -289,7 +289,9 @@ func (b *Broker) List(ctx context.Context, f Filter) ([]*Question, error) {
 func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) {
 	wake := b.addWaiter(id)
 	defer b.removeWaiter(id, wake)
-	q, err := b.Get(ctx, agent, id)
+	// Reads outlive ctx: a wait that ends (deadline, drain) still reports
+	// the question as it stands.
+	q, err := b.Get(context.WithoutCancel(ctx), agent, id)
 	if err != nil {
 		return nil, err
 	}

@@ -193,6 +193,9 @@ func (c *Config) finish() error {
 			return err
 		}
 	}
+	if err := c.Callbacks.validate(); err != nil {
+		return err
+	}
 	return c.checkChannels()
 }
 

@@ -183,16 +183,20 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if err != nil {
 		return nil, err
 	}
+	policy, err := cfg.Callbacks.policy()
+	if err != nil {
+		return nil, err
+	}
 	srv := api.New(api.Config{
 		AgentKeys: apiKeys(cfg.Agents), ResponderKeys: apiKeys(cfg.People), Loopback: loop,
-		TextChannels: w.textChannels, Logger: log, Metrics: metrics,
+		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 	}, b)
 	for pattern, h := range w.handlers {
 		srv.Handle(pattern, h)
 	}
 	a := &app{broker: b, api: srv, storeName: storeName(cfg), inboxURL: w.inboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
-	a.jobs = append(a.jobs, callbackJobs(cfg, b, log)...)
+	a.jobs = append(a.jobs, callbackJobsWith(cfg, b, log, metrics.Registry())...)
 	if err := mountMCP(cfg, b, srv, log); err != nil {
 		return nil, err
 	}
