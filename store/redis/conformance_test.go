@@ -49,3 +49,15 @@ func TestConformanceCluster(t *testing.T) {
 	brokertest.TestStore(t, func(t *testing.T) broker.Store { return open(t, cfg(t)) })
 	t.Run("FeedAcrossStores", func(t *testing.T) { testFeedAcrossStores(t, cfg(t)) })
 }
+
+// TestConformanceSentinel runs the store contract through a sentinel that
+// monitors a private server.
+func TestConformanceSentinel(t *testing.T) {
+	master, _ := redistest.StartServer(t)
+	sentinel := startSentinel(t, master)
+	cfg := func(t *testing.T) redisstore.Config {
+		return redisstore.Config{Addrs: []string{sentinel}, MasterName: "mymaster", KeyPrefix: t.Name() + ":"}
+	}
+	brokertest.TestStore(t, func(t *testing.T) broker.Store { return open(t, cfg(t)) })
+	t.Run("FeedAcrossStores", func(t *testing.T) { testFeedAcrossStores(t, cfg(t)) })
+}
