@@ -54,6 +54,9 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 	stop := s.progress(ctx, req, res)
 	defer stop()
 	res, err = s.waitFor(ctx, asker, res.ID, 0)
+	if ctx.Err() == nil && s.draining.Err() != nil && err == nil && !res.Terminal() {
+		return withText("The bridge is restarting. "+pendingText(res), outcomeOf(res)), nil
+	}
 	if ctx.Err() != nil {
 		s.cancelAbandoned(asker, res, err)
 		return toolError(fmt.Errorf("the request was cancelled; question %s was cancelled too", idOf(res))), nil
@@ -106,6 +109,10 @@ func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Dur
 		ctx, cancel = context.WithTimeout(ctx, bound)
 		defer cancel()
 	}
+	// A draining server stops waiting; the caller tells the two apart.
+	ctx, cancel := context.WithCancel(ctx)
+	defer context.AfterFunc(s.draining, cancel)()
+	defer cancel()
 	last := &client.Result{ID: id, Status: client.StatusPending}
 	delay := 200 * time.Millisecond
 	for {

@@ -94,7 +94,7 @@ func decodeArgs(raw json.RawMessage, v any) error {
 		return fmt.Errorf("the arguments must be a JSON object, got JSON %s", typ.Value)
 	case errors.As(err, &typ):
 		return fmt.Errorf("%s: must be %s, got JSON %s", typ.Field, jsonType(typ.Type.Kind().String()), typ.Value)
-	case errors.As(err, &syn):
+	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("the arguments are not valid JSON: %v", err)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return fmt.Errorf("unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))

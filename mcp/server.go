@@ -73,6 +73,9 @@ type Server struct {
 	cfg Config
 	sdk *sdk.Server
 	log *slog.Logger
+
+	draining context.Context
+	drain    context.CancelFunc
 }
 
 // New returns a Server for cfg.
@@ -96,6 +99,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Version = "dev"
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger}
+	s.draining, s.drain = context.WithCancel(context.Background())
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: serverInstructions,
 		Logger:       cfg.Logger,
@@ -118,14 +122,33 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return nil
 }
 
+// Drain makes every tool call that waits for an answer return at once
+// with the question still pending and its id, without cancelling it, so
+// that a bridge shutting down is not held up and the agent can collect
+// the answer with get_answer after the restart. Call it before
+// http.Server.Shutdown.
+func (s *Server) Drain() { s.drain() }
+
 // HTTPHandler returns the streamable HTTP transport of the server. It
 // does not authenticate: mount it behind the bridge's agent keys.
+//
+// It offers no standalone GET stream (405, as the transport allows): the
+// tools send their progress on the stream of the call itself, and an
+// idle open stream per client would hold up a graceful shutdown.
 func (s *Server) HTTPHandler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger: s.log,
 		// Sessions of clients that went away are closed after an hour of
 		// silence; a waiting tool call keeps its session open.
 		SessionTimeout: time.Hour,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Allow", "POST, DELETE")
+			http.Error(w, "this MCP endpoint has no standalone stream: send requests with POST", http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 

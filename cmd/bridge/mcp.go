@@ -86,8 +86,16 @@ func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) e
 		return err
 	}
 	srv.Handle("/mcp", keys.require(s.HTTPHandler()))
+	drainMCP = s.Drain
 	return nil
 }
+
+// drainMCP releases the MCP tool calls that wait for answers: they return
+// at once with their question still pending (and its id, for get_answer
+// after the restart), so that they do not hold up a graceful shutdown.
+// serve calls it together with the API's Drain, before shutting the HTTP
+// server down.
+var drainMCP = func() {}
 
 // keyring checks agent keys the way the HTTP API does: constant-time
 // comparisons of digests; with no keys on a loopback listener every

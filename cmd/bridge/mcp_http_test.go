@@ -76,6 +76,21 @@ mcp:
 			t.Fatalf("connected to /mcp with key %q", key)
 		}
 	}
+	for _, tc := range []struct {
+		key  string
+		want int
+	}{{"", http.StatusUnauthorized}, {"key-a-secret", http.StatusMethodNotAllowed}} {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/mcp", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := (&http.Client{Transport: bearer{tc.key, http.DefaultTransport}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET /mcp with key %q: %d, want %d (no standalone stream)", tc.key, resp.StatusCode, tc.want)
+		}
+	}
 	connA, err := connectHTTP(t, addr, "key-a-secret")
 	if err != nil {
 		t.Fatalf("connect with agent key: %v", err)
