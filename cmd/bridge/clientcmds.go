@@ -94,6 +94,12 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(stderr, "ask", err)
 		}
+		if !res.Terminal() {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(map[string]any{"id": res.ID, "status": res.Status, "expires_at": res.ExpiresAt})
+			return exitOK
+		}
 		return printResult(stdout, res)
 	}
 	res, err := c.AskRaw(ctx, q)

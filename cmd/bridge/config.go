@@ -17,6 +17,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/store/redis"
 )
 
 // Config is the whole configuration file. Every key is documented in
@@ -52,6 +53,11 @@ type StoreConfig struct {
 	URL    string       `yaml:"url"`
 	Driver string       `yaml:"driver"`
 	SQLite SQLiteConfig `yaml:"sqlite"`
+	Redis  redis.Config `yaml:"redis"`
+	// LeaderLease is how long a leader's lease on singleton work (platform
+	// receivers, the timeout trigger) lasts without renewal, with Redis;
+	// another instance takes over within it (default 10s).
+	LeaderLease Duration `yaml:"leader_lease"`
 }
 
 // SQLiteConfig configures the embedded store.
