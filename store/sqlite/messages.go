@@ -14,7 +14,7 @@ import (
 // gives broker.ErrNotFound.
 func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) error {
 	if m.Channel == "" {
-		return fmt.Errorf("sqlite add message %s: %w: the message has no channel", id, broker.ErrInvalid)
+		return fmt.Errorf("sqlite: add message %s: %w: the message has no channel", id, broker.ErrInvalid)
 	}
 	return s.write(ctx, "add message "+id, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.StmtContext(ctx, s.stmts.addMessage).ExecContext(ctx, id, m.Channel, m.Chat, m.MessageID, ms(m.PostedAt))
@@ -59,12 +59,12 @@ func (s *Store) LookupMessage(ctx context.Context, channel, chat, messageID stri
 		return "", s.fail(op, errStoreClosed)
 	}
 	if messageID == "" {
-		return "", fmt.Errorf("sqlite %s: %w", op, broker.ErrNotFound)
+		return "", fmt.Errorf("sqlite: %s: %w", op, broker.ErrNotFound)
 	}
 	var id string
 	err := s.stmts.lookup.QueryRowContext(ctx, channel, chat, messageID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("sqlite %s: %w", op, broker.ErrNotFound)
+		return "", fmt.Errorf("sqlite: %s: %w", op, broker.ErrNotFound)
 	}
 	if err != nil {
 		return "", s.fail(op, err)

@@ -56,7 +56,7 @@ const deliveryColumns = `id, question_id, agent, url, state, attempts, next_at, 
 // moves their next attempt to now+hold, in one statement.
 func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, hold time.Duration) ([]broker.Delivery, error) {
 	if hold <= 0 {
-		return nil, fmt.Errorf("sqlite claim deliveries: %w: hold must be positive, got %v", broker.ErrInvalid, hold)
+		return nil, fmt.Errorf("sqlite: claim deliveries: %w: hold must be positive, got %v", broker.ErrInvalid, hold)
 	}
 	var out []broker.Delivery
 	err := s.write(ctx, "claim deliveries", func(ctx context.Context, tx *sql.Tx) error {
@@ -84,7 +84,7 @@ func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 	switch d.State {
 	case broker.DeliveryPending, broker.DeliveryDelivered, broker.DeliveryFailed:
 	default:
-		return fmt.Errorf("sqlite update delivery %s: %w: unknown state %q", d.ID, broker.ErrInvalid, d.State)
+		return fmt.Errorf("sqlite: update delivery %s: %w: unknown state %q", d.ID, broker.ErrInvalid, d.State)
 	}
 	return s.write(ctx, "update delivery "+d.ID, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,

@@ -16,19 +16,19 @@ import (
 // Create stores q as pending; see broker.Store.
 func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Question, bool, error) {
 	if q == nil || q.ID == "" {
-		return nil, false, fmt.Errorf("sqlite create: %w: the question has no id", broker.ErrInvalid)
+		return nil, false, fmt.Errorf("sqlite: create: %w: the question has no id", broker.ErrInvalid)
 	}
 	if q.Status != "" && q.Status != broker.StatusPending {
-		return nil, false, fmt.Errorf("sqlite create %s: %w: status is %q, a new question must be pending", q.ID, broker.ErrInvalid, q.Status)
+		return nil, false, fmt.Errorf("sqlite: create %s: %w: status is %q, a new question must be pending", q.ID, broker.ErrInvalid, q.Status)
 	}
 	nq := normalized(q)
 	nq.Status = broker.StatusPending
 	data, err := json.Marshal(nq)
 	if err != nil {
-		return nil, false, fmt.Errorf("sqlite create %s: encode: %w", q.ID, err)
+		return nil, false, fmt.Errorf("sqlite: create %s: encode: %w", q.ID, err)
 	}
 	if nq, err = decode(data); err != nil { // the caller keeps q to itself
-		return nil, false, fmt.Errorf("sqlite create %s: %w", q.ID, err)
+		return nil, false, fmt.Errorf("sqlite: create %s: %w", q.ID, err)
 	}
 	var existing *broker.Question
 	err = s.write(ctx, "create "+q.ID, func(ctx context.Context, tx *sql.Tx) error {
@@ -68,14 +68,14 @@ func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
 	var raw []byte
 	err := s.stmts.getRead.QueryRowContext(ctx, id).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("sqlite get %s: %w", id, broker.ErrNotFound)
+		return nil, fmt.Errorf("sqlite: get %s: %w", id, broker.ErrNotFound)
 	}
 	if err != nil {
 		return nil, s.fail("get "+id, err)
 	}
 	q, err := decode(raw)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite get %s: %w", id, err)
+		return nil, fmt.Errorf("sqlite: get %s: %w", id, err)
 	}
 	return q, nil
 }
@@ -85,11 +85,11 @@ func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
 // then it publishes the id on the resolution feed.
 func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*broker.Question, error) {
 	if !r.Status.Terminal() {
-		return nil, fmt.Errorf("sqlite resolve %s: %w: status %q is not terminal", id, broker.ErrInvalid, r.Status)
+		return nil, fmt.Errorf("sqlite: resolve %s: %w: status %q is not terminal", id, broker.ErrInvalid, r.Status)
 	}
 	at := utcMS(r.ResolvedAt)
 	if at.IsZero() {
-		return nil, fmt.Errorf("sqlite resolve %s: %w: resolution has no time", id, broker.ErrInvalid)
+		return nil, fmt.Errorf("sqlite: resolve %s: %w: resolution has no time", id, broker.ErrInvalid)
 	}
 	var out *broker.Question
 	err := s.write(ctx, "resolve "+id, func(ctx context.Context, tx *sql.Tx) error {
@@ -261,7 +261,7 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 		}
 		q, err := decode(raw)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite list: %w", err)
+			return nil, fmt.Errorf("sqlite: list: %w", err)
 		}
 		out = append(out, q)
 	}

@@ -51,6 +51,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("sqlite: open %s: is a directory, not a database file", path)
 	}
+	// Create the file before SQLite does, readable by its owner only: it
+	// holds what agents asked and people answered. SQLite gives its WAL
+	// and shared-memory files the same permissions.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	f.Close()
 	writer, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -141,9 +149,9 @@ func (s *Store) fail(op string, err error) error {
 		return nil
 	}
 	if unavailable(err) || s.closed.Load() {
-		return fmt.Errorf("sqlite %s: %w: %w", op, broker.ErrUnavailable, describe(err))
+		return fmt.Errorf("sqlite: %s: %w: %w", op, broker.ErrUnavailable, describe(err))
 	}
-	return fmt.Errorf("sqlite %s: %w", op, err)
+	return fmt.Errorf("sqlite: %s: %w", op, err)
 }
 
 // unavailable reports whether err means the database cannot be used now.

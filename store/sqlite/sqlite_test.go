@@ -172,3 +172,19 @@ func TestClosedIsUnavailable(t *testing.T) {
 		t.Fatalf("second Close = %v, want nil", err)
 	}
 }
+
+func TestNewFileIsPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "askbridge.db")
+	s, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o600 {
+		t.Fatalf("new database file has mode %v, want 0600: it holds questions and answers", perm)
+	}
+}

@@ -49,13 +49,13 @@ func (s *Store) write(ctx context.Context, op string, fn func(ctx context.Contex
 		return s.fail(op, errStoreClosed)
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("sqlite %s: %w", op, err)
+		return fmt.Errorf("sqlite: %s: %w", op, err)
 	}
 	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case s.committer.reqs <- req:
 	case <-ctx.Done():
-		return fmt.Errorf("sqlite %s: %w", op, ctx.Err())
+		return fmt.Errorf("sqlite: %s: %w", op, ctx.Err())
 	case <-s.committer.stop:
 		return s.fail(op, errStoreClosed)
 	}
