@@ -116,6 +116,9 @@ func (s *Store) Close() error {
 		s.committer.close()
 		s.feed.close()
 		s.stmts.close()
+		// Keep the query planner's statistics fresh for the next run;
+		// SQLite recommends this before closing a long-lived connection.
+		s.writer.Exec(`PRAGMA optimize`) //nolint:errcheck // an optimization only
 		rerr := s.reader.Close()
 		werr := s.writer.Close()
 		if err := errors.Join(werr, rerr); err != nil {
