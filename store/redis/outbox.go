@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -15,8 +16,11 @@ import (
 )
 
 // A question has at most one callback delivery, kept in its record; its
-// id is the question id. The shard's outbox set orders pending deliveries
-// by their next attempt.
+// id is "d_" and the question id. The shard's outbox set orders pending
+// deliveries by their next attempt.
+
+// deliveryPrefix starts the id of a delivery.
+const deliveryPrefix = "d_"
 
 // ClaimDeliveries holds up to limit due deliveries for hold: one pipeline
 // reads the due entries of every shard, a second claims the earliest
@@ -76,7 +80,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 	id := d.QuestionID
 	if id == "" {
-		id = d.ID
+		id = strings.TrimPrefix(d.ID, deliveryPrefix)
 	}
 	if !validID(id) {
 		return fmt.Errorf("redis store: delivery %q: %w", d.ID, broker.ErrNotFound)

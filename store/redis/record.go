@@ -157,7 +157,7 @@ func (r record) delivery(id string) (broker.Delivery, bool, error) {
 	}
 	att, _ := strconv.Atoi(r["da"])
 	return broker.Delivery{
-		ID: id, QuestionID: id, Agent: r["a"], URL: r["cb"], State: state,
+		ID: deliveryPrefix + id, QuestionID: id, Agent: r["a"], URL: r["cb"], State: state,
 		Attempts: att, NextAt: nsTime(r["dn"]), LastError: r["de"],
 		CreatedAt: nsTime(r["dc"]), UpdatedAt: nsTime(r["du"]),
 	}, true, nil
