@@ -119,6 +119,16 @@ type wiring struct {
 	inboxURL func(addr string) string
 }
 
+// mount adds an HTTP handler, refusing a path that is taken (two
+// webhooks, or a webhook on the web inbox's "/").
+func (w *wiring) mount(name, pattern string, h http.Handler) error {
+	if _, taken := w.handlers[pattern]; taken {
+		return fmt.Errorf("channels.%s: path %s is already served by another part of the bridge; give it a path of its own", name, pattern)
+	}
+	w.handlers[pattern] = h
+	return nil
+}
+
 // buildChannels creates every configured channel and registers it.
 func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location, log *slog.Logger) (*wiring, error) {
 	w := &wiring{handlers: map[string]http.Handler{}}
@@ -132,7 +142,9 @@ func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location,
 			return nil, fmt.Errorf("channels.web: %w", err)
 		}
 		b.Register(ch)
-		w.handlers["/"] = ch.Handler()
+		if err := w.mount(web.Name, "/", ch.Handler()); err != nil {
+			return nil, err
+		}
 		w.runners = append(w.runners, namedRunner{ch, web.Name})
 		w.inboxURL = ch.URL
 	}
@@ -144,7 +156,9 @@ func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location,
 		}
 		b.Register(ch)
 		if tc.Mode == telegram.ModeWebhook {
-			w.handlers[tc.WebhookPath()] = ch.Handler()
+			if err := w.mount(telegram.Name, tc.WebhookPath(), ch.Handler()); err != nil {
+				return nil, err
+			}
 		}
 		w.runners = append(w.runners, namedRunner{ch, telegram.Name})
 	}
@@ -156,7 +170,9 @@ func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location,
 		}
 		b.Register(ch)
 		if sc.Mode == slack.ModeHTTP {
-			w.handlers["/slack/"] = ch.Handler()
+			if err := w.mount(slack.ChannelName, "/slack/", ch.Handler()); err != nil {
+				return nil, err
+			}
 		}
 		w.runners = append(w.runners, namedRunner{ch, slack.ChannelName})
 	}
@@ -168,7 +184,9 @@ func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location,
 		}
 		b.Register(ch)
 		if dc.Mode == discord.ModeHTTP {
-			w.handlers["/discord/interactions"] = ch.Handler()
+			if err := w.mount(discord.Name, "/discord/interactions", ch.Handler()); err != nil {
+				return nil, err
+			}
 		}
 		w.runners = append(w.runners, namedRunner{ch, discord.Name})
 	}
