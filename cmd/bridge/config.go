@@ -31,7 +31,7 @@ type Config struct {
 	Store    StoreConfig            `yaml:"store"`
 	Timeouts TimeoutsConfig         `yaml:"timeouts"`
 	Agents   []KeyConfig            `yaml:"agents"`
-	People   []KeyConfig            `yaml:"responders"`
+	People   []ResponderConfig      `yaml:"responders"`
 	Routes   map[string]RouteConfig `yaml:"routes"`
 	Channels ChannelsConfig         `yaml:"channels"`
 	// Callbacks configures webhook delivery of results (callbacks.go).
@@ -66,12 +66,18 @@ type SQLiteConfig struct {
 	Path string `yaml:"path"`
 }
 
-// KeyConfig is an agent or a responder with a bearer key read from an
-// environment variable.
+// KeyConfig is an agent with a bearer key read from an environment
+// variable.
 type KeyConfig struct {
 	Name   string `yaml:"name"`
-	User   string `yaml:"user"`
 	KeyEnv string `yaml:"key_env"`
+}
+
+// ResponderConfig is a person (or gateway) answering through
+// /v1/commands; User is the id recorded in answered_by (default: Name).
+type ResponderConfig struct {
+	KeyConfig `yaml:",inline"`
+	User      string `yaml:"user"`
 }
 
 // RouteConfig names where questions go. Targets are "channel" or
@@ -172,7 +178,11 @@ func (c *Config) finish() error {
 	if err := checkKeys("agents", c.Agents); err != nil {
 		return err
 	}
-	if err := checkKeys("responders", c.People); err != nil {
+	people := make([]KeyConfig, len(c.People))
+	for i, p := range c.People {
+		people[i] = p.KeyConfig
+	}
+	if err := checkKeys("responders", people); err != nil {
 		return err
 	}
 	if len(c.Routes) == 0 {
@@ -256,7 +266,15 @@ func loopback(listen string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func apiKeys(list []KeyConfig) []api.Key {
+func agentAPIKeys(list []KeyConfig) []api.Key {
+	out := make([]api.Key, 0, len(list))
+	for _, k := range list {
+		out = append(out, api.Key{Name: k.Name, Secret: os.Getenv(k.KeyEnv)})
+	}
+	return out
+}
+
+func responderAPIKeys(list []ResponderConfig) []api.Key {
 	out := make([]api.Key, 0, len(list))
 	for _, k := range list {
 		out = append(out, api.Key{Name: k.Name, User: k.User, Secret: os.Getenv(k.KeyEnv)})

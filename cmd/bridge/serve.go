@@ -188,7 +188,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 		return nil, err
 	}
 	srv := api.New(api.Config{
-		AgentKeys: apiKeys(cfg.Agents), ResponderKeys: apiKeys(cfg.People), Loopback: loop,
+		AgentKeys: agentAPIKeys(cfg.Agents), ResponderKeys: responderAPIKeys(cfg.People), Loopback: loop,
 		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 	}, b)
 	for pattern, h := range w.handlers {
