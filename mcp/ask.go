@@ -40,6 +40,12 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		q.Wait = submitWait.String()
 	}
 	res, err := s.submit(ctx, asker, q, wait)
+	if isConflict(err) && strings.HasPrefix(call, "progress-") {
+		// The client used this progress token before for another
+		// question: this call is a new question, not a retry.
+		q.ToolCallID = "call-" + randomHex(8)
+		res, err = s.submit(ctx, asker, q, wait)
+	}
 	if ctx.Err() != nil && wait {
 		s.cancelAbandoned(asker, s.reattach(asker, q), ctx.Err())
 		return toolError(errors.New("the request was cancelled before the question was asked")), nil
@@ -173,6 +179,11 @@ func (s *Server) ids(req *sdk.CallToolRequest) (session, call string) {
 	}
 	if session == "" {
 		session = s.cfg.SessionID
+		if header(req) != nil {
+			// Sessionless HTTP: many clients share the server's id, so
+			// their progress tokens cannot name questions.
+			return session, "call-" + randomHex(8)
+		}
 	}
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		t := fmt.Sprint(tok)
@@ -190,6 +201,13 @@ func header(req *sdk.CallToolRequest) http.Header {
 		return req.Extra.Header
 	}
 	return nil
+}
+
+// isConflict reports a 409 for an idempotency key that names another
+// question.
+func isConflict(err error) bool {
+	var ae *client.APIError
+	return errors.As(err, &ae) && ae.StatusCode == http.StatusConflict && ae.Code == "conflict"
 }
 
 func idOf(r *client.Result) string {

@@ -109,3 +109,29 @@ func TestAnswerCarriesActions(t *testing.T) {
 		}
 	}
 }
+
+// TestReusedTokenForAnotherQuestion: a progress token used again for a
+// different question asks it, instead of failing on the first one's key.
+func TestReusedTokenForAnotherQuestion(t *testing.T) {
+	br := startBridge(t)
+	cs := connect(t, newServer(t, br))
+	ids := map[string]bool{}
+	for _, q := range []string{"Which port?", "Which host?", "Which port?"} {
+		p := &sdk.CallToolParams{Name: "ask_user", Arguments: map[string]any{
+			"wait":      false,
+			"questions": []any{map[string]any{"question": q, "options": []any{map[string]any{"label": "First"}, map[string]any{"label": "Second"}}}},
+		}}
+		p.SetProgressToken("same-token")
+		res, err := cs.CallTool(context.Background(), p)
+		if err != nil || res.IsError {
+			t.Fatalf("ask %q: %v %s", q, err, textOf(res))
+		}
+		var o struct{ ID string }
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &o)
+		ids[o.ID] = true
+	}
+	if len(ids) != 2 {
+		t.Fatalf("%d questions for two distinct questions under one token (the repeat re-attaches), want 2: %v", len(ids), ids)
+	}
+}
