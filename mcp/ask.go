@@ -47,20 +47,26 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		res, err = s.submit(ctx, asker, q, wait)
 	}
 	if ctx.Err() != nil && wait {
-		s.cancelAbandoned(asker, s.reattach(asker, q), ctx.Err())
+		if res == nil {
+			res = s.reattach(asker, q)
+		}
+		s.cancelAbandoned(asker, res, ctx.Err())
 		return toolError(errors.New("the request was cancelled before the question was asked")), nil
 	}
 	if err != nil {
 		return toolError(bridgeError(err, len(in.Questions))), nil
 	}
-	s.log.Info("mcp question asked", "question_id", res.ID, "session_id", session, "tool_call_id", call, "wait", wait)
+	s.log.Info("mcp question asked", "question_id", res.ID, "session_id", session, "tool_call_id", q.ToolCallID, "wait", wait)
 	if !wait || res.Terminal() {
 		return resultFor(res), nil
 	}
 	stop := s.progress(ctx, req, res)
 	defer stop()
 	res, err = s.waitFor(ctx, asker, res.ID, 0)
-	if ctx.Err() == nil && s.draining.Err() != nil && err == nil && !res.Terminal() {
+	if err == nil && res.Terminal() {
+		return resultFor(res), nil
+	}
+	if ctx.Err() == nil && s.draining.Err() != nil && err == nil {
 		return withText("The bridge is restarting. "+pendingText(res), outcomeOf(res)), nil
 	}
 	if ctx.Err() != nil {
@@ -70,7 +76,7 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 	if err != nil {
 		return toolError(bridgeError(err, len(in.Questions))), nil
 	}
-	return resultFor(res), nil
+	return resultFor(res), nil // pending: only when the wait ended otherwise
 }
 
 // submitWait is how long the first submit of a waiting call blocks.
