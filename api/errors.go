@@ -1,10 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -72,12 +74,14 @@ func trimSentinel(err error) string {
 // errors, and a body over the limit is a 413. It reports whether it wrote
 // an error answer.
 func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("unexpected data after the JSON object")
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(v)
+		if err == nil && dec.More() {
+			err = errors.New("unexpected data after the JSON object")
+		}
 	}
 	if err == nil {
 		return false
@@ -98,9 +102,40 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 	case errors.Is(err, io.EOF):
 		writeError(w, http.StatusBadRequest, "malformed", "the request body is empty; send a JSON object", "")
 	default:
+		if field := failingField(data, v); field != "" {
+			writeError(w, http.StatusBadRequest, "invalid", field+": "+err.Error(), field)
+			return true
+		}
 		writeError(w, http.StatusBadRequest, "malformed", "malformed JSON: "+err.Error(), "")
 	}
 	return true
+}
+
+// failingField finds the top-level field of v's JSON whose value its own
+// decoder refuses (an invalid duration, say), so the error can name it.
+func failingField(data []byte, v any) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return ""
+	}
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	for i := range t.NumField() {
+		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+		raw, ok := top[name]
+		if !ok || name == "" {
+			continue
+		}
+		if json.Unmarshal(raw, reflect.New(t.Field(i).Type).Interface()) != nil {
+			return name
+		}
+	}
+	return ""
 }
 
 func sizeText(n int64) string {

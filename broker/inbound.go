@@ -17,7 +17,7 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 		return b.handleBare(ctx, in)
 	}
 	if err != nil {
-		return refuse("%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+		return refuse(ErrInvalid, "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
 	switch cmd.Verb {
 	case VerbPending:
@@ -29,8 +29,8 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 	}
 }
 
-func refuse(format string, args ...any) Reply {
-	return Reply{Text: fmt.Sprintf(format, args...)}
+func refuse(kind error, format string, args ...any) Reply {
+	return Reply{Text: fmt.Sprintf(format, args...), Err: kind}
 }
 
 // handleBare treats text that is no command: a reply to a question
@@ -48,7 +48,7 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 		case err == nil:
 			id = found
 		case !errors.Is(err, ErrNotFound):
-			return refuse("Could not look up the question right now; please try again.")
+			return refuse(ErrUnavailable, "Could not look up the question right now; please try again.")
 		}
 	}
 	if id != "" {
@@ -59,15 +59,15 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 	}
 	open, err := b.openHere(ctx, in)
 	if err != nil {
-		return refuse("Could not list the open questions right now; please try again.")
+		return refuse(ErrUnavailable, "Could not list the open questions right now; please try again.")
 	}
 	switch len(open) {
 	case 0:
-		return refuse("There is no open question here.")
+		return refuse(ErrNotFound, "There is no open question here.")
 	case 1:
 		return b.answer(ctx, in, open[0].ID, 0, text)
 	}
-	return refuse("Several questions are open here; reply to one, or type /answer <id> <choice>:\n%s", b.listText(open))
+	return refuse(ErrInvalid, "Several questions are open here; reply to one, or type /answer <id> <choice>:\n%s", b.listText(open))
 }
 
 func (b *Broker) openHere(ctx context.Context, in Inbound) ([]*Question, error) {
@@ -77,7 +77,7 @@ func (b *Broker) openHere(ctx context.Context, in Inbound) ([]*Question, error) 
 func (b *Broker) pendingHere(ctx context.Context, in Inbound) Reply {
 	open, err := b.openHere(ctx, in)
 	if err != nil {
-		return refuse("Could not list the open questions right now; please try again.")
+		return refuse(ErrUnavailable, "Could not list the open questions right now; please try again.")
 	}
 	if len(open) == 0 {
 		return Reply{OK: true, Text: "No open questions here."}
@@ -100,24 +100,41 @@ func (b *Broker) listText(qs []*Question) string {
 func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Question, *Reply) {
 	q, err := b.store.Get(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		r := refuse("There is no question %s here.", id)
+		r := refuse(ErrNotFound, "There is no question %s here.", id)
 		return nil, &r
 	}
 	if err != nil {
-		r := refuse("Could not read question %s right now; please try again.", id)
+		r := refuse(ErrUnavailable, "Could not read question %s right now; please try again.", id)
 		return nil, &r
 	}
 	if !slices.Contains(q.Targets, Target{Channel: in.Channel, Chat: in.Chat}) {
-		r := refuse("There is no question %s here.", id)
+		r := refuse(ErrNotFound, "There is no question %s here.", id)
 		return nil, &r
 	}
 	if !ResponderAllowed(q.Responders, in) {
-		r := refuse("You are not one of the people asked to answer %s; nothing was recorded.", id)
+		r := refuse(ErrForbidden, "You are not one of the people asked to answer %s; nothing was recorded.", id)
 		r.Question = q
 		return nil, &r
 	}
+	if q.Status == StatusPending {
+		if now := b.cfg.Now(); !now.Before(q.ExpiresAt) {
+			// Late, and the sweeper has not come by yet: the deadline
+			// wins, exactly as if it had.
+			expired, err := b.Resolve(ctx, q.ID, TimedOut(q, now))
+			var closed *ClosedError
+			switch {
+			case errors.As(err, &closed):
+				q = closed.Question
+			case err != nil:
+				r := refuse(ErrUnavailable, "Could not record that right now; please try again.")
+				return nil, &r
+			default:
+				q = expired
+			}
+		}
+	}
 	if q.Status != StatusPending {
-		r := refuse("%s", ClosedText(q, b.cfg.Location))
+		r := refuse(ErrClosed, "%s", ClosedText(q, b.cfg.Location))
 		r.Question = q
 		return nil, &r
 	}
@@ -175,10 +192,10 @@ func (b *Broker) resolveFailed(q *Question, err error) (Reply, bool) {
 	var closed *ClosedError
 	switch {
 	case errors.As(err, &closed):
-		return Reply{Text: ClosedText(closed.Question, b.cfg.Location), Question: closed.Question}, true
+		return Reply{Text: ClosedText(closed.Question, b.cfg.Location), Question: closed.Question, Err: ErrClosed}, true
 	case err != nil:
 		b.log.Error("resolve", "err", err)
-		return refuse("Could not record that right now; please try again."), true
+		return refuse(ErrUnavailable, "Could not record that right now; please try again."), true
 	}
 	return Reply{}, false
 }
@@ -190,11 +207,11 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	}
 	i, err := promptIndex(q, n)
 	if err != nil {
-		return Reply{Text: err.Error(), Question: q}
+		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
 	}
 	a, err := Interpret(q.Prompts[i], ParseChoice(choice), len(q.Prompts) > 1)
 	if err != nil {
-		return Reply{Text: err.Error(), Question: q}
+		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
 	}
 	if len(q.Prompts) == 1 {
 		q, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusAnswered, Answers: map[string]Answer{q.Prompts[0].Question: a}, AnsweredBy: in.Responder()})
@@ -209,9 +226,10 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 // answerPart records one prompt of a dialog and resolves the dialog when
 // every prompt has an answer or a skip.
 func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int, a Answer) Reply {
-	q, err := b.store.SaveProgress(ctx, q.ID, i, a)
+	id := q.ID
+	q, err := b.store.SaveProgress(ctx, id, i, a)
 	if errors.Is(err, ErrConflict) {
-		return Reply{Text: fmt.Sprintf("Question %d of %s already has an answer.", i+1, q.ID), Question: q}
+		return Reply{Text: fmt.Sprintf("Question %d of %s already has an answer.", i+1, id), Question: q, Err: ErrConflict}
 	}
 	if reply, done := b.resolveFailed(q, err); done {
 		return reply

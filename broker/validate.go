@@ -277,7 +277,9 @@ func Fingerprint(r *AskRequest, prompts []Prompt) string {
 		C  string
 		S  []string
 		CB string
-	}{prompts, r.Route, r.Timeout, r.Context, r.Responders, r.CallbackURL}
+		L  *Duration
+		RM []float64
+	}{prompts, r.Route, r.Timeout, r.Context, r.Responders, r.CallbackURL, r.Lease, r.Reminders}
 	b, _ := json.Marshal(v)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])

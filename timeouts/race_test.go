@@ -50,14 +50,27 @@ func TestAnswerRacesSweeper(t *testing.T) {
 	t.Run("answer first", func(t *testing.T) {
 		e := newEnv(t, broker.Config{ReminderPoints: []float64{}})
 		q := ask(t, e)
-		e.clock.set(deadline)
+		e.clock.set(deadline - time.Millisecond)
 		if r := e.answer("/answer " + q.ID + " 2"); !r.OK || r.Text != "Recorded: SQLite" {
-			t.Fatalf("answer at the deadline got %+v, want \"Recorded: SQLite\"", r)
+			t.Fatalf("answer just before the deadline got %+v, want \"Recorded: SQLite\"", r)
 		}
 		if st := e.sweep(t, deadline); st != (timeouts.Stats{}) {
 			t.Errorf("sweep after the answer did %+v, want nothing", st)
 		}
-		check(t, e, q, broker.StatusAnswered, "Answered by ana at 14:30 UTC: SQLite")
+		check(t, e, q, broker.StatusAnswered, "Answered by ana at 14:29 UTC: SQLite")
+	})
+
+	t.Run("answer at the deadline, before the sweeper comes by", func(t *testing.T) {
+		e := newEnv(t, broker.Config{ReminderPoints: []float64{}})
+		q := ask(t, e)
+		e.clock.set(deadline)
+		if r := e.answer("/answer " + q.ID + " 2"); r.OK || r.Text != "This question expired at 14:30 UTC" {
+			t.Fatalf("late answer got %+v, want \"This question expired at 14:30 UTC\"", r)
+		}
+		if st := e.sweep(t, deadline); st != (timeouts.Stats{}) {
+			t.Errorf("sweep after the late answer did %+v, want nothing", st)
+		}
+		check(t, e, q, broker.StatusTimedOut, "No answer in 30 min: used the default, Postgres")
 	})
 
 	t.Run("sweeper first", func(t *testing.T) {
@@ -77,7 +90,10 @@ func TestAnswerRacesSweeper(t *testing.T) {
 		q := ask(t, e)
 		hooked := &answerOnGet{Store: e.store, e: e}
 		s := timeouts.New(e.broker, hooked, timeouts.Options{Logger: quiet})
-		st, err := s.Sweep(context.Background(), e.clock.set(deadline))
+		// The person answers a moment before the deadline, by the broker's
+		// clock; the sweeper sweeps at the deadline.
+		e.clock.set(deadline - time.Millisecond)
+		st, err := s.Sweep(context.Background(), start.Add(deadline))
 		if err != nil {
 			t.Fatalf("sweep: %v", err)
 		}
@@ -87,7 +103,7 @@ func TestAnswerRacesSweeper(t *testing.T) {
 		if st != (timeouts.Stats{LostRaces: 1}) {
 			t.Errorf("sweep = %+v, want one lost race", st)
 		}
-		check(t, e, q, broker.StatusAnswered, "Answered by ana at 14:30 UTC: SQLite")
+		check(t, e, q, broker.StatusAnswered, "Answered by ana at 14:29 UTC: SQLite")
 	})
 
 	t.Run("concurrently", func(t *testing.T) {
@@ -97,7 +113,7 @@ func TestAnswerRacesSweeper(t *testing.T) {
 		for i := range qs {
 			qs[i] = ask(t, e)
 		}
-		e.clock.set(deadline)
+		e.clock.set(deadline - time.Millisecond)
 		replies := make([]broker.Reply, n)
 		var stats timeouts.Stats
 		var wg sync.WaitGroup

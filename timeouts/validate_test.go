@@ -99,8 +99,8 @@ func TestBadTimeoutInputOverHTTP(t *testing.T) {
 		{"lease too short", `{"question":"Q?","lease":"2s"}`, "lease", "between 5s and 7d"},
 		// The JSON decoder reports these before validation, with the value
 		// but without the key (the API does not name the field yet).
-		{"lease that is no duration", `{"question":"Q?","lease":"soon"}`, "", `invalid duration "soon"`},
-		{"timeout that is no duration", `{"question":"Q?","timeout":"half an hour"}`, "", `invalid duration "half an hour"`},
+		{"lease that is no duration", `{"question":"Q?","lease":"soon"}`, "lease", `invalid duration "soon"`},
+		{"timeout that is no duration", `{"question":"Q?","timeout":"half an hour"}`, "timeout", `invalid duration "half an hour"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -212,6 +212,9 @@ func (c *Config) finish() error {
 	if err := c.Callbacks.validate(); err != nil {
 		return err
 	}
+	if err := c.Timeouts.validate(); err != nil {
+		return err
+	}
 	return c.checkChannels()
 }
 
