@@ -97,8 +97,8 @@ func TestBadTimeoutInputOverHTTP(t *testing.T) {
 		{"multi-select default naming a missing label", `{"question":"Q?","options":[{"label":"Postgres"},{"label":"SQLite"}],"multi_select":true,"default":["SQLite","Mongo"]}`, "default", `"Mongo" is not one of the options`},
 		{"reminder point outside (0, 1)", `{"question":"Q?","reminders":[0.5,1.5]}`, "reminders[1]", "strictly between 0 and 1"},
 		{"lease too short", `{"question":"Q?","lease":"2s"}`, "lease", "between 5s and 7d"},
-		// The JSON decoder reports these before validation, with the value
-		// but without the key (the API does not name the field yet).
+		// The JSON decoder refuses these before validation; the API finds
+		// and names the field.
 		{"lease that is no duration", `{"question":"Q?","lease":"soon"}`, "lease", `invalid duration "soon"`},
 		{"timeout that is no duration", `{"question":"Q?","timeout":"half an hour"}`, "timeout", `invalid duration "half an hour"`},
 	}
