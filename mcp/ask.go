@@ -97,12 +97,14 @@ func (s *Server) reattach(a Asker, q client.Question) *client.Result {
 }
 
 // submit sends q, retrying transient failures (a bridge that restarts)
-// while ctx lasts; validation and other client errors return at once.
+// for a while; validation and other client errors return at once, and so
+// does a pending-mode ask, whose caller is not prepared to wait.
 func (s *Server) submit(ctx context.Context, a Asker, q client.Question, wait bool) (*client.Result, error) {
 	delay := 200 * time.Millisecond
+	giveUp := time.Now().Add(s.submitRetry)
 	for {
 		res, err := a.Submit(ctx, q)
-		if err == nil || !client.Transient(err) || ctx.Err() != nil || !wait {
+		if err == nil || !client.Transient(err) || ctx.Err() != nil || !wait || time.Now().After(giveUp) {
 			return res, err
 		}
 		if sleep(ctx, delay) != nil {

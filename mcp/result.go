@@ -129,7 +129,7 @@ func toolError(err error) *sdk.CallToolResult {
 func bridgeError(err error, prompts int) error {
 	var ae *client.APIError
 	if !errors.As(err, &ae) {
-		return fmt.Errorf("the bridge could not be reached: %v", err)
+		return fmt.Errorf("the bridge could not be reached (is bridge serve running?): %v", err)
 	}
 	msg := ae.Message
 	if ae.StatusCode == 400 && prompts == 1 && ae.Field != "" && !strings.HasPrefix(ae.Field, "questions") && isPromptField(ae.Field) {

@@ -1,11 +1,15 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askbridge/askbridge/client"
 )
@@ -87,7 +91,7 @@ func TestBridgeErrorNamesTheQuestion(t *testing.T) {
 		{&client.APIError{StatusCode: 400, Message: "questions[1].header: at most 16 characters, got 17", Field: "questions[1].header"}, 2, "questions[1].header: at most 16 characters, got 17"},
 		{&client.APIError{StatusCode: 400, Message: "timeout: must be between 10s and 7d, got 1s", Field: "timeout"}, 1, "timeout: must be between 10s and 7d, got 1s"},
 		{&client.APIError{StatusCode: 401, Message: "missing or wrong agent key"}, 1, "the bridge refused the agent key: missing or wrong agent key"},
-		{errors.New("dial tcp: connection refused"), 1, "the bridge could not be reached: dial tcp: connection refused"},
+		{errors.New("dial tcp: connection refused"), 1, "the bridge could not be reached (is bridge serve running?): dial tcp: connection refused"},
 	}
 	for _, tc := range tests {
 		if got := bridgeError(tc.err, tc.prompts).Error(); got != tc.want {
@@ -97,3 +101,25 @@ func TestBridgeErrorNamesTheQuestion(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func TestUnreachableBridge(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	s, err := New(Config{Asker: Fixed(client.New("http://"+addr, ""))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.submitRetry = 300 * time.Millisecond
+	args, _ := json.Marshal(map[string]any{"questions": []any{map[string]any{"question": "Go?"}}})
+	res, err := s.askUser(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: ToolAskUser, Arguments: args}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "the bridge could not be reached (is bridge serve running?)") {
+		t.Fatalf("result: %+v", res.Content[0])
+	}
+}

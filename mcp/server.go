@@ -76,6 +76,9 @@ type Server struct {
 
 	draining context.Context
 	drain    context.CancelFunc
+	// submitRetry is how long a first ask retries a bridge that cannot
+	// be reached before telling the model so.
+	submitRetry time.Duration
 }
 
 // New returns a Server for cfg.
@@ -98,7 +101,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	s := &Server{cfg: cfg, log: cfg.Logger, submitRetry: 20 * time.Second}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: serverInstructions,
