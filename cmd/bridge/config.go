@@ -54,6 +54,10 @@ type StoreConfig struct {
 	Driver string       `yaml:"driver"`
 	SQLite SQLiteConfig `yaml:"sqlite"`
 	Redis  redis.Config `yaml:"redis"`
+	// Retention is how long resolved questions, their events and finished
+	// deliveries are kept (default 7 days); the leader removes older ones
+	// every hour.
+	Retention Duration `yaml:"retention"`
 	// LeaderLease is how long a leader's lease on singleton work (platform
 	// receivers, the timeout trigger) lasts without renewal, with Redis;
 	// another instance takes over within it (default 10s).

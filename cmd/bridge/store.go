@@ -77,3 +77,41 @@ func instanceID() string {
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }
+
+// defaultRetention keeps resolved questions for a week.
+const defaultRetention = 7 * 24 * time.Hour
+
+// purgeJob removes resolved questions older than the retention, at start
+// and every hour, on the leader only.
+func purgeJob(cfg Config, st broker.Store, elector broker.Elector, log *slog.Logger) func(context.Context) {
+	keep := time.Duration(cfg.Store.Retention)
+	if keep <= 0 {
+		keep = defaultRetention
+	}
+	return func(ctx context.Context) {
+		_ = elector.RunAsLeader(ctx, "retention", func(ctx context.Context) {
+			t := time.NewTicker(time.Hour)
+			defer t.Stop()
+			for {
+				purgeOnce(ctx, st, time.Now(), keep, log)
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+			}
+		})
+	}
+}
+
+// purgeOnce removes what was resolved before now-keep.
+func purgeOnce(ctx context.Context, st broker.Store, now time.Time, keep time.Duration, log *slog.Logger) int {
+	n, err := st.Purge(ctx, now.Add(-keep))
+	switch {
+	case err != nil && ctx.Err() == nil:
+		log.Warn("retention: purge failed", "err", err)
+	case n > 0:
+		log.Info("retention: removed resolved questions", "count", n, "older_than", keep)
+	}
+	return n
+}
