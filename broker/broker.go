@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 )
@@ -203,68 +202,6 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) *Q
 	return q
 }
 
-// post sends q to every target of its route in parallel and remembers each
-// posted copy. When no copy could be posted, q is resolved as unsupported.
-func (b *Broker) post(ctx context.Context, q *Question) *Question {
-	if _, ok := b.cfg.Routes[q.Route]; !ok {
-		return b.unsupported(ctx, q, fmt.Sprintf("no route named %q is configured", q.Route))
-	}
-	if len(q.Targets) == 0 {
-		return b.unsupported(ctx, q, fmt.Sprintf("route %q has no targets", q.Route))
-	}
-	errs := make([]error, len(q.Targets))
-	var wg sync.WaitGroup
-	for i, t := range q.Targets {
-		wg.Go(func() { errs[i] = b.postOne(ctx, q, t) })
-	}
-	wg.Wait()
-	var failures []string
-	posted := 0
-	for i, err := range errs {
-		t := q.Targets[i]
-		if err != nil {
-			failures = append(failures, t.String()+": "+err.Error())
-			b.log.Warn("post failed", "question_id", q.ID, "channel", t.Channel, "chat", t.Chat, "permanent", errors.Is(err, ErrPermanent), "err", err)
-			continue
-		}
-		posted++
-	}
-	if posted == 0 {
-		return b.unsupported(ctx, q, "no channel could take the question: "+strings.Join(failures, "; "))
-	}
-	return q
-}
-
-func (b *Broker) postOne(ctx context.Context, q *Question, t Target) error {
-	ch, ok := b.channels[t.Channel]
-	if !ok {
-		return Permanent(fmt.Errorf("channel %q is not configured", t.Channel))
-	}
-	pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
-	defer cancel()
-	ref, err := ch.Post(pctx, q, t.Chat)
-	if err != nil {
-		return err
-	}
-	ref.Channel, ref.Chat = t.Channel, t.Chat
-	if ref.PostedAt.IsZero() {
-		ref.PostedAt = b.cfg.Now().UTC()
-	}
-	if err := b.store.AddMessage(ctx, q.ID, ref); err != nil {
-		return fmt.Errorf("remember posted message: %w", err)
-	}
-	return nil
-}
-
-func (b *Broker) unsupported(ctx context.Context, q *Question, reason string) *Question {
-	r, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusUnsupported, Reason: reason})
-	if err != nil {
-		b.log.Error("resolve unsupported", "question_id", q.ID, "err", err)
-		return q
-	}
-	return r
-}
-
 // Get returns the agent's question, or ErrNotFound (also for another
 // agent's question).
 func (b *Broker) Get(ctx context.Context, agent, id string) (*Question, error) {
@@ -281,107 +218,6 @@ func (b *Broker) Get(ctx context.Context, agent, id string) (*Question, error) {
 // List returns questions matching f.
 func (b *Broker) List(ctx context.Context, f Filter) ([]*Question, error) {
 	return b.store.List(ctx, f)
-}
-
-// Wait blocks until the agent's question is resolved or ctx ends, and
-// returns the question as it then stands (still pending when ctx ended
-// first). While it waits it renews the question's lease, if it has one.
-func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) {
-	wake := b.addWaiter(id)
-	defer b.removeWaiter(id, wake)
-	// Reads outlive ctx: a wait that ends (deadline, drain) still reports
-	// the question as it stands.
-	q, err := b.Get(context.WithoutCancel(ctx), agent, id)
-	if err != nil {
-		return nil, err
-	}
-	var renew <-chan time.Time
-	if q.Lease > 0 && q.Status == StatusPending {
-		b.renewLease(ctx, q)
-		t := time.NewTicker(q.Lease / 3)
-		defer t.Stop()
-		renew = t.C
-	}
-	for q.Status == StatusPending {
-		select {
-		case <-ctx.Done():
-			return q, nil
-		case <-renew:
-			b.renewLease(ctx, q)
-			continue
-		case <-wake:
-		}
-		if q, err = b.store.Get(context.WithoutCancel(ctx), id); err != nil {
-			return nil, err
-		}
-	}
-	return q, nil
-}
-
-func (b *Broker) renewLease(ctx context.Context, q *Question) {
-	if err := b.store.RenewLease(ctx, q.ID, b.cfg.Now().Add(q.Lease)); err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
-		b.log.Warn("renew lease", "question_id", q.ID, "err", err)
-	}
-}
-
-// RenewLease moves the lease of the agent's question forward, when it has
-// one: long-polls call it.
-func (b *Broker) RenewLease(ctx context.Context, q *Question) {
-	if q.Lease > 0 && q.Status == StatusPending {
-		b.renewLease(ctx, q)
-	}
-}
-
-func (b *Broker) addWaiter(id string) chan struct{} {
-	c := make(chan struct{}, 1)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.waiters[id] == nil {
-		b.waiters[id] = map[chan struct{}]struct{}{}
-	}
-	b.waiters[id][c] = struct{}{}
-	return c
-}
-
-func (b *Broker) removeWaiter(id string, c chan struct{}) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.waiters[id], c)
-	if len(b.waiters[id]) == 0 {
-		delete(b.waiters, id)
-	}
-}
-
-// wake signals the waiters of id, or of every question when id is "".
-func (b *Broker) wake(id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	signal := func(set map[chan struct{}]struct{}) {
-		for c := range set {
-			select {
-			case c <- struct{}{}:
-			default:
-			}
-		}
-	}
-	if id == "" {
-		for _, set := range b.waiters {
-			signal(set)
-		}
-		return
-	}
-	signal(b.waiters[id])
-}
-
-// Waiting returns how many waits are under way on this instance.
-func (b *Broker) Waiting() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n := 0
-	for _, set := range b.waiters {
-		n += len(set)
-	}
-	return n
 }
 
 // Resolve ends a pending question with r through the store's

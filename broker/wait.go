@@ -1,0 +1,109 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Wait blocks until the agent's question is resolved or ctx ends, and
+// returns the question as it then stands (still pending when ctx ended
+// first). While it waits it renews the question's lease, if it has one.
+func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) {
+	wake := b.addWaiter(id)
+	defer b.removeWaiter(id, wake)
+	// Reads outlive ctx: a wait that ends (deadline, drain) still reports
+	// the question as it stands.
+	q, err := b.Get(context.WithoutCancel(ctx), agent, id)
+	if err != nil {
+		return nil, err
+	}
+	var renew <-chan time.Time
+	if q.Lease > 0 && q.Status == StatusPending {
+		b.renewLease(ctx, q)
+		t := time.NewTicker(q.Lease / 3)
+		defer t.Stop()
+		renew = t.C
+	}
+	for q.Status == StatusPending {
+		select {
+		case <-ctx.Done():
+			return q, nil
+		case <-renew:
+			b.renewLease(ctx, q)
+			continue
+		case <-wake:
+		}
+		if q, err = b.store.Get(context.WithoutCancel(ctx), id); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+func (b *Broker) renewLease(ctx context.Context, q *Question) {
+	if err := b.store.RenewLease(ctx, q.ID, b.cfg.Now().Add(q.Lease)); err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
+		b.log.Warn("renew lease", "question_id", q.ID, "err", err)
+	}
+}
+
+// RenewLease moves the lease of the agent's question forward, when it has
+// one: long-polls call it.
+func (b *Broker) RenewLease(ctx context.Context, q *Question) {
+	if q.Lease > 0 && q.Status == StatusPending {
+		b.renewLease(ctx, q)
+	}
+}
+
+func (b *Broker) addWaiter(id string) chan struct{} {
+	c := make(chan struct{}, 1)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.waiters[id] == nil {
+		b.waiters[id] = map[chan struct{}]struct{}{}
+	}
+	b.waiters[id][c] = struct{}{}
+	return c
+}
+
+func (b *Broker) removeWaiter(id string, c chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.waiters[id], c)
+	if len(b.waiters[id]) == 0 {
+		delete(b.waiters, id)
+	}
+}
+
+// wake signals the waiters of id, or of every question when id is "".
+func (b *Broker) wake(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	signal := func(set map[chan struct{}]struct{}) {
+		for c := range set {
+			select {
+			case c <- struct{}{}:
+			default:
+			}
+		}
+	}
+	if id == "" {
+		for _, set := range b.waiters {
+			signal(set)
+		}
+		return
+	}
+	signal(b.waiters[id])
+}
+
+// Waiting returns how many waits are under way on this instance.
+func (b *Broker) Waiting() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, set := range b.waiters {
+		n += len(set)
+	}
+	return n
+}
+
