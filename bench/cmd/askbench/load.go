@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/askbridge/askbridge/bench"
+)
+
+// envFlags are the flags that say what to run against.
+type envFlags struct {
+	store     string
+	instances int
+	bridge    string
+	servers   string
+}
+
+func (f *envFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.store, "store", "sqlite", "sqlite, redis (a private redis-server) or a redis:// URL")
+	fs.IntVar(&f.instances, "instances", 1, "bridge serve processes to start (1 or 2; 2 needs Redis)")
+	fs.StringVar(&f.bridge, "bridge", "", "bridge binary (default: build ./cmd/bridge)")
+	fs.StringVar(&f.servers, "server", "", "comma-separated base URLs of running bridges (loopback only) instead of starting them")
+}
+
+func (f *envFlags) config() (bench.EnvConfig, error) {
+	c := bench.EnvConfig{Store: f.store, Instances: f.instances, Bridge: f.bridge}
+	if f.servers != "" {
+		for _, s := range strings.Split(f.servers, ",") {
+			if !strings.HasPrefix(s, "http://127.0.0.1:") {
+				return c, usageError{fmt.Errorf("--server %q: only http://127.0.0.1:PORT is allowed", s)}
+			}
+			c.Servers = append(c.Servers, strings.TrimSuffix(s, "/"))
+		}
+	}
+	if c.Instances != 1 && c.Instances != 2 {
+		return c, usageError{fmt.Errorf("--instances %d: use 1 or 2", c.Instances)}
+	}
+	return c, nil
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	return nil
+}
+
+func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var ef envFlags
+	ef.register(fs)
+	cfg := bench.LoadConfig{}
+	fs.IntVar(&cfg.Agents, "agents", 100, "concurrent agents")
+	fs.IntVar(&cfg.Cycles, "cycles", 20000, "at most this many ask–answer cycles")
+	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "start no cycle after this long")
+	fs.StringVar(&cfg.Mode, "mode", bench.ModePending, "blocking or pending")
+	fs.DurationVar(&cfg.Think, "think", 0, "responder think time before answering")
+	storeOnly := fs.Bool("store-only", true, "also measure the store-only bound")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	ec, err := ef.config()
+	if err != nil {
+		return err
+	}
+	if _, err := bench.RaiseOpenFiles(); err != nil {
+		return err
+	}
+	env, err := bench.StartEnv(ctx, ec)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	rep, err := bench.RunLoad(ctx, env, cfg, *storeOnly)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return bench.WriteJSON(stdout, rep)
+	}
+	return rep.WriteTable(stdout)
+}

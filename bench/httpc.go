@@ -1,0 +1,179 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// agentAPI is a small HTTP client of the bridge's v1 API, tuned for many
+// concurrent keep-alive connections. With retry set, a request that fails
+// for lack of a server (connection refused or reset, 502–503) is sent
+// again until its context ends, the way a client rides out a restart.
+type agentAPI struct {
+	http  *http.Client
+	retry bool
+}
+
+func newAgentAPI(conns int, retry bool) *agentAPI {
+	tr := &http.Transport{
+		MaxIdleConns: conns, MaxIdleConnsPerHost: conns, IdleConnTimeout: time.Minute,
+		DisableCompression: true, ResponseHeaderTimeout: 0,
+	}
+	return &agentAPI{http: &http.Client{Transport: tr}, retry: retry}
+}
+
+func (a *agentAPI) close() { a.http.CloseIdleConnections() }
+
+// result is the part of the API's question JSON the runs check.
+type result struct {
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Answers map[string]struct {
+		Selected []string `json:"selected"`
+	} `json:"answers"`
+	Fallback string `json:"fallback"`
+}
+
+type commandResult struct {
+	OK       bool    `json:"ok"`
+	Reply    string  `json:"reply"`
+	Question *result `json:"question"`
+}
+
+// do sends one request and decodes the JSON answer into out, returning
+// the status code.
+func (a *agentAPI) do(ctx context.Context, method, url string, body any, out any) (int, error) {
+	var raw []byte
+	if body != nil {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			return 0, err
+		}
+	}
+	for backoff := 20 * time.Millisecond; ; backoff = min(backoff*2, 500*time.Millisecond) {
+		code, err := a.once(ctx, method, url, raw, out)
+		if !a.retry || (err == nil && code != http.StatusBadGateway && code != http.StatusServiceUnavailable) || ctx.Err() != nil {
+			return code, err
+		}
+		select {
+		case <-ctx.Done():
+			return code, err
+		case <-time.After(backoff):
+		}
+	}
+}
+
+func (a *agentAPI) once(ctx context.Context, method, url string, raw []byte, out any) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(raw))
+	if err != nil {
+		return 0, err
+	}
+	if raw != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := a.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if out != nil && len(b) > 0 && resp.StatusCode < 500 {
+		if err := json.Unmarshal(b, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("%s %s: %d %q: %w", method, url, resp.StatusCode, b, err)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// askBody is a 4-option question of agent session s, call c.
+func askBody(session, call, wait string) map[string]any {
+	return map[string]any{
+		"session_id": session, "tool_call_id": call,
+		"question": "Which database should the service use?",
+		"header":   "Database",
+		"options": []map[string]string{
+			{"label": "Postgres", "description": "relational, needs a server"},
+			{"label": "SQLite", "description": "embedded, one file"},
+			{"label": "MySQL", "description": "relational, needs a server"},
+			{"label": "Redis", "description": "in memory, persistence optional"},
+		},
+		"wait": wait,
+	}
+}
+
+// chosen is the option the simulated responders pick, and its label.
+const (
+	chosen      = 2
+	chosenLabel = "SQLite"
+)
+
+// errUnexpected marks an answer that is not what the run expected.
+var errUnexpected = errors.New("unexpected answer")
+
+// ask posts a question; it returns the question's id and status.
+func (a *agentAPI) ask(ctx context.Context, server, session, call, wait string) (result, error) {
+	var r result
+	code, err := a.do(ctx, http.MethodPost, server+"/v1/questions", askBody(session, call, wait), &r)
+	if err != nil {
+		return r, fmt.Errorf("ask: %w", err)
+	}
+	if code != http.StatusOK && code != http.StatusAccepted {
+		return r, fmt.Errorf("ask: %w: status %d", errUnexpected, code)
+	}
+	return r, nil
+}
+
+// answer sends "/answer id 2" through the text channel. A retried answer
+// that finds the question already answered the same way counts as done.
+func (a *agentAPI) answer(ctx context.Context, server, id, user string) error {
+	var r commandResult
+	body := map[string]string{"channel": "cli", "user": user, "text": fmt.Sprintf("/answer %s %d", id, chosen)}
+	code, err := a.do(ctx, http.MethodPost, server+"/v1/commands", body, &r)
+	if err != nil {
+		return fmt.Errorf("answer: %w", err)
+	}
+	switch {
+	case code == http.StatusOK && r.OK:
+		return nil
+	case a.retry && code == http.StatusConflict && r.Question != nil && r.Question.answered():
+		return nil
+	}
+	return fmt.Errorf("answer %s: %w: status %d, %q", id, errUnexpected, code, r.Reply)
+}
+
+// wait long-polls a question until it is no longer pending.
+func (a *agentAPI) wait(ctx context.Context, server, id string) (result, error) {
+	for {
+		var r result
+		code, err := a.do(ctx, http.MethodGet, server+"/v1/questions/"+id+"?wait=30s", nil, &r)
+		if err != nil {
+			return r, fmt.Errorf("wait: %w", err)
+		}
+		if code != http.StatusOK {
+			return r, fmt.Errorf("wait %s: %w: status %d", id, errUnexpected, code)
+		}
+		if r.Status != "pending" {
+			return r, nil
+		}
+	}
+}
+
+// answered reports whether r is answered with the responders' choice.
+func (r *result) answered() bool {
+	if r.Status != "answered" {
+		return false
+	}
+	for _, a := range r.Answers {
+		return len(a.Selected) == 1 && a.Selected[0] == chosenLabel
+	}
+	return false
+}
