@@ -33,7 +33,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 	who := broker.Responder{User: LocalResponder, Name: LocalResponder}
 	switch {
 	case len(s.resps) > 0:
-		k, ok := match(s.resps, r)
+		k, ok := match(s.resps, r.Header)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="askbridge"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong responder key: send Authorization: Bearer <key>", "")

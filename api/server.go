@@ -148,31 +148,42 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 // LocalAgent is the agent name of callers when no agent key is configured.
 const LocalAgent = "local"
 
+// Agent returns the agent whose key the headers carry (LocalAgent on a
+// loopback server with no keys configured), or false.
+func (s *Server) Agent(h http.Header) (string, bool) {
+	if len(s.agents) == 0 {
+		return LocalAgent, s.cfg.Loopback
+	}
+	k, ok := match(s.agents, h)
+	return k.Name, ok
+}
+
+// RequireAgent refuses requests without a valid agent key with the API's
+// 401, for endpoints mounted beside the API (the MCP endpoint).
+func (s *Server) RequireAgent(h http.Handler) http.Handler {
+	return s.agent(func(w http.ResponseWriter, r *http.Request, _ string) { h.ServeHTTP(w, r) })
+}
+
 // agent authenticates an agent key and passes the agent's name on.
 func (s *Server) agent(h func(http.ResponseWriter, *http.Request, string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if len(s.agents) == 0 {
-			if !s.cfg.Loopback {
-				writeError(w, http.StatusUnauthorized, "unauthorized", "no agent keys are configured on a server that listens beyond loopback", "")
-				return
-			}
-			h(w, r, LocalAgent)
-			return
-		}
-		k, ok := match(s.agents, r)
-		if !ok {
+		name, ok := s.Agent(r.Header)
+		switch {
+		case !ok && len(s.agents) == 0:
+			writeError(w, http.StatusUnauthorized, "unauthorized", "no agent keys are configured on a server that listens beyond loopback", "")
+		case !ok:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="askbridge"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong agent key: send Authorization: Bearer <key>", "")
-			return
+		default:
+			h(w, r, name)
 		}
-		h(w, r, k.Name)
 	}
 }
 
 // match finds the key a request carries, comparing digests in constant
 // time so that no key leaks through timing.
-func match(keys []hashedKey, r *http.Request) (Key, bool) {
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+func match(keys []hashedKey, h http.Header) (Key, bool) {
+	tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
 	if !ok || tok == "" {
 		return Key{}, false
 	}

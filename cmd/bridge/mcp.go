@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -59,20 +57,23 @@ func checkProgressEvery(d time.Duration) error {
 
 // mountMCP mounts the streamable HTTP MCP endpoint at /mcp. Every request
 // must carry an agent key, as on /v1; the tools ask through the broker in
-// this process, as the agent whose key the call carries.
-func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) error {
+// this process, as the agent whose key the call carries. The returned
+// drain releases the tool calls that wait for answers: they return at once
+// with their question still pending (and its id, for get_answer after the
+// restart), so that they do not hold up a graceful shutdown; serve calls
+// it together with the API's Drain.
+func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) (drain func(), err error) {
 	if cfg.MCP.Enabled != nil && !*cfg.MCP.Enabled {
-		return nil
+		return func() {}, nil
 	}
 	if d := time.Duration(cfg.MCP.ProgressEvery); d != 0 {
 		if err := checkProgressEvery(d); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	keys := agentKeys(cfg.Agents, loopback(cfg.Listen))
 	s, err := mcp.New(mcp.Config{
 		Asker: func(h http.Header) (mcp.Asker, error) {
-			agent, ok := keys.agent(h)
+			agent, ok := srv.Agent(h)
 			if !ok {
 				return nil, errors.New("missing or wrong agent key: send Authorization: Bearer <key>")
 			}
@@ -83,72 +84,10 @@ func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) e
 		Logger:        log.With("component", "mcp"),
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	srv.Handle("/mcp", keys.require(s.HTTPHandler()))
-	drainMCP = s.Drain
-	return nil
-}
-
-// drainMCP releases the MCP tool calls that wait for answers: they return
-// at once with their question still pending (and its id, for get_answer
-// after the restart), so that they do not hold up a graceful shutdown.
-// serve calls it together with the API's Drain, before shutting the HTTP
-// server down.
-var drainMCP = func() {}
-
-// keyring checks agent keys the way the HTTP API does: constant-time
-// comparisons of digests; with no keys on a loopback listener every
-// caller is the local agent.
-type keyring struct {
-	keys     []hashedAgent
-	loopback bool
-}
-
-type hashedAgent struct {
-	name string
-	sum  [32]byte
-}
-
-func agentKeys(agents []KeyConfig, loop bool) *keyring {
-	k := &keyring{loopback: loop}
-	for _, a := range agents {
-		k.keys = append(k.keys, hashedAgent{a.Name, sha256.Sum256([]byte(os.Getenv(a.KeyEnv)))})
-	}
-	return k
-}
-
-// agent returns the name of the agent whose key h carries.
-func (k *keyring) agent(h http.Header) (string, bool) {
-	if len(k.keys) == 0 {
-		return api.LocalAgent, k.loopback
-	}
-	tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
-	if !ok || strings.TrimSpace(tok) == "" {
-		return "", false
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	found := ""
-	for _, a := range k.keys {
-		if subtle.ConstantTimeCompare(sum[:], a.sum[:]) == 1 {
-			found = a.name
-		}
-	}
-	return found, found != ""
-}
-
-// require refuses requests without a valid agent key with 401.
-func (k *keyring) require(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := k.agent(r.Header); !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="askbridge"`)
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = io.WriteString(w, `{"error":{"code":"unauthorized","message":"missing or wrong agent key: send Authorization: Bearer <key>"}}`+"\n")
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
+	srv.Handle("/mcp", srv.RequireAgent(s.HTTPHandler()))
+	return s.Drain, nil
 }
 
 // runMCP is `bridge mcp`: an MCP server on standard input and output that

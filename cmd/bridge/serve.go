@@ -146,7 +146,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	log.Info("shutting down: releasing waiting agents")
 	app.api.Drain()
-	drainMCP()
+	app.drainMCP()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -166,6 +166,7 @@ type app struct {
 	jobs      []func(ctx context.Context)
 	storeName string
 	inboxURL  func(addr string) string
+	drainMCP  func()
 }
 
 // build wires store, broker, channels and API from the typed config.
@@ -199,7 +200,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
 	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
 	a.jobs = append(a.jobs, callbackJobsWith(cfg, b, log, metrics.Registry())...)
-	if err := mountMCP(cfg, b, srv, log); err != nil {
+	if a.drainMCP, err = mountMCP(cfg, b, srv, log); err != nil {
 		return nil, err
 	}
 	for _, r := range w.runners {
