@@ -32,6 +32,8 @@ type EnvConfig struct {
 	Servers []string
 	// AOF turns on the append-only file of a private Redis.
 	AOF bool
+	// NoBridge starts only the store, for runs that work in-process.
+	NoBridge bool
 }
 
 // Env is the set of processes of one run.
@@ -80,7 +82,7 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 	default:
 		e.sqlite = filepath.Join(dir, "bridge-0", "askbridge.db")
 	}
-	if len(cfg.Servers) > 0 {
+	if len(cfg.Servers) > 0 || cfg.NoBridge {
 		e.Servers = cfg.Servers
 		ok = true
 		return e, nil

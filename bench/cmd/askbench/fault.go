@@ -5,5 +5,4 @@ import (
 	"io"
 )
 
-func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) error { return nil }
 func runFault(ctx context.Context, args []string, stdout, stderr io.Writer) error { return nil }

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/askbridge/askbridge/bench"
+)
+
+func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError{fmt.Errorf("scale: name a run: pending, waiters or sweep")}
+	}
+	fs := flag.NewFlagSet("scale "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	workers := fs.Int("workers", 32, "concurrent writers while filling the store")
+	progress := func(n int) { fmt.Fprintf(stderr, "  %d stored\n", n) }
+	var out any
+	var rows [][2]string
+	switch args[0] {
+	case "pending":
+		n := fs.Int("count", 200000, "pending questions to store")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		r, err := bench.ScalePending(ctx, *n, *workers, progress)
+		if err != nil {
+			return err
+		}
+		out = r
+		rows = [][2]string{
+			{"pending questions", fmt.Sprint(r.Questions)},
+			{"stored at", fmt.Sprintf("%.0f/s", r.PerSecond)},
+			{"used_memory growth", bench.FormatBytes(float64(r.MemoryDelta))},
+			{"per question", fmt.Sprintf("%.0f B (%s)", r.PerQuestion, bench.FormatBytes(r.PerQuestion))},
+			{"for 1,000,000", bench.FormatBytes(float64(r.Extrapolated1M))},
+		}
+	case "waiters":
+		var ef envFlags
+		ef.register(fs)
+		n := fs.Int("count", 10000, "agents blocked at once")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		ec, err := ef.config()
+		if err != nil {
+			return err
+		}
+		ec.Instances, ec.Servers = 1, nil
+		limit, err := bench.RaiseOpenFiles()
+		if err != nil {
+			return err
+		}
+		if uint64(*n)+256 > limit {
+			return fmt.Errorf("scale waiters: %d waiters need more open files than the limit of %d (raise ulimit -Hn)", *n, limit)
+		}
+		env, err := bench.StartEnv(ctx, ec)
+		if err != nil {
+			return err
+		}
+		defer env.Close()
+		r, err := bench.ScaleWaiters(ctx, env, *n, func(s string) { fmt.Fprintln(stderr, "  "+s) })
+		if err != nil {
+			return err
+		}
+		out = r
+		rows = [][2]string{
+			{"waiters blocked", fmt.Sprint(r.Waiters)},
+			{"bridge rss", fmt.Sprintf("%s → %s", bench.FormatBytes(float64(r.RSSBefore)), bench.FormatBytes(float64(r.RSSWith)))},
+			{"per waiter", fmt.Sprintf("%.0f B (%s)", r.PerWaiter, bench.FormatBytes(r.PerWaiter))},
+			{"of which", fmt.Sprintf("goroutine stacks %s, heap in use %s", bench.FormatBytes(r.StackPerWaiter), bench.FormatBytes(r.HeapPerWaiter))},
+			{"goroutines", fmt.Sprintf("%d → %d (%.2f per waiter)", r.GoroutinesBefore, r.GoroutinesWith, r.GoroutinesPerWaiter)},
+			{"answered and released", fmt.Sprint(r.Released)},
+			{"run time", bench.FormatDuration(r.Elapsed)},
+		}
+	case "sweep":
+		var ef envFlags
+		ef.register(fs)
+		n := fs.Int("count", 100000, "questions that time out in the same second")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		ec, err := ef.config()
+		if err != nil {
+			return err
+		}
+		ec.Instances, ec.Servers, ec.NoBridge = 1, nil, true // the sweep runs in-process
+		env, err := bench.StartEnv(ctx, ec)
+		if err != nil {
+			return err
+		}
+		defer env.Close()
+		r, err := bench.ScaleSweep(ctx, env, *n, *workers, progress)
+		if err != nil {
+			return err
+		}
+		out = r
+		rows = [][2]string{
+			{"store", r.Store},
+			{"questions due in one second", fmt.Sprint(r.Questions)},
+			{"sweep", fmt.Sprintf("%s, %.0f resolutions/s", bench.FormatDuration(r.Elapsed), r.PerSecond)},
+			{"timed out", fmt.Sprint(r.TimedOut)},
+			{"resolved twice", fmt.Sprint(r.Twice)},
+			{"left pending", fmt.Sprint(r.Pending)},
+			{"copies edited", fmt.Sprint(r.Updated)},
+		}
+		if r.Twice > 0 || r.Pending > 0 || r.TimedOut != r.Questions || r.Updated != r.Questions {
+			defer func() { fmt.Fprintln(stderr, "askbench: FAIL: not every question timed out exactly once with its copy edited") }()
+		}
+	default:
+		return usageError{fmt.Errorf("scale: unknown run %q (pending, waiters or sweep)", args[0])}
+	}
+	if *asJSON {
+		return bench.WriteJSON(stdout, out)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
+	}
+	return tw.Flush()
+}
