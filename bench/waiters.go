@@ -17,8 +17,8 @@ type WaitersResult struct {
 	Waiters int `json:"waiters"`
 	// RSS of the bridge with the questions pending and nobody waiting,
 	// then with every waiter blocked.
-	RSSBefore int64 `json:"rss_before_bytes"`
-	RSSWith   int64 `json:"rss_with_waiters_bytes"`
+	RSSBefore int64   `json:"rss_before_bytes"`
+	RSSWith   int64   `json:"rss_with_waiters_bytes"`
 	PerWaiter float64 `json:"rss_per_waiter_bytes"`
 	// Goroutines of the bridge (go_goroutines on /metrics).
 	GoroutinesBefore    int     `json:"goroutines_before"`

@@ -109,7 +109,9 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			{"copies edited", fmt.Sprint(r.Updated)},
 		}
 		if r.Twice > 0 || r.Pending > 0 || r.TimedOut != r.Questions || r.Updated != r.Questions {
-			defer func() { fmt.Fprintln(stderr, "askbench: FAIL: not every question timed out exactly once with its copy edited") }()
+			defer func() {
+				fmt.Fprintln(stderr, "askbench: FAIL: not every question timed out exactly once with its copy edited")
+			}()
 		}
 	default:
 		return usageError{fmt.Errorf("scale: unknown run %q (pending, waiters or sweep)", args[0])}
