@@ -1,0 +1,138 @@
+package slack
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/slack/slackfake"
+)
+
+// fuzzHandler records what the channel hands to the broker.
+type fuzzHandler struct {
+	mu  sync.Mutex
+	got []broker.Inbound
+}
+
+func (h *fuzzHandler) HandleInbound(_ context.Context, in broker.Inbound) broker.Reply {
+	h.mu.Lock()
+	h.got = append(h.got, in)
+	h.mu.Unlock()
+	return broker.Reply{OK: true, Text: "Recorded: Postgres"}
+}
+
+func (h *fuzzHandler) take() []broker.Inbound {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.got
+	h.got = nil
+	return out
+}
+
+// Kinds of fuzzed request body.
+const (
+	fuzzInteraction = iota // form body payload=<JSON>
+	fuzzEvent              // Events API JSON
+	fuzzForm               // a raw form body (slash commands)
+)
+
+// signedRequest is a request Slack would send, with a valid v0 signature.
+func signedRequest(kind uint8, data []byte) *http.Request {
+	body, ct := string(data), "application/x-www-form-urlencoded"
+	switch kind % 3 {
+	case fuzzInteraction:
+		body = url.Values{"payload": {string(data)}}.Encode()
+	case fuzzEvent:
+		ct = "application/json"
+	}
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(testSecret))
+	mac.Write([]byte("v0:" + ts + ":" + body))
+	req := httptest.NewRequest(http.MethodPost, "/slack/events", strings.NewReader(body))
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("X-Slack-Request-Timestamp", ts)
+	req.Header.Set("X-Slack-Signature", "v0="+hex.EncodeToString(mac.Sum(nil)))
+	return req
+}
+
+// FuzzHTTPPayload feeds arbitrary signed interaction payloads, Events API
+// bodies and slash-command forms to the HTTP handler, the code that turns
+// Slack's raw JSON into broker input. Whatever the body, the handler must
+// not panic, must answer 200 or a 400 that says what is wrong, and every
+// Inbound must name this channel, a chat and a user.
+func FuzzHTTPPayload(f *testing.F) {
+	fake := slackfake.New(f)
+	fake.AddUser(ana)
+	f.Setenv("TEST_SLACK_BOT", slackfake.BotToken)
+	f.Setenv("TEST_SLACK_APP", slackfake.AppToken)
+	f.Setenv("TEST_SLACK_SECRET", testSecret)
+	h := &fuzzHandler{}
+	ch, err := New(Config{
+		BotTokenEnv: "TEST_SLACK_BOT", AppTokenEnv: "TEST_SLACK_APP", SigningSecretEnv: "TEST_SLACK_SECRET",
+		Mode: ModeHTTP, APIURL: fake.URL,
+	}, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		f.Fatalf("New: %v", err)
+	}
+	for _, s := range slackSeeds {
+		f.Add(s.kind, []byte(s.body))
+	}
+	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
+		rec := httptest.NewRecorder()
+		ch.Handler().ServeHTTP(rec, signedRequest(kind, data))
+		ch.work.Wait() // actions are processed after the response
+		switch rec.Code {
+		case http.StatusOK:
+		case http.StatusBadRequest:
+			if !strings.Contains(rec.Body.String(), "malformed") && !strings.Contains(rec.Body.String(), "not a Slack") {
+				t.Errorf("400 without saying why: %q", rec.Body.String())
+			}
+		default:
+			t.Errorf("status %d for kind %d body %q", rec.Code, kind%3, data)
+		}
+		// A slash command without channel_id or user_id still reaches
+		// the broker with an empty chat or user, which then refuses it
+		// (no question is posted to an empty chat); only the channel
+		// name is asserted here.
+		for _, in := range h.take() {
+			if in.Channel != ChannelName {
+				t.Errorf("inbound %+v does not name the slack channel", in)
+			}
+		}
+	})
+}
+
+// slackSeeds are real payload shapes: button taps, a multi-select submit,
+// the Other modal, a slash command, a thread reply and broken bodies.
+var slackSeeds = []struct {
+	kind uint8
+	body string
+}{
+	{fuzzInteraction, `{"type":"block_actions","user":{"id":"U0ANA0001","username":"ana","name":"ana","team_id":"T0TEAM001"},"api_app_id":"A0APP0001","token":"x","container":{"type":"message","message_ts":"1700000000.000100","channel_id":"C0GENERAL","is_ephemeral":false},"trigger_id":"123.456.abc","team":{"id":"T0TEAM001","domain":"team"},"channel":{"id":"C0GENERAL","name":"general"},"message":{"type":"message","ts":"1700000000.000100","text":"Which database?"},"response_url":"https://hooks.slack.com/actions/T0/1/x","actions":[{"action_id":"opt:1","block_id":"q:k7m2qx:0","text":{"type":"plain_text","text":"Postgres"},"value":"/answer k7m2qx 1","type":"button","action_ts":"1700000001.000200"}]}`},
+	{fuzzInteraction, `{"type":"block_actions","user":{"id":"U0ANA0001","name":"ana"},"container":{"type":"message","message_ts":"1.1","channel_id":"D0ANA0001"},"actions":[{"action_id":"submit","block_id":"ms:k7m2qx:0","value":"{\"id\":\"k7m2qx\",\"prompt\":1}","type":"button"}],"state":{"values":{"ms:k7m2qx:0":{"ticks":{"type":"checkboxes","selected_options":[{"value":"1"},{"value":"3"}]}}}}}`},
+	{fuzzInteraction, `{"type":"block_actions","user":{"id":"U0ANA0001","name":"ana"},"channel":{"id":"C0GENERAL"},"trigger_id":"1.2.3","actions":[{"action_id":"other","value":"{\"id\":\"k7m2qx\",\"prompt\":1}","type":"button"}]}`},
+	{fuzzInteraction, `{"type":"view_submission","user":{"id":"U0ANA0001","name":"ana"},"view":{"id":"V1","type":"modal","callback_id":"other","private_metadata":"{\"id\":\"k7m2qx\",\"prompt\":1,\"chat\":\"C0GENERAL\"}","state":{"values":{"other":{"text":{"type":"plain_text_input","value":"CockroachDB"}}}}}}`},
+	{fuzzInteraction, `{"type":"block_actions","actions":[{}]}`},
+	{fuzzEvent, `{"token":"x","team_id":"T0TEAM001","api_app_id":"A0APP0001","type":"event_callback","event_id":"Ev0001","event_time":1700000000,"event":{"type":"message","channel":"C0GENERAL","user":"U0ANA0001","text":"2","ts":"1700000002.000300","thread_ts":"1700000000.000100","channel_type":"channel"}}`},
+	{fuzzEvent, `{"type":"event_callback","event_id":"Ev0002","event":{"type":"message","channel":"D0ANA0001","user":"U0ANA0001","text":"answer k7m2qx 2","ts":"1.2","channel_type":"im"}}`},
+	{fuzzEvent, `{"type":"event_callback","event_id":"Ev0003","event":{"type":"app_mention","channel":"C0GENERAL","user":"U0ANA0001","text":"<@U0BOT0001> /pending","ts":"1.3"}}`},
+	{fuzzEvent, `{"type":"url_verification","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","token":"x"}`},
+	{fuzzEvent, `{"type":"event_callback","event":null}`},
+	{fuzzForm, `token=x&team_id=T0TEAM001&channel_id=C0GENERAL&channel_name=general&user_id=U0ANA0001&user_name=ana&command=%2Fanswer&text=k7m2qx+2&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2F1&trigger_id=1.2.3`},
+	{fuzzForm, `ssl_check=1&token=x`},
+	{fuzzForm, `command=%2Fpending`},
+	{fuzzForm, `%zz`},
+	{fuzzEvent, ``},
+}

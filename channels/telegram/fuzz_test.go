@@ -1,0 +1,113 @@
+package telegram
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
+)
+
+// fuzzHandler records what the channel hands to the broker and answers
+// every command as recorded.
+type fuzzHandler struct {
+	mu  sync.Mutex
+	got []broker.Inbound
+}
+
+func (h *fuzzHandler) HandleInbound(_ context.Context, in broker.Inbound) broker.Reply {
+	h.mu.Lock()
+	h.got = append(h.got, in)
+	h.mu.Unlock()
+	if !strings.HasPrefix(in.Text, "/") {
+		return broker.Reply{Ignored: true}
+	}
+	return broker.Reply{OK: true, Text: "Recorded: Postgres"}
+}
+
+func (h *fuzzHandler) take() []broker.Inbound {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.got
+	h.got = nil
+	return out
+}
+
+// FuzzWebhookUpdate feeds arbitrary bodies to the webhook handler, the
+// function that turns a raw Telegram update into broker input. Whatever
+// the body, the handler must not panic, must answer 200 (handled or
+// ignored) or 400 (not an update), and every Inbound it produces must name
+// this channel, a chat and a user.
+func FuzzWebhookUpdate(f *testing.F) {
+	fake := telegramfake.New(testToken, botUser)
+	defer fake.Close()
+	for _, c := range []telegramfake.Chat{team, anaDM} {
+		fake.AddChat(c)
+	}
+	f.Setenv(tokenEnv, testToken)
+	f.Setenv(secretEnv, testSecret)
+	h := &fuzzHandler{}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ch, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL(), Mode: ModeWebhook,
+		WebhookURL: "https://bridge.example/telegram", WebhookSecretEnv: secretEnv}, h, log)
+	if err != nil {
+		f.Fatalf("new channel: %v", err)
+	}
+	ch.sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	hook := ch.Handler()
+
+	for _, seed := range fuzzSeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req := httptest.NewRequest(http.MethodPost, "/telegram", bytes.NewReader(body))
+		req.Header.Set(SecretHeader, testSecret)
+		rec := httptest.NewRecorder()
+		hook.ServeHTTP(rec, req)
+		switch rec.Code {
+		case http.StatusOK:
+		case http.StatusBadRequest:
+			if !strings.Contains(rec.Body.String(), "bad update") {
+				t.Errorf("400 without saying why: %q", rec.Body.String())
+			}
+		default:
+			t.Errorf("status %d for %q", rec.Code, body)
+		}
+		for _, in := range h.take() {
+			if in.Channel != Name || in.Chat == "" || in.User == "" {
+				t.Errorf("inbound %+v lacks its channel, chat or user", in)
+			}
+			if !utf8.ValidString(in.Text) && utf8.Valid(body) {
+				t.Errorf("valid UTF-8 update produced invalid text %q", in.Text)
+			}
+		}
+	})
+}
+
+// fuzzSeeds are real update shapes: a command, a reply, a button tap, a
+// toggle, a private bare digit, membership changes and broken bodies.
+var fuzzSeeds = []string{
+	`{"update_id":100001,"message":{"message_id":5,"from":{"id":42,"is_bot":false,"first_name":"Ana","username":"ana"},"chat":{"id":-1001234567890,"type":"supergroup","title":"Team"},"date":1767225600,"text":"/answer k7m2qx 2","entities":[{"type":"bot_command","offset":0,"length":7}]}}`,
+	`{"update_id":100002,"message":{"message_id":6,"from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat":{"id":-1001234567890,"type":"supergroup","title":"Team"},"date":1767225600,"text":"2","reply_to_message":{"message_id":3,"from":{"id":777000111,"is_bot":true,"first_name":"Ask Bridge","username":"askbridge_bot"},"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500,"text":"Which database?"}}}`,
+	`{"update_id":100003,"callback_query":{"id":"4382bfdwdsb323b2d1","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1001234567890","data":"/answer k7m2qx 1","message":{"message_id":3,"from":{"id":777000111,"is_bot":true,"first_name":"Ask Bridge"},"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500,"text":"Which database?"}}}`,
+	`{"update_id":100004,"callback_query":{"id":"4382bfdwdsb323b2d2","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"t:k7m2qx.1:2","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
+	`{"update_id":100005,"callback_query":{"id":"4382bfdwdsb323b2d3","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"/answer k7m2qx 1"}}`,
+	`{"update_id":100006,"message":{"message_id":7,"from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat":{"id":42,"type":"private","first_name":"Ana"},"date":1767225600,"text":"2"}}`,
+	`{"update_id":100007,"my_chat_member":{"chat":{"id":-100555,"type":"group","title":"New"},"from":{"id":42,"is_bot":false,"first_name":"Ana"},"date":1767225600,"old_chat_member":{"user":{"id":777000111,"is_bot":true,"first_name":"Ask Bridge"},"status":"left"},"new_chat_member":{"user":{"id":777000111,"is_bot":true,"first_name":"Ask Bridge"},"status":"member"}}}`,
+	`{"update_id":100008,"message":{"message_id":8,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225600,"text":"/answer k7m2qx 2"}}`,
+	`{"update_id":100009,"edited_message":{"message_id":8,"chat":{"id":1,"type":"private"},"date":1}}`,
+	`{"update_id":"x"}`,
+	`{}`,
+	`[]`,
+	`null`,
+	``,
+}
