@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -167,7 +168,7 @@ func leaseHolder(t *testing.T, redisAddr, job string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	v, err := c.Get(ctx, "askbridge:leader:"+job).Result()
-	if err == goredis.Nil {
+	if errors.Is(err, goredis.Nil) {
 		return ""
 	}
 	if err != nil {
@@ -222,7 +223,8 @@ func runServeFails(t *testing.T, limit time.Duration, env []string, args ...stri
 		t.Fatalf("bridge serve %v still running after %s:\n%s", args, limit, out)
 	}
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
