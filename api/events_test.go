@@ -185,8 +185,8 @@ func TestEventsResumeExactlyOnceInOrder(t *testing.T) {
 	// Resume with the header: the missed ones, then a live one.
 	evs, closeStream, _ = openStream(t, e.srv.URL+"/v1/events", http.Header{"Last-Event-Id": {lastID}})
 	for range 3 {
-		ev, res := nextEvent(t, evs)
-		seen, lastID = append(seen, res.ID), ev.id
+		_, res := nextEvent(t, evs)
+		seen = append(seen, res.ID)
 	}
 	e.answer(t, ids[6])
 	ev, res := nextEvent(t, evs)

@@ -56,13 +56,6 @@ func (h *hub) broadcast(event []byte) {
 	}
 }
 
-// count returns the number of connected pages.
-func (h *hub) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs)
-}
-
 // close drops every page and refuses new ones.
 func (h *hub) close() {
 	h.mu.Lock()

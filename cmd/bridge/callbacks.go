@@ -99,15 +99,10 @@ func (c CallbacksConfig) deliveryConfig() (callback.Config, error) {
 	return out, nil
 }
 
-// callbackJobs returns the jobs that deliver results to callback URLs.
-func callbackJobs(cfg Config, b *broker.Broker, log *slog.Logger) []func(context.Context) {
-	return callbackJobsWith(cfg, b, log, nil)
-}
-
-// callbackJobsWith is callbackJobs with the delivery counters registered
-// in reg (when not nil). The deliverer runs on every instance: claiming
+// callbackJobs returns the jobs that deliver results to callback URLs,
+// with the delivery counters registered in reg (when not nil). The deliverer runs on every instance: claiming
 // a delivery holds it, so no two instances send the same attempt.
-func callbackJobsWith(cfg Config, b *broker.Broker, log *slog.Logger, reg prometheus.Registerer) []func(context.Context) {
+func callbackJobs(cfg Config, b *broker.Broker, log *slog.Logger, reg prometheus.Registerer) []func(context.Context) {
 	dc, err := cfg.Callbacks.deliveryConfig()
 	if err != nil {
 		log.Error("callbacks are not delivered: fix the configuration", "err", err)

@@ -1,6 +1,7 @@
 package telegramfake
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -55,13 +56,13 @@ func parseHTML(s string) (string, []Entity, error) {
 		case '<':
 			end := strings.IndexByte(s[i:], '>')
 			if end < 0 {
-				return "", nil, fmt.Errorf("Bad Request: can't parse entities: Unclosed start tag at byte offset %d", i)
+				return "", nil, parseError("Unclosed start tag at byte offset %d", i)
 			}
 			tag := s[i+1 : i+end]
 			if strings.HasPrefix(tag, "/") {
 				name := strings.ToLower(strings.TrimSpace(tag[1:]))
 				if len(stack) == 0 || stack[len(stack)-1].name != name {
-					return "", nil, fmt.Errorf("Bad Request: can't parse entities: Unexpected end tag at byte offset %d", i)
+					return "", nil, parseError("Unexpected end tag at byte offset %d", i)
 				}
 				top := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
@@ -72,7 +73,7 @@ func parseHTML(s string) (string, []Entity, error) {
 				name, attrs, _ := strings.Cut(tag, " ")
 				name = strings.ToLower(name)
 				if _, ok := entityTypes[name]; !ok || name == "" {
-					return "", nil, fmt.Errorf("Bad Request: can't parse entities: Unsupported start tag %q at byte offset %d", name, i)
+					return "", nil, parseError("Unsupported start tag %q at byte offset %d", name, i)
 				}
 				t := openTag{name: name, start: units}
 				if name == "a" {
@@ -102,7 +103,7 @@ func parseHTML(s string) (string, []Entity, error) {
 		}
 	}
 	if len(stack) > 0 {
-		return "", nil, fmt.Errorf("Bad Request: can't parse entities: Can't find end tag corresponding to start tag %q", stack[len(stack)-1].name)
+		return "", nil, parseError("Can't find end tag corresponding to start tag %q", stack[len(stack)-1].name)
 	}
 	return out.String(), ents, nil
 }
@@ -147,3 +148,9 @@ func attrValue(attrs, key string) string {
 
 // utf16Len is the length Telegram measures text limits in.
 func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
+
+// parseError is Telegram's description of HTML it cannot parse, written
+// as Telegram writes it.
+func parseError(format string, args ...any) error {
+	return errors.New("Bad Request: can't parse entities: " + fmt.Sprintf(format, args...))
+}
