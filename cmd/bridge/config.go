@@ -213,6 +213,9 @@ func (c *Config) finish() error {
 			return err
 		}
 	}
+	if err := c.Store.check(); err != nil {
+		return err
+	}
 	if err := c.Callbacks.validate(); err != nil {
 		return err
 	}

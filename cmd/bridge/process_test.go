@@ -192,6 +192,10 @@ func TestCheckConfig(t *testing.T) {
 		{"bad reminder", "timeouts:\n  reminders: [0.5, 1.5]\n", "timeouts.reminders[1]", exitBadInput},
 		{"bad timezone", "timezone: Mars/Olympus\n", `timezone: "Mars/Olympus" is not a time zone name`, exitBadInput},
 		{"unset channel token", "channels:\n  slack:\n    bot_token_env: ASKBRIDGE_TEST_UNSET_SLACK\n    app_token_env: ASKBRIDGE_TEST_AGENT_KEY\n", "channels.slack.bot_token_env: environment variable ASKBRIDGE_TEST_UNSET_SLACK is not set", exitBadInput},
+		{"redis section with sqlite driver", "store:\n  driver: sqlite\n  redis:\n    addrs: [127.0.0.1:6379]\n", "store.driver: is sqlite but store.redis names servers", exitBadInput},
+		{"redis section implies redis", "store:\n  redis:\n    addrs: [127.0.0.1:6379]\n", "config OK: listen 127.0.0.1:8377, store redis", 0},
+		{"unknown driver", "store:\n  driver: postgres\n", `store.driver: "postgres" is not sqlite or redis`, exitBadInput},
+		{"bad store url", "store:\n  url: mysql://x\n", `store.url: "mysql://x" is not`, exitBadInput},
 		{"bad listen", "listen: nowhere\n", `listen: "nowhere" is not host:port`, exitBadInput},
 	}
 	for _, tt := range tests {

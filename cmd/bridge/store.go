@@ -17,6 +17,38 @@ import (
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
+// check settles the driver: a store.redis section without a driver means
+// Redis (so a team's instances never each fall back to a private SQLite
+// file), and a driver that contradicts the section is an error.
+func (c *StoreConfig) check() error {
+	if c.URL != "" {
+		u, err := url.Parse(c.URL)
+		if err != nil || (u.Scheme != "sqlite" && u.Scheme != "redis" && u.Scheme != "rediss") {
+			return fmt.Errorf("store.url: %q is not sqlite:///path/file.db or redis://host:port/db", c.URL)
+		}
+		return nil
+	}
+	c.Driver = strings.ToLower(c.Driver)
+	redisSet := len(c.Redis.Addrs) > 0 || c.Redis.MasterName != ""
+	switch {
+	case c.Driver == "" && redisSet:
+		c.Driver = "redis"
+	case c.Driver == "sqlite" && redisSet:
+		return fmt.Errorf("store.driver: is sqlite but store.redis names servers; set driver: redis, or remove store.redis")
+	case c.Driver != "" && c.Driver != "sqlite" && c.Driver != "redis":
+		return fmt.Errorf("store.driver: %q is not sqlite or redis", c.Driver)
+	}
+	if c.Driver == "redis" {
+		if err := c.Redis.Validate(); err != nil {
+			return err
+		}
+	}
+	if r := time.Duration(c.Retention); r < 0 {
+		return fmt.Errorf("store.retention: must not be negative")
+	}
+	return nil
+}
+
 // defaultLeaderLease is the leader lease with Redis when none is set.
 const defaultLeaderLease = 10 * time.Second
 
