@@ -218,7 +218,7 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 		if reply, done := b.resolveFailed(q, err); done {
 			return reply
 		}
-		return Reply{OK: true, Text: "Recorded: " + answerValue(a), Question: q}
+		return Reply{OK: true, Text: "Recorded: " + AnswerValue(a), Question: q}
 	}
 	return b.answerPart(ctx, in, q, i, a)
 }
@@ -243,7 +243,7 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 	}
 	if next >= 0 {
 		b.updateCopies(q)
-		return Reply{OK: true, Text: fmt.Sprintf("Recorded: %s (%d of %d); next: %s", answerValue(a), i+1, len(q.Prompts), q.Prompts[next].Question), Question: q}
+		return Reply{OK: true, Text: fmt.Sprintf("Recorded: %s (%d of %d); next: %s", AnswerValue(a), i+1, len(q.Prompts), q.Prompts[next].Question), Question: q}
 	}
 	answers := map[string]Answer{}
 	for k, p := range q.Prompts {

@@ -46,7 +46,7 @@ func AnswerText(q *Question) string {
 		if !ok {
 			continue
 		}
-		v := answerValue(a)
+		v := AnswerValue(a)
 		if len(q.Prompts) > 1 {
 			name := p.Header
 			if name == "" {
@@ -59,7 +59,9 @@ func AnswerText(q *Question) string {
 	return strings.Join(parts, "; ")
 }
 
-func answerValue(a Answer) string {
+// AnswerValue renders one prompt's answer for people: "Postgres",
+// "Redis, Memcached", "“free text”", "skipped".
+func AnswerValue(a Answer) string {
 	if a.Skipped {
 		return "skipped"
 	}

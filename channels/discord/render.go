@@ -82,7 +82,7 @@ func pendingContent(q *broker.Question, loc *time.Location, l limits, typed []st
 		}
 		b.WriteString(promptTitle(q, i, l) + "\n")
 		if a := progress(q, i); a != nil {
-			b.WriteString("✓ " + escape(answerValue(*a)) + "\n")
+			b.WriteString("✓ " + escape(broker.AnswerValue(*a)) + "\n")
 			continue
 		}
 		for k, o := range p.Options {
@@ -137,17 +137,6 @@ func firstOpen(q *broker.Question) int {
 		}
 	}
 	return 0
-}
-
-func answerValue(a broker.Answer) string {
-	if a.Skipped {
-		return "skipped"
-	}
-	vals := append([]string(nil), a.Selected...)
-	if a.CustomText != "" {
-		vals = append(vals, "“"+a.CustomText+"”")
-	}
-	return strings.Join(vals, ", ")
 }
 
 // components builds the action rows of a pending question. A component

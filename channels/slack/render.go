@@ -48,7 +48,7 @@ func questionBlocks(q *broker.Question, loc *time.Location) []slackapi.Block {
 			blocks = append(blocks, section(blockID(q, i, "options"), optionList(p)))
 		}
 		if a := progress(q, i); a != nil {
-			blocks = append(blocks, contextLine(blockID(q, i, "done"), "Answered: "+escapeLimit(answerValue(a), maxContextText-10)))
+			blocks = append(blocks, contextLine(blockID(q, i, "done"), "Answered: "+escapeLimit(broker.AnswerValue(*a), maxContextText-10)))
 			continue
 		}
 		blocks = append(blocks, promptActions(q, i))
@@ -194,17 +194,6 @@ func progress(q *broker.Question, i int) *broker.Answer {
 		return q.Progress[i]
 	}
 	return nil
-}
-
-func answerValue(a *broker.Answer) string {
-	if a.Skipped {
-		return "skipped"
-	}
-	vals := append([]string(nil), a.Selected...)
-	if a.CustomText != "" {
-		vals = append(vals, "“"+a.CustomText+"”")
-	}
-	return strings.Join(vals, ", ")
 }
 
 // clampBlocks keeps a message within Slack's 50 blocks, keeping the last

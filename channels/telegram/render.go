@@ -152,7 +152,7 @@ func writePrompt(b *strings.Builder, q *broker.Question, i int, p broker.Prompt,
 		}
 		b.WriteString(line + question + "\n")
 		if answered != nil {
-			b.WriteString("    → " + esc(answerValue(*answered)) + "\n")
+			b.WriteString("    → " + esc(broker.AnswerValue(*answered)) + "\n")
 			return
 		}
 	}
@@ -215,21 +215,6 @@ func hint(q *broker.Question, cur int, toggles bool) string {
 		how = fmt.Sprintf("Now question %d of %d. %s", cur+1, len(q.Prompts), how)
 	}
 	return how + " <code>" + esc(example) + "</code>"
-}
-
-// answerValue shows one recorded answer.
-func answerValue(a broker.Answer) string {
-	if a.Skipped {
-		return "skipped"
-	}
-	vals := append([]string(nil), a.Selected...)
-	if a.CustomText != "" {
-		vals = append(vals, "“"+a.CustomText+"”")
-	}
-	if len(vals) == 0 {
-		return "nothing"
-	}
-	return strings.Join(vals, ", ")
 }
 
 // renderOutcome is the text of a resolved copy: the questions and what

@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -88,7 +87,7 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 		}
 		if given != nil {
 			answered++
-			pv.Answer = answerText(*given)
+			pv.Answer = broker.AnswerValue(*given)
 		}
 		selected := map[int]bool{}
 		for _, k := range q.Selections[i] {
@@ -140,17 +139,3 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 	return v
 }
 
-// answerText renders one prompt's answer in a dialog's progress.
-func answerText(a broker.Answer) string {
-	if a.Skipped {
-		return "skipped"
-	}
-	vals := append([]string(nil), a.Selected...)
-	if a.CustomText != "" {
-		vals = append(vals, "“"+a.CustomText+"”")
-	}
-	if len(vals) == 0 {
-		return "nothing"
-	}
-	return strings.Join(vals, ", ")
-}
