@@ -69,4 +69,3 @@ func (b *Broker) unsupported(ctx context.Context, q *Question, reason string) *Q
 	}
 	return r
 }
-

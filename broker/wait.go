@@ -106,4 +106,3 @@ func (b *Broker) Waiting() int {
 	}
 	return n
 }
-

@@ -138,4 +138,3 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 	}
 	return v
 }
-
