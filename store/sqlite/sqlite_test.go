@@ -142,25 +142,6 @@ func TestOpenBadPath(t *testing.T) {
 	}
 }
 
-func TestOpenUnwritableDirectory(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("permissions do not bind root")
-	}
-	dir := filepath.Join(t.TempDir(), "ro")
-	if err := os.Mkdir(dir, 0o500); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "askbridge.db")
-	s, err := sqlite.Open(context.Background(), path)
-	if err == nil {
-		s.Close()
-		t.Fatalf("Open(%q) in a read-only directory succeeded", path)
-	}
-	if !strings.Contains(err.Error(), path) {
-		t.Fatalf("Open error %q does not name %s", err, path)
-	}
-}
-
 func TestClosedIsUnavailable(t *testing.T) {
 	s := openTemp(t)
 	s.Close()
