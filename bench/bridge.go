@@ -41,6 +41,7 @@ type Bridge struct {
 	URL  string
 	bin  string
 	args []string
+	env  []string
 	out  *lockedBuffer
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -49,12 +50,15 @@ type Bridge struct {
 // StartBridge starts `bridge serve` with the bench configuration on a free
 // loopback port, its data in dataDir and the store at storeURL ("" for
 // SQLite in dataDir), and waits until it is ready.
-func StartBridge(ctx context.Context, bin, dataDir, storeURL string) (*Bridge, error) {
+//
+// extra is appended to the configuration file; env is added to the
+// process's environment.
+func StartBridge(ctx context.Context, bin, dataDir, storeURL, extra string, env []string) (*Bridge, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	cfg := filepath.Join(dataDir, "bridge.yaml")
-	if err := os.WriteFile(cfg, []byte(benchConfig), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(benchConfig+extra), 0o600); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	port, err := FreePort()
@@ -66,13 +70,14 @@ func StartBridge(ctx context.Context, bin, dataDir, storeURL string) (*Bridge, e
 	if storeURL != "" {
 		args = append(args, "--store", storeURL)
 	}
-	b := &Bridge{URL: "http://" + addr, bin: bin, args: args, out: &lockedBuffer{}}
+	b := &Bridge{URL: "http://" + addr, bin: bin, args: args, env: env, out: &lockedBuffer{}}
 	return b, b.start(ctx)
 }
 
 func (b *Bridge) start(ctx context.Context) error {
 	b.cmd = exec.Command(b.bin, b.args...)
 	b.cmd.Stdout, b.cmd.Stderr = b.out, b.out
+	b.cmd.Env = append(os.Environ(), b.env...)
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := b.cmd.Start(); err != nil {
 		return fmt.Errorf("bench: start bridge: %w", err)

@@ -32,6 +32,10 @@ type EnvConfig struct {
 	Servers []string
 	// AOF turns on the append-only file of a private Redis.
 	AOF bool
+	// ExtraConfig is appended to the bridges' configuration file, and Env
+	// added to their environment.
+	ExtraConfig string
+	Env         []string
 	// NoBridge starts only the store, for runs that work in-process.
 	NoBridge bool
 }
@@ -94,7 +98,7 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 		}
 	}
 	for i := range cfg.Instances {
-		b, err := StartBridge(ctx, bin, filepath.Join(dir, "bridge-"+strconv.Itoa(i)), e.RedisURL)
+		b, err := StartBridge(ctx, bin, filepath.Join(dir, "bridge-"+strconv.Itoa(i)), e.RedisURL, cfg.ExtraConfig, cfg.Env)
 		if err != nil {
 			return nil, err
 		}

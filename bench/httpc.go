@@ -16,8 +16,9 @@ import (
 // for lack of a server (connection refused or reset, 502–503) is sent
 // again until its context ends, the way a client rides out a restart.
 type agentAPI struct {
-	http  *http.Client
-	retry bool
+	http     *http.Client
+	retry    bool
+	callback string
 }
 
 func newAgentAPI(conns int, retry bool) *agentAPI {
@@ -95,8 +96,8 @@ func (a *agentAPI) once(ctx context.Context, method, url string, raw []byte, out
 }
 
 // askBody is a 4-option question of agent session s, call c.
-func askBody(session, call, wait string) map[string]any {
-	return map[string]any{
+func askBody(session, call, wait, callbackURL string) map[string]any {
+	b := map[string]any{
 		"session_id": session, "tool_call_id": call,
 		"question": "Which database should the service use?",
 		"header":   "Database",
@@ -108,6 +109,10 @@ func askBody(session, call, wait string) map[string]any {
 		},
 		"wait": wait,
 	}
+	if callbackURL != "" {
+		b["callback_url"] = callbackURL
+	}
+	return b
 }
 
 // chosen is the option the simulated responders pick, and its label.
@@ -122,7 +127,7 @@ var errUnexpected = errors.New("unexpected answer")
 // ask posts a question; it returns the question's id and status.
 func (a *agentAPI) ask(ctx context.Context, server, session, call, wait string) (result, error) {
 	var r result
-	code, err := a.do(ctx, http.MethodPost, server+"/v1/questions", askBody(session, call, wait), &r)
+	code, err := a.do(ctx, http.MethodPost, server+"/v1/questions", askBody(session, call, wait, a.callback), &r)
 	if err != nil {
 		return r, fmt.Errorf("ask: %w", err)
 	}

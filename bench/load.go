@@ -37,6 +37,8 @@ type LoadConfig struct {
 	Think time.Duration
 	// Retry makes requests ride out a server restart (fault runs).
 	Retry bool
+	// CallbackURL, when set, is the callback_url of every question.
+	CallbackURL string
 }
 
 // LoadResult is what a load run measured.
@@ -104,6 +106,7 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadResult, error) {
 		return nil, err
 	}
 	r := &loadRun{cfg: cfg, api: newAgentAPI(2*cfg.Agents+16, cfg.Retry)}
+	r.api.callback = cfg.CallbackURL
 	defer r.api.close()
 	start := time.Now()
 	r.stop = start.Add(cfg.Duration)

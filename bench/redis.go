@@ -23,8 +23,9 @@ type RedisServer struct {
 }
 
 // StartRedis starts redis-server (from PATH) on a free loopback port with
-// its files in dir. aof turns on the append-only file (fsync every
-// second), so that a restart keeps what was written.
+// its files in dir. aof turns on the append-only file, synced on every
+// write (appendfsync always), so that even a kill -9 keeps every write
+// Redis acknowledged.
 func StartRedis(ctx context.Context, dir string, aof bool) (*RedisServer, error) {
 	port, err := FreePort()
 	if err != nil {
@@ -34,7 +35,7 @@ func StartRedis(ctx context.Context, dir string, aof bool) (*RedisServer, error)
 	s.args = []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", dir,
 		"--save", "", "--daemonize", "no", "--logfile", "redis.log", "--maxmemory-policy", "noeviction"}
 	if aof {
-		s.args = append(s.args, "--appendonly", "yes", "--appendfsync", "everysec")
+		s.args = append(s.args, "--appendonly", "yes", "--appendfsync", "always")
 	} else {
 		s.args = append(s.args, "--appendonly", "no")
 	}
