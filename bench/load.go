@@ -91,6 +91,9 @@ type loadRun struct {
 	a2a     Latencies
 	cycle   Latencies
 	stop    time.Time
+	// prefix makes this run's idempotency keys its own, so that runs
+	// against the same server never re-attach to older questions.
+	prefix string
 
 	mu     sync.Mutex
 	errs   int
@@ -107,6 +110,7 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadResult, error) {
 	}
 	r := &loadRun{cfg: cfg, api: newAgentAPI(2*cfg.Agents+16, cfg.Retry)}
 	r.api.callback = cfg.CallbackURL
+	r.prefix = "run" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	defer r.api.close()
 	start := time.Now()
 	r.stop = start.Add(cfg.Duration)
@@ -135,7 +139,7 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadResult, error) {
 func (r *loadRun) agent(ctx context.Context, i int) {
 	n := len(r.cfg.Servers)
 	askAt, answerAt := r.cfg.Servers[i%n], r.cfg.Servers[(i+1)%n]
-	session := "agent-" + strconv.Itoa(i)
+	session := r.prefix + "-agent-" + strconv.Itoa(i)
 	for {
 		if time.Now().After(r.stop) || ctx.Err() != nil {
 			return

@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/cli"
+	"github.com/askbridge/askbridge/store/sqlite"
+)
+
+// inProcessBridge serves the real API, broker and text channel on a
+// SQLite file, on loopback.
+func inProcessBridge(t *testing.T) (string, broker.Store) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := broker.New(broker.Config{Store: st, Logger: log,
+		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: cli.Name}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Register(cli.New(""))
+	done := make(chan struct{})
+	go func() { defer close(done); b.Run(ctx) }()
+	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b))
+	t.Cleanup(func() {
+		srv.Close()
+		cancel()
+		<-done
+		b.Close()
+		st.Close()
+	})
+	return srv.URL, st
+}
+
+func TestLoadAnswersEveryQuestionOnce(t *testing.T) {
+	url, st := inProcessBridge(t)
+	for _, mode := range []string{ModePending, ModeBlocking} {
+		t.Run(mode, func(t *testing.T) {
+			res, err := Load(context.Background(), LoadConfig{Servers: []string{url}, Agents: 4, Cycles: 20,
+				Duration: 20 * time.Second, Mode: mode, Think: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Cycles != 20 || res.Errors != 0 {
+				t.Fatalf("%d cycles, %d errors (%v); want 20 and 0", res.Cycles, res.Errors, res.FirstErrors)
+			}
+			if res.AnswerToAgent.Count != 20 || res.Ask.Count != 20 || res.PerSecond <= 0 {
+				t.Errorf("summaries: ask %+v, answer-to-agent %+v, %v/s", res.Ask, res.AnswerToAgent, res.PerSecond)
+			}
+			r := &FaultResult{Name: mode}
+			if err := checkStore(context.Background(), st, dedupe(res.IDs), r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Asked = len(dedupe(res.IDs)); r.Asked != 20 {
+				t.Errorf("%d distinct questions, want 20", r.Asked)
+			}
+			if r.decide(); !r.OK {
+				t.Errorf("store check: %s", r.Verdict())
+			}
+		})
+	}
+}
+
+func TestLoadRefusesBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  LoadConfig
+		want string
+	}{
+		{"no server", LoadConfig{Agents: 1, Cycles: 1, Duration: time.Second, Mode: ModePending}, "no server"},
+		{"no agents", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Cycles: 1, Duration: time.Second, Mode: ModePending}, "agents"},
+		{"bad mode", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Agents: 1, Cycles: 1, Duration: time.Second, Mode: "eager"}, "mode"},
+		{"no duration", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Agents: 1, Cycles: 1, Mode: ModePending}, "duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(context.Background(), tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one naming %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestStoreOnlyOnSQLite(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "so.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := StoreOnly(ctx, st, 4, 40, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cycles != 40 || res.Cycle.Count != 40 {
+		t.Errorf("%d cycles (%d timed), want 40", res.Cycles, res.Cycle.Count)
+	}
+	seen, err := countEvents(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 40 {
+		t.Errorf("%d questions have events, want 40", len(seen))
+	}
+}
