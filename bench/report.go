@@ -68,6 +68,14 @@ func (r *LoadReport) WriteTable(w io.Writer) error {
 		row(fmt.Sprintf("bridge %d", i+1), fmt.Sprintf("cpu %s (%.2f cores)", FormatDuration(b.CPU), b.CPUShare),
 			fmt.Sprintf("%s cpu/cycle", FormatDuration(b.CPUPerCycle)), "peak rss "+FormatBytes(float64(b.PeakRSS)))
 	}
+	for _, o := range []struct {
+		name string
+		p    *ProcStats
+	}{{"redis-server", r.Redis}, {"load tool", r.Tool}} {
+		if o.p != nil {
+			row(o.name, fmt.Sprintf("cpu %s (%.2f cores)", FormatDuration(o.p.CPU), o.p.CPUShare), fmt.Sprintf("%s cpu/cycle", FormatDuration(o.p.CPUPerCycle)))
+		}
+	}
 	if s := r.StoreOnly; s != nil {
 		row("store-only", fmt.Sprintf("%.0f cycles/s", s.PerSecond), fmt.Sprintf("%d cycles in %s", s.Cycles, FormatDuration(s.Elapsed)), summaryRow(s.Cycle))
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,10 +36,14 @@ type LoadReport struct {
 	Load      *LoadResult `json:"end_to_end"`
 	// RedisCallsPerCycle is the INFO commandstats delta (sum of calls,
 	// including calls made inside scripts) divided by cycles.
-	RedisCallsPerCycle float64            `json:"redis_calls_per_cycle,omitempty"`
-	Bridges            []ProcStats        `json:"bridges,omitempty"`
-	StoreOnly          *StoreOnlyResult   `json:"store_only,omitempty"`
-	StoreOnlyRedis     *StoreOnlyRedisUse `json:"store_only_redis,omitempty"`
+	RedisCallsPerCycle float64     `json:"redis_calls_per_cycle,omitempty"`
+	Bridges            []ProcStats `json:"bridges,omitempty"`
+	// Tool and Redis are the load tool's own process and the private
+	// redis-server, which share the machine with the bridges.
+	Tool           *ProcStats         `json:"tool,omitempty"`
+	Redis          *ProcStats         `json:"redis_server,omitempty"`
+	StoreOnly      *StoreOnlyResult   `json:"store_only,omitempty"`
+	StoreOnlyRedis *StoreOnlyRedisUse `json:"store_only_redis,omitempty"`
 	// Ratio is end-to-end cycles/s divided by store-only cycles/s.
 	Ratio float64 `json:"ratio_to_store_only,omitempty"`
 }
@@ -66,13 +71,25 @@ func RunLoad(ctx context.Context, env *Env, cfg LoadConfig, storeOnly bool) (*Lo
 		defer rc.Close()
 	}
 	calls0 := redisCalls(ctx, rc)
-	sampler := startSampler(env.Bridges)
+	pids := []int{os.Getpid()}
+	if env.Redis != nil {
+		pids = append(pids, env.Redis.Pid())
+	}
+	for _, b := range env.Bridges {
+		pids = append(pids, b.Pid())
+	}
+	sampler := startSampler(pids)
 	res, err := Load(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	rep.Load = res
-	rep.Bridges = sampler.stop(res.Elapsed, res.Cycles)
+	procs := sampler.stop(res.Elapsed, res.Cycles)
+	rep.Tool, procs = &procs[0], procs[1:]
+	if env.Redis != nil {
+		rep.Redis, procs = &procs[0], procs[1:]
+	}
+	rep.Bridges = procs
 	if rc != nil && res.Cycles > 0 {
 		rep.RedisCallsPerCycle = float64(redisCalls(ctx, rc)-calls0) / float64(res.Cycles)
 	}
@@ -149,11 +166,11 @@ type sampler struct {
 	start time.Time
 }
 
-func startSampler(bridges []*Bridge) *sampler {
+func startSampler(pids []int) *sampler {
 	s := &sampler{quit: make(chan struct{}), start: time.Now()}
-	for _, b := range bridges {
-		p, _ := ReadProc(b.Pid())
-		s.pids = append(s.pids, b.Pid())
+	for _, pid := range pids {
+		p, _ := ReadProc(pid)
+		s.pids = append(s.pids, pid)
 		s.cpu0 = append(s.cpu0, p.CPU)
 		s.peak = append(s.peak, p.RSS)
 	}
