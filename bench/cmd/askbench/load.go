@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,6 +68,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&cfg.Think, "think", 0, "responder think time before answering")
 	storeOnly := fs.Bool("store-only", true, "also measure the store-only bound")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	perfOut := fs.String("perf", "", "record a CPU profile of the first bridge with Linux perf into this file")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -80,6 +84,13 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer env.Close()
+	if *perfOut != "" && len(env.Bridges) > 0 {
+		stop, err := startPerf(*perfOut, env.Bridges[0].Pid())
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	rep, err := bench.RunLoad(ctx, env, cfg, *storeOnly)
 	if err != nil {
 		return err
@@ -88,4 +99,17 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return bench.WriteJSON(stdout, rep)
 	}
 	return rep.WriteTable(stdout)
+}
+
+// startPerf samples pid's stacks with perf record until the returned
+// function is called.
+func startPerf(out string, pid int) (func(), error) {
+	cmd := exec.Command("perf", "record", "-F", "499", "-g", "-q", "-o", out, "-p", strconv.Itoa(pid))
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("perf: %w (is perf installed?)", err)
+	}
+	return func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}, nil
 }
