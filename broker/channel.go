@@ -77,6 +77,10 @@ type Reply struct {
 	Ignored bool `json:"-"`
 	// Question is the question acted on, as it stands after the action.
 	Question *Question `json:"-"`
+	// Err classifies a refusal for front doors that speak status codes:
+	// ErrNotFound, ErrClosed, ErrInvalid, ErrForbidden, ErrConflict or
+	// ErrUnavailable. It is nil when OK or Ignored.
+	Err error `json:"-"`
 }
 
 // InboundHandler takes every person's action from the channels. The
