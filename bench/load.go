@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -33,7 +34,8 @@ type LoadConfig struct {
 	// Mode is ModeBlocking (the ask blocks until answered) or
 	// ModePending (the ask returns at once; the agent long-polls).
 	Mode string
-	// Think is how long a responder waits before answering.
+	// Think is how long a responder waits before answering, on average
+	// (uniformly between half and one and a half times it).
 	Think time.Duration
 	// Retry makes requests ride out a server restart (fault runs).
 	Retry bool
@@ -140,6 +142,15 @@ func (r *loadRun) agent(ctx context.Context, i int) {
 	n := len(r.cfg.Servers)
 	askAt, answerAt := r.cfg.Servers[i%n], r.cfg.Servers[(i+1)%n]
 	session := r.prefix + "-agent-" + strconv.Itoa(i)
+	// With a think time, agents start spread over one think time, so
+	// that they do not move in lockstep.
+	if r.cfg.Think > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.cfg.Think * time.Duration(i) / time.Duration(r.cfg.Agents)):
+		}
+	}
 	for {
 		if time.Now().After(r.stop) || ctx.Err() != nil {
 			return
@@ -182,10 +193,12 @@ func (r *loadRun) created(id string) {
 // was sent.
 func (r *loadRun) respond(ctx context.Context, server, id string) (time.Time, error) {
 	if r.cfg.Think > 0 {
+		// Think times vary by ±50 % around the configured one.
+		think := r.cfg.Think/2 + rand.N(r.cfg.Think)
 		select {
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
-		case <-time.After(r.cfg.Think):
+		case <-time.After(think):
 		}
 	}
 	sent := time.Now()
