@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -39,8 +40,20 @@ func (f *envFlags) config() (bench.EnvConfig, error) {
 			c.Servers = append(c.Servers, strings.TrimSuffix(s, "/"))
 		}
 	}
-	if c.Instances != 1 && c.Instances != 2 {
+	switch {
+	case c.Instances != 1 && c.Instances != 2:
 		return c, usageError{fmt.Errorf("--instances %d: use 1 or 2", c.Instances)}
+	case c.Store == "sqlite" || c.Store == "redis":
+	case strings.HasPrefix(c.Store, "redis://"):
+		u, err := url.Parse(c.Store)
+		if err != nil || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost") {
+			return c, usageError{fmt.Errorf("--store %q: only a Redis on 127.0.0.1 is allowed", c.Store)}
+		}
+	default:
+		return c, usageError{fmt.Errorf("--store %q: use sqlite, redis or a redis://127.0.0.1:PORT URL", c.Store)}
+	}
+	if c.Instances == 2 && c.Store == "sqlite" && len(c.Servers) == 0 {
+		return c, usageError{fmt.Errorf("--instances 2: two instances share a store only with Redis; add --store redis")}
 	}
 	return c, nil
 }

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestRunRefusesBadCommandLines(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", nil, 2, "usage: askbench"},
+		{"unknown command", []string{"stress"}, 2, `unknown command "stress"`},
+		{"help", []string{"help"}, 0, ""},
+		{"three instances", []string{"load", "--instances", "3"}, 2, "--instances 3: use 1 or 2"},
+		{"unknown store", []string{"load", "--store", "mysql"}, 2, `--store "mysql"`},
+		{"remote redis", []string{"load", "--store", "redis://10.1.1.1:6379/0"}, 2, "only a Redis on 127.0.0.1"},
+		{"remote server", []string{"load", "--server", "http://192.0.2.1:8377"}, 2, "only http://127.0.0.1:PORT"},
+		{"two sqlite instances", []string{"load", "--instances", "2"}, 2, "only with Redis"},
+		{"unknown flag", []string{"load", "--agentz", "5"}, 2, "agentz"},
+		{"stray argument", []string{"load", "now"}, 2, "unexpected arguments"},
+		{"scale without run", []string{"scale"}, 2, "pending, waiters or sweep"},
+		{"unknown scale run", []string{"scale", "disk"}, 2, `unknown run "disk"`},
+		{"unknown fault", []string{"fault", "flood"}, 2, `unknown run "flood"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), tt.args, &out, &errb)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tt.code, errb.String())
+			}
+			if !strings.Contains(errb.String(), tt.want) {
+				t.Errorf("stderr %q lacks %q", errb.String(), tt.want)
+			}
+		})
+	}
+}
