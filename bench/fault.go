@@ -58,6 +58,11 @@ type FaultResult struct {
 	// (process faults): how long an agent waited for an answer already
 	// given, across the fault.
 	SlowestAnswer time.Duration `json:"slowest_answer_to_agent_ns,omitempty"`
+	// SlowestCycle is the longest whole cycle (ask, answer, result),
+	// retries included.
+	SlowestCycle time.Duration `json:"slowest_cycle_ns,omitempty"`
+	// SlowestAsk is the longest ask until the agent had the id.
+	SlowestAsk time.Duration `json:"slowest_ask_ns,omitempty"`
 	// Recovery is how long the fault took to heal as seen by the tool.
 	Recovery time.Duration `json:"recovery_ns"`
 	Notes    []string      `json:"notes,omitempty"`
@@ -73,7 +78,7 @@ func (r *FaultResult) Verdict() string {
 	s := fmt.Sprintf("%s %s: %d asked, %d answered, %d lost, %d left pending, %d resolved twice, %d callbacks missing, %d copies unedited, %d client errors, recovered in %s",
 		word, r.Name, r.Asked, r.Answered, r.Lost, r.LeftPending, r.Twice, r.CallbacksMissing, r.CopiesUnedited, r.LoadErrors, FormatDuration(r.Recovery))
 	if r.SlowestAnswer > 0 {
-		s += ", slowest answer-to-agent " + FormatDuration(r.SlowestAnswer)
+		s += ", slowest answer-to-agent " + FormatDuration(r.SlowestAnswer) + ", slowest ask " + FormatDuration(r.SlowestAsk) + ", slowest cycle " + FormatDuration(r.SlowestCycle)
 	}
 	if len(r.Notes) > 0 {
 		s += " (" + strings.Join(r.Notes, "; ") + ")"
@@ -157,6 +162,8 @@ func RunProcessFault(ctx context.Context, cfg FaultConfig, log func(string)) (*F
 	log(fmt.Sprintf("load done: %d cycles, %d errors", lo.r.Cycles, lo.r.Errors))
 	res.LoadErrors = lo.r.Errors
 	res.SlowestAnswer = lo.r.AnswerToAgent.Max
+	res.SlowestCycle = lo.r.Cycle.Max
+	res.SlowestAsk = lo.r.Ask.Max
 	for _, e := range lo.r.FirstErrors {
 		res.Notes = append(res.Notes, "client: "+e)
 	}
