@@ -22,6 +22,10 @@ type Config struct {
 	ReminderPoints []float64
 	// PostTimeout bounds one channel's Post (15 s when zero).
 	PostTimeout time.Duration
+	// UpdateRetry bounds how long the edit of a resolved copy is retried
+	// after failures that retrying can fix, such as an unreachable
+	// platform (15 min when zero).
+	UpdateRetry time.Duration
 	Location    *time.Location
 	Logger      *slog.Logger
 	Now         func() time.Time
@@ -52,6 +56,9 @@ type Broker struct {
 	waiters map[string]map[chan struct{}]struct{}
 
 	updates sync.WaitGroup
+	// closing ends the retries of copy edits when the broker closes.
+	closing context.Context
+	close   context.CancelFunc
 }
 
 // New returns a Broker for cfg.
@@ -71,6 +78,9 @@ func New(cfg Config) (*Broker, error) {
 	if err := ValidateReminders("reminders", cfg.ReminderPoints); err != nil {
 		return nil, fmt.Errorf("broker: %w", err)
 	}
+	if cfg.UpdateRetry == 0 {
+		cfg.UpdateRetry = 15 * time.Minute
+	}
 	if cfg.PostTimeout == 0 {
 		cfg.PostTimeout = 15 * time.Second
 	}
@@ -86,11 +96,13 @@ func New(cfg Config) (*Broker, error) {
 	if cfg.Routes == nil {
 		cfg.Routes = map[string]Route{}
 	}
-	return &Broker{
+	b := &Broker{
 		cfg: cfg, store: cfg.Store, log: cfg.Logger,
 		channels: map[string]Channel{},
 		waiters:  map[string]map[chan struct{}]struct{}{},
-	}, nil
+	}
+	b.closing, b.close = context.WithCancel(context.Background())
+	return b, nil
 }
 
 // Register adds a channel. Call it before Run and before the first Ask.
@@ -121,7 +133,11 @@ func (b *Broker) Run(ctx context.Context) {
 }
 
 // Close waits for the updates of posted copies that are under way.
-func (b *Broker) Close() { b.updates.Wait() }
+// Close stops retrying failed copy edits and waits for the edits under way.
+func (b *Broker) Close() {
+	b.close()
+	b.updates.Wait()
+}
 
 // Ask validates req, stores the question as pending and posts it to every
 // target of its route. Asking again with the same (agent, session_id,
@@ -241,15 +257,64 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 }
 
 // updateCopies edits every posted copy of q in the background; Close
-// waits for them.
+// waits for them. The edit of a resolved copy is retried with backoff
+// while the platform is unreachable, so that no copy keeps live buttons
+// after a resolution; progress edits of a pending dialog are not retried,
+// since a later one supersedes them.
 func (b *Broker) updateCopies(q *Question) {
 	b.updates.Add(1)
 	go func() {
 		defer b.updates.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*b.cfg.PostTimeout)
-		defer cancel()
-		b.eachCopy(ctx, q, "update", func(ch Channel, m MessageRef) error { return ch.Update(ctx, q, m) })
+		ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
+		refs, err := b.store.Messages(ctx, q.ID)
+		cancel()
+		if err != nil {
+			b.log.Error("update copies: list messages", "question_id", q.ID, "err", err)
+			return
+		}
+		for _, m := range refs {
+			if ch, ok := b.channels[m.Channel]; ok {
+				b.updates.Add(1)
+				go func() {
+					defer b.updates.Done()
+					b.updateCopy(ch, q, m)
+				}()
+			}
+		}
 	}()
+}
+
+// updateCopy edits one copy, retrying failures that are not permanent
+// until UpdateRetry has passed or the broker closes.
+func (b *Broker) updateCopy(ch Channel, q *Question, m MessageRef) {
+	giveUp := time.Now().Add(b.cfg.UpdateRetry)
+	delay := time.Second
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
+		err := ch.Update(ctx, q, m)
+		cancel()
+		log := b.log.With("question_id", q.ID, "channel", m.Channel, "chat", m.Chat, "attempt", attempt)
+		switch {
+		case err == nil:
+			if attempt > 1 {
+				log.Info("copy updated after retrying")
+			}
+			return
+		case errors.Is(err, ErrPermanent), !q.Status.Terminal():
+			log.Warn("update copy failed", "err", err)
+			return
+		case time.Now().Add(delay).After(giveUp):
+			log.Error("update copy failed; giving up", "err", err, "after", b.cfg.UpdateRetry)
+			return
+		}
+		log.Warn("update copy failed; will retry", "err", err, "in", delay)
+		select {
+		case <-b.closing.Done():
+			return
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, time.Minute)
+	}
 }
 
 func (b *Broker) eachCopy(ctx context.Context, q *Question, what string, fn func(Channel, MessageRef) error) {

@@ -490,3 +490,32 @@ func TestWaitRenewsLease(t *testing.T) {
 		t.Fatalf("a waited-on question's lease lapsed: %v", lapsed)
 	}
 }
+
+func TestResolvedCopyEditIsRetriedUntilThePlatformAnswers(t *testing.T) {
+	e := newEnv(t, map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}}})
+	q := e.ask(t, dbQuestion())
+	e.ch.UpdateFailures = 1
+	if r := e.b.HandleInbound(context.Background(), in("c1", "ana", "/answer "+q.ID+" 2")); !r.OK {
+		t.Fatal(r.Text)
+	}
+	if !e.ch.WaitFor(10*time.Second, func(c *brokertest.Channel) bool { return len(c.Updates()) == 1 }) {
+		t.Fatalf("the copy was never edited after the platform came back (%d attempts)", e.ch.UpdateAttempts())
+	}
+	if got := e.ch.Updates()[0]; got.Status != broker.StatusAnswered {
+		t.Fatalf("copy edited to %s", got.Status)
+	}
+	if n := e.ch.UpdateAttempts(); n != 2 {
+		t.Fatalf("%d attempts, want 2 (one failure, one success)", n)
+	}
+}
+
+func TestPermanentEditFailureIsNotRetried(t *testing.T) {
+	e := newEnv(t, map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}}})
+	q := e.ask(t, dbQuestion())
+	e.ch.UpdateErr = broker.Permanent(errors.New("message to edit not found"))
+	e.b.HandleInbound(context.Background(), in("c1", "ana", "/answer "+q.ID+" 2"))
+	e.b.Close() // waits for the edit under way; a retry would still be sleeping
+	if n := e.ch.UpdateAttempts(); n != 1 {
+		t.Fatalf("%d attempts at a permanently failing edit, want 1", n)
+	}
+}

@@ -16,10 +16,16 @@ import (
 type Channel struct {
 	ChannelName string
 	Fail        map[string]error
+	// UpdateFailures makes that many Update calls fail with a transient
+	// error (a platform that cannot be reached) before they succeed.
+	UpdateFailures int
+	// UpdateErr, when set, fails every Update with it.
+	UpdateErr error
 
 	mu        sync.Mutex
 	posts     []*broker.Question
 	updates   []*broker.Question
+	attempts  int
 	reminders []string
 	changed   chan struct{}
 	seq       int
@@ -55,6 +61,14 @@ func (c *Channel) Post(_ context.Context, q *broker.Question, chat string) (brok
 func (c *Channel) Update(_ context.Context, q *broker.Question, _ broker.MessageRef) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.attempts++
+	if c.UpdateErr != nil {
+		return c.UpdateErr
+	}
+	if c.UpdateFailures > 0 {
+		c.UpdateFailures--
+		return ErrUnreachable
+	}
 	c.updates = append(c.updates, q.Clone())
 	c.signal()
 	return nil
@@ -114,5 +128,15 @@ func (c *Channel) WaitFor(timeout time.Duration, cond func(c *Channel) bool) boo
 	}
 }
 
+// UpdateAttempts counts Update calls, failed ones included.
+func (c *Channel) UpdateAttempts() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.attempts
+}
+
 // ErrChatNotFound is a platform-like failure for Fail.
 var ErrChatNotFound = errors.New("chat not found")
+
+// ErrUnreachable is a transient failure: the platform cannot be reached.
+var ErrUnreachable = errors.New("dial tcp: connection refused")

@@ -16,8 +16,10 @@ import (
 
 // staleReservation is how old an idempotency reservation must be, with no
 // question stored under it, before another Create may take it over: the
-// Create that made it has died between its two steps.
-const staleReservation = 30 * time.Second
+// Create that made it has died (or Redis restarted) between its two steps,
+// which are one round trip apart. It is short so that an agent retrying
+// after a Redis restart is not held for long.
+const staleReservation = 5 * time.Second
 
 // reserveScript maps an idempotency key to an id unless it maps already.
 // KEYS: idem. ARGV: 1 id, 2 nowMs, 3 ttlMs, 4 "1" to take the key over
