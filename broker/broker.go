@@ -53,7 +53,7 @@ type Broker struct {
 	channels map[string]Channel
 
 	mu      sync.Mutex
-	waiters map[string]map[chan struct{}]struct{}
+	waiters map[string]map[chan *Question]struct{}
 
 	updates sync.WaitGroup
 	// closing ends the retries of copy edits when the broker closes.
@@ -99,7 +99,7 @@ func New(cfg Config) (*Broker, error) {
 	b := &Broker{
 		cfg: cfg, store: cfg.Store, log: cfg.Logger,
 		channels: map[string]Channel{},
-		waiters:  map[string]map[chan struct{}]struct{}{},
+		waiters:  map[string]map[chan *Question]struct{}{},
 	}
 	b.closing, b.close = context.WithCancel(context.Background())
 	return b, nil
@@ -128,7 +128,7 @@ func (b *Broker) Now() time.Time { return b.cfg.Now() }
 // Run consumes the store's resolution feed and wakes waiters until ctx ends.
 func (b *Broker) Run(ctx context.Context) {
 	for id := range b.store.Watch(ctx) {
-		b.wake(id)
+		b.wake(id, nil)
 	}
 }
 
@@ -251,7 +251,7 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 	if b.cfg.Observer != nil {
 		b.cfg.Observer.Resolved(q)
 	}
-	b.wake(id)
+	b.wake(id, q)
 	b.updateCopies(q)
 	return q, nil
 }

@@ -32,7 +32,11 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 		case <-renew:
 			b.renewLease(ctx, q)
 			continue
-		case <-wake:
+		case resolved := <-wake:
+			if resolved != nil {
+				// Resolved on this instance: the question is at hand.
+				return resolved, nil
+			}
 		}
 		if q, err = b.store.Get(context.WithoutCancel(ctx), id); err != nil {
 			return nil, err
@@ -55,18 +59,18 @@ func (b *Broker) RenewLease(ctx context.Context, q *Question) {
 	}
 }
 
-func (b *Broker) addWaiter(id string) chan struct{} {
-	c := make(chan struct{}, 1)
+func (b *Broker) addWaiter(id string) chan *Question {
+	c := make(chan *Question, 1)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.waiters[id] == nil {
-		b.waiters[id] = map[chan struct{}]struct{}{}
+		b.waiters[id] = map[chan *Question]struct{}{}
 	}
 	b.waiters[id][c] = struct{}{}
 	return c
 }
 
-func (b *Broker) removeWaiter(id string, c chan struct{}) {
+func (b *Broker) removeWaiter(id string, c chan *Question) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.waiters[id], c)
@@ -76,13 +80,17 @@ func (b *Broker) removeWaiter(id string, c chan struct{}) {
 }
 
 // wake signals the waiters of id, or of every question when id is "".
-func (b *Broker) wake(id string) {
+// resolved, when not nil, is the question as this instance resolved it,
+// handed to the waiters so that they need not read it again; nil asks
+// them to re-read from the store (a hint from the resolution feed).
+// Waiters share it and must not change it.
+func (b *Broker) wake(id string, resolved *Question) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	signal := func(set map[chan struct{}]struct{}) {
+	signal := func(set map[chan *Question]struct{}) {
 		for c := range set {
 			select {
-			case c <- struct{}{}:
+			case c <- resolved:
 			default:
 			}
 		}
