@@ -96,19 +96,20 @@ func FuzzHTTPPayload(f *testing.F) {
 		switch rec.Code {
 		case http.StatusOK:
 		case http.StatusBadRequest:
-			if !strings.Contains(rec.Body.String(), "malformed") && !strings.Contains(rec.Body.String(), "not a Slack") {
+			if why := rec.Body.String(); !strings.Contains(why, "malformed") && !strings.Contains(why, "not a Slack") && !strings.Contains(why, "without channel_id or user_id") {
 				t.Errorf("400 without saying why: %q", rec.Body.String())
 			}
 		default:
 			t.Errorf("status %d for kind %d body %q", rec.Code, kind%3, data)
 		}
-		// A slash command without channel_id or user_id still reaches
-		// the broker with an empty chat or user, which then refuses it
-		// (no question is posted to an empty chat); only the channel
-		// name is asserted here.
+		// Every Inbound names the channel; a slash command names its
+		// chat and user too (one without them is refused with a 400).
 		for _, in := range h.take() {
 			if in.Channel != ChannelName {
 				t.Errorf("inbound %+v does not name the slack channel", in)
+			}
+			if kind%3 == fuzzForm && (in.Chat == "" || in.User == "") {
+				t.Errorf("slash command inbound %+v lacks its chat or user", in)
 			}
 		}
 	})

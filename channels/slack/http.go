@@ -85,6 +85,10 @@ func (c *Channel) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "malformed slash command", http.StatusBadRequest)
 			return
 		}
+		if s.ChannelID == "" || s.UserID == "" {
+			http.Error(w, "slash command without channel_id or user_id", http.StatusBadRequest)
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 		c.goProcess(r.Context(), func(ctx context.Context) { c.slashCommand(ctx, s) })
 	default:

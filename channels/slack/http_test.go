@@ -99,6 +99,22 @@ func TestHTTPModeVerifiesEveryRequest(t *testing.T) {
 			t.Errorf("inbound = %+v", got)
 		}
 	})
+	t.Run("signed slash command without channel or user", func(t *testing.T) {
+		n := len(rec.inbounds())
+		for _, field := range []string{"channel_id", "user_id"} {
+			f := slackfake.SlashCommand(bob, general, "general", "/answer", "k7m2qx 1")
+			f.Del(field)
+			form := []byte(f.Encode())
+			code, resp := deliver(t, srv, PathCommands, formType, form, slackfake.Sign(testSecret, time.Now(), form))
+			if code != http.StatusBadRequest || !strings.Contains(resp, "without channel_id or user_id") {
+				t.Errorf("without %s: %d %q, want 400 naming the missing field", field, code, resp)
+			}
+		}
+		e.ch.drain()
+		if got := rec.inbounds(); len(got) != n {
+			t.Errorf("a slash command without channel or user reached the broker: %+v", got[n:])
+		}
+	})
 }
 
 func TestHTTPModeEvents(t *testing.T) {

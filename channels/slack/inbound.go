@@ -142,6 +142,10 @@ func (c *Channel) slashCommand(ctx context.Context, s slackapi.SlashCommand) {
 		c.log.Debug("unknown slash command", "command", s.Command)
 		return
 	}
+	if s.ChannelID == "" || s.UserID == "" {
+		c.log.Warn("slash command without channel_id or user_id dropped", "command", s.Command)
+		return
+	}
 	c.dispatch(ctx, broker.Inbound{
 		Channel: ChannelName, Chat: chatOf(s.ChannelID, s.UserID), User: s.UserID, Name: s.UserName,
 		Text:    strings.TrimSpace(s.Command + " " + s.Text),
