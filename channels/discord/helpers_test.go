@@ -1,7 +1,6 @@
 package discord
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
+	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 // waitTimeout bounds every wait in these tests; nothing here should take
@@ -60,24 +60,6 @@ func (r *recorder) wait(t *testing.T, n int) broker.Inbound {
 	return r.all()[n-1]
 }
 
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 var envCounter atomic.Int64
 
 // env is a channel wired to a fake Discord with one guild channel.
@@ -86,7 +68,7 @@ type env struct {
 	ch    *Channel
 	guild string
 	chat  string
-	logs  *syncBuffer
+	logs  *testutil.Buffer
 }
 
 // newEnv builds a channel against a fresh fake; mutate adjusts the config.
@@ -94,7 +76,7 @@ func newEnv(t *testing.T, h broker.InboundHandler, mutate func(*Config)) *env {
 	t.Helper()
 	fake := discordfake.New()
 	t.Cleanup(fake.Close)
-	e := &env{fake: fake, guild: fake.NewGuild(), logs: &syncBuffer{}}
+	e := &env{fake: fake, guild: fake.NewGuild(), logs: &testutil.Buffer{}}
 	e.chat = fake.AddChannel(e.guild)
 	name := fmt.Sprintf("ASKBRIDGE_TEST_DISCORD_TOKEN_%d", envCounter.Add(1))
 	t.Setenv(name, fake.Token)

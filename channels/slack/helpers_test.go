@@ -1,7 +1,6 @@
 package slack
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
+	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 const (
@@ -72,28 +72,10 @@ func (r *recorder) waitN(t *testing.T, n int) []broker.Inbound {
 	}
 }
 
-// logBuffer collects the channel's logs, to check what they leak.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 type testEnv struct {
 	fake *slackfake.Server
 	ch   *Channel
-	logs *logBuffer
+	logs *testutil.Buffer
 }
 
 // newEnv builds a channel in mode against a new fake Slack.
@@ -105,7 +87,7 @@ func newEnv(t *testing.T, mode string, h broker.InboundHandler) *testEnv {
 	t.Setenv("TEST_SLACK_BOT", slackfake.BotToken)
 	t.Setenv("TEST_SLACK_APP", slackfake.AppToken)
 	t.Setenv("TEST_SLACK_SECRET", testSecret)
-	logs := &logBuffer{}
+	logs := &testutil.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ch, err := New(Config{
 		BotTokenEnv: "TEST_SLACK_BOT", AppTokenEnv: "TEST_SLACK_APP", SigningSecretEnv: "TEST_SLACK_SECRET",

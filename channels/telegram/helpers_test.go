@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
+	"github.com/askbridge/askbridge/internal/testutil"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -37,24 +37,6 @@ var (
 )
 
 func chatID(c telegramfake.Chat) string { return strconv.FormatInt(c.ID, 10) }
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // sleeper records the waits the channel asks for instead of sleeping.
 type sleeper struct {
@@ -83,7 +65,7 @@ type env struct {
 	fake  *telegramfake.Server
 	ch    *Channel
 	b     *broker.Broker
-	logs  *syncBuffer
+	logs  *testutil.Buffer
 	sleep *sleeper
 	// hookURL is where the webhook is served in webhook mode.
 	hookURL string
@@ -106,7 +88,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	logs := &syncBuffer{}
+	logs := &testutil.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	b, err := broker.New(broker.Config{
 		Store: st,

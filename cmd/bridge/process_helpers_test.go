@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 // The process tests run the real binary, built once per test run.
@@ -57,25 +59,8 @@ func freeAddr(t *testing.T) string {
 type proc struct {
 	cmd    *exec.Cmd
 	addr   string
-	out    *syncBuffer
+	out    *testutil.Buffer
 	exited chan struct{}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startServe starts `bridge serve` on addr with the given arguments and
@@ -84,7 +69,7 @@ func startServe(t *testing.T, addr string, env []string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(bridgeBinary(t), append([]string{"serve", "--listen", addr}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
-	p := &proc{cmd: cmd, addr: addr, out: &syncBuffer{}, exited: make(chan struct{})}
+	p := &proc{cmd: cmd, addr: addr, out: &testutil.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -170,15 +155,15 @@ func runBridge(t *testing.T, addr string, args ...string) cliResult {
 // background is a client command running in the background.
 type background struct {
 	cmd  *exec.Cmd
-	out  *syncBuffer
-	errb *syncBuffer
+	out  *testutil.Buffer
+	errb *testutil.Buffer
 	done chan int
 }
 
 func startBridge(t *testing.T, addr string, args ...string) *background {
 	t.Helper()
 	cmd := bridgeCmd(t, addr, args...)
-	bg := &background{cmd: cmd, out: &syncBuffer{}, errb: &syncBuffer{}, done: make(chan int, 1)}
+	bg := &background{cmd: cmd, out: &testutil.Buffer{}, errb: &testutil.Buffer{}, done: make(chan int, 1)}
 	cmd.Stdout, cmd.Stderr = bg.out, bg.errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	goredis "github.com/redis/go-redis/v9"
-
+	"github.com/askbridge/askbridge/internal/testutil"
 	"github.com/askbridge/askbridge/store/redis/redistest"
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // The Redis process tests run real `bridge serve` binaries against a
@@ -197,7 +197,7 @@ func (p *proc) acquisitions(job string) int {
 
 // stampWriter records when its first byte arrived.
 type stampWriter struct {
-	syncBuffer
+	testutil.Buffer
 	once  sync.Once
 	first chan time.Time
 }
@@ -206,7 +206,7 @@ func newStampWriter() *stampWriter { return &stampWriter{first: make(chan time.T
 
 func (w *stampWriter) Write(p []byte) (int, error) {
 	w.once.Do(func() { w.first <- time.Now() })
-	return w.syncBuffer.Write(p)
+	return w.Buffer.Write(p)
 }
 
 // runServeFails runs `bridge serve` with extra environment variables,

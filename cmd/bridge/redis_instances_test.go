@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 // Two bridges on one Redis: a blocking `bridge ask` on A gets the answer
@@ -19,7 +21,7 @@ func TestRedisAnswerThroughOtherInstance(t *testing.T) {
 	_, a, b := startRedisPair(t)
 	out := newStampWriter()
 	ask := bridgeCmd(t, a.addr, "ask", "--option", "Postgres", "--option", "SQLite", "Which database?")
-	var errb syncBuffer
+	var errb testutil.Buffer
 	ask.Stdout, ask.Stderr = out, &errb
 	if err := ask.Start(); err != nil {
 		t.Fatal(err)
@@ -33,7 +35,7 @@ func TestRedisAnswerThroughOtherInstance(t *testing.T) {
 	// starts there, not when the process has exited.
 	reply := newStampWriter()
 	answer := bridgeCmd(t, b.addr, "answer", ids[0], "2")
-	var answerErr syncBuffer
+	var answerErr testutil.Buffer
 	answer.Stdout, answer.Stderr = reply, &answerErr
 	if err := answer.Run(); err != nil || strings.TrimSpace(reply.String()) != "Recorded: SQLite" {
 		t.Fatalf("answer on B: %v, %q %q", err, reply.String(), answerErr.String())
