@@ -15,10 +15,13 @@ import (
 )
 
 // staleReservation is how old an idempotency reservation must be, with no
-// question stored under it, before another Create may take it over: the
-// Create that made it has died (or Redis restarted) between its two steps,
-// which are one round trip apart. It is short so that an agent retrying
-// after a Redis restart is not held for long.
+// question stored under it, before another Create may take it over. On
+// Cluster the Create that made it has died (or Redis restarted) between
+// its two steps, which are one round trip apart; elsewhere both steps are
+// one script, and such a reservation is left by a Create of the two-step
+// kind (an older version sharing the server) or outlived its question. It
+// is short so that an agent retrying after a Redis restart is not held for
+// long.
 const staleReservation = 5 * time.Second
 
 // reserveScript maps an idempotency key to an id unless it maps already.
@@ -43,9 +46,10 @@ if v and string.match(v, '^([^:]*):') == ARGV[1] then redis.call('DEL', KEYS[1])
 return 1
 `)
 
-// Create stores q as pending. With a ToolCallID it first reserves the
-// idempotency key in its own shard, then writes the record in the id's
-// shard; a second Create with the same key returns the first question.
+// Create stores q as pending. With a ToolCallID, a second Create with the
+// same key returns the first question. Off Cluster the key is reserved
+// and the record written by one script; on Cluster the key lives in
+// another slot, so it is reserved first, then the record is written.
 func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Question, bool, error) {
 	if q == nil || !validID(q.ID) {
 		return nil, false, fmt.Errorf("redis store: create: %w", &broker.FieldError{Field: "id", Message: "not a question id"})
@@ -62,34 +66,25 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 		return st, true, nil
 	}
 	key := s.k.idem(st.Agent, st.SessionID, st.ToolCallID)
-	ttl := s.recordTTL(st)
 	takeover, from := "0", ""
 	for attempt := 0; ; attempt++ {
 		if attempt >= 40 {
 			return nil, false, fmt.Errorf("redis store: create: a question with this tool_call_id is being created: %w", broker.ErrUnavailable)
 		}
 		now := time.Now()
-		v, err := reserveScript.Run(ctx, s.c, []string{key}, st.ID, now.UnixMilli(), ttl.Milliseconds(), takeover, from).Slice()
+		h, err := s.claim(ctx, st, key, now, takeover, from)
 		if err != nil {
-			return nil, false, wrap("create", err)
+			return nil, false, err
 		}
-		if len(v) == 1 {
-			if err := s.create(ctx, st, key); err != nil {
-				if errors.Is(err, broker.ErrIDTaken) {
-					_ = releaseScript.Run(ctx, s.c, []string{key}, st.ID).Err()
-				}
-				return nil, false, err
-			}
+		if h.stored {
 			return st, true, nil
 		}
-		oldID, _ := v[1].(string)
-		ms, _ := strconv.ParseInt(fmt.Sprint(v[2]), 10, 64)
-		if oldID == "" {
+		if h.id == "" {
 			// A malformed reservation: take it over.
 			takeover, from = "1", ""
 			continue
 		}
-		got, err := s.Get(ctx, oldID)
+		got, err := s.Get(ctx, h.id)
 		if err == nil {
 			return got, false, nil
 		}
@@ -98,8 +93,8 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 		}
 		// The reservation names a question that is not stored: it
 		// expired, or its Create is still between its steps, or died.
-		if now.Sub(time.UnixMilli(ms)) > staleReservation || oldID == st.ID {
-			takeover, from = "1", oldID
+		if now.Sub(time.UnixMilli(h.ms)) > staleReservation || h.id == st.ID {
+			takeover, from = "1", h.id
 			continue
 		}
 		select {
@@ -108,6 +103,60 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// holder is the outcome of claim: st was stored, or the idempotency key
+// names question id, reserved at ms (Unix milliseconds).
+type holder struct {
+	stored bool
+	id     string
+	ms     int64
+}
+
+// claim reserves the idempotency key for st (taking it over from the id
+// in from when takeover is "1") and stores st. It fails with
+// broker.ErrIDTaken, leaving the key unclaimed, when the id is in use.
+func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now time.Time, takeover, from string) (holder, error) {
+	var v []any
+	var err error
+	if s.cluster {
+		v, err = reserveScript.Run(ctx, s.c, []string{key}, st.ID, now.UnixMilli(), s.recordTTL(st).Milliseconds(), takeover, from).Slice()
+		if err != nil {
+			return holder{}, wrap("create", err)
+		}
+		if len(v) == 1 {
+			if err := s.create(ctx, st, key); err != nil {
+				if errors.Is(err, broker.ErrIDTaken) {
+					_ = releaseScript.Run(ctx, s.c, []string{key}, st.ID).Err()
+				}
+				return holder{}, err
+			}
+			return holder{stored: true}, nil
+		}
+	} else {
+		keys, args, err := s.createArgs(st, key)
+		if err != nil {
+			return holder{}, err
+		}
+		keys = append(keys, key)
+		args = append(args[:16:16], append([]any{now.UnixMilli(), takeover, from}, args[16:]...)...)
+		v, err = createIdemScript.Run(ctx, s.c, keys, args...).Slice()
+		if err != nil {
+			return holder{}, wrap("create", err)
+		}
+		switch v[0] {
+		case "ok":
+			return holder{stored: true}, nil
+		case "taken":
+			return holder{}, fmt.Errorf("redis store: create %s: %w", st.ID, broker.ErrIDTaken)
+		}
+	}
+	if len(v) < 3 {
+		return holder{}, fmt.Errorf("redis store: create: unexpected reply %v", v)
+	}
+	id, _ := v[1].(string)
+	ms, _ := strconv.ParseInt(fmt.Sprint(v[2]), 10, 64)
+	return holder{id: id, ms: ms}, nil
 }
 
 // recordTTL is how long the keys of q may be needed: until its deadline,
@@ -127,6 +176,23 @@ func (s *Store) trimBefore(now time.Time) int64 {
 }
 
 func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string) error {
+	keys, args, err := s.createArgs(q, idemKey)
+	if err != nil {
+		return err
+	}
+	ok, err := createScript.Run(ctx, s.c, keys, args...).Int()
+	if err != nil {
+		return wrap("create", err)
+	}
+	if ok == 0 {
+		return fmt.Errorf("redis store: create %s: %w", q.ID, broker.ErrIDTaken)
+	}
+	return nil
+}
+
+// createArgs returns the KEYS and ARGV of createScript for q (see
+// createWrite): 16 arguments, then field/value pairs.
+func (s *Store) createArgs(q *broker.Question, idemKey string) ([]string, []any, error) {
 	// Progress and selections live in their own fields, so that the
 	// scripts that change them see them; the JSON holds the rest.
 	var extra []any
@@ -134,7 +200,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string) 
 		if a != nil {
 			b, err := json.Marshal(a)
 			if err != nil {
-				return fmt.Errorf("redis store: create: encode: %w", err)
+				return nil, nil, fmt.Errorf("redis store: create: encode: %w", err)
 			}
 			extra = append(extra, "p"+strconv.Itoa(i), string(b))
 		}
@@ -153,7 +219,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string) 
 	bare.Reminders, bare.RemindersSent, bare.LeaseUntil = nil, 0, time.Time{}
 	body, err := json.Marshal(&bare)
 	if err != nil {
-		return fmt.Errorf("redis store: create: encode: %w", err)
+		return nil, nil, fmt.Errorf("redis store: create: encode: %w", err)
 	}
 	n := shardOf(q.ID)
 	var expires, next, leaseNs, leaseUs string
@@ -170,21 +236,14 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string) 
 	if !q.LeaseUntil.IsZero() {
 		leaseNs, leaseUs = strconv.FormatInt(nsec(q.LeaseUntil), 10), strconv.FormatInt(usec(q.LeaseUntil), 10)
 	}
-	keys := []string{s.k.rec(q.ID), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.all(n),
+	keys := []string{s.k.rec(q.ID), s.k.body(q.ID), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.all(n),
 		s.k.agent(n, q.Agent), s.k.session(n, q.SessionID)}
 	args := append([]any{
 		q.ID, body, q.Agent, q.SessionID, usec(q.CreatedAt), expires,
 		strings.Join(rts, ","), next, leaseNs, leaseUs, idemKey, q.CallbackURL,
 		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(time.Now()), q.RemindersSent,
 	}, extra...)
-	ok, err := createScript.Run(ctx, s.c, keys, args...).Int()
-	if err != nil {
-		return wrap("create", err)
-	}
-	if ok == 0 {
-		return fmt.Errorf("redis store: create %s: %w", q.ID, broker.ErrIDTaken)
-	}
-	return nil
+	return keys, args, nil
 }
 
 // Get returns the question, or broker.ErrNotFound.

@@ -57,13 +57,18 @@
 //
 // Three things cross slots and are ordered so that a crash leaves nothing
 // wrong behind:
-//   - An idempotent Create first reserves the key -> id mapping in the
-//     key's shard (SET unless present), then creates the record in the id's
-//     shard. A later Create with the same key finds the reservation, reads
-//     the question, and waits briefly while its first Create finishes; a
-//     reservation with no record that is older than 30 s (its Create died)
-//     is taken over. A Create that finds the id taken releases its
-//     reservation.
+//   - An idempotent Create maps the key to the id (unless the key maps
+//     already) and creates the record. On a single server or through
+//     Sentinel, where one master holds every key, both are one script that
+//     is given every key it touches; a Create that finds the id taken
+//     leaves the key alone. On Cluster the key's shard is another slot, so
+//     Create first reserves the key (SET unless present), then creates the
+//     record in the id's shard, and releases the reservation if it finds
+//     the id taken. A later Create with the same key finds the
+//     reservation, reads the question, and waits briefly while its first
+//     Create finishes; a reservation with no record that is older than
+//     5 s (its Create died between the steps, or its record expired) is
+//     taken over.
 //   - Resolve's script marks the question in the shard's unl set; a
 //     second round trip appends its event to the global log in slot {ev}
 //     (one counter orders all events, so Seq grows strictly) and publishes
@@ -80,7 +85,7 @@
 // without a chat scans all and checks the posted copies.
 //
 // A full ask -> answer cycle (Create, AddMessage, Resolve, Get) takes 5
-// round trips, 6 with an idempotency key.
+// round trips, with or without an idempotency key; on Cluster, 6 with one.
 //
 // # Retention
 //

@@ -1,6 +1,27 @@
 package redis
 
+import (
+	"context"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
 // IdemKey exposes the idempotency key name to the external tests.
 func (s *Store) IdemKey(agent, session, toolCallID string) string {
 	return s.k.idem(agent, session, toolCallID)
+}
+
+// LoadScripts loads every script of the store (on every master of a
+// cluster), so that counted runs send no script twice.
+func (s *Store) LoadScripts(ctx context.Context) error {
+	for _, sc := range []*goredis.Script{
+		createScript, createIdemScript, reserveScript, releaseScript, resolveScript,
+		progressScript, claimReminderScript, renewLeaseScript, addMessageScript, listScript,
+		claimDeliveryScript, updateDeliveryScript, logEventScript, purgeEventsScript, purgeScript,
+	} {
+		if err := sc.Load(ctx, s.c).Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

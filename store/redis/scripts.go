@@ -10,42 +10,74 @@ local function jkey(k) return (string.gsub(k, 'q:([^:]*)$', 'j:%1')) end
 local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey(k)) or ''} end
 `
 
-// Every script touches keys of one hash slot only: the keys it is given
-// and record keys it derives from a prefix that carries the same tag.
+// Every script but createIdemScript touches keys of one hash slot only:
+// the keys it is given and record keys it derives from a prefix that
+// carries the same tag. createIdemScript runs only where one server holds
+// every key (not on Cluster), and is given every key it touches.
 
-// createScript stores a new question and its index entries.
-// KEYS: rec, due, rem, lease, all, agent, session.
+// createWrite is the part of the create scripts that writes a new
+// question: its record, its body and its index entries.
+// KEYS: 1 rec, 2 body, 3 due, 4 rem, 5 lease, 6 all, 7 agent, 8 session.
 // ARGV: 1 id, 2 json, 3 agent, 4 session, 5 createdUs, 6 expiresUs|empty,
 // 7 reminders csv|empty, 8 nextReminderUs|empty, 9 leaseUntilNs|empty,
 // 10 leaseUntilUs, 11 idemKey|empty, 12 callbackURL|empty, 13 prompts,
-// 14 indexTTLms, 15 trimBeforeUs, 16 remindersSent, 17.. field/value
-// pairs of initial progress and selections.
-var createScript = goredis.NewScript(prelude + `
+// 14 indexTTLms, 15 trimBeforeUs, 16 remindersSent; from ARGV[extra] on,
+// field/value pairs of initial progress and selections.
+const createWrite = `
+local function write(extra)
+  local id = ARGV[1]
+  redis.call('SET', KEYS[2], ARGV[2])
+  redis.call('HSET', KEYS[1], 'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13])
+  if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'se', ARGV[4]) end
+  if ARGV[6] ~= '' then redis.call('ZADD', KEYS[3], ARGV[6], id) end
+  if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'rt', ARGV[7], 'rs', ARGV[16]) end
+  if ARGV[8] ~= '' then redis.call('ZADD', KEYS[4], ARGV[8], id) end
+  if ARGV[9] ~= '' then
+    redis.call('HSET', KEYS[1], 'lu', ARGV[9])
+    redis.call('ZADD', KEYS[5], ARGV[10], id)
+  end
+  if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'k', ARGV[11]) end
+  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'cb', ARGV[12]) end
+  for i = extra, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+  local ttl = tonumber(ARGV[14])
+  local function index(k, expire)
+    redis.call('ZADD', k, ARGV[5], id)
+    redis.call('ZREMRANGEBYSCORE', k, '-inf', '(' .. ARGV[15])
+    if expire and redis.call('PTTL', k) < ttl then redis.call('PEXPIRE', k, ttl) end
+  end
+  index(KEYS[6], false)
+  index(KEYS[7], true)
+  if ARGV[4] ~= '' then index(KEYS[8], true) end
+end
+`
+
+// createScript stores a new question and its index entries, all in the
+// question's shard. KEYS and ARGV as createWrite, pairs from ARGV[17].
+// Returns 0 when the id is taken, 1 when stored.
+var createScript = goredis.NewScript(createWrite + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local id = ARGV[1]
-redis.call('SET', jkey(KEYS[1]), ARGV[2])
-redis.call('HSET', KEYS[1], 'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'se', ARGV[4]) end
-if ARGV[6] ~= '' then redis.call('ZADD', KEYS[2], ARGV[6], id) end
-if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'rt', ARGV[7], 'rs', ARGV[16]) end
-if ARGV[8] ~= '' then redis.call('ZADD', KEYS[3], ARGV[8], id) end
-if ARGV[9] ~= '' then
-  redis.call('HSET', KEYS[1], 'lu', ARGV[9])
-  redis.call('ZADD', KEYS[4], ARGV[10], id)
-end
-if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'k', ARGV[11]) end
-if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'cb', ARGV[12]) end
-for i = 17, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-local ttl = tonumber(ARGV[14])
-local function index(k, expire)
-  redis.call('ZADD', k, ARGV[5], id)
-  redis.call('ZREMRANGEBYSCORE', k, '-inf', '(' .. ARGV[15])
-  if expire and redis.call('PTTL', k) < ttl then redis.call('PEXPIRE', k, ttl) end
-end
-index(KEYS[5], false)
-index(KEYS[6], true)
-if ARGV[4] ~= '' then index(KEYS[7], true) end
+write(17)
 return 1
+`)
+
+// createIdemScript reserves an idempotency key and stores the question in
+// one step, for servers where every key lives on one node (standalone,
+// Sentinel): the key is in another slot than the record.
+// KEYS: as createWrite, then 9 idem. ARGV: as createWrite, then 17 nowMs,
+// 18 "1" to take the key over when it still names ARGV[19]; pairs from
+// ARGV[20]. Returns {'ok'}, {'taken'} (the id is in use; the key is left
+// alone) or {'have', id, reservedMs} (the key names another question).
+var createIdemScript = goredis.NewScript(createWrite + `
+local v = redis.call('GET', KEYS[9])
+if v then
+  local old, t = string.match(v, '^([^:]*):(%d+)$')
+  old = old or ''
+  if ARGV[18] ~= '1' or old ~= ARGV[19] then return {'have', old, t or '0'} end
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {'taken'} end
+redis.call('SET', KEYS[9], ARGV[1] .. ':' .. ARGV[17], 'PX', ARGV[14])
+write(20)
+return {'ok'}
 `)
 
 // resolveScript is the compare-and-set pending -> terminal.

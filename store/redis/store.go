@@ -31,6 +31,10 @@ type Store struct {
 	k    keys
 	feed *feed
 
+	// cluster is set for a Redis Cluster client: scripts must then keep
+	// to one hash slot, so an idempotent Create takes two steps.
+	cluster bool
+
 	cancel    context.CancelFunc
 	done      chan struct{}
 	psMu      sync.Mutex
@@ -91,7 +95,7 @@ func checkEviction(ctx context.Context, c goredis.UniversalClient, log *slog.Log
 func newStore(ctx context.Context, c goredis.UniversalClient, cfg Config, log *slog.Logger) *Store {
 	lctx, cancel := context.WithCancel(context.Background())
 	s := &Store{
-		c: c, cfg: cfg, log: log.With("store", "redis"), k: newKeys(cfg.KeyPrefix),
+		c: c, cfg: cfg, cluster: isCluster(c), log: log.With("store", "redis"), k: newKeys(cfg.KeyPrefix),
 		feed: newFeed(), cancel: cancel, done: make(chan struct{}),
 	}
 	ps := s.subscribe(lctx)
@@ -102,6 +106,13 @@ func newStore(ctx context.Context, c goredis.UniversalClient, cfg Config, log *s
 	}
 	go s.listen(lctx, ps)
 	return s
+}
+
+// isCluster reports whether c talks to a Redis Cluster. A standalone or
+// Sentinel (failover) client reaches one master that holds every key.
+func isCluster(c goredis.UniversalClient) bool {
+	_, ok := c.(*goredis.ClusterClient)
+	return ok
 }
 
 // Client returns the underlying go-redis client (for the leader lease and
