@@ -59,20 +59,20 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, agent string) {
 	if !ok {
 		return
 	}
-	q, err := s.b.Get(r.Context(), agent, id)
-	if err != nil {
-		writeBrokerError(w, err)
-		return
-	}
-	s.b.RenewLease(r.Context(), q)
-	if q.Status == broker.StatusPending && wait > 0 {
+	var q *broker.Question
+	var err error
+	if wait > 0 {
+		// Wait reads the question itself (after it starts listening for
+		// the resolution) and renews its lease while it waits.
 		ctx, cancel := s.waitContext(r, wait)
 		q, err = s.b.Wait(ctx, agent, id)
 		cancel()
-		if err != nil {
-			writeBrokerError(w, err)
-			return
-		}
+	} else if q, err = s.b.Get(r.Context(), agent, id); err == nil {
+		s.b.RenewLease(r.Context(), q)
+	}
+	if err != nil {
+		writeBrokerError(w, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, q.Result())
 }
