@@ -2,7 +2,6 @@ package discord
 
 import (
 	"bytes"
-	"context"
 	"crypto/ed25519"
 	"encoding/hex"
 	"io"
@@ -11,34 +10,12 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 )
-
-// fuzzHandler records what the channel hands to the broker.
-type fuzzHandler struct {
-	mu  sync.Mutex
-	got []broker.Inbound
-}
-
-func (h *fuzzHandler) HandleInbound(_ context.Context, in broker.Inbound) broker.Reply {
-	h.mu.Lock()
-	h.got = append(h.got, in)
-	h.mu.Unlock()
-	return broker.Reply{OK: true, Text: "Recorded: Postgres"}
-}
-
-func (h *fuzzHandler) take() []broker.Inbound {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := h.got
-	h.got = nil
-	return out
-}
 
 // FuzzInteraction feeds arbitrary signed bodies to the HTTP interactions
 // endpoint, the code that turns Discord's raw interaction JSON into broker
@@ -55,7 +32,7 @@ func FuzzInteraction(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Setenv("ASKBRIDGE_FUZZ_DISCORD_TOKEN", fake.Token)
-	h := &fuzzHandler{}
+	h := &brokertest.Inbox{}
 	ch, err := New(Config{TokenEnv: "ASKBRIDGE_FUZZ_DISCORD_TOKEN", APIURL: fake.URL(), ApplicationID: fake.AppID,
 		GuildID: guild, Mode: ModeHTTP, PublicKey: hex.EncodeToString(pub)}, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
@@ -84,7 +61,7 @@ func FuzzInteraction(f *testing.F) {
 		default:
 			t.Errorf("status %d for %q", rec.Code, body)
 		}
-		for _, in := range h.take() {
+		for _, in := range h.Take() {
 			if in.Channel != Name {
 				t.Errorf("inbound %+v does not name the discord channel", in)
 			}

@@ -1,7 +1,6 @@
 package slack
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,34 +11,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
-
-// fuzzHandler records what the channel hands to the broker.
-type fuzzHandler struct {
-	mu  sync.Mutex
-	got []broker.Inbound
-}
-
-func (h *fuzzHandler) HandleInbound(_ context.Context, in broker.Inbound) broker.Reply {
-	h.mu.Lock()
-	h.got = append(h.got, in)
-	h.mu.Unlock()
-	return broker.Reply{OK: true, Text: "Recorded: Postgres"}
-}
-
-func (h *fuzzHandler) take() []broker.Inbound {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := h.got
-	h.got = nil
-	return out
-}
 
 // Kinds of fuzzed request body.
 const (
@@ -78,7 +55,7 @@ func FuzzHTTPPayload(f *testing.F) {
 	f.Setenv("TEST_SLACK_BOT", slackfake.BotToken)
 	f.Setenv("TEST_SLACK_APP", slackfake.AppToken)
 	f.Setenv("TEST_SLACK_SECRET", testSecret)
-	h := &fuzzHandler{}
+	h := &brokertest.Inbox{}
 	ch, err := New(Config{
 		BotTokenEnv: "TEST_SLACK_BOT", AppTokenEnv: "TEST_SLACK_APP", SigningSecretEnv: "TEST_SLACK_SECRET",
 		Mode: ModeHTTP, APIURL: fake.URL,
@@ -104,7 +81,7 @@ func FuzzHTTPPayload(f *testing.F) {
 		}
 		// Every Inbound names the channel; a slash command names its
 		// chat and user too (one without them is refused with a 400).
-		for _, in := range h.take() {
+		for _, in := range h.Take() {
 			if in.Channel != ChannelName {
 				t.Errorf("inbound %+v does not name the slack channel", in)
 			}

@@ -8,39 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 )
-
-// fuzzHandler records what the channel hands to the broker and answers
-// every command as recorded.
-type fuzzHandler struct {
-	mu  sync.Mutex
-	got []broker.Inbound
-}
-
-func (h *fuzzHandler) HandleInbound(_ context.Context, in broker.Inbound) broker.Reply {
-	h.mu.Lock()
-	h.got = append(h.got, in)
-	h.mu.Unlock()
-	if !strings.HasPrefix(in.Text, "/") {
-		return broker.Reply{Ignored: true}
-	}
-	return broker.Reply{OK: true, Text: "Recorded: Postgres"}
-}
-
-func (h *fuzzHandler) take() []broker.Inbound {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := h.got
-	h.got = nil
-	return out
-}
 
 // FuzzWebhookUpdate feeds arbitrary bodies to the webhook handler, the
 // function that turns a raw Telegram update into broker input. Whatever
@@ -55,7 +30,12 @@ func FuzzWebhookUpdate(f *testing.F) {
 	}
 	f.Setenv(tokenEnv, testToken)
 	f.Setenv(secretEnv, testSecret)
-	h := &fuzzHandler{}
+	h := &brokertest.Inbox{Reply: func(in broker.Inbound) broker.Reply {
+		if !strings.HasPrefix(in.Text, "/") {
+			return broker.Reply{Ignored: true}
+		}
+		return broker.Reply{OK: true, Text: "Recorded: Postgres"}
+	}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ch, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL(), Mode: ModeWebhook,
 		WebhookURL: "https://bridge.example/telegram", WebhookSecretEnv: secretEnv}, h, log)
@@ -82,7 +62,7 @@ func FuzzWebhookUpdate(f *testing.F) {
 		default:
 			t.Errorf("status %d for %q", rec.Code, body)
 		}
-		for _, in := range h.take() {
+		for _, in := range h.Take() {
 			if in.Channel != Name || in.Chat == "" || in.User == "" {
 				t.Errorf("inbound %+v lacks its channel, chat or user", in)
 			}
