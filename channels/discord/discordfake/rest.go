@@ -122,19 +122,30 @@ func (b messageBody) mentions() *AllowedMentions {
 	return &am
 }
 
+// decodeMessage reads a message body as Discord does, answering its
+// errors (a 400 for bad JSON, Invalid Form Body for a broken field); it
+// reports whether the body is usable.
+func decodeMessage(w http.ResponseWriter, body []byte) (messageBody, bool) {
+	var b messageBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		writeError(w, http.StatusBadRequest, "400: Bad Request", 0)
+		return b, false
+	}
+	if err := b.check(); err != nil {
+		invalidForm(w, err)
+		return b, false
+	}
+	return b, true
+}
+
 func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, body []byte) {
 	chID := r.PathValue("channel")
 	ch, ok := s.channelFor(w, chID)
 	if !ok {
 		return
 	}
-	var b messageBody
-	if err := json.Unmarshal(body, &b); err != nil {
-		writeError(w, http.StatusBadRequest, "400: Bad Request", 0)
-		return
-	}
-	if err := b.check(); err != nil {
-		invalidForm(w, err)
+	b, ok := decodeMessage(w, body)
+	if !ok {
 		return
 	}
 	if (b.Content == nil || *b.Content == "") && (b.Components == nil || len(*b.Components) == 0) {
@@ -165,13 +176,8 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, body []byte
 	if _, ok := s.channelFor(w, chID); !ok {
 		return
 	}
-	var b messageBody
-	if err := json.Unmarshal(body, &b); err != nil {
-		writeError(w, http.StatusBadRequest, "400: Bad Request", 0)
-		return
-	}
-	if err := b.check(); err != nil {
-		invalidForm(w, err)
+	b, ok := decodeMessage(w, body)
+	if !ok {
 		return
 	}
 	s.mu.Lock()

@@ -26,13 +26,8 @@ func (s *Server) editOriginal(w http.ResponseWriter, r *http.Request, body []byt
 		writeError(w, http.StatusNotFound, "Unknown Message", 10008)
 		return
 	}
-	var b messageBody
-	if err := json.Unmarshal(body, &b); err != nil {
-		writeError(w, http.StatusBadRequest, "400: Bad Request", 0)
-		return
-	}
-	if err := b.check(); err != nil {
-		invalidForm(w, err)
+	b, ok := decodeMessage(w, body)
+	if !ok {
 		return
 	}
 	resp, _ := ParseResponse(mustJSON(map[string]any{"type": 0, "data": json.RawMessage(body)}))
