@@ -196,3 +196,32 @@ func askArgs(prompts ...map[string]any) map[string]any {
 func toolParams(tool string, args any) *sdk.CallToolParams {
 	return &sdk.CallToolParams{Name: tool, Arguments: args}
 }
+
+// checkCancelledByClient cancels a waiting ask_user call and checks that
+// its question ends cancelled with the MCP cancel reason.
+func checkCancelledByClient(t *testing.T, conn *mcpConn, api *client.Client, question string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := conn.callAsync(t, ctx, "ask_user", askArgs(prompt(question, "Yes", "No")), nil)
+	id := questionNamed(t, api, question).ID
+	cancel()
+	<-ch
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r, err := api.Get(context.Background(), id, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == client.StatusCancelled {
+			if r.Reason != mcp.CancelReason {
+				t.Errorf("reason %q, want %q", r.Reason, mcp.CancelReason)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("question is %s (%q) after the call was cancelled, want cancelled", r.Status, r.Reason)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

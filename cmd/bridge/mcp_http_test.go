@@ -12,7 +12,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askbridge/askbridge/client"
-	"github.com/askbridge/askbridge/mcp"
 )
 
 // bearer adds an agent key to every request.
@@ -141,26 +140,7 @@ mcp:
 
 	t.Run("cancelled by the client", func(t *testing.T) {
 		t.Parallel()
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		ch := connB.callAsync(t, ctx, "ask_user", askArgs(prompt("Drop the staging database?", "Yes", "No")), nil)
-		id := questionNamed(t, apiB, "Drop the staging database?").ID
-		cancel()
-		<-ch
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			r, err := apiB.Get(context.Background(), id, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Status == client.StatusCancelled && r.Reason == mcp.CancelReason {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("question is %s (%q) after the call was cancelled", r.Status, r.Reason)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		checkCancelledByClient(t, connB, apiB, "Drop the staging database?")
 	})
 
 	t.Run("bad input names the field", func(t *testing.T) {

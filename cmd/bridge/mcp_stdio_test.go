@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/client"
-	"github.com/askbridge/askbridge/mcp"
 )
 
 // TestMCPStdioOutcomes drives `bridge mcp` with the SDK's own client
@@ -193,29 +192,7 @@ func TestMCPStdioWaiting(t *testing.T) {
 
 	t.Run("cancelled by the client", func(t *testing.T) {
 		t.Parallel()
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		ch := conn.callAsync(t, ctx, "ask_user", askArgs(prompt("Rebuild the index?", "Yes", "No")), nil)
-		id := questionNamed(t, api, "Rebuild the index?").ID
-		cancel()
-		<-ch
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			r, err := api.Get(context.Background(), id, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Status == client.StatusCancelled {
-				if r.Reason != mcp.CancelReason {
-					t.Errorf("reason %q, want %q", r.Reason, mcp.CancelReason)
-				}
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("question is %s after the request was cancelled, want cancelled", r.Status)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		checkCancelledByClient(t, conn, api, "Rebuild the index?")
 	})
 
 	t.Run("retried call re-attaches", func(t *testing.T) {
