@@ -17,6 +17,23 @@ function el(tag, cls) {
   return e;
 }
 
+// textForm is a labelled one-line text field with its submit button.
+function textForm(cls, id, label, buttonCls, buttonText) {
+  const form = el('form', cls);
+  const lab = text('label', '', label);
+  lab.htmlFor = id;
+  const row = el('div', 'row');
+  const input = document.createElement('input');
+  input.type = 'text';
+  input.id = id;
+  input.autocomplete = 'off';
+  const go = text('button', buttonCls, buttonText);
+  go.type = 'submit';
+  row.append(input, go);
+  form.append(lab, row);
+  return { form, input };
+}
+
 function button(label, cls, onClick) {
   const b = text('button', cls, label);
   b.type = 'button';
@@ -78,19 +95,8 @@ function promptBlock(v, p, i, card, act) {
     fs.append(actions);
   }
   if (p.other) {
-    const form = el('form', 'other');
-    const id = base + '-other';
-    const lab = text('label', '', p.options && p.options.length ? 'Other answer' : 'Your answer');
-    lab.htmlFor = id;
-    const row = el('div', 'row');
-    const input = document.createElement('input');
-    input.type = 'text';
-    input.id = id;
-    input.autocomplete = 'off';
-    const go = text('button', '', 'Send');
-    go.type = 'submit';
-    row.append(input, go);
-    form.append(lab, row);
+    const { form, input } = textForm('other', base + '-other',
+      p.options && p.options.length ? 'Other answer' : 'Your answer', '', 'Send');
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const t = input.value.trim();
@@ -126,19 +132,7 @@ export function openCard(v, act) {
   if (v.decline) {
     const d = el('details', 'decline');
     d.append(text('summary', '', 'Decline…'));
-    const form = el('form');
-    const id = 'q-' + v.id + '-reason';
-    const lab = text('label', '', 'Reason (optional)');
-    lab.htmlFor = id;
-    const row = el('div', 'row');
-    const input = document.createElement('input');
-    input.type = 'text';
-    input.id = id;
-    input.autocomplete = 'off';
-    const go = text('button', 'decline-button', 'Decline');
-    go.type = 'submit';
-    row.append(input, go);
-    form.append(lab, row);
+    const { form, input } = textForm('', 'q-' + v.id + '-reason', 'Reason (optional)', 'decline-button', 'Decline');
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       const r = input.value.trim();
