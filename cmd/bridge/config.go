@@ -38,6 +38,10 @@ type Config struct {
 	Callbacks CallbacksConfig `yaml:"callbacks"`
 	// MCP configures the MCP endpoint (mcp.go).
 	MCP MCPConfig `yaml:"mcp"`
+	// Server, Limits and Metrics guard the HTTP edge (serverconfig.go).
+	Server  ServerConfig  `yaml:"server"`
+	Limits  LimitsConfig  `yaml:"limits"`
+	Metrics MetricsConfig `yaml:"metrics"`
 }
 
 // LogConfig sets the log level and format.
