@@ -143,8 +143,8 @@ func TestAskBadInput(t *testing.T) {
 		{"empty question", map[string]any{"question": "", "options": opts("A", "B")}, 400, "question", "must not be empty"},
 		{"timeout 1s", map[string]any{"question": "x", "timeout": "1s"}, 400, "timeout", "between 10s and 7d"},
 		{"timeout 30d", map[string]any{"question": "x", "timeout": "720h"}, 400, "timeout", "between 10s and 7d"},
-		{"bad duration", map[string]any{"question": "x", "timeout": "soon"}, 400, "timeout", `timeout: invalid duration "soon"`},
-		{"bad lease", map[string]any{"question": "x", "lease": "half an hour"}, 400, "lease", `invalid duration "half an hour"`},
+		{"bad duration", map[string]any{"question": "x", "timeout": "soon"}, 400, "timeout", `timeout: "soon" is not a duration (use e.g. 30s, 30m, 2h, 7d)`},
+		{"bad lease", map[string]any{"question": "x", "lease": "half an hour"}, 400, "lease", `"half an hour" is not a duration`},
 		{"body over 64 KiB", map[string]any{"question": "x", "context": strings.Repeat("x", 70<<10)}, 413, "", "larger than the limit of 64 KiB"},
 		{"dialog field named", map[string]any{"questions": []any{map[string]any{"question": "a"}, map[string]any{"question": "b", "options": opts("A")}}}, 400, "questions[1].options", "got 1"},
 	}

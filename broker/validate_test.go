@@ -89,7 +89,7 @@ func TestJSONForms(t *testing.T) {
 	if len(r.Default) != 1 || time.Duration(*r.Timeout) != 90*time.Second || time.Duration(*r.Wait) != 30*time.Second {
 		t.Fatalf("decoded %+v", r)
 	}
-	if err := json.Unmarshal([]byte(`{"timeout":"soon"}`), &r); err == nil || !strings.Contains(err.Error(), `invalid duration "soon"`) {
+	if err := json.Unmarshal([]byte(`{"timeout":"soon"}`), &r); err == nil || !strings.Contains(err.Error(), `"soon" is not a duration`) {
 		t.Fatalf("bad duration: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // AskInput is the input of ask_user.
 type AskInput struct {
 	Questions []QuestionInput `json:"questions" jsonschema:"the questions to ask now, 1 to 4, shown to the person together as one dialog"`
-	Timeout   string          `json:"timeout,omitempty" jsonschema:"how long the person has to answer, such as 10m or 2h (default 30m; 10s to 7 days); then the defaults are used, if every question has one"`
+	Timeout   string          `json:"timeout,omitempty" jsonschema:"how long the person has to answer, such as 10m, 2h or 7d (default 30m; 10s to 7d); then the defaults are used, if every question has one"`
 	Route     string          `json:"route,omitempty" jsonschema:"the named route of the bridge to ask through (default: the route named default); only set it when told which one to use"`
 	Wait      *bool           `json:"wait,omitempty" jsonschema:"true (the default): wait for the answer and return it; false: return the question id at once and collect the answer later with get_answer"`
 }

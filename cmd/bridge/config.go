@@ -100,11 +100,12 @@ type RouteConfig struct {
 // Duration reads "30m" style durations from YAML.
 type Duration time.Duration
 
-// UnmarshalYAML parses a Go duration string.
+// UnmarshalYAML parses a duration as broker.ParseDuration reads it
+// ("30m", "2h", "7d").
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(n.Value)
+	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration (use e.g. 30s, 30m, 2h)", n.Line, n.Value)
+		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	*d = Duration(v)
 	return nil

@@ -37,7 +37,7 @@ type ProgressInterval time.Duration
 
 // UnmarshalYAML parses a Go duration within 1s–5m.
 func (p *ProgressInterval) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(n.Value)
+	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Line, n.Value)
 	}

@@ -39,7 +39,7 @@ func TestMCPBadInput(t *testing.T) {
 		{"questions is not an array", map[string]any{"questions": "Which database?"}, "questions: must be an array, got JSON string"},
 		{"a number for the question", map[string]any{"questions": []any{map[string]any{"question": 42}}}, "questions.question: must be a string, got JSON number"},
 		{"a number for the timeout", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "timeout": 30}, "timeout: must be a string, got JSON number"},
-		{"a bad timeout", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "timeout": "soon"}, `invalid duration "soon"`},
+		{"a bad timeout", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "timeout": "soon"}, `"soon" is not a duration`},
 		{"an unknown field", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "colour": "red"}, `unknown field "colour"`},
 		{"no arguments", nil, "questions: at least one question is required"},
 		{"arguments that are not an object", json.RawMessage(`["Which database?"]`), "the arguments must be a JSON object, got JSON array"},

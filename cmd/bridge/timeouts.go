@@ -34,7 +34,7 @@ type SweepInterval time.Duration
 
 // UnmarshalYAML parses a Go duration of at least one second.
 func (d *SweepInterval) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(n.Value)
+	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: timeouts.sweep_every: %q is not a duration (use e.g. 1s, 5s)", n.Line, n.Value)
 	}
