@@ -38,8 +38,13 @@ type Config struct {
 	DefaultWait time.Duration
 	MaxWait     time.Duration
 	Logger      *slog.Logger
-	// Metrics, when set, is served at /metrics.
-	Metrics *Metrics
+	// Metrics, when set, is served at /metrics, behind MetricsKey (a
+	// bearer key) when that is set.
+	Metrics    *Metrics
+	MetricsKey string
+	// MetricsRefusal, when set, is what GET /metrics answers (404)
+	// instead of the metrics: they are served elsewhere or not at all.
+	MetricsRefusal string
 	// CallbackPolicy, when set, checks every callback_url at ask time, so
 	// a URL the deliverer would refuse is a 400 naming the field.
 	CallbackPolicy interface{ Check(url string) error }
@@ -104,8 +109,13 @@ func (s *Server) routes() {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	s.mux.HandleFunc("GET /readyz", s.ready)
-	if s.cfg.Metrics != nil {
-		s.mux.Handle("GET /metrics", s.cfg.Metrics.Handler())
+	switch {
+	case s.cfg.MetricsRefusal != "":
+		s.mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+			writeError(w, http.StatusNotFound, "not_found", s.cfg.MetricsRefusal, "")
+		})
+	case s.cfg.Metrics != nil:
+		s.mux.Handle("GET /metrics", s.cfg.Metrics.Guarded(s.cfg.MetricsKey))
 	}
 	s.mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path, "")
@@ -135,7 +145,10 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.b.Store().Ping(ctx); err != nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "store unreachable: "+err.Error(), "")
+		// The detail (addresses, paths) is for the operator's log, not
+		// for whoever asks.
+		s.log.Warn("readiness check: store unavailable", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "store unavailable", "")
 		return
 	}
 	if s.drainCtx.Err() != nil {

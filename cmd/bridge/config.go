@@ -194,6 +194,12 @@ func (c *Config) finish() error {
 	if err := checkKeys("responders", people); err != nil {
 		return err
 	}
+	if err := c.checkSecrets(); err != nil {
+		return err
+	}
+	if err := c.Metrics.check(c.exposed()); err != nil {
+		return err
+	}
 	if len(c.Routes) == 0 {
 		c.Routes = map[string]RouteConfig{broker.DefaultRoute: {Targets: c.defaultTargets()}}
 	}

@@ -120,6 +120,12 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	stopMetrics, err := serveMetrics(cfg.Metrics, app.metrics, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopMetrics()
 	srv := &http.Server{Handler: app.api, ReadHeaderTimeout: 10 * time.Second}
 	runCtx, cancelRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -163,6 +169,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 type app struct {
 	broker    *broker.Broker
 	api       *api.Server
+	metrics   *api.Metrics
 	jobs      []func(ctx context.Context)
 	storeName string
 	inboxURL  func(addr string) string
@@ -189,14 +196,16 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if err != nil {
 		return nil, err
 	}
+	metricsKey, metricsRefusal := cfg.Metrics.onMain(cfg.exposed())
 	srv := api.New(api.Config{
 		AgentKeys: agentAPIKeys(cfg.Agents), ResponderKeys: responderAPIKeys(cfg.People), Loopback: loop,
 		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
+		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
 	}, b)
 	for pattern, h := range w.handlers {
 		srv.Handle(pattern, h)
 	}
-	a := &app{broker: b, api: srv, storeName: storeName(cfg), inboxURL: w.inboxURL}
+	a := &app{broker: b, api: srv, metrics: metrics, storeName: storeName(cfg), inboxURL: w.inboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
 	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
 	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
