@@ -40,6 +40,9 @@ type Options struct {
 	// Location places the times shown on the page; it defaults to UTC,
 	// like the broker's. Pass the broker's Location().
 	Location *time.Location
+	// Sessions keeps sign-in sessions; required with a token. Pass the
+	// bridge's store, so that every instance accepts a session.
+	Sessions broker.Sessions
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
@@ -98,10 +101,13 @@ func New(cfg Config, h broker.InboundHandler, lister Lister, opts Options) (*Cha
 	if token == "" && !opts.Loopback {
 		return nil, errNeedToken
 	}
+	if token != "" && opts.Sessions == nil {
+		return nil, errors.New("web: with a token the inbox needs a session store (Options.Sessions)")
+	}
 	c := &Channel{
 		cfg: cfg, in: h, lister: lister,
 		log: opts.Logger, loc: opts.Location,
-		auth: newAuth(token), hub: newHub(), static: static,
+		auth: newAuth(token, opts.Sessions), hub: newHub(), static: static,
 		now: time.Now, beat: heartbeatEvery,
 		recent: map[string]*recentQuestion{},
 	}

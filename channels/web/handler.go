@@ -121,8 +121,7 @@ func (c *Channel) posted(next http.HandlerFunc) http.HandlerFunc {
 
 // serveCommand hands a command to the broker and returns its reply.
 func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
-	if !c.auth.allowed(r) {
-		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
+	if !c.signedIn(w, r) {
 		return
 	}
 	var body struct {
@@ -170,24 +169,52 @@ func (c *Channel) serveLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := c.now()
-	if c.auth.throttled(now, false) {
-		writeJSON(w, http.StatusTooManyRequests, reply{Reply: "Too many wrong tokens: wait a minute and try again", Login: true})
+	addr := clientAddr(r)
+	if c.auth.guard.blocked(addr, now) {
+		writeJSON(w, http.StatusTooManyRequests, reply{Reply: "Too many wrong tokens from your address: wait a minute and try again", Login: true})
 		return
 	}
 	if !c.auth.matches(body.Token) {
-		c.auth.throttled(now, true)
+		c.auth.guard.fail(addr, now)
 		c.log.Warn("wrong web token", "remote", r.RemoteAddr)
 		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Wrong token: ask whoever runs the bridge for the web token", Login: true})
 		return
 	}
-	http.SetCookie(w, c.auth.sessionCookie(r, c.auth.session, int(cookieMaxAge.Seconds())))
+	id, err := c.auth.signIn(r.Context(), now)
+	if err != nil {
+		c.log.Error("sign in", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot sign you in right now: the bridge's store is not answering; try again shortly", Login: true})
+		return
+	}
+	http.SetCookie(w, c.auth.sessionCookie(r, id, int(cookieMaxAge.Seconds())))
 	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed in"})
 }
 
-// serveLogout clears the session cookie.
+// serveLogout ends the session on every instance and clears the cookie.
 func (c *Channel) serveLogout(w http.ResponseWriter, r *http.Request) {
+	if err := c.auth.signOut(r); err != nil {
+		c.log.Error("sign out", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot sign you out right now: the bridge's store is not answering; try again shortly"})
+		return
+	}
 	http.SetCookie(w, c.auth.sessionCookie(r, "", -1))
 	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed out"})
+}
+
+// signedIn reports whether r may use the inbox; when not, it has written
+// the answer: 401 asking to sign in, or 503 when the store cannot say.
+func (c *Channel) signedIn(w http.ResponseWriter, r *http.Request) bool {
+	ok, err := c.auth.allowed(r, c.now())
+	switch {
+	case err != nil:
+		c.log.Error("check sign-in", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot check your sign-in right now: the bridge's store is not answering; retrying"})
+		return false
+	case !ok:
+		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
+		return false
+	}
+	return true
 }
 
 // decode reads a JSON body into v with a clear error.

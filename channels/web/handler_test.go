@@ -188,7 +188,7 @@ func TestNew(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ch, err := New(tc.cfg, nopHandler{}, emptyLister{}, Options{Loopback: tc.loopback, Logger: quiet})
+			ch, err := New(tc.cfg, nopHandler{}, emptyLister{}, Options{Loopback: tc.loopback, Logger: quiet, Sessions: tempStore(t)})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want one mentioning %q", err, tc.err)

@@ -23,7 +23,13 @@ type state struct {
 
 // serveState returns the open and recent questions, read from the store.
 func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
-	if !c.auth.allowed(r) {
+	ok, err := c.auth.allowed(r, c.now())
+	if err != nil {
+		c.log.Error("check sign-in", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot check your sign-in right now: the bridge's store is not answering; retrying"})
+		return
+	}
+	if !ok {
 		writeJSON(w, http.StatusUnauthorized, state{Login: true, Open: []view{}, History: []view{}})
 		return
 	}
@@ -97,8 +103,7 @@ func resolvedAt(q *broker.Question) time.Time {
 // hub drops it, or the inbox closes. Idle streams get a comment line every
 // heartbeat.
 func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
-	if !c.auth.allowed(r) {
-		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
+	if !c.signedIn(w, r) {
 		return
 	}
 	events, ok := c.hub.subscribe()

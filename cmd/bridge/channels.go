@@ -137,7 +137,9 @@ func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location,
 		w.textChannels = append(w.textChannels, cli.Name)
 	}
 	if !cfg.Channels.Web.Disabled {
-		ch, err := web.New(cfg.Channels.Web.Config, b, b, web.Options{Loopback: loop, Logger: log.With("channel", web.Name), Location: loc})
+		// Both stores keep sign-in sessions, so every instance accepts them.
+		sessions, _ := b.Store().(broker.Sessions)
+		ch, err := web.New(cfg.Channels.Web.Config, b, b, web.Options{Loopback: loop, Logger: log.With("channel", web.Name), Location: loc, Sessions: sessions})
 		if err != nil {
 			return nil, fmt.Errorf("channels.web: %w", err)
 		}

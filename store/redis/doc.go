@@ -32,6 +32,8 @@
 //	P{ev}:ids                hash id -> "<seq> <agent>" (one event each)
 //	Presolved                pub/sub channel of resolved ids
 //	Pleader:<name>           leader lease: instance id with a TTL
+//	Pws:<digest>             string: a web inbox session's expiry (ms),
+//	                         with a TTL; read alone, so it may hash anywhere
 //
 // The body key holds what never changes (prompts, route, targets,
 // deadline, callback URL...) as JSON. The record hash holds everything a

@@ -72,6 +72,13 @@ var migrations = []string{
 	);
 	CREATE INDEX deliveries_due ON deliveries (next_at) WHERE state = 'pending';
 	CREATE INDEX deliveries_question ON deliveries (question_id);`,
+
+	// 2: web inbox sign-in sessions, by digest (sessions.go).
+	`CREATE TABLE web_sessions (
+		digest     TEXT PRIMARY KEY,
+		expires_at INTEGER NOT NULL
+	) WITHOUT ROWID;
+	CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);`,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses
