@@ -55,6 +55,13 @@ type Inbound struct {
 	// Private is true in a one-to-one chat with the bot, where a bare "2"
 	// answers the only open question.
 	Private bool
+	// VerbsNeedSlash is set by channels whose group chats carry ordinary
+	// conversation (Telegram). There, outside private chats, a command
+	// verb typed without "/" ("pending", "answer …", "!answer …") counts
+	// only in a reply to a question message; otherwise it is chatter and
+	// the broker ignores it, so that "pending approval, back soon" makes
+	// the bot say nothing.
+	VerbsNeedSlash bool
 	// Roles are the platform roles of the user, for responder checks.
 	Roles []string
 }

@@ -16,6 +16,11 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 	if errors.Is(err, ErrNotCommand) {
 		return b.handleBare(ctx, in)
 	}
+	if in.VerbsNeedSlash && !in.Private && !strings.HasPrefix(strings.TrimSpace(in.Text), "/") {
+		if onQuestion, refused := b.repliesToQuestion(ctx, in); !onQuestion {
+			return refused
+		}
+	}
 	if err != nil {
 		return refuse(ErrInvalid, "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
@@ -27,6 +32,27 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 	default:
 		return b.decline(ctx, in, cmd)
 	}
+}
+
+// repliesToQuestion reports whether in replies to (or in the platform's
+// context of) a question message. When it does not, or the store cannot
+// say, the returned reply says what to do: ignore the text, or report
+// the outage.
+func (b *Broker) repliesToQuestion(ctx context.Context, in Inbound) (bool, Reply) {
+	if in.QuestionID != "" {
+		return true, Reply{}
+	}
+	if in.ReplyTo == "" {
+		return false, Reply{Ignored: true}
+	}
+	_, err := b.store.LookupMessage(ctx, in.Channel, in.Chat, in.ReplyTo)
+	switch {
+	case err == nil:
+		return true, Reply{}
+	case errors.Is(err, ErrNotFound):
+		return false, Reply{Ignored: true}
+	}
+	return false, refuse(ErrUnavailable, "Could not look up the question right now; please try again.")
 }
 
 func refuse(kind error, format string, args ...any) Reply {
