@@ -128,10 +128,10 @@ func TestAskBadInput(t *testing.T) {
 		field  string
 		msg    string
 	}{
-		{"malformed JSON", `{"question": "x",`, 400, "", "malformed JSON"},
+		{"malformed JSON", `{"question": "x",`, 400, "", "the request body ends before its JSON is complete"},
 		{"empty body", ``, 400, "", "the request body is empty"},
 		{"unknown field", `{"question":"x","colour":"red"}`, 400, "colour", "unknown field colour"},
-		{"wrong type", `{"question":"x","multi_select":"yes"}`, 400, "multi_select", "must be bool"},
+		{"wrong type", `{"question":"x","multi_select":"yes"}`, 400, "multi_select", "multi_select: must be true or false, got a string"},
 		{"0 prompts", map[string]any{"questions": []any{}}, 400, "questions", "at least one question"},
 		{"5 prompts", map[string]any{"questions": q(5)}, 400, "questions", "at most 4 questions per dialog, got 5"},
 		{"1 option", map[string]any{"question": "x", "options": opts("A")}, 400, "options", "got 1"},

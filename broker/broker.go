@@ -222,11 +222,15 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) *Q
 // agent's question).
 func (b *Broker) Get(ctx context.Context, agent, id string) (*Question, error) {
 	q, err := b.store.Get(ctx, id)
+	if err == nil && q.Agent != agent {
+		err = ErrNotFound
+	}
+	if errors.Is(err, ErrNotFound) {
+		// The same words for an unknown question and another agent's.
+		return nil, fmt.Errorf("%w: there is no question %s", ErrNotFound, id)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if q.Agent != agent {
-		return nil, fmt.Errorf("question %s: %w", id, ErrNotFound)
 	}
 	return q, nil
 }

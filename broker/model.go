@@ -255,7 +255,7 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return fmt.Errorf("must be a string or an array of strings")
+		return fmt.Errorf("must be a string or a list of strings")
 	}
 	*l = many
 	return nil

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/jsonerr"
 )
 
 //go:embed assets
@@ -217,16 +220,24 @@ func (c *Channel) signedIn(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// decode reads a JSON body into v with a clear error.
+// decode reads a JSON body into v with an error written for the reader.
 func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return errors.New("the request body is too large")
 		}
-		return fmt.Errorf("the request body is not the expected JSON: %w", err)
+		return errors.New("the request body could not be read")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err = dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("unexpected data after the JSON object")
+	}
+	if err != nil {
+		return errors.New(jsonerr.Describe("the request body", data, v, err).Message)
 	}
 	return nil
 }

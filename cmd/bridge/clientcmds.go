@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/jsonerr"
 )
 
 func newClient(responder bool) *client.Client {
@@ -122,8 +123,16 @@ func readJSON(name string, stdin io.Reader, v any) error {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	err = dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("unexpected data after the JSON object")
+	}
+	if err != nil {
+		what := "the file " + name
+		if name == "-" {
+			what = "standard input"
+		}
+		return errors.New(jsonerr.Describe(what, data, v, err).Message)
 	}
 	return nil
 }
@@ -156,7 +165,9 @@ func statusExit(s client.Status) int {
 
 // fail prints err and returns 2 for the server's 400s and 413s, else 1.
 func fail(stderr io.Writer, cmd string, err error) int {
-	fmt.Fprintf(stderr, "bridge %s: %v\n", cmd, err)
+	// The client's errors start with "askbridge: " for programs that
+	// use it; a person at the command line knows what they ran.
+	fmt.Fprintf(stderr, "bridge %s: %s\n", cmd, strings.TrimPrefix(err.Error(), "askbridge: "))
 	var ae *client.APIError
 	if errors.As(err, &ae) && (ae.StatusCode == http.StatusBadRequest || ae.StatusCode == http.StatusRequestEntityTooLarge) {
 		return exitBadInput
