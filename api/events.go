@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/longlived"
 )
 
 // eventHeartbeat, when set, replaces the 15 s pause between heartbeat
@@ -30,7 +31,9 @@ const eventPage = 500
 // eventRoutes mounts the event stream and the delivery status of
 // callbacks.
 func (s *Server) eventRoutes() {
-	s.mux.HandleFunc("GET /v1/events", s.agent(s.events))
+	// The stream lasts as long as its client: longlived bounds each write
+	// by the server's write timeout instead of the whole stream.
+	s.mux.Handle("GET /v1/events", longlived.Handler(s.agent(s.events)))
 	s.mux.HandleFunc("GET /v1/questions/{id}/deliveries", s.agent(s.deliveries))
 }
 
@@ -69,7 +72,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, agent string) {
 		after = end
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/longlived"
 )
 
 // Key is one bearer key and who holds it: an agent (for the question
@@ -93,9 +94,11 @@ func New(cfg Config, b *broker.Broker) *Server {
 }
 
 func (s *Server) routes() {
-	s.mux.HandleFunc("POST /v1/questions", s.agent(s.ask))
+	// An ask and a get may wait up to MaxWait (long-polls), past the
+	// HTTP server's write timeout: longlived bounds each write instead.
+	s.mux.Handle("POST /v1/questions", longlived.Handler(s.agent(s.ask)))
 	s.mux.HandleFunc("GET /v1/questions", s.agent(s.list))
-	s.mux.HandleFunc("GET /v1/questions/{id}", s.agent(s.get))
+	s.mux.Handle("GET /v1/questions/{id}", longlived.Handler(s.agent(s.get)))
 	s.mux.HandleFunc("POST /v1/questions/{id}/cancel", s.agent(s.cancel))
 	s.mux.HandleFunc("POST /v1/sessions/{session_id}/cancel", s.agent(s.cancelSession))
 	s.eventRoutes() // GET /v1/events, GET /v1/questions/{id}/deliveries (events.go)

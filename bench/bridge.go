@@ -14,9 +14,13 @@ import (
 )
 
 // benchConfig is the bridge configuration of the runs: the text channel
-// alone on the default route, quiet logs.
+// alone on the default route, quiet logs, and no connection cap below
+// the open-file limit (the waiters run holds 10,000 long-polls and the
+// asking client's connections at once, over the default cap of 10,000).
 const benchConfig = `log:
   level: warn
+server:
+  max_connections: 1000000
 channels:
   web:
     disabled: true

@@ -108,7 +108,6 @@ func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.hub.unsubscribe(events)
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives any write timeout
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

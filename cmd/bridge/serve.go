@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -116,11 +115,11 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := cfg.Server.listen(cfg.Listen, log)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: app.api, ReadHeaderTimeout: 10 * time.Second}
+	srv := cfg.Server.httpServer(app.api)
 	runCtx, cancelRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { app.broker.Run(runCtx) })

@@ -1,5 +1,11 @@
 package main
 
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
 // ServerConfig sets how the HTTP server meets the network: which Host
 // names it answers to, the public address it is reached at through a
 // proxy, and the limits that keep slow or idle clients from exhausting it.
@@ -39,4 +45,67 @@ type MetricsConfig struct {
 	// KeyEnv names the environment variable holding a bearer key that
 	// /metrics requires on a bridge listening beyond loopback.
 	KeyEnv string `yaml:"key_env"`
+}
+
+// The defaults of the connection limits (config.example.yaml says why).
+const (
+	defaultMaxConnections = 10000
+	defaultReadTimeout    = 30 * time.Second
+	defaultWriteTimeout   = 30 * time.Second
+	defaultIdleTimeout    = 90 * time.Second
+)
+
+// The ranges the connection limits must fall in.
+const (
+	maxMaxConnections = 1_000_000
+	minReadTimeout    = time.Second
+	// minWriteTimeout leaves Slack and Discord deliveries, which are
+	// answered within 3 s, room for their answer.
+	minWriteTimeout = 5 * time.Second
+	minIdleTimeout  = time.Second
+	maxIOTimeout    = 10 * time.Minute
+	maxIdleTimeout  = time.Hour
+)
+
+// checkConnections fills in the defaults of max_connections and the three
+// timeouts, and checks their ranges.
+func (s *ServerConfig) checkConnections() error {
+	switch {
+	case s.MaxConnections == 0:
+		s.MaxConnections = defaultMaxConnections
+	case s.MaxConnections < 0 || s.MaxConnections > maxMaxConnections:
+		return fmt.Errorf("server.max_connections: %d is outside 1–%d", s.MaxConnections, maxMaxConnections)
+	}
+	for _, d := range []struct {
+		key      string
+		v        *Duration
+		def      time.Duration
+		min, max time.Duration
+	}{
+		{"server.read_timeout", &s.ReadTimeout, defaultReadTimeout, minReadTimeout, maxIOTimeout},
+		{"server.write_timeout", &s.WriteTimeout, defaultWriteTimeout, minWriteTimeout, maxIOTimeout},
+		{"server.idle_timeout", &s.IdleTimeout, defaultIdleTimeout, minIdleTimeout, maxIdleTimeout},
+	} {
+		v := time.Duration(*d.v)
+		if v == 0 {
+			*d.v = Duration(d.def)
+			continue
+		}
+		if v < d.min || v > d.max {
+			return fmt.Errorf("%s: %s is outside %s–%s", d.key, shortDuration(v), shortDuration(d.min), shortDuration(d.max))
+		}
+	}
+	return nil
+}
+
+// shortDuration writes d without zero units: 10m rather than 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
