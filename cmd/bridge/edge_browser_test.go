@@ -232,3 +232,38 @@ func assertUntouched(t *testing.T, ctx context.Context, agent *client.Client, id
 		}
 	}
 }
+
+// TestInboxPageWorksBehindGuard is the other side: the inbox's own page,
+// opened under each loopback name, still answers through the guard.
+func TestInboxPageWorksBehindGuard(t *testing.T) {
+	b := startEdgeBridge(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	agent := client.New(b.url, "")
+	browser := browsertest.New(t)
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		t.Run(host, func(t *testing.T) {
+			id, err := agent.AskAsync(ctx, client.Question{Question: "Deploy to production?", Options: []client.Option{{Label: "Yes"}, {Label: "No"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, closeTab := chromedp.NewContext(browser)
+			defer closeTab()
+			tctx, cancel := context.WithTimeout(tab, 30*time.Second)
+			defer cancel()
+			button := fmt.Sprintf("#q-%s button.option:nth-child(2)", id)
+			err = chromedp.Do(tctx, chromedp.Navigate("http://"+host+":"+b.port+"/"),
+				chromedp.Click(chromedp.CSS(button), chromedp.NodeVisible))
+			if err != nil {
+				t.Fatalf("inbox at %s: %v", host, err)
+			}
+			q, err := agent.Get(ctx, id, 20*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.Status != client.StatusAnswered || q.AnsweredBy == nil || q.AnsweredBy.Channel != "web" {
+				t.Fatalf("question is %s, answered by %+v; want answered on the web inbox", q.Status, q.AnsweredBy)
+			}
+		})
+	}
+}
