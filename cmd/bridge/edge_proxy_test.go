@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/askbridge/askbridge/channels/slack"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 	"github.com/askbridge/askbridge/client"
@@ -137,6 +139,68 @@ func TestKeyedBridgeBehindProxy(t *testing.T) {
 			status, code, body := send(t, tt.method, b.url+tt.path, host, tt.headers, tt.body)
 			if status != tt.status || code != tt.code {
 				t.Fatalf("%s %s: %d %s; want %d %q", tt.method, tt.path, status, body, tt.status, tt.code)
+			}
+		})
+	}
+}
+
+// viaProxy makes requests look as a reverse proxy passes them on: the
+// public Host and the forwarding headers.
+type viaProxy struct {
+	host string
+	next http.RoundTripper
+}
+
+func (p viaProxy) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Host = p.host
+	r.Header.Set("X-Forwarded-For", "203.0.113.9")
+	r.Header.Set("X-Forwarded-Proto", "https")
+	return p.next.RoundTrip(r)
+}
+
+// TestMCPBehindProxy connects an MCP client to /mcp through a proxy that
+// passes the public Host on: with the agent key it lists the tools; the
+// Host is checked by the bridge against server.public_url, not refused
+// for arriving on a loopback socket.
+func TestMCPBehindProxy(t *testing.T) {
+	t.Setenv("ASKBRIDGE_TEST_AGENT", "agent-key-behind-the-proxy")
+	cfg := defaultConfig()
+	cfg.Agents = []KeyConfig{{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}
+	cfg.Server.PublicURL = "https://bridge.example.com"
+	b := startEdgeBridge(t, &cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, tt := range []struct{ host, want string }{
+		{"bridge.example.com", ""},
+		{"evil.example", "Misdirected Request"},
+	} {
+		t.Run(tt.host, func(t *testing.T) {
+			c := &mcpConn{progress: map[string][]string{}}
+			cs, err := newMCPClient(c).Connect(ctx, &sdk.StreamableClientTransport{
+				Endpoint:   b.url + "/mcp",
+				HTTPClient: &http.Client{Transport: bearer{"agent-key-behind-the-proxy", viaProxy{tt.host, http.DefaultTransport}}},
+				MaxRetries: -1,
+			}, nil)
+			if tt.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					if cs != nil {
+						_ = cs.Close()
+					}
+					t.Fatalf("connect with Host %s: %v, want a %s refusal", tt.host, err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("connect through the proxy: %v", err)
+			}
+			defer cs.Close()
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tools.Tools) == 0 || tools.Tools[0].Name == "" {
+				t.Fatalf("tools: %+v", tools.Tools)
 			}
 		})
 	}
