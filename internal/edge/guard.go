@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path"
 	"strings"
 	"sync"
 )
@@ -21,10 +22,11 @@ type Config struct {
 	PublicURL string
 	// AllowedHosts is server.allowed_hosts.
 	AllowedHosts []string
-	// Webhooks are the ServeMux patterns of platform webhooks ("/slack/",
-	// "/discord/interactions"): their requests are checked for Host and
-	// origin only, since they carry their own signatures or secrets,
-	// arrive through proxies and may be form-encoded.
+	// Webhooks are the paths of platform webhooks, as mounted on the
+	// server's ServeMux: "/discord/interactions" is that path, "/slack/"
+	// every path under it. Their requests are checked for Host and origin
+	// only, since they carry their own signatures or secrets, arrive
+	// through proxies and may be form-encoded.
 	Webhooks []string
 	// AgentKeys is true when the API requires agent keys, ResponderKeys
 	// when /v1/commands requires responder keys, and InboxLocked when the
@@ -41,22 +43,17 @@ type Guard struct {
 	cfg      Config
 	next     http.Handler
 	hosts    *Hosts
-	webhooks *http.ServeMux
+	webhooks webhooks
 	origins  *http.CrossOriginProtection
 	log      *slog.Logger
 
 	hostOnce, proxyOnce sync.Once
 }
 
-// webhook marks the patterns of Config.Webhooks in Guard.webhooks.
-type webhook struct{}
-
-func (webhook) ServeHTTP(http.ResponseWriter, *http.Request) {}
-
 // New returns a Guard that passes the requests it accepts to next. It
-// fails when PublicURL or AllowedHosts is malformed, or a webhook pattern
-// is not a ServeMux pattern.
-func New(cfg Config, next http.Handler) (g *Guard, err error) {
+// fails when PublicURL or AllowedHosts is malformed, or a webhook path
+// does not start with "/".
+func New(cfg Config, next http.Handler) (*Guard, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -64,7 +61,11 @@ func New(cfg Config, next http.Handler) (g *Guard, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("edge: %w", err)
 	}
-	g = &Guard{cfg: cfg, next: next, hosts: hosts, webhooks: http.NewServeMux(),
+	hooks, err := newWebhooks(cfg.Webhooks)
+	if err != nil {
+		return nil, fmt.Errorf("edge: %w", err)
+	}
+	g := &Guard{cfg: cfg, next: next, hosts: hosts, webhooks: hooks,
 		origins: http.NewCrossOriginProtection(), log: cfg.Logger}
 	if cfg.PublicURL != "" {
 		u, err := ParsePublicURL(cfg.PublicURL)
@@ -74,20 +75,6 @@ func New(cfg Config, next http.Handler) (g *Guard, err error) {
 		if err := g.origins.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
 			return nil, fmt.Errorf("edge: public URL origin: %w", err)
 		}
-	}
-	defer func() {
-		// ServeMux.Handle panics on a malformed or duplicate pattern.
-		if p := recover(); p != nil {
-			g, err = nil, fmt.Errorf("edge: webhook pattern: %v", p)
-		}
-	}()
-	for _, p := range cfg.Webhooks {
-		if p == "/" {
-			// A webhook at the root (with the web inbox off) takes
-			// the root itself, not every path.
-			p = "/{$}"
-		}
-		g.webhooks.Handle(p, webhook{})
 	}
 	return g, nil
 }
@@ -102,7 +89,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"Host %q is not one this bridge answers to; add it to server.allowed_hosts or set server.public_url", r.Host))
 		return
 	}
-	hook := g.isWebhook(r)
+	hook := g.webhooks.match(r.URL.Path)
 	if hdr := forwardedBy(r.Header); hdr != "" && !hook {
 		if missing := g.missingCredential(r.URL.Path); missing != "" {
 			g.proxyOnce.Do(func() {
@@ -128,13 +115,6 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	g.next.ServeHTTP(w, r)
-}
-
-// isWebhook reports whether r is for a platform webhook.
-func (g *Guard) isWebhook(r *http.Request) bool {
-	h, _ := g.webhooks.Handler(r)
-	_, ok := h.(webhook)
-	return ok
 }
 
 // missingCredential names what the part of the bridge at path lacks to be
@@ -179,6 +159,9 @@ func hasBody(method string) bool {
 // isJSON reports whether a Content-Type is application/json, with or
 // without parameters.
 func isJSON(ct string) bool {
+	if ct == "application/json" || ct == "application/json; charset=utf-8" {
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
 }
@@ -204,4 +187,44 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(map[string]map[string]string{"error": {"code": code, "message": msg}})
+}
+
+// webhooks are the paths of Config.Webhooks.
+type webhooks struct {
+	exact    map[string]bool
+	prefixes []string // ending in "/"
+}
+
+func newWebhooks(paths []string) (webhooks, error) {
+	w := webhooks{exact: map[string]bool{}}
+	for _, p := range paths {
+		switch {
+		case !strings.HasPrefix(p, "/"):
+			return w, fmt.Errorf("webhook path %q must start with /", p)
+		case p == "/":
+			// A webhook at the root (with the web inbox off) takes the
+			// root itself, not every path.
+			w.exact[p] = true
+		case strings.HasSuffix(p, "/"):
+			w.prefixes = append(w.prefixes, p)
+		default:
+			w.exact[p] = true
+		}
+	}
+	return w, nil
+}
+
+// match reports whether p is a webhook's path. A path that is not clean
+// ("/slack/../v1/commands") is never one: the server redirects it to its
+// clean form, which is checked in its own right.
+func (w webhooks) match(p string) bool {
+	if w.exact[p] {
+		return true
+	}
+	for _, pre := range w.prefixes {
+		if strings.HasPrefix(p, pre) && path.Clean(p) == strings.TrimSuffix(p, "/") {
+			return true
+		}
+	}
+	return false
 }
