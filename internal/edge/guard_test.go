@@ -135,6 +135,9 @@ func TestGuardKeylessLoopback(t *testing.T) {
 		{name: "proxied health", path: "/healthz", headers: map[string]string{"Forwarded": "for=203.0.113.9"}, want: 403, code: "proxy_needs_keys"},
 		{name: "proxied X-Real-IP", path: "/inbox/state", headers: map[string]string{"X-Real-IP": "203.0.113.9"}, want: 403, code: "proxy_needs_keys"},
 		{name: "proxied host", path: "/v1/questions", headers: map[string]string{"X-Forwarded-Host": "bridge.example.com"}, want: 403, code: "proxy_needs_keys"},
+		{name: "webhook prefix, unclean path", method: "POST", path: "/slack/../v1/commands", headers: map[string]string{"X-Forwarded-For": "203.0.113.9", "Content-Type": "text/plain"},
+			body: `{}`, want: 403, code: "proxy_needs_keys"},
+		{name: "webhook exact path only", method: "POST", path: "/discord/interactions/x", headers: map[string]string{"Content-Type": "text/plain"}, body: `{}`, want: 415, code: "unsupported_media_type"},
 		{name: "proxied webhook", method: "POST", path: "/discord/interactions", headers: map[string]string{"X-Forwarded-For": "203.0.113.9", "Content-Type": jsonType}, body: `{}`, want: 200},
 	} {
 		t.Run(r.name, func(t *testing.T) { r.run(t, g) })
