@@ -66,6 +66,12 @@ type Config struct {
 	// Version is reported to clients.
 	Version string
 	Logger  *slog.Logger
+	// HostChecked says the server in front of HTTPHandler checks the Host
+	// header against the names the bridge answers to (bridge serve's edge
+	// guard). The SDK's own check, which refuses every name but localhost
+	// on a loopback connection, is then off: behind a reverse proxy the
+	// connection is loopback and the Host is the public name.
+	HostChecked bool
 }
 
 // Server is an MCP server with the ask_user, get_answer and
@@ -148,7 +154,8 @@ func (s *Server) HTTPHandler() http.Handler {
 		Logger: s.log,
 		// Sessions of clients that went away are closed after an hour of
 		// silence; a waiting tool call keeps its session open.
-		SessionTimeout: time.Hour,
+		SessionTimeout:             time.Hour,
+		DisableLocalhostProtection: s.cfg.HostChecked,
 	})
 	return longlived.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {

@@ -229,6 +229,9 @@ func (c *Config) finish() error {
 	if err := c.Server.checkConnections(); err != nil {
 		return err
 	}
+	if err := c.Server.checkHosts(len(c.Agents)); err != nil {
+		return err
+	}
 	return c.checkChannels()
 }
 

@@ -82,6 +82,8 @@ func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) (
 		ProgressEvery: time.Duration(cfg.MCP.ProgressEvery),
 		Version:       versionString(),
 		Logger:        log.With("component", "mcp"),
+		// The edge guard in front of the whole server checks Host.
+		HostChecked: true,
 	})
 	if err != nil {
 		return nil, err

@@ -119,7 +119,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := cfg.Server.httpServer(app.api)
+	srv := cfg.Server.httpServer(app.handler)
 	runCtx, cancelRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { app.broker.Run(runCtx) })
@@ -166,6 +166,9 @@ type app struct {
 	storeName string
 	inboxURL  func(addr string) string
 	drainMCP  func()
+	// handler is the API (with the inbox, MCP and webhooks mounted on it)
+	// behind the edge guard: what the HTTP server serves.
+	handler http.Handler
 }
 
 // build wires store, broker, channels and API from the typed config.
@@ -200,6 +203,9 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
 	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
 	if a.drainMCP, err = mountMCP(cfg, b, srv, log); err != nil {
+		return nil, err
+	}
+	if a.handler, err = guard(cfg, w, srv, log); err != nil {
 		return nil, err
 	}
 	for _, r := range w.runners {

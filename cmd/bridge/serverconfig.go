@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/edge"
 )
 
 // ServerConfig sets how the HTTP server meets the network: which Host
@@ -108,4 +110,25 @@ func shortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// checkHosts checks public_url and allowed_hosts, and that a bridge
+// reached through a proxy at public_url has agent keys: behind a proxy,
+// every request comes from a loopback socket, so without keys anyone who
+// reaches the proxy could ask and answer.
+func (s *ServerConfig) checkHosts(agents int) error {
+	if s.PublicURL != "" {
+		if _, err := edge.ParsePublicURL(s.PublicURL); err != nil {
+			return fmt.Errorf("server.public_url: %w", err)
+		}
+		if agents == 0 {
+			return fmt.Errorf("server.public_url: set to %s, but no agent keys are configured: a bridge reached through a proxy needs them (configure agents with key_env; see docs/security.md)", s.PublicURL)
+		}
+	}
+	for i, h := range s.AllowedHosts {
+		if err := edge.CheckHost(h); err != nil {
+			return fmt.Errorf("server.allowed_hosts[%d]: %w", i, err)
+		}
+	}
+	return nil
 }
