@@ -14,9 +14,13 @@ import (
 )
 
 // benchConfig is the bridge configuration of the runs: the text channel
-// alone on the default route, quiet logs.
+// alone on the default route, quiet logs. Every agent of a run is one
+// agent to the bridge (no keys), so the pending cap is raised to the
+// largest allowed: the waiters run holds 10,000 pending questions.
 const benchConfig = `log:
   level: warn
+limits:
+  pending_per_agent: 1000000
 channels:
   web:
     disabled: true

@@ -226,6 +226,9 @@ func (c *Config) finish() error {
 	if err := c.Timeouts.validate(); err != nil {
 		return err
 	}
+	if err := c.Limits.checkLimits(); err != nil {
+		return err
+	}
 	return c.checkChannels()
 }
 

@@ -1,5 +1,12 @@
 package main
 
+import (
+	"fmt"
+
+	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/broker"
+)
+
 // ServerConfig sets how the HTTP server meets the network: which Host
 // names it answers to, the public address it is reached at through a
 // proxy, and the limits that keep slow or idle clients from exhausting it.
@@ -39,4 +46,29 @@ type MetricsConfig struct {
 	// KeyEnv names the environment variable holding a bearer key that
 	// /metrics requires on a bridge listening beyond loopback.
 	KeyEnv string `yaml:"key_env"`
+}
+
+// Bounds of the limits section: the upper ones keep a typo (an extra
+// zero or two) from switching a limit off in effect.
+const (
+	maxPendingPerAgent = 1_000_000
+	maxStreamsPerAgent = 10_000
+)
+
+// checkLimits fills the defaults of the limits section (pending 1000,
+// streams 16) and checks its values, naming the key of a bad one.
+func (l *LimitsConfig) checkLimits() error {
+	if l.PendingPerAgent == 0 {
+		l.PendingPerAgent = broker.DefaultPendingPerAgent
+	}
+	if l.StreamsPerAgent == 0 {
+		l.StreamsPerAgent = api.DefaultStreamsPerAgent
+	}
+	if l.PendingPerAgent < 1 || l.PendingPerAgent > maxPendingPerAgent {
+		return fmt.Errorf("limits.pending_per_agent: must be a whole number from 1 to %d, got %d", maxPendingPerAgent, l.PendingPerAgent)
+	}
+	if l.StreamsPerAgent < 1 || l.StreamsPerAgent > maxStreamsPerAgent {
+		return fmt.Errorf("limits.streams_per_agent: must be a whole number from 1 to %d, got %d", maxStreamsPerAgent, l.StreamsPerAgent)
+	}
+	return nil
 }
