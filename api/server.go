@@ -44,7 +44,18 @@ type Config struct {
 	// CallbackPolicy, when set, checks every callback_url at ask time, so
 	// a URL the deliverer would refuse is a 400 naming the field.
 	CallbackPolicy interface{ Check(url string) error }
+	// StreamsPerAgent caps the /v1/events streams one agent holds open on
+	// this server (DefaultStreamsPerAgent when zero); one more is a 429.
+	StreamsPerAgent int
 }
+
+// DefaultStreamsPerAgent is the cap on one agent's open event streams when
+// Config sets none.
+const DefaultStreamsPerAgent = 16
+
+// StreamsSetting is the configuration key of the bridge that sets
+// Config.StreamsPerAgent; the 429 names it.
+const StreamsSetting = "limits.streams_per_agent"
 
 // Server serves the HTTP API.
 type Server struct {
@@ -54,6 +65,8 @@ type Server struct {
 	mux    *http.ServeMux
 	agents []hashedKey
 	resps  []hashedKey
+	// streams counts the open event streams of each agent (streams.go).
+	streams *streamSlots
 
 	drainCtx context.Context
 	drain    context.CancelFunc
@@ -81,7 +94,10 @@ func New(cfg Config, b *broker.Broker) *Server {
 	if len(cfg.TextChannels) == 0 {
 		cfg.TextChannels = []string{"cli"}
 	}
-	s := &Server{cfg: cfg, b: b, log: cfg.Logger, mux: http.NewServeMux()}
+	if cfg.StreamsPerAgent <= 0 {
+		cfg.StreamsPerAgent = DefaultStreamsPerAgent
+	}
+	s := &Server{cfg: cfg, b: b, log: cfg.Logger, mux: http.NewServeMux(), streams: newStreamSlots(cfg.StreamsPerAgent)}
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
 	for _, k := range cfg.AgentKeys {
 		s.agents = append(s.agents, hashedKey{k, sha256.Sum256([]byte(k.Secret))})

@@ -43,7 +43,8 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // the JSON endpoints under /inbox/. The API server mounts it at "/".
 //
 //	GET  /                 the page
-//	GET  /inbox/state      {"user","open":[…],"history":[…],"history_limit"}, or 401 {"login":true}
+//	GET  /inbox/state      {"user","open":[…],"open_more","open_cursor","history":[…],"history_limit"}, or 401 {"login":true};
+//	                       ?before=<open_cursor> reads the next page of open questions
 //	GET  /inbox/events     server-sent events: "question" with a question's view
 //	                       (each write bounded by the server's write_timeout,
 //	                       the stream itself not)

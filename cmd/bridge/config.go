@@ -232,6 +232,9 @@ func (c *Config) finish() error {
 	if err := c.Server.checkHosts(len(c.Agents)); err != nil {
 		return err
 	}
+	if err := c.Limits.checkLimits(); err != nil {
+		return err
+	}
 	return c.checkChannels()
 }
 

@@ -179,6 +179,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	b, err := broker.New(broker.Config{
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
+		PendingPerAgent: cfg.Limits.PendingPerAgent,
 	})
 	if err != nil {
 		return nil, err
@@ -194,6 +195,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	srv := api.New(api.Config{
 		AgentKeys: agentAPIKeys(cfg.Agents), ResponderKeys: responderAPIKeys(cfg.People), Loopback: loop,
 		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
+		StreamsPerAgent: cfg.Limits.StreamsPerAgent,
 	}, b)
 	for pattern, h := range w.handlers {
 		srv.Handle(pattern, h)

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/internal/edge"
+
+	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/broker"
 )
 
 // ServerConfig sets how the HTTP server meets the network: which Host
@@ -129,6 +132,31 @@ func (s *ServerConfig) checkHosts(agents int) error {
 		if err := edge.CheckHost(h); err != nil {
 			return fmt.Errorf("server.allowed_hosts[%d]: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// Bounds of the limits section: the upper ones keep a typo (an extra
+// zero or two) from switching a limit off in effect.
+const (
+	maxPendingPerAgent = 1_000_000
+	maxStreamsPerAgent = 10_000
+)
+
+// checkLimits fills the defaults of the limits section (pending 1000,
+// streams 16) and checks its values, naming the key of a bad one.
+func (l *LimitsConfig) checkLimits() error {
+	if l.PendingPerAgent == 0 {
+		l.PendingPerAgent = broker.DefaultPendingPerAgent
+	}
+	if l.StreamsPerAgent == 0 {
+		l.StreamsPerAgent = api.DefaultStreamsPerAgent
+	}
+	if l.PendingPerAgent < 1 || l.PendingPerAgent > maxPendingPerAgent {
+		return fmt.Errorf("limits.pending_per_agent: must be a whole number from 1 to %d, got %d", maxPendingPerAgent, l.PendingPerAgent)
+	}
+	if l.StreamsPerAgent < 1 || l.StreamsPerAgent > maxStreamsPerAgent {
+		return fmt.Errorf("limits.streams_per_agent: must be a whole number from 1 to %d, got %d", maxStreamsPerAgent, l.StreamsPerAgent)
 	}
 	return nil
 }
