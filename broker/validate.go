@@ -116,63 +116,6 @@ func promptField(f, name string) string {
 	return f + "." + name
 }
 
-// checkPromptText checks the characters of every text field of p (see
-// text.go): the question may span lines; labels, headers and defaults are
-// names; descriptions are one line. A prefill is returned to the agent
-// and never shown to people, so only its encoding is checked.
-func checkPromptText(f string, p Prompt) error {
-	if err := checkText(promptField(f, "question"), prose(p.Question), kindProse); err != nil {
-		return err
-	}
-	if err := checkText(promptField(f, "header"), p.Header, kindName); err != nil {
-		return err
-	}
-	for k, o := range p.Options {
-		of := promptField(f, fmt.Sprintf("options[%d]", k))
-		if err := checkText(of+".label", o.Label, kindName); err != nil {
-			return err
-		}
-		if err := checkText(of+".description", o.Description, kindLine); err != nil {
-			return err
-		}
-		if !utf8.ValidString(o.Prefill) {
-			return fieldErr(of+".prefill", "is not valid UTF-8")
-		}
-	}
-	for _, d := range p.Default {
-		if err := checkText(promptField(f, "default"), d, kindName); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// prose returns s with Windows line ends as newlines; a lone carriage
-// return stays and is refused as a control character.
-func prose(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
-
-// normalizePrompt returns p with every shown text in NFC, in new memory.
-func normalizePrompt(p Prompt) Prompt {
-	p.Question = nfc(prose(p.Question))
-	p.Header = nfc(p.Header)
-	opts := p.Options
-	p.Options = nil
-	for _, o := range opts {
-		o.Label, o.Description = nfc(o.Label), nfc(o.Description)
-		p.Options = append(p.Options, o)
-	}
-	defs := p.Default
-	p.Default = nil
-	for _, d := range defs {
-		p.Default = append(p.Default, nfc(d))
-	}
-	if p.Other != nil {
-		other := *p.Other
-		p.Other = &other
-	}
-	return p
-}
-
 func validatePrompt(f string, p Prompt) error {
 	qf := f + ".question"
 	if f == "question" {
@@ -353,20 +296,6 @@ func validateRouted(r *AskRequest, route Route, timeout time.Duration) error {
 		return err
 	}
 	return ValidateReminders("reminders", r.Reminders, timeout)
-}
-
-// CheckReason checks the reason of a cancel, which every platform shows
-// after "Cancelled at 14:02:", and returns it normalised to NFC. It is one
-// line, so it cannot draw a line of its own under the outcome.
-func CheckReason(reason string) (string, error) {
-	if err := checkText("reason", reason, kindLine); err != nil {
-		return "", err
-	}
-	reason = nfc(strings.TrimSpace(reason))
-	if n := utf8.RuneCountInString(reason); n > MaxReasonChars {
-		return "", fieldErr("reason", "at most %d characters, got %d", MaxReasonChars, n)
-	}
-	return reason, nil
 }
 
 // Fingerprint returns a digest of the parts of a request that define the
