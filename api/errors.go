@@ -99,7 +99,12 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 		}
 	}
 	if err == nil {
-		return false
+		msg, field := invalidUTF8(data)
+		if msg == "" {
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "invalid", msg, field)
+		return true
 	}
 	var tooBig *http.MaxBytesError
 	var syn *json.SyntaxError

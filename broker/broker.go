@@ -89,7 +89,7 @@ func New(cfg Config) (*Broker, error) {
 	if cfg.ReminderPoints == nil {
 		cfg.ReminderPoints = DefaultReminderPoints
 	}
-	if err := ValidateReminders("reminders", cfg.ReminderPoints); err != nil {
+	if err := ValidateReminders("reminders", cfg.ReminderPoints, 0); err != nil {
 		return nil, fmt.Errorf("broker: %w", err)
 	}
 	if cfg.UpdateRetry == 0 {
@@ -171,7 +171,10 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	if err != nil {
 		return nil, false, err
 	}
-	q := b.newQuestion(agent, req, prompts)
+	q, err := b.newQuestion(agent, req, prompts)
+	if err != nil {
+		return nil, false, err
+	}
 	var stored *Question
 	var created bool
 	for range 8 {
@@ -203,7 +206,12 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	return b.post(ctx, stored), true, nil
 }
 
-func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) *Question {
+// newQuestion builds the question of req on its route. The route decides
+// the timeout, the reminder points and the responders unless req sets
+// them; req's own responders and reminder points are checked against them
+// here. Inherited reminder points too close together for this timeout are
+// dropped (see SpacedReminders).
+func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*Question, error) {
 	now := b.cfg.Now().UTC().Truncate(time.Millisecond)
 	routeName := req.Route
 	if routeName == "" {
@@ -217,10 +225,14 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) *Q
 	if req.Timeout != nil {
 		timeout = time.Duration(*req.Timeout)
 	}
+	if err := validateRouted(req, route, timeout); err != nil {
+		return nil, err
+	}
 	points := b.cfg.ReminderPoints
 	if route.Reminders != nil {
 		points = route.Reminders
 	}
+	points = SpacedReminders(points, timeout)
 	if req.Reminders != nil {
 		points = req.Reminders
 	}
@@ -243,7 +255,7 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) *Q
 		q.Lease = time.Duration(*req.Lease)
 		q.LeaseUntil = now.Add(q.Lease)
 	}
-	return q
+	return q, nil
 }
 
 // Get returns the agent's question, or ErrNotFound (also for another
@@ -383,6 +395,10 @@ func (b *Broker) Remind(ctx context.Context, id string) error {
 
 // Cancel ends the agent's pending question as cancelled.
 func (b *Broker) Cancel(ctx context.Context, agent, id, reason string) (*Question, error) {
+	reason, err := CheckReason(reason)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := b.Get(ctx, agent, id); err != nil {
 		return nil, err
 	}
@@ -401,6 +417,10 @@ const cancelBatch = 500
 func (b *Broker) CancelSession(ctx context.Context, agent, session, reason string) ([]*Question, error) {
 	if session == "" {
 		return nil, fieldErr("session_id", "must not be empty")
+	}
+	reason, err := CheckReason(reason)
+	if err != nil {
+		return nil, err
 	}
 	if reason == "" {
 		reason = "the agent's session was cancelled"

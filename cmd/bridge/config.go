@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -180,7 +181,7 @@ func (c *Config) finish() error {
 	if d := time.Duration(c.Timeouts.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
 		return fmt.Errorf("timeouts.default: %s is outside 10s–7d", d)
 	}
-	if err := broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders); err != nil {
+	if err := broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()); err != nil {
 		return err
 	}
 	if err := checkKeys("agents", c.Agents); err != nil {
@@ -213,7 +214,10 @@ func (c *Config) finish() error {
 		if d := time.Duration(r.Timeout); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
 			return fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d)
 		}
-		if err := broker.ValidateReminders("routes."+name+".reminders", r.Reminders); err != nil {
+		if err := broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())); err != nil {
+			return err
+		}
+		if err := broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets); err != nil {
 			return err
 		}
 	}
