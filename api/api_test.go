@@ -31,7 +31,9 @@ type server struct {
 	st broker.Store
 }
 
-func newServer(t *testing.T) *server {
+// newServer starts the API on a test server; configure adjusts the HTTP
+// server (its timeouts) before it starts.
+func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"))
 	if err != nil {
@@ -54,7 +56,11 @@ func newServer(t *testing.T) *server {
 	}, b)
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx)
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewUnstartedServer(srv)
+	for _, f := range configure {
+		f(hs.Config)
+	}
+	hs.Start()
 	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); b.Close(); st.Close() })
 	return &server{Server: hs, b: b, st: st}
 }

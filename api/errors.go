@@ -38,11 +38,19 @@ func writeError(w http.ResponseWriter, status int, code, msg, field string) {
 	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: msg, Field: field}})
 }
 
+// limitRetryAfter is the Retry-After of a 429 for a limit, in seconds:
+// long enough for a person to answer something, short enough that an
+// agent does not wait long once there is room.
+const limitRetryAfter = 30
+
 // writeBrokerError maps the broker's errors to status codes.
 func writeBrokerError(w http.ResponseWriter, err error) {
 	var fe *broker.FieldError
 	var ce *broker.ClosedError
+	var le *broker.LimitError
 	switch {
+	case errors.As(err, &le):
+		writeLimit(w, le)
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, "invalid", fe.Error(), fe.Field)
 	case errors.As(err, &ce):
@@ -60,6 +68,13 @@ func writeBrokerError(w http.ResponseWriter, err error) {
 	default:
 		writeError(w, http.StatusInternalServerError, "internal", "internal error", "")
 	}
+}
+
+// writeLimit answers 429 for a limit the agent reached, naming the limit
+// and its setting.
+func writeLimit(w http.ResponseWriter, le *broker.LimitError) {
+	w.Header().Set("Retry-After", strconv.Itoa(limitRetryAfter))
+	writeError(w, http.StatusTooManyRequests, "limit", le.Error()+"; try again later", "")
 }
 
 // sentence is the message of a broker error of class sentinel. The broker
@@ -88,7 +103,12 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 		}
 	}
 	if err == nil {
-		return false
+		msg, field := invalidUTF8(data)
+		if msg == "" {
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "invalid", msg, field)
+		return true
 	}
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {

@@ -66,9 +66,11 @@ type Inbound struct {
 	Roles []string
 }
 
-// Responder returns who acted.
+// Responder returns who acted. The name and user id, shown after
+// "Answered by" on every platform, are cleaned of control characters, line
+// breaks and bidirectional controls.
 func (in Inbound) Responder() *Responder {
-	return &Responder{Channel: in.Channel, User: in.User, Name: in.Name}
+	return &Responder{Channel: in.Channel, User: cleanName(in.User), Name: cleanName(in.Name)}
 }
 
 // Reply is what the person who acted is told, and what happened.

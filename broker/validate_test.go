@@ -54,7 +54,8 @@ func TestValidateRequest(t *testing.T) {
 		{"dialog same question twice", AskRequest{Questions: []Prompt{{Question: "Same?"}, {Question: "Same?"}}}, "questions[1].question", "same text"},
 		{"both forms", AskRequest{Question: "q", Questions: []Prompt{{Question: "r"}}}, "question", "not both"},
 		{"callback not http", AskRequest{Question: "q", CallbackURL: "ftp://x/y"}, "callback_url", "must be an absolute http or https URL"},
-		{"control char in session", AskRequest{Question: "q", SessionID: "a\nb"}, "session_id", "control characters"},
+		{"line break in session", AskRequest{Question: "q", SessionID: "a\nb"}, "session_id", "must be one line: contains a line break (U+000A) at character 2"},
+		{"control char in session", AskRequest{Question: "q", SessionID: "a\x1bb"}, "session_id", "contains a control character (U+001B) at character 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

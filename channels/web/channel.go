@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
 // Name is the channel's name in routes ("web").
@@ -60,6 +61,8 @@ type Channel struct {
 	beat     time.Duration
 	userName string
 	static   fs.FS
+	// refusals logs wrong tokens at most once a second.
+	refusals *logthrottle.Logger
 
 	mu     sync.Mutex
 	recent map[string]*recentQuestion
@@ -115,6 +118,7 @@ func New(cfg Config, h broker.InboundHandler, lister Lister, opts Options) (*Cha
 		c.log = slog.Default()
 	}
 	c.log = c.log.With("channel", Name)
+	c.refusals = logthrottle.New(c.log, time.Second)
 	if c.loc == nil {
 		c.loc = time.UTC
 	}

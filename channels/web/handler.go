@@ -15,6 +15,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/jsonerr"
+	"github.com/askbridge/askbridge/internal/longlived"
 )
 
 //go:embed assets
@@ -45,8 +46,11 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // the JSON endpoints under /inbox/. The API server mounts it at "/".
 //
 //	GET  /                 the page
-//	GET  /inbox/state      {"user","open":[…],"history":[…],"history_limit"}, or 401 {"login":true}
+//	GET  /inbox/state      {"user","open":[…],"open_more","open_cursor","history":[…],"history_limit"}, or 401 {"login":true};
+//	                       ?before=<open_cursor> reads the next page of open questions
 //	GET  /inbox/events     server-sent events: "question" with a question's view
+//	                       (each write bounded by the server's write_timeout,
+//	                       the stream itself not)
 //	POST /inbox/command    {"text"} → {"ok","reply"}
 //	POST /inbox/login      {"token"} → sets the session cookie
 //	POST /inbox/logout     clears it
@@ -62,7 +66,7 @@ func (c *Channel) Handler() http.Handler {
 		http.ServeFileFS(w, r, static, "icon.svg")
 	})
 	mux.HandleFunc("GET /inbox/state", c.serveState)
-	mux.HandleFunc("GET /inbox/events", c.serveEvents)
+	mux.Handle("GET /inbox/events", longlived.Handler(http.HandlerFunc(c.serveEvents)))
 	mux.HandleFunc("POST /inbox/command", c.posted(c.serveCommand))
 	mux.HandleFunc("POST /inbox/login", c.posted(c.serveLogin))
 	mux.HandleFunc("POST /inbox/logout", c.posted(c.serveLogout))
@@ -179,7 +183,7 @@ func (c *Channel) serveLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	if !c.auth.matches(body.Token) {
 		c.auth.guard.fail(addr, now)
-		c.log.Warn("wrong web token", "remote", r.RemoteAddr)
+		c.refusals.Warn("wrong token", "wrong web token", "remote", r.RemoteAddr)
 		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Wrong token: ask whoever runs the bridge for the web token", Login: true})
 		return
 	}

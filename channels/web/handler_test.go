@@ -232,12 +232,12 @@ func TestPost(t *testing.T) {
 	}
 	// The store has not listed the question yet: the state shows it from
 	// memory, so a page loaded right now does not miss it.
-	st, err := ch.state(context.Background())
+	st, err := ch.state(context.Background(), nil)
 	if err != nil || len(st.Open) != 1 || st.Open[0].ID != q.ID {
 		t.Fatalf("state right after Post: %+v %v", st, err)
 	}
 	ch.lister = emptyLister{err: broker.ErrUnavailable}
-	if _, err := ch.state(context.Background()); !errors.Is(err, broker.ErrUnavailable) {
+	if _, err := ch.state(context.Background(), nil); !errors.Is(err, broker.ErrUnavailable) {
 		t.Fatalf("state with the store down: %v", err)
 	}
 }

@@ -96,7 +96,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "ask", err)
 		}
 		if !res.Terminal() {
-			enc := json.NewEncoder(stdout)
+			enc := json.NewEncoder(jsonTerminal{stdout})
 			enc.SetIndent("", "  ")
 			_ = enc.Encode(map[string]any{"id": res.ID, "status": res.Status, "expires_at": res.ExpiresAt})
 			return exitOK
@@ -140,7 +140,7 @@ func readJSON(name string, stdin io.Reader, v any) error {
 // printResult prints the result JSON and returns the exit code of its
 // status.
 func printResult(w io.Writer, res *client.Result) int {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(jsonTerminal{w})
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(res)
@@ -167,7 +167,7 @@ func statusExit(s client.Status) int {
 func fail(stderr io.Writer, cmd string, err error) int {
 	// The client's errors start with "askbridge: " for programs that
 	// use it; a person at the command line knows what they ran.
-	fmt.Fprintf(stderr, "bridge %s: %s\n", cmd, strings.TrimPrefix(err.Error(), "askbridge: "))
+	fmt.Fprintf(stderr, "bridge %s: %s\n", cmd, printable(strings.TrimPrefix(err.Error(), "askbridge: "), true))
 	var ae *client.APIError
 	if errors.As(err, &ae) && (ae.StatusCode == http.StatusBadRequest || ae.StatusCode == http.StatusRequestEntityTooLarge) {
 		return exitBadInput
@@ -198,7 +198,7 @@ func sendCommand(name, text string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, name, err)
 	}
-	fmt.Fprintln(stdout, res.Reply)
+	fmt.Fprintln(stdout, printable(res.Reply, true))
 	return exitOK
 }
 
@@ -232,7 +232,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "list", err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(jsonTerminal{stdout})
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(qs)
 		return exitOK
@@ -242,9 +242,9 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	for _, q := range qs {
 		text, opts := "", ""
 		if len(q.Questions) > 0 {
-			text = q.Questions[0].Question
+			text = printable(q.Questions[0].Question, false)
 			for i, o := range q.Questions[0].Options {
-				opts += fmt.Sprintf("%d=%s ", i+1, o.Label)
+				opts += fmt.Sprintf("%d=%s ", i+1, printable(o.Label, false))
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.ID, q.Status, q.ExpiresAt.Local().Format("15:04:05"), text, strings.TrimSpace(opts))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -181,7 +182,7 @@ func (c *Config) finish() error {
 	if d := time.Duration(c.Timeouts.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
 		return fmt.Errorf("timeouts.default: %s is outside 10s–7d", d)
 	}
-	if err := broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders); err != nil {
+	if err := broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()); err != nil {
 		return err
 	}
 	if err := checkKeys("agents", c.Agents); err != nil {
@@ -220,7 +221,10 @@ func (c *Config) finish() error {
 		if d := time.Duration(r.Timeout); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
 			return fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d)
 		}
-		if err := broker.ValidateReminders("routes."+name+".reminders", r.Reminders); err != nil {
+		if err := broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())); err != nil {
+			return err
+		}
+		if err := broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets); err != nil {
 			return err
 		}
 	}
@@ -231,6 +235,15 @@ func (c *Config) finish() error {
 		return err
 	}
 	if err := c.Timeouts.validate(); err != nil {
+		return err
+	}
+	if err := c.Server.checkConnections(); err != nil {
+		return err
+	}
+	if err := c.Server.checkHosts(len(c.Agents)); err != nil {
+		return err
+	}
+	if err := c.Limits.checkLimits(); err != nil {
 		return err
 	}
 	return c.checkChannels()

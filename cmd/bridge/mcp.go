@@ -82,6 +82,8 @@ func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) (
 		ProgressEvery: time.Duration(cfg.MCP.ProgressEvery),
 		Version:       versionString(),
 		Logger:        log.With("component", "mcp"),
+		// The edge guard in front of the whole server checks Host.
+		HostChecked: true,
 	})
 	if err != nil {
 		return nil, err
@@ -212,7 +214,10 @@ func clientResult(q *broker.Question) (*client.Result, error) {
 func apiError(err error) error {
 	var fe *broker.FieldError
 	var ce *broker.ClosedError
+	var le *broker.LimitError
 	switch {
+	case errors.As(err, &le):
+		return &client.APIError{StatusCode: http.StatusTooManyRequests, Code: "limit", Message: le.Error() + "; try again later"}
 	case errors.As(err, &fe):
 		return &client.APIError{StatusCode: http.StatusBadRequest, Code: "invalid", Message: fe.Error(), Field: fe.Field}
 	case errors.As(err, &ce):

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -116,7 +115,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := cfg.Server.listen(cfg.Listen, log)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
@@ -126,7 +125,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer stopMetrics()
-	srv := &http.Server{Handler: app.api, ReadHeaderTimeout: 10 * time.Second}
+	srv := cfg.Server.httpServer(app.handler)
 	runCtx, cancelRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { app.broker.Run(runCtx) })
@@ -174,6 +173,9 @@ type app struct {
 	storeName string
 	inboxURL  func(addr string) string
 	drainMCP  func()
+	// handler is the API (with the inbox, MCP and webhooks mounted on it)
+	// behind the edge guard: what the HTTP server serves.
+	handler http.Handler
 }
 
 // build wires store, broker, channels and API from the typed config.
@@ -184,6 +186,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	b, err := broker.New(broker.Config{
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
+		PendingPerAgent: cfg.Limits.PendingPerAgent,
 	})
 	if err != nil {
 		return nil, err
@@ -201,6 +204,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 		AgentKeys: agentAPIKeys(cfg.Agents), ResponderKeys: responderAPIKeys(cfg.People), Loopback: loop,
 		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
+		StreamsPerAgent: cfg.Limits.StreamsPerAgent,
 	}, b)
 	for pattern, h := range w.handlers {
 		srv.Handle(pattern, h)
@@ -210,6 +214,9 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
 	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
 	if a.drainMCP, err = mountMCP(cfg, b, srv, log); err != nil {
+		return nil, err
+	}
+	if a.handler, err = guard(cfg, w, srv, log); err != nil {
 		return nil, err
 	}
 	for _, r := range w.runners {
