@@ -11,12 +11,15 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/internal/edge"
 )
 
 // serveMetrics starts the listener of metrics.listen, when one is set: it
-// serves GET /metrics only, behind metrics.key_env's key when set. stop
-// shuts it down and waits for it.
-func serveMetrics(cfg MetricsConfig, m *api.Metrics, log *slog.Logger) (stop func(), err error) {
+// serves GET /metrics only, behind metrics.key_env's key when set, with
+// the main listener's Host check and connection timeouts. stop shuts it
+// down and waits for it.
+func serveMetrics(full Config, m *api.Metrics, log *slog.Logger) (stop func(), err error) {
+	cfg := full.Metrics
 	if cfg.Listen == "" {
 		return func() {}, nil
 	}
@@ -30,7 +33,18 @@ func serveMetrics(cfg MetricsConfig, m *api.Metrics, log *slog.Logger) (stop fun
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Guarded(key))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute}
+	// The Host check of the main listener, with this listener's address as
+	// its own, so a rebound name cannot read the metrics either.
+	h, err := edge.New(edge.Config{
+		Listen: cfg.Listen, PublicURL: full.Server.PublicURL, AllowedHosts: full.Server.AllowedHosts,
+		AgentKeys: true, ResponderKeys: true, InboxLocked: true,
+		Logger: log.With("component", "edge"),
+	}, mux)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	srv := full.Server.httpServer(h)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -119,7 +119,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	stopMetrics, err := serveMetrics(cfg.Metrics, app.metrics, log)
+	stopMetrics, err := serveMetrics(cfg, app.metrics, log)
 	if err != nil {
 		ln.Close()
 		return err
