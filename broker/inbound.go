@@ -221,7 +221,7 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	if err != nil {
 		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
 	}
-	a, err := Interpret(q.Prompts[i], ParseChoice(choice), len(q.Prompts) > 1)
+	a, err := Interpret(q.Prompts[i], ParseChoice(choice), true)
 	if err != nil {
 		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
 	}
@@ -289,8 +289,9 @@ func promptIndex(q *Question, n int) (int, error) {
 }
 
 // Interpret turns a choice into the answer to prompt p, or an error that
-// tells the person what would work. allowSkip is true in dialogs of
-// several prompts.
+// tells the person what would work. allowSkip says whether skip is
+// accepted; the broker accepts it on every prompt, a single question's
+// too (the answer then says skipped).
 func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
 	a := Answer{Selected: []string{}}
 	n := len(p.Options)
@@ -312,21 +313,25 @@ func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
 			a.CustomText = joinNumbers(c.Numbers)
 			return a, nil
 		}
-		picked := SelectedOptions(c.Numbers)
-		for _, k := range picked {
-			if k < 1 || k > n {
-				return a, fmt.Errorf("%d is not an option here: choose %s", k, rangeText(n))
-			}
+		return pickNumbers(p, c.Numbers, a)
+	case ChoiceNumbersOther:
+		switch {
+		case n == 0:
+			// No options to pick: the whole text is the answer.
+			a.CustomText = c.Raw
+			return a, nil
+		case OptionIndex(p, c.Raw) >= 0:
+			return Interpret(p, Choice{Kind: ChoiceText, Text: c.Raw, Raw: c.Raw}, allowSkip)
+		case !p.AllowsOther():
+			return a, fmt.Errorf("notes are not accepted here: choose %s, without other <text>", rangeText(n))
+		case c.Text == "":
+			return a, fmt.Errorf("the note is missing: write it after other, as in %s other <text>", joinNumbers(c.Numbers))
 		}
-		if len(picked) > 1 && !p.MultiSelect {
-			return a, fmt.Errorf("this question takes one answer: choose one of %s", rangeText(n))
+		a, err := pickNumbers(p, c.Numbers, a)
+		if err != nil {
+			return a, err
 		}
-		for _, k := range picked {
-			a.Selected = append(a.Selected, p.Options[k-1].Label)
-		}
-		if len(picked) == 1 {
-			a.Action, a.Prefill = p.Options[picked[0]-1].Action, p.Options[picked[0]-1].Prefill
-		}
+		a.CustomText = c.Text
 		return a, nil
 	}
 	if k := OptionIndex(p, c.Text); k >= 0 {
@@ -356,6 +361,28 @@ func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
 		return a, nil
 	}
 	return a, fmt.Errorf("%q is not an option here: choose %s", c.Text, rangeText(n))
+}
+
+// pickNumbers adds the options numbered nums (1-based) to a, or says
+// which number is wrong.
+func pickNumbers(p Prompt, nums []int, a Answer) (Answer, error) {
+	n := len(p.Options)
+	picked := SelectedOptions(nums)
+	for _, k := range picked {
+		if k < 1 || k > n {
+			return a, fmt.Errorf("%d is not an option here: choose %s", k, rangeText(n))
+		}
+	}
+	if len(picked) > 1 && !p.MultiSelect {
+		return a, fmt.Errorf("this question takes one answer: choose one of %s", rangeText(n))
+	}
+	for _, k := range picked {
+		a.Selected = append(a.Selected, p.Options[k-1].Label)
+	}
+	if len(picked) == 1 {
+		a.Action, a.Prefill = p.Options[picked[0]-1].Action, p.Options[picked[0]-1].Prefill
+	}
+	return a, nil
 }
 
 func rangeText(n int) string {

@@ -60,19 +60,20 @@ func AnswerText(q *Question) string {
 }
 
 // AnswerValue renders one prompt's answer for people: "Postgres",
-// "Redis, Memcached", "“free text”", "skipped".
+// "Redis, Memcached", "“free text”", "Search (note: “and tags”)",
+// "skipped".
 func AnswerValue(a Answer) string {
-	if a.Skipped {
+	switch {
+	case a.Skipped:
 		return "skipped"
+	case len(a.Selected) > 0 && a.CustomText != "":
+		return strings.Join(a.Selected, ", ") + " (note: “" + a.CustomText + "”)"
+	case a.CustomText != "":
+		return "“" + a.CustomText + "”"
+	case len(a.Selected) > 0:
+		return strings.Join(a.Selected, ", ")
 	}
-	vals := append([]string(nil), a.Selected...)
-	if a.CustomText != "" {
-		vals = append(vals, "“"+a.CustomText+"”")
-	}
-	if len(vals) == 0 {
-		return "nothing"
-	}
-	return strings.Join(vals, ", ")
+	return "nothing"
 }
 
 // WhoText names a responder: "@ana" style for people, or the channel.

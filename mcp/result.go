@@ -18,7 +18,7 @@ type Outcome struct {
 	ID     string        `json:"id" jsonschema:"the question id"`
 	Status client.Status `json:"status" jsonschema:"pending, answered, declined, cancelled, timed_out or unsupported"`
 	// Answers are keyed by question text.
-	Answers map[string]client.Answer `json:"answers,omitempty" jsonschema:"the answers keyed by question text: selected labels, custom_text typed instead, skipped"`
+	Answers map[string]client.Answer `json:"answers,omitempty" jsonschema:"the answers keyed by question text: selected labels, custom_text typed instead or as a note beside them, skipped"`
 	// Fallback is "default" or "none" for a timed-out question.
 	Fallback   string     `json:"fallback,omitempty" jsonschema:"for timed_out: default when the defaults were used, none when there was no answer"`
 	Reason     string     `json:"reason,omitempty" jsonschema:"why the question was declined, cancelled or unsupported"`
