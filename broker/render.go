@@ -14,6 +14,10 @@ import (
 // TimeFormat is how times are shown to people.
 const TimeFormat = "15:04 MST"
 
+// RecommendedHint explains the " (Recommended)" mark where people see it:
+// the agent's suggestion, not an answer already given.
+const RecommendedHint = "Recommended = the agent's suggestion; nothing is chosen until you answer."
+
 // DeadlineText says when q expires and what it falls back to:
 // "Expires 14:30 UTC · default: SQLite".
 func DeadlineText(q *Question, loc *time.Location) string {
