@@ -33,7 +33,7 @@ func TestPostedQuestionReadsWell(t *testing.T) {
 		"1. ⭐ Postgres (Recommended) — Mature, relational",
 		"2. SQLite — Embedded, zero setup",
 		"We are choosing storage for the job queue.",
-		"Expires ", "/answer " + q.ID + " 1",
+		"Expires ", "/answer " + q.ID + " 1", "⭐ " + broker.RecommendedHint,
 	} {
 		if !strings.Contains(m.Text, want) {
 			t.Errorf("message lacks %q; it reads:\n%s", want, m.Text)
@@ -46,6 +46,9 @@ func TestPostedQuestionReadsWell(t *testing.T) {
 		"⭐ 1. Postgres (Recommended)": "/answer " + q.ID + " 1",
 		"2. SQLite":                   "/answer " + q.ID + " 2",
 		"Other…":                      "o:" + q.ID + ":0",
+		"📝 Note…":                     "n:" + q.ID + ":0",
+		"Skip":                        "/answer " + q.ID + " skip",
+		"Not ready":                   "/discuss " + q.ID,
 		"Decline":                     "/decline " + q.ID,
 	}
 	if got := buttons(m); !reflect.DeepEqual(got, want) {

@@ -20,6 +20,14 @@ const (
 	otherData = "o:"
 	// doneEmptyData is Done before anything is selected: d:<id>:<prompt>.
 	doneEmptyData = "d:"
+	// noteData asks for a note to go with an option: n:<id>:<prompt>.
+	noteData = "n:"
+	// withNoteData sends options with the note held for the prompt:
+	// a:<id>:<prompt>:<prompts>:<options>, options as 1-based digits
+	// ("13"), or 0 for the note alone.
+	withNoteData = "a:"
+	// dropNoteData forgets the held note: x:<id>:<prompt>.
+	dropNoteData = "x:"
 )
 
 // keyboard builds the inline keyboard for prompt cur of q, and the
@@ -46,19 +54,23 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 		_, canToggle := c.h.(toggler)
 		toggles := p.MultiSelect && canToggle
 		sel := broker.SelectedOptions(q.Selections[cur])
+		_, hasNote := c.notes.get(q.ID, cur)
 		for k, o := range p.Options {
 			var row []tgbotapi.InlineKeyboardButton
 			label := strconv.Itoa(k+1) + ". " + o.Label
 			if p.Recommended(k) {
 				label = "⭐ " + label
 			}
-			if toggles {
+			switch {
+			case toggles:
 				box := "☐ "
 				if slices.Contains(sel, k) {
 					box = "✓ "
 				}
 				add(&row, box+label, fmt.Sprintf("%s%s:%d:%d", toggleData, q.ID, cur, k), broker.FormatOption(q, cur, k))
-			} else {
+			case hasNote:
+				add(&row, label+" + note", withNote(q, cur, []int{k}), broker.FormatOptionsOther(q, cur, []int{k}, "<note>"))
+			default:
 				cmd := broker.FormatOption(q, cur, k)
 				add(&row, label, cmd, cmd)
 			}
@@ -68,14 +80,19 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 		}
 		var row []tgbotapi.InlineKeyboardButton
 		if toggles {
-			if len(sel) > 0 {
-				nums := make([]string, len(sel))
-				for k, v := range sel {
-					nums[k] = strconv.Itoa(v + 1)
-				}
+			nums := make([]string, len(sel))
+			for k, v := range sel {
+				nums[k] = strconv.Itoa(v + 1)
+			}
+			switch {
+			case hasNote && len(sel) > 0:
+				add(&row, "Done ("+strings.Join(nums, ", ")+" + note)", withNote(q, cur, sel), broker.FormatOptionsOther(q, cur, sel, "<note>"))
+			case hasNote:
+				add(&row, "Done (note only)", withNote(q, cur, nil), broker.FormatOther(q, cur, "<note>"))
+			case len(sel) > 0:
 				cmd := broker.FormatOption(q, cur, sel...)
 				add(&row, "Done ("+strings.Join(nums, ", ")+")", cmd, cmd)
-			} else {
+			default:
 				add(&row, "Done", fmt.Sprintf("%s%s:%d", doneEmptyData, q.ID, cur), "")
 			}
 		}
@@ -85,22 +102,86 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 				text = "Answer…"
 			}
 			add(&row, text, fmt.Sprintf("%s%s:%d", otherData, q.ID, cur), broker.FormatOther(q, cur, "<text>"))
+			// With toggles the Other… reply is the note when options
+			// are ticked; otherwise Note… holds one for an option.
+			if !toggles && len(p.Options) > 0 {
+				text := "📝 Note…"
+				if hasNote {
+					text = "📝 Change note…"
+				}
+				add(&row, text, fmt.Sprintf("%s%s:%d", noteData, q.ID, cur), broker.FormatOptionsOther(q, cur, []int{0}, "<note>"))
+			}
+			if hasNote {
+				add(&row, "✖ Drop note", fmt.Sprintf("%s%s:%d", dropNoteData, q.ID, cur), "")
+			}
 		}
-		if len(q.Prompts) > 1 {
-			cmd := broker.FormatSkip(q, cur)
-			add(&row, "Skip", cmd, cmd)
-		}
+		cmd := broker.FormatSkip(q, cur)
+		add(&row, "Skip", cmd, cmd)
 		if len(row) > 0 {
 			rows = append(rows, row)
 		}
 	}
 	var row []tgbotapi.InlineKeyboardButton
-	cmd := broker.FormatDecline(q, "")
+	cmd := broker.FormatDiscuss(q, "")
+	add(&row, "Not ready", cmd, cmd)
+	cmd = broker.FormatDecline(q, "")
 	add(&row, "Decline", cmd, cmd)
 	if len(row) > 0 {
 		rows = append(rows, row)
 	}
 	return rows, dropped
+}
+
+// withNote is the callback data that sends options (0-based) of prompt i
+// with the note held for it.
+func withNote(q *broker.Question, i int, options []int) string {
+	digits := "0"
+	if len(options) > 0 {
+		var b strings.Builder
+		for _, k := range options {
+			b.WriteString(strconv.Itoa(k + 1))
+		}
+		digits = b.String()
+	}
+	return fmt.Sprintf("%s%s:%d:%d:%s", withNoteData, q.ID, i, len(q.Prompts), digits)
+}
+
+// noteStep is parsed withNoteData.
+type noteStep struct {
+	id      string
+	prompt  int
+	prompts int
+	options []int
+}
+
+// question is a stand-in with the id and prompt count of s, enough for
+// the broker's formatters.
+func (s noteStep) question() *broker.Question {
+	return &broker.Question{ID: s.id, Prompts: make([]broker.Prompt, s.prompts)}
+}
+
+// parseWithNote reads withNoteData callback data.
+func parseWithNote(data string) (noteStep, bool) {
+	f := strings.Split(strings.TrimPrefix(data, withNoteData), ":")
+	if len(f) != 4 || !broker.ValidID(f[0]) {
+		return noteStep{}, false
+	}
+	i, err1 := strconv.Atoi(f[1])
+	n, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || n < 1 || n > broker.MaxPrompts || i < 0 || i >= n || f[3] == "" || len(f[3]) > broker.MaxOptions {
+		return noteStep{}, false
+	}
+	s := noteStep{id: f[0], prompt: i, prompts: n}
+	if f[3] == "0" {
+		return s, true
+	}
+	for _, d := range f[3] {
+		if d < '1' || d > '0'+broker.MaxOptions {
+			return noteStep{}, false
+		}
+		s.options = append(s.options, int(d-'1'))
+	}
+	return s, true
 }
 
 // parseStep reads "<prefix><id>:<n>[:<m>]" callback data.
