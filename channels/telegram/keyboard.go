@@ -132,58 +132,6 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 	return rows, dropped
 }
 
-// withNote is the callback data that sends options (0-based) of prompt i
-// with the note held for it.
-func withNote(q *broker.Question, i int, options []int) string {
-	digits := "0"
-	if len(options) > 0 {
-		var b strings.Builder
-		for _, k := range options {
-			b.WriteString(strconv.Itoa(k + 1))
-		}
-		digits = b.String()
-	}
-	return fmt.Sprintf("%s%s:%d:%d:%s", withNoteData, q.ID, i, len(q.Prompts), digits)
-}
-
-// noteStep is parsed withNoteData.
-type noteStep struct {
-	id      string
-	prompt  int
-	prompts int
-	options []int
-}
-
-// question is a stand-in with the id and prompt count of s, enough for
-// the broker's formatters.
-func (s noteStep) question() *broker.Question {
-	return &broker.Question{ID: s.id, Prompts: make([]broker.Prompt, s.prompts)}
-}
-
-// parseWithNote reads withNoteData callback data.
-func parseWithNote(data string) (noteStep, bool) {
-	f := strings.Split(strings.TrimPrefix(data, withNoteData), ":")
-	if len(f) != 4 || !broker.ValidID(f[0]) {
-		return noteStep{}, false
-	}
-	i, err1 := strconv.Atoi(f[1])
-	n, err2 := strconv.Atoi(f[2])
-	if err1 != nil || err2 != nil || n < 1 || n > broker.MaxPrompts || i < 0 || i >= n || f[3] == "" || len(f[3]) > broker.MaxOptions {
-		return noteStep{}, false
-	}
-	s := noteStep{id: f[0], prompt: i, prompts: n}
-	if f[3] == "0" {
-		return s, true
-	}
-	for _, d := range f[3] {
-		if d < '1' || d > '0'+broker.MaxOptions {
-			return noteStep{}, false
-		}
-		s.options = append(s.options, int(d-'1'))
-	}
-	return s, true
-}
-
 // parseStep reads "<prefix><id>:<n>[:<m>]" callback data.
 func parseStep(data, prefix string, parts int) (string, []int, bool) {
 	fields := strings.Split(strings.TrimPrefix(data, prefix), ":")
