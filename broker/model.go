@@ -46,7 +46,9 @@ const (
 )
 
 // RecommendedSuffix marks the recommended option; only the first option's
-// label may carry it, and channels render that option as the primary button.
+// label may carry it. Channels show it as the agent's suggestion (a
+// badge, a star, a primary button whose label says so) with RecommendedHint,
+// never as an answer already chosen.
 const RecommendedSuffix = " (Recommended)"
 
 // Option is one answer a person can pick.

@@ -30,7 +30,7 @@ const (
 )
 
 // promptRef names one prompt of one question. Buttons that are not plain
-// commands (Other…, Submit) carry it, and so does the Other modal, so that
+// commands (Other or note…, Submit) carry it, and so does the Other modal, so that
 // the command can be built with the broker's own formatter later.
 type promptRef struct {
 	ID      string `json:"id"`

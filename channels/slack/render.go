@@ -114,7 +114,7 @@ func optionList(p broker.Prompt) string {
 }
 
 // promptActions is the actions block of prompt i: option buttons (or
-// checkboxes and Submit), Other…, Skip.
+// checkboxes and Submit), Other or note…, Skip.
 func promptActions(q *broker.Question, i int) *slackapi.ActionBlock {
 	p := q.Prompts[i]
 	var elems []slackapi.BlockElement
