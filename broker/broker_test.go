@@ -199,7 +199,7 @@ func TestInboundForms(t *testing.T) {
 		}, true, "Recorded: SQLite", "SQLite", ""},
 		{"out of range", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" 7") }, false, "7 is not an option here: choose 1–3", "", ""},
 		{"two on single select", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" 1,3") }, false, "this question takes one answer: choose one of 1–3", "", ""},
-		{"skip on a single question", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" skip") }, false, "skip is only possible in a dialog of several questions; to refuse, use /decline", "", ""},
+		{"skip on a single question", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" skip") }, true, "Recorded: skipped", "", ""},
 		{"other chat", func(q *broker.Question) broker.Inbound { return in("c9", "u", "/answer "+q.ID+" 1") }, false, "", "", ""},
 		{"other channel", func(q *broker.Question) broker.Inbound {
 			i := in("c1", "u", "/answer "+q.ID+" 1")
