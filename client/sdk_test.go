@@ -63,8 +63,13 @@ func TestAskOutcomes(t *testing.T) {
 		check  func(t *testing.T, res *client.Result, err error)
 	}{
 		{name: "answered", respond: answer("1"), status: client.StatusAnswered, check: func(t *testing.T, res *client.Result, _ error) {
-			if a := res.Answers["Deploy now?"]; len(a.Selected) != 1 || a.Selected[0] != "Yes" || res.AnsweredBy == nil || res.AnsweredBy.Name != "ana" {
+			if a := res.Answers["Deploy now?"]; len(a.Selected) != 1 || a.Selected[0] != "Yes" || res.AnsweredBy == nil || res.AnsweredBy.Name != "ana" || a.AnsweredBy == nil || *a.AnsweredBy != *res.AnsweredBy {
 				t.Errorf("answer = %+v by %+v", a, res.AnsweredBy)
+			}
+		}},
+		{name: "skipped", respond: answer("skip"), status: client.StatusAnswered, check: func(t *testing.T, res *client.Result, _ error) {
+			if a := res.Answers["Deploy now?"]; !a.Skipped || len(a.Selected) != 0 || a.AnsweredBy == nil || a.AnsweredBy.Name != "ana" {
+				t.Errorf("answer = %+v, want skipped by ana", a)
 			}
 		}},
 		{name: "declined", respond: func(q *broker.Question) []string { return []string{"/decline " + q.ID + " wrong branch"} },
