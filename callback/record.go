@@ -31,8 +31,10 @@ type job struct {
 // store busy with other writers, a Redis failover) is tried again, with
 // growing pauses, as long as the claim lasts: an outcome that is not
 // written is lost when the claim runs out, and the delivery is then
-// claimed and sent again. While Run is stopping, writing is tried for
-// shutdownRecord at most.
+// claimed and sent again. The store writes it only while the claim
+// (j.del.Claim) is still the delivery's, so a late outcome never
+// overwrites that of a later claim. While Run is stopping, writing is
+// tried for shutdownRecord at most.
 func (d *Deliverer) record(ctx context.Context, j *job) {
 	if j.del.UpdatedAt.IsZero() {
 		j.del.UpdatedAt = d.cfg.Now()
@@ -48,6 +50,12 @@ func (d *Deliverer) record(ctx context.Context, j *job) {
 		cancel()
 		switch {
 		case err == nil:
+			return
+		case errors.Is(err, broker.ErrConflict):
+			// The claim ran out and another claim took the delivery:
+			// its outcome is the one to keep.
+			j.log.Warn("callback: outcome not recorded: the claim ran out and the delivery was claimed again",
+				"state", j.del.State, "attempt", j.del.Attempts)
 			return
 		case errors.Is(err, broker.ErrNotFound), errors.Is(err, broker.ErrInvalid):
 			j.log.Error("callback: record delivery", "err", err)

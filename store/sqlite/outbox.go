@@ -88,6 +88,9 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 	if err != nil {
 		return nil, err
 	}
+	for i := range out {
+		out[i].Claim = out[i].NextAt
+	}
 	slices.SortFunc(out, func(a, b broker.Delivery) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 	})
@@ -95,7 +98,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 }
 
 // UpdateDelivery records the outcome of an attempt: state, attempts, next
-// attempt, last error and update time.
+// attempt, last error and update time; with d.Claim, only while the
+// delivery is pending with its next attempt still at the claim's end.
 func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 	switch d.State {
 	case broker.DeliveryPending, broker.DeliveryDelivered, broker.DeliveryFailed:
@@ -103,18 +107,27 @@ func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 		return fmt.Errorf("sqlite: update delivery %s: %w: unknown state %q", d.ID, broker.ErrInvalid, d.State)
 	}
 	return s.write(ctx, "update delivery "+d.ID, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
-			`UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, updated_at = ? WHERE id = ?`,
-			d.State, d.Attempts, ms(d.NextAt), d.LastError, ms(d.UpdatedAt), d.ID)
+		query := `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, updated_at = ? WHERE id = ?`
+		args := []any{d.State, d.Attempts, ms(d.NextAt), d.LastError, ms(d.UpdatedAt), d.ID}
+		if !d.Claim.IsZero() {
+			query += ` AND state = 'pending' AND next_at = ?`
+			args = append(args, ms(d.Claim))
+		}
+		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil {
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
 			return err
-		} else if n == 0 {
-			return broker.ErrNotFound
 		}
-		return nil
+		var exists int
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE id = ?)`, d.ID).Scan(&exists); err != nil {
+			return err
+		}
+		if exists == 1 {
+			return fmt.Errorf("%w: delivery %s was claimed again or finished since its claim", broker.ErrConflict, d.ID)
+		}
+		return broker.ErrNotFound
 	})
 }
 
