@@ -52,10 +52,11 @@ func (d *Deliverer) record(ctx context.Context, j *job) {
 		case err == nil:
 			return
 		case errors.Is(err, broker.ErrConflict):
-			// The claim ran out and another claim took the delivery:
-			// its outcome is the one to keep.
-			j.log.Warn("callback: outcome not recorded: the claim ran out and the delivery was claimed again",
-				"state", j.del.State, "attempt", j.del.Attempts)
+			// The claim ran out and another claim took the delivery
+			// (its outcome is the one to keep), or an earlier try of
+			// this write went through although its answer was lost.
+			j.log.Warn("callback: outcome not recorded: the delivery is no longer under this claim",
+				"state", j.del.State, "attempt", j.del.Attempts, "tries", try)
 			return
 		case errors.Is(err, broker.ErrNotFound), errors.Is(err, broker.ErrInvalid):
 			j.log.Error("callback: record delivery", "err", err)
