@@ -16,6 +16,11 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 	if errors.Is(err, ErrNotCommand) {
 		return b.handleBare(ctx, in)
 	}
+	if in.VerbsNeedSlash && !in.Private && !strings.HasPrefix(strings.TrimSpace(in.Text), "/") {
+		if onQuestion, refused := b.repliesToQuestion(ctx, in); !onQuestion {
+			return refused
+		}
+	}
 	if err != nil {
 		return refuse(ErrInvalid, "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
@@ -27,6 +32,27 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 	default:
 		return b.decline(ctx, in, cmd)
 	}
+}
+
+// repliesToQuestion reports whether in replies to (or in the platform's
+// context of) a question message. When it does not, or the store cannot
+// say, the returned reply says what to do: ignore the text, or report
+// the outage.
+func (b *Broker) repliesToQuestion(ctx context.Context, in Inbound) (bool, Reply) {
+	if in.QuestionID != "" {
+		return true, Reply{}
+	}
+	if in.ReplyTo == "" {
+		return false, Reply{Ignored: true}
+	}
+	_, err := b.store.LookupMessage(ctx, in.Channel, in.Chat, in.ReplyTo)
+	switch {
+	case err == nil:
+		return true, Reply{}
+	case errors.Is(err, ErrNotFound):
+		return false, Reply{Ignored: true}
+	}
+	return false, refuse(ErrUnavailable, "Could not look up the question right now; please try again.")
 }
 
 func refuse(kind error, format string, args ...any) Reply {
@@ -141,44 +167,20 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 	return q, nil
 }
 
-// ResponderAllowed reports whether in's user may answer, given responder
-// entries "[channel:]user-id" or "[channel:]role:role-id"; an empty list
-// allows everyone in the question's chats.
-func ResponderAllowed(list []string, in Inbound) bool {
-	if len(list) == 0 {
-		return true
-	}
-	for _, e := range list {
-		ch, rest := "", e
-		if c, r, ok := strings.Cut(e, ":"); ok && c != "role" {
-			ch, rest = c, r
-		}
-		if ch != "" && ch != in.Channel {
-			continue
-		}
-		if role, ok := strings.CutPrefix(rest, "role:"); ok {
-			if slices.Contains(in.Roles, role) {
-				return true
-			}
-			continue
-		}
-		if rest == in.User {
-			return true
-		}
-	}
-	return false
-}
-
 func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 	q, refused := b.authorize(ctx, in, cmd.ID)
 	if refused != nil {
 		return *refused
 	}
-	r := Resolution{Status: StatusDeclined, Reason: cmd.Text, AnsweredBy: in.Responder()}
+	reason, err := CheckPersonText(cmd.Text)
+	if err != nil {
+		return personTextRefused(q, err)
+	}
+	r := Resolution{Status: StatusDeclined, Reason: reason, AnsweredBy: in.Responder()}
 	if cmd.Verb == VerbDiscuss {
 		r.NotReady = true
 	}
-	q, err := b.Resolve(ctx, q.ID, r)
+	q, err = b.Resolve(ctx, q.ID, r)
 	if reply, done := b.resolveFailed(q, err); done {
 		return reply
 	}
@@ -186,6 +188,12 @@ func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 		return Reply{OK: true, Text: "Recorded: you want to discuss before answering; the agent has been told.", Question: q}
 	}
 	return Reply{OK: true, Text: "Recorded: declined.", Question: q}
+}
+
+// personTextRefused is the reply to a person's text that CheckPersonText
+// refused.
+func personTextRefused(q *Question, err error) Reply {
+	return Reply{Text: "Nothing was recorded: " + strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ") + ".", Question: q, Err: ErrInvalid}
 }
 
 func (b *Broker) resolveFailed(q *Question, err error) (Reply, bool) {
@@ -204,6 +212,10 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	q, refused := b.authorize(ctx, in, id)
 	if refused != nil {
 		return *refused
+	}
+	choice, err := CheckPersonText(choice)
+	if err != nil {
+		return personTextRefused(q, err)
 	}
 	i, err := promptIndex(q, n)
 	if err != nil {

@@ -3,6 +3,7 @@ package broker
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -254,7 +255,7 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return fmt.Errorf("must be a string or an array of strings")
+		return fmt.Errorf("must be a string or a list of strings")
 	}
 	*l = many
 	return nil
@@ -264,20 +265,24 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 // number of seconds.
 type Duration time.Duration
 
-// UnmarshalJSON accepts "90s", "30m", "1h30m" or a number of seconds.
+// UnmarshalJSON accepts "90s", "30m", "1h30m", "7d" (see ParseDuration)
+// or a number of seconds.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
-		v, err := time.ParseDuration(s)
+		v, err := ParseDuration(s)
 		if err != nil {
-			return fmt.Errorf("invalid duration %q (use e.g. \"30s\", \"30m\")", s)
+			return err
 		}
 		*d = Duration(v)
 		return nil
 	}
 	var secs float64
 	if err := json.Unmarshal(b, &secs); err != nil {
-		return fmt.Errorf("must be a duration such as \"30s\" or a number of seconds")
+		return fmt.Errorf("must be a duration such as \"30s\" or \"7d\", or a number of seconds")
+	}
+	if math.Abs(secs) >= math.MaxInt64/float64(time.Second) {
+		return fmt.Errorf("%s seconds is far too long (write e.g. \"7d\")", string(b))
 	}
 	*d = Duration(time.Duration(secs * float64(time.Second)))
 	return nil

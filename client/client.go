@@ -91,7 +91,10 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("askbridge: %s %s: %w", method, path, err)
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("askbridge: %s %s: %w", method, path, ctx.Err())
+		}
+		return 0, &ConnError{Server: c.base, Err: err}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))

@@ -128,8 +128,12 @@ func toolError(err error) *sdk.CallToolResult {
 // which are rewritten to the tool's questions[0].… form.
 func bridgeError(err error, prompts int) error {
 	var ae *client.APIError
-	if !errors.As(err, &ae) {
-		return fmt.Errorf("the bridge could not be reached (is bridge serve running?): %v", err)
+	var ce *client.ConnError
+	switch {
+	case errors.As(err, &ce):
+		return errors.New(strings.TrimPrefix(ce.Error(), "askbridge: "))
+	case !errors.As(err, &ae):
+		return errors.New("the bridge could not be reached (is bridge serve running?)")
 	}
 	msg := ae.Message
 	if ae.StatusCode == 400 && prompts == 1 && ae.Field != "" && !strings.HasPrefix(ae.Field, "questions") && isPromptField(ae.Field) {

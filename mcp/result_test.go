@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,14 +59,14 @@ func TestDecodeArgs(t *testing.T) {
 		{`{"questions":[{"question":"Go?","options":[{"label":"Yes"},{"label":"No"}],"default":"Yes"}],"wait":false}`, ""},
 		{`{"questions":[{"question":"Go?","default":["A","B"]}]}`, ""},
 		{``, ""},
-		{`{"questions":"x"}`, "questions: must be an array, got JSON string"},
-		{`{"questions":[{"question":"Go?","other":"no"}]}`, "questions.other: must be true or false, got JSON string"},
-		{`{"questions":[{"question":"Go?","default":3}]}`, "default: must be a string or an array of strings"},
-		{`{"wait":1}`, "wait: must be true or false, got JSON number"},
-		{`{"questions":[],"color":1}`, `unknown field "color"`},
-		{`[1]`, "the arguments must be a JSON object, got JSON array"},
-		{`{} {}`, "the arguments must be one JSON object; there is more after it"},
-		{`{"questions":[`, "the arguments are not valid JSON"},
+		{`{"questions":"x"}`, "questions: must be a list of questions, got a string"},
+		{`{"questions":[{"question":"Go?","other":"no"}]}`, "questions[0].other: must be true or false, got a string"},
+		{`{"questions":[{"question":"Go?","default":3}]}`, "questions[0].default: must be a string or a list of strings"},
+		{`{"wait":1}`, "wait: must be true or false, got the number 1"},
+		{`{"questions":[],"color":1}`, `unknown field color`},
+		{`[1]`, "the input must be a JSON object, got a list"},
+		{`{} {}`, "the input must hold one JSON object and nothing after it"},
+		{`{"questions":[`, "the input ends before its JSON is complete"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.args, func(t *testing.T) {
@@ -91,7 +92,8 @@ func TestBridgeErrorNamesTheQuestion(t *testing.T) {
 		{&client.APIError{StatusCode: 400, Message: "questions[1].header: at most 16 characters, got 17", Field: "questions[1].header"}, 2, "questions[1].header: at most 16 characters, got 17"},
 		{&client.APIError{StatusCode: 400, Message: "timeout: must be between 10s and 7d, got 1s", Field: "timeout"}, 1, "timeout: must be between 10s and 7d, got 1s"},
 		{&client.APIError{StatusCode: 401, Message: "missing or wrong agent key"}, 1, "the bridge refused the agent key: missing or wrong agent key"},
-		{errors.New("dial tcp: connection refused"), 1, "the bridge could not be reached (is bridge serve running?): dial tcp: connection refused"},
+		{errors.New("dial tcp: connection refused"), 1, "the bridge could not be reached (is bridge serve running?)"},
+		{&client.ConnError{Server: "http://127.0.0.1:8377", Err: syscall.ECONNREFUSED}, 1, "cannot reach the bridge at http://127.0.0.1:8377: nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?)"},
 	}
 	for _, tc := range tests {
 		if got := bridgeError(tc.err, tc.prompts).Error(); got != tc.want {
@@ -119,7 +121,8 @@ func TestUnreachableBridge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "the bridge could not be reached (is bridge serve running?)") {
+	text := res.Content[0].(*sdk.TextContent).Text
+	if !res.IsError || text != "cannot reach the bridge at http://"+addr+": nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?)" {
 		t.Fatalf("result: %+v", res.Content[0])
 	}
 }

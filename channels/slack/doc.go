@@ -28,11 +28,18 @@
 // the broker ignores gets no answer.
 //
 // Two connection modes exist. Socket Mode (the default) dials out with an
-// app-level token and needs no public URL; Run owns the connection and acks
-// every envelope before processing it. HTTP mode serves Handler, which
+// app-level token and needs no public URL; Run owns the connection. HTTP
+// mode serves Handler, which reads at most 256 KiB of body within 10 s,
 // verifies Slack's request signature (signing secret, five-minute window)
 // before anything is processed, answers the Events API url_verification
 // challenge and drops Events API retries whose event_id was already seen.
+// Forged requests are logged at most once a second, with their count.
+//
+// In both modes a delivery is acknowledged only once the broker has
+// recorded its action, so that a crash in between cannot lose a tap
+// Slack was told had arrived; when recording takes longer than 2 s
+// (Slack waits 3) the delivery is acknowledged anyway and recording goes
+// on, uncancelled. The person's ephemeral reply comes after the ack.
 //
 // Targets are Slack ids: a conversation (C…, G…) or a person (U…), whose
 // questions go to their DM with the bot; address.go explains how DM copies

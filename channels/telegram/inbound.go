@@ -41,6 +41,9 @@ func inbound(chat *tgbotapi.Chat, from *tgbotapi.User) broker.Inbound {
 		User:    strconv.FormatInt(from.ID, 10),
 		Name:    name,
 		Private: chat.Type == "private",
+		// Groups chat: "pending …" there is talk, not a command,
+		// unless it replies to a question message.
+		VerbsNeedSlash: true,
 	}
 }
 

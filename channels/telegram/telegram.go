@@ -11,6 +11,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
 // Name is the channel's name in routes ("telegram:-100123").
@@ -31,6 +32,8 @@ type Channel struct {
 	questions *questionCache
 	others    *otherPrompts
 	seen      *recentUpdates
+	// refusals logs refused webhook requests at most once a second.
+	refusals *logthrottle.Logger
 }
 
 var (
@@ -62,8 +65,9 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 	if err != nil {
 		return nil, err
 	}
+	log = log.With("channel", Name)
 	c := &Channel{
-		cfg: cfg, h: h, log: log.With("channel", Name),
+		cfg: cfg, h: h, log: log, refusals: logthrottle.New(log, time.Second),
 		http:  &http.Client{Transport: http.DefaultTransport},
 		token: token, secret: secret,
 		sleep:     sleepCtx,

@@ -157,6 +157,7 @@ func TestPage(t *testing.T) {
 	})
 
 	t.Run("two tabs", func(t *testing.T) { testTwoTabs(t, browser) })
+	t.Run("many open questions", func(t *testing.T) { testPaging(t, browser) })
 	t.Run("stale page", func(t *testing.T) { testStalePage(t, browser) })
 	t.Run("closed question", func(t *testing.T) { testClosed(t, browser) })
 	t.Run("reminder", func(t *testing.T) { testReminder(t, browser) })

@@ -142,7 +142,7 @@ func runEvents(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := signalContext()
 	defer cancel()
 	events, errc := newClient(false).Events(ctx, client.EventsFilter{SessionID: *session, LastEventID: *last})
-	enc := json.NewEncoder(stdout)
+	enc := json.NewEncoder(jsonTerminal{stdout})
 	enc.SetEscapeHTML(false)
 	for ev := range events {
 		if err := enc.Encode(eventLine{EventID: ev.ID, Type: ev.Type, Result: ev.Result}); err != nil {

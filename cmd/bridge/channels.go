@@ -111,6 +111,9 @@ type wiring struct {
 	textChannels []string
 	// handlers are mounted on the HTTP server (webhooks, the web inbox).
 	handlers map[string]http.Handler
+	// webhooks are the patterns of handlers that are platform webhooks
+	// (all but the web inbox): they check their own signatures or secrets.
+	webhooks []string
 	// runners are inbound loops (long polling, gateways, sockets).
 	runners []namedRunner
 	// jobs run beside the server until it stops.
@@ -126,6 +129,9 @@ func (w *wiring) mount(name, pattern string, h http.Handler) error {
 		return fmt.Errorf("channels.%s: path %s is already served by another part of the bridge; give it a path of its own", name, pattern)
 	}
 	w.handlers[pattern] = h
+	if name != web.Name {
+		w.webhooks = append(w.webhooks, pattern)
+	}
 	return nil
 }
 
@@ -137,7 +143,9 @@ func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location,
 		w.textChannels = append(w.textChannels, cli.Name)
 	}
 	if !cfg.Channels.Web.Disabled {
-		ch, err := web.New(cfg.Channels.Web.Config, b, b, web.Options{Loopback: loop, Logger: log.With("channel", web.Name), Location: loc})
+		// Both stores keep sign-in sessions, so every instance accepts them.
+		sessions, _ := b.Store().(broker.Sessions)
+		ch, err := web.New(cfg.Channels.Web.Config, b, b, web.Options{Loopback: loop, Logger: log.With("channel", web.Name), Location: loc, Sessions: sessions})
 		if err != nil {
 			return nil, fmt.Errorf("channels.web: %w", err)
 		}

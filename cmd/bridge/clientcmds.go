@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/jsonerr"
 )
 
 func newClient(responder bool) *client.Client {
@@ -95,7 +96,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, "ask", err)
 		}
 		if !res.Terminal() {
-			enc := json.NewEncoder(stdout)
+			enc := json.NewEncoder(jsonTerminal{stdout})
 			enc.SetIndent("", "  ")
 			_ = enc.Encode(map[string]any{"id": res.ID, "status": res.Status, "expires_at": res.ExpiresAt})
 			return exitOK
@@ -122,8 +123,16 @@ func readJSON(name string, stdin io.Reader, v any) error {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	err = dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("unexpected data after the JSON object")
+	}
+	if err != nil {
+		what := "the file " + name
+		if name == "-" {
+			what = "standard input"
+		}
+		return errors.New(jsonerr.Describe(what, data, v, err).Message)
 	}
 	return nil
 }
@@ -131,7 +140,7 @@ func readJSON(name string, stdin io.Reader, v any) error {
 // printResult prints the result JSON and returns the exit code of its
 // status.
 func printResult(w io.Writer, res *client.Result) int {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(jsonTerminal{w})
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(res)
@@ -156,7 +165,9 @@ func statusExit(s client.Status) int {
 
 // fail prints err and returns 2 for the server's 400s and 413s, else 1.
 func fail(stderr io.Writer, cmd string, err error) int {
-	fmt.Fprintf(stderr, "bridge %s: %v\n", cmd, err)
+	// The client's errors start with "askbridge: " for programs that
+	// use it; a person at the command line knows what they ran.
+	fmt.Fprintf(stderr, "bridge %s: %s\n", cmd, printable(strings.TrimPrefix(err.Error(), "askbridge: "), true))
 	var ae *client.APIError
 	if errors.As(err, &ae) && (ae.StatusCode == http.StatusBadRequest || ae.StatusCode == http.StatusRequestEntityTooLarge) {
 		return exitBadInput
@@ -187,7 +198,7 @@ func sendCommand(name, text string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, name, err)
 	}
-	fmt.Fprintln(stdout, res.Reply)
+	fmt.Fprintln(stdout, printable(res.Reply, true))
 	return exitOK
 }
 
@@ -221,7 +232,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "list", err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(jsonTerminal{stdout})
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(qs)
 		return exitOK
@@ -231,9 +242,9 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	for _, q := range qs {
 		text, opts := "", ""
 		if len(q.Questions) > 0 {
-			text = q.Questions[0].Question
+			text = printable(q.Questions[0].Question, false)
 			for i, o := range q.Questions[0].Options {
-				opts += fmt.Sprintf("%d=%s ", i+1, o.Label)
+				opts += fmt.Sprintf("%d=%s ", i+1, printable(o.Label, false))
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.ID, q.Status, q.ExpiresAt.Local().Format("15:04:05"), text, strings.TrimSpace(opts))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -100,11 +101,12 @@ type RouteConfig struct {
 // Duration reads "30m" style durations from YAML.
 type Duration time.Duration
 
-// UnmarshalYAML parses a Go duration string.
+// UnmarshalYAML parses a duration as broker.ParseDuration reads it
+// ("30m", "2h", "7d").
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(n.Value)
+	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration (use e.g. 30s, 30m, 2h)", n.Line, n.Value)
+		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	*d = Duration(v)
 	return nil
@@ -180,7 +182,7 @@ func (c *Config) finish() error {
 	if d := time.Duration(c.Timeouts.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
 		return fmt.Errorf("timeouts.default: %s is outside 10s–7d", d)
 	}
-	if err := broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders); err != nil {
+	if err := broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()); err != nil {
 		return err
 	}
 	if err := checkKeys("agents", c.Agents); err != nil {
@@ -191,6 +193,12 @@ func (c *Config) finish() error {
 		people[i] = p.KeyConfig
 	}
 	if err := checkKeys("responders", people); err != nil {
+		return err
+	}
+	if err := c.checkSecrets(); err != nil {
+		return err
+	}
+	if err := c.Metrics.check(c.exposed()); err != nil {
 		return err
 	}
 	if len(c.Routes) == 0 {
@@ -213,7 +221,10 @@ func (c *Config) finish() error {
 		if d := time.Duration(r.Timeout); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
 			return fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d)
 		}
-		if err := broker.ValidateReminders("routes."+name+".reminders", r.Reminders); err != nil {
+		if err := broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())); err != nil {
+			return err
+		}
+		if err := broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets); err != nil {
 			return err
 		}
 	}
@@ -224,6 +235,15 @@ func (c *Config) finish() error {
 		return err
 	}
 	if err := c.Timeouts.validate(); err != nil {
+		return err
+	}
+	if err := c.Server.checkConnections(); err != nil {
+		return err
+	}
+	if err := c.Server.checkHosts(len(c.Agents)); err != nil {
+		return err
+	}
+	if err := c.Limits.checkLimits(); err != nil {
 		return err
 	}
 	return c.checkChannels()

@@ -37,7 +37,7 @@ type ProgressInterval time.Duration
 
 // UnmarshalYAML parses a Go duration within 1s–5m.
 func (p *ProgressInterval) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(n.Value)
+	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Line, n.Value)
 	}
@@ -82,6 +82,8 @@ func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) (
 		ProgressEvery: time.Duration(cfg.MCP.ProgressEvery),
 		Version:       versionString(),
 		Logger:        log.With("component", "mcp"),
+		// The edge guard in front of the whole server checks Host.
+		HostChecked: true,
 	})
 	if err != nil {
 		return nil, err
@@ -212,7 +214,10 @@ func clientResult(q *broker.Question) (*client.Result, error) {
 func apiError(err error) error {
 	var fe *broker.FieldError
 	var ce *broker.ClosedError
+	var le *broker.LimitError
 	switch {
+	case errors.As(err, &le):
+		return &client.APIError{StatusCode: http.StatusTooManyRequests, Code: "limit", Message: le.Error() + "; try again later"}
 	case errors.As(err, &fe):
 		return &client.APIError{StatusCode: http.StatusBadRequest, Code: "invalid", Message: fe.Error(), Field: fe.Field}
 	case errors.As(err, &ce):

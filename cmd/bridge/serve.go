@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -116,11 +115,17 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := cfg.Server.listen(cfg.Listen, log)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: app.api, ReadHeaderTimeout: 10 * time.Second}
+	stopMetrics, err := serveMetrics(cfg, app.metrics, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopMetrics()
+	srv := cfg.Server.httpServer(app.handler)
 	runCtx, cancelRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { app.broker.Run(runCtx) })
@@ -163,10 +168,14 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 type app struct {
 	broker    *broker.Broker
 	api       *api.Server
+	metrics   *api.Metrics
 	jobs      []func(ctx context.Context)
 	storeName string
 	inboxURL  func(addr string) string
 	drainMCP  func()
+	// handler is the API (with the inbox, MCP and webhooks mounted on it)
+	// behind the edge guard: what the HTTP server serves.
+	handler http.Handler
 }
 
 // build wires store, broker, channels and API from the typed config.
@@ -177,6 +186,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	b, err := broker.New(broker.Config{
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
+		PendingPerAgent: cfg.Limits.PendingPerAgent,
 	})
 	if err != nil {
 		return nil, err
@@ -189,18 +199,24 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if err != nil {
 		return nil, err
 	}
+	metricsKey, metricsRefusal := cfg.Metrics.onMain(cfg.exposed())
 	srv := api.New(api.Config{
 		AgentKeys: agentAPIKeys(cfg.Agents), ResponderKeys: responderAPIKeys(cfg.People), Loopback: loop,
 		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
+		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
+		StreamsPerAgent: cfg.Limits.StreamsPerAgent,
 	}, b)
 	for pattern, h := range w.handlers {
 		srv.Handle(pattern, h)
 	}
-	a := &app{broker: b, api: srv, storeName: storeName(cfg), inboxURL: w.inboxURL}
+	a := &app{broker: b, api: srv, metrics: metrics, storeName: storeName(cfg), inboxURL: w.inboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
 	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
 	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
 	if a.drainMCP, err = mountMCP(cfg, b, srv, log); err != nil {
+		return nil, err
+	}
+	if a.handler, err = guard(cfg, w, srv, log); err != nil {
 		return nil, err
 	}
 	for _, r := range w.runners {

@@ -49,7 +49,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		// The resolution stands; Due logs the event later (see repair).
 		s.log.Warn("resolution event not logged yet", "question_id", id, "err", err)
 	}
-	s.feed.broadcast(id)
+	s.feed.broadcast(broker.Resolved{ID: id, Agent: q.Agent})
 	return q, nil
 }
 
@@ -171,7 +171,8 @@ type pendingEvent struct {
 }
 
 // logEvent appends the event of a resolution once (again calls return the
-// sequence number of the first) and publishes the id on the feed.
+// sequence number of the first), drops the question from its agent's
+// pending set and publishes it on the feed.
 func (s *Store) logEvent(ctx context.Context, e pendingEvent) error {
 	keys, args := s.eventCall(e)
 	if err := logEventScript.Run(ctx, s.c, keys, args...).Err(); err != nil {
@@ -184,7 +185,7 @@ func (s *Store) logEvent(ctx context.Context, e pendingEvent) error {
 func (s *Store) eventCall(e pendingEvent) ([]string, []any) {
 	body, _ := json.Marshal(broker.Event{QuestionID: e.id, Agent: e.agent, SessionID: e.session, Status: e.status, At: e.at})
 	member := strconv.FormatInt(usec(e.at), 10) + " " + string(body)
-	keys := []string{s.k.evSeq(), s.k.evLog(), s.k.evIDs(), s.k.evAgent(e.agent)}
+	keys := []string{s.k.evSeq(), s.k.evLog(), s.k.evIDs(), s.k.evAgent(e.agent), s.k.evPending(e.agent)}
 	cutoff := usec(time.Now().Add(-(s.cfg.Retention + grace)))
 	return keys, []any{e.id, e.agent, member, s.k.feed(), cutoff, s.k.evAgentPrefix()}
 }

@@ -41,12 +41,12 @@ func TestFeedOverflow(t *testing.T) {
 	sawRecheck, count := false, 0
 	for !sawRecheck {
 		select {
-		case id := <-ch:
+		case r := <-ch:
 			count++
-			if id == "" {
+			if r.ID == "" {
 				sawRecheck = true
 			}
-			if id == last {
+			if r.ID == last {
 				t.Fatalf("the last id arrived after %d ids without a re-check hint, yet %d were resolved", count, n)
 			}
 		case <-timer.C:
