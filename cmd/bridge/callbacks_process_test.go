@@ -174,8 +174,11 @@ callbacks:
 		if got := accepted[id]; len(got) != 1 || got[0] != d.ID {
 			t.Errorf("question %s: accepted deliveries %v, want exactly [%s]", id, got, d.ID)
 		}
-		if tries[id] < 2 || d.Attempts != tries[id] {
-			t.Errorf("question %s: receiver saw %d requests, store counts %d attempts", id, tries[id], d.Attempts)
+		// kill -9 can land between a request reaching the receiver and
+		// the bridge recording its outcome: that one attempt, in flight
+		// at the kill, is the only one the store may miss.
+		if tries[id] < 2 || d.Attempts > tries[id] || tries[id] > d.Attempts+1 {
+			t.Errorf("question %s: receiver saw %d requests, store counts %d attempts; want the same, or one more seen (in flight at the kill)", id, tries[id], d.Attempts)
 		}
 	}
 }
