@@ -131,24 +131,24 @@ func TestNewID(t *testing.T) {
 func TestInterpret(t *testing.T) {
 	no := false
 	p := Prompt{Question: "q", Options: []Option{{Label: "A b"}, {Label: "C"}}, Other: &no}
-	if _, err := Interpret(p, ParseChoice("other x"), false); err == nil || err.Error() != "free text is not accepted here: choose 1–2" {
+	if _, err := Interpret(p, ParseChoice("other x")); err == nil || err.Error() != "free text is not accepted here: choose 1–2" {
 		t.Fatalf("other with other:false: %v", err)
 	}
-	if _, err := Interpret(p, ParseChoice("zzz"), false); err == nil || err.Error() != `"zzz" is not an option here: choose 1–2` {
+	if _, err := Interpret(p, ParseChoice("zzz")); err == nil || err.Error() != `"zzz" is not an option here: choose 1–2` {
 		t.Fatalf("unknown label: %v", err)
 	}
-	if a, err := Interpret(p, ParseChoice("a B"), false); err != nil || a.Selected[0] != "A b" {
+	if a, err := Interpret(p, ParseChoice("a B")); err != nil || a.Selected[0] != "A b" {
 		t.Fatalf("label: %+v %v", a, err)
 	}
 	free := Prompt{Question: "How many replicas?"}
-	if a, err := Interpret(free, ParseChoice("3"), false); err != nil || a.CustomText != "3" {
+	if a, err := Interpret(free, ParseChoice("3")); err != nil || a.CustomText != "3" {
 		t.Fatalf("number as free text: %+v %v", a, err)
 	}
 	multi := Prompt{Question: "q", MultiSelect: true, Options: []Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}}
-	if a, err := Interpret(multi, ParseChoice("c, a"), false); err != nil || len(a.Selected) != 2 || a.Selected[0] != "A" {
+	if a, err := Interpret(multi, ParseChoice("c, a")); err != nil || len(a.Selected) != 2 || a.Selected[0] != "A" {
 		t.Fatalf("labels with commas: %+v %v", a, err)
 	}
-	if a, err := Interpret(multi, ParseChoice("3 1 3"), false); err != nil || len(a.Selected) != 2 || a.Selected[1] != "C" {
+	if a, err := Interpret(multi, ParseChoice("3 1 3")); err != nil || len(a.Selected) != 2 || a.Selected[1] != "C" {
 		t.Fatalf("numbers with spaces and repeats: %+v %v", a, err)
 	}
 }
@@ -180,7 +180,7 @@ func TestInterpretNotes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Interpret(tt.p, ParseChoice(tt.choice), true)
+			got, err := Interpret(tt.p, ParseChoice(tt.choice))
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("err = %v, want %q", err, tt.err)

@@ -68,7 +68,7 @@ func FuzzValidate(f *testing.F) {
 			if len(p.Options) == 0 {
 				continue
 			}
-			if _, err := Interpret(p, ParseChoice("1"), true); err != nil {
+			if _, err := Interpret(p, ParseChoice("1")); err != nil {
 				t.Fatalf("valid prompt %+v refuses option 1: %v", p, err)
 			}
 		}

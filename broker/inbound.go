@@ -146,7 +146,7 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 		if now := b.cfg.Now(); !now.Before(q.ExpiresAt) {
 			// Late, and the sweeper has not come by yet: the deadline
 			// wins, exactly as if it had.
-			expired, err := b.Resolve(ctx, q.ID, TimedOut(q, now))
+			expired, err := b.Expire(ctx, q, now)
 			var closed *ClosedError
 			switch {
 			case errors.As(err, &closed):
@@ -221,10 +221,11 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	if err != nil {
 		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
 	}
-	a, err := Interpret(q.Prompts[i], ParseChoice(choice), true)
+	a, err := Interpret(q.Prompts[i], ParseChoice(choice))
 	if err != nil {
 		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
 	}
+	a.AnsweredBy = in.Responder()
 	if len(q.Prompts) == 1 {
 		q, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusAnswered, Answers: map[string]Answer{q.Prompts[0].Question: a}, AnsweredBy: in.Responder()})
 		if reply, done := b.resolveFailed(q, err); done {
@@ -289,17 +290,14 @@ func promptIndex(q *Question, n int) (int, error) {
 }
 
 // Interpret turns a choice into the answer to prompt p, or an error that
-// tells the person what would work. allowSkip says whether skip is
-// accepted; the broker accepts it on every prompt, a single question's
-// too (the answer then says skipped).
-func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
+// tells the person what would work. A skip is an answer (Skipped) on any
+// prompt, of a dialog or a single question: the person chose not to say,
+// which differs from declining the question.
+func Interpret(p Prompt, c Choice) (Answer, error) {
 	a := Answer{Selected: []string{}}
 	n := len(p.Options)
 	switch c.Kind {
 	case ChoiceSkip:
-		if !allowSkip {
-			return a, errors.New("skip is only possible in a dialog of several questions; to refuse, use /decline")
-		}
 		a.Skipped = true
 		return a, nil
 	case ChoiceOther:
@@ -321,7 +319,7 @@ func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
 			a.CustomText = c.Raw
 			return a, nil
 		case OptionIndex(p, c.Raw) >= 0:
-			return Interpret(p, Choice{Kind: ChoiceText, Text: c.Raw, Raw: c.Raw}, allowSkip)
+			return Interpret(p, Choice{Kind: ChoiceText, Text: c.Raw, Raw: c.Raw})
 		case !p.AllowsOther():
 			return a, fmt.Errorf("notes are not accepted here: choose %s, without other <text>", rangeText(n))
 		case c.Text == "":

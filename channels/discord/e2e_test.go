@@ -170,7 +170,7 @@ func TestEndToEnd(t *testing.T) {
 		if q.Status != broker.StatusAnswered || !q.Answers[q.Prompts[0].Question].Skipped {
 			t.Errorf("result = %s %+v, want answered and skipped", q.Status, q.Answers)
 		}
-		w.edited(t, a.msg.ID, "Answered by ana at ")
+		w.edited(t, a.msg.ID, "Skipped by ana at ")
 	})
 
 	t.Run("not ready button", func(t *testing.T) {
@@ -271,6 +271,39 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("result = %s %s", q.Status, q.Fallback)
 		}
 		w.edited(t, a.msg.ID, "No answer in 30 min: used the default, SQLite")
+	})
+
+	t.Run("dialog timeout keeps the answer given", func(t *testing.T) {
+		a := w.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+			{Question: "Which database?", Header: "DB", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}, Default: broker.StringList{"sqlite"}},
+			{Question: "Which cache?", Header: "Cache", Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
+		}})
+		id := w.fake.Click(w.ana, a.msg, broker.FormatOption(a.q, 1, 0))
+		if _, err := w.fake.WaitResponse(testCtx(t), id); err != nil {
+			t.Fatal(err)
+		}
+		stored, err := w.st.Get(testCtx(t), a.q.ID)
+		if err != nil || stored.Given(1) == nil {
+			t.Fatalf("the cache answer was not saved: %+v, %v", stored, err)
+		}
+		if _, err := w.b.Expire(testCtx(t), stored, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		q := a.done(t)
+		if c := q.Answers["Which cache?"]; q.Fallback != broker.FallbackDefault || c.AnsweredBy == nil || c.AnsweredBy.Name != "ana" || !q.Answers["Which database?"].Defaulted {
+			t.Errorf("result = %s %+v", q.Fallback, q.Answers)
+		}
+		w.edited(t, a.msg.ID, escape("with 1 of 2 answered: DB: SQLite (default); Cache: Redis (by ana)"))
+	})
+
+	t.Run("skip a single question", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		w.fake.Command(w.bo, w.chat, "answer", "id", a.q.ID, "choice", "skip")
+		q := a.done(t)
+		if q.Status != broker.StatusAnswered || !q.Answers[q.Prompts[0].Question].Skipped {
+			t.Errorf("result = %s %+v", q.Status, q.Answers)
+		}
+		w.edited(t, a.msg.ID, "Skipped by bo at ")
 	})
 
 	t.Run("reminder then cancel", func(t *testing.T) {

@@ -188,13 +188,16 @@ func TestEndToEndAnswerPaths(t *testing.T) {
 		}, status: broker.StatusAnswered, selected: "Postgres (Recommended),SQLite", custom: "and tags", outcome: "Answered by ana at"},
 		{name: "skip a single question", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
 			e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Skip")))
-		}, status: broker.StatusAnswered, skipped: true, outcome: "Answered by ana at"},
+		}, status: broker.StatusAnswered, skipped: true, outcome: "Skipped by ana at"},
 		{name: "not ready button", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
 			e.send(t, "interactive", slackfake.ClickButton(m, bob, e.button(t, m, "Not ready")))
 		}, status: broker.StatusDeclined, outcome: "Not ready to answer; wants to discuss"},
 		{name: "decline", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
 			e.send(t, "interactive", slackfake.ClickButton(m, bob, e.button(t, m, "Decline")))
 		}, status: broker.StatusDeclined, outcome: "Declined by bob at"},
+		{name: "skip command", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
+			e.send(t, "slash_commands", slackfake.SlashPayload(slackfake.SlashCommand(ana, general, "general", "/answer", q.ID+" skip")))
+		}, status: broker.StatusAnswered, skipped: true, outcome: "Skipped by ana at"},
 		{name: "discuss command", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
 			e.send(t, "slash_commands", slackfake.SlashPayload(slackfake.SlashCommand(bob, general, "general", "/discuss", q.ID+" what about load?")))
 		}, status: broker.StatusDeclined, outcome: "wants to discuss"},
@@ -286,6 +289,40 @@ func TestEndToEndEmptyModal(t *testing.T) {
 	if got, _ := e.b.Get(context.Background(), "agent", q.ID); got.Status != broker.StatusPending {
 		t.Fatalf("an empty modal changed the question to %s", got.Status)
 	}
+}
+
+// TestEndToEndDialogTimeout checks the copy of a dialog that timed out
+// after a person answered one prompt: the answer stays, with who gave it,
+// and the other prompt took its default.
+func TestEndToEndDialogTimeout(t *testing.T) {
+	e := newBrokerEnv(t, broker.Route{})
+	q, m := e.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+		{Question: "Which database?", Header: "DB", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}, Default: broker.StringList{"sqlite"}},
+		{Question: "Which cache?", Header: "Cache", Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
+	}})
+	if !strings.Contains(m.Text, "default: DB: SQLite") {
+		t.Errorf("the copy does not name the database's default:\n%s", m.Text)
+	}
+	result := e.wait(q.ID)
+	e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Redis")))
+	var stored *broker.Question
+	waitFake(t, e.fake, "the cache answer to be saved", func() bool {
+		stored, _ = e.b.Store().Get(context.Background(), q.ID)
+		return stored != nil && stored.Given(1) != nil
+	})
+	if _, err := e.b.Expire(context.Background(), stored, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var got *broker.Question
+	select {
+	case got = <-result:
+	case <-time.After(10 * time.Second):
+		t.Fatal("b.Wait did not return")
+	}
+	if c := got.Answers["Which cache?"]; got.Status != broker.StatusTimedOut || c.AnsweredBy == nil || c.AnsweredBy.User != ana.ID || !got.Answers["Which database?"].Defaulted {
+		t.Errorf("result %s %+v", got.Status, got.Answers)
+	}
+	e.copyShows(t, m, "with 1 of 2 answered: DB: SQLite (default); Cache: Redis (by ana)")
 }
 
 func TestEndToEndAfterResolution(t *testing.T) {

@@ -170,6 +170,31 @@ func TestPage(t *testing.T) {
 	})
 
 	t.Run("answer form", func(t *testing.T) { testAnswerForm(t, browser) })
+	t.Run("dialog timeout keeps the answer given", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		q := e.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+			{Question: "Which language?", Header: "Language", Options: []broker.Option{opt("Go", ""), opt("Rust", "")}, Default: broker.StringList{"go"}},
+			{Question: "Which cache?", Header: "Cache", Options: []broker.Option{opt("Redis", ""), opt("None", "")}},
+		}})
+		got := e.wait(t, q.ID)
+		page := tab(t, browser, false)
+		open(t, page, e.url)
+		c := card(q.ID)
+		waitText(t, page, c+" .deadline", "default: Language: Go")
+		pick(t, page, q.ID, 1, 0)
+		waitText(t, page, "#notice", "Recorded: Redis")
+		waitText(t, page, c+" .progress", "1 of 2 answered")
+		if _, err := e.b.Expire(context.Background(), e.get(t, q.ID), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		a := result(t, got)
+		if a.Status != broker.StatusTimedOut || a.Fallback != broker.FallbackDefault || !a.Answers["Which language?"].Defaulted || a.Answers["Which cache?"].AnsweredBy == nil {
+			t.Fatalf("agent got %s %s %+v, want the cache answer kept and the language defaulted", a.Status, a.Fallback, a.Answers)
+		}
+		waitGone(t, page, c)
+		waitText(t, page, past(q.ID)+" .outcome", "with 1 of 2 answered: Language: Go (default); Cache: Redis (by local)")
+	})
+
 	t.Run("two tabs", func(t *testing.T) { testTwoTabs(t, browser) })
 	t.Run("many open questions", func(t *testing.T) { testPaging(t, browser) })
 	t.Run("stale page", func(t *testing.T) { testStalePage(t, browser) })
