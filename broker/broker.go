@@ -35,6 +35,11 @@ type Config struct {
 	// beyond it fails with a *LimitError (DefaultPendingPerAgent when
 	// zero; negative means no cap).
 	PendingPerAgent int
+	// QuestionsOff names the agents whose questions are never posted: an
+	// ask of theirs is stored and resolved at once as unsupported with
+	// ReasonQuestionsOff (for unattended runs that must not wait on
+	// people).
+	QuestionsOff map[string]bool
 }
 
 // DefaultPendingPerAgent is the cap on one agent's pending questions when

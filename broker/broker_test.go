@@ -428,7 +428,7 @@ func TestUnsupportedAtOnce(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct{ route, reason string }{
 		{"", `chat:gone: chat not found; nowhere: channel "nowhere" is not configured`},
-		{"empty", `route "empty" has no targets`},
+		{"empty", `route "empty" has no targets: nobody is asked`},
 		{"missing", `no route named "missing" is configured`},
 	} {
 		req := dbQuestion()

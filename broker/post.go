@@ -8,14 +8,22 @@ import (
 	"sync"
 )
 
+// ReasonQuestionsOff is the reason of every question of an agent whose
+// questions are turned off (Config.QuestionsOff): it is resolved at once as
+// unsupported, and nobody is asked.
+const ReasonQuestionsOff = "questions are turned off for this agent"
+
 // post sends q to every target of its route in parallel and remembers each
 // posted copy. When no copy could be posted, q is resolved as unsupported.
 func (b *Broker) post(ctx context.Context, q *Question) *Question {
+	if b.cfg.QuestionsOff[q.Agent] {
+		return b.unsupported(ctx, q, ReasonQuestionsOff)
+	}
 	if _, ok := b.cfg.Routes[q.Route]; !ok {
 		return b.unsupported(ctx, q, fmt.Sprintf("no route named %q is configured", q.Route))
 	}
 	if len(q.Targets) == 0 {
-		return b.unsupported(ctx, q, fmt.Sprintf("route %q has no targets", q.Route))
+		return b.unsupported(ctx, q, fmt.Sprintf("route %q has no targets: nobody is asked", q.Route))
 	}
 	errs := make([]error, len(q.Targets))
 	var wg sync.WaitGroup

@@ -309,6 +309,11 @@ func ValidateRequest(r *AskRequest) ([]Prompt, error) {
 // timeout: its responders against the route's targets and responders, its
 // own reminder points against the timeout.
 func validateRouted(r *AskRequest, route Route, timeout time.Duration) error {
+	if len(route.Targets) == 0 {
+		// Nobody is asked on a route without targets (or no such route):
+		// the question resolves as unsupported, whoever it names.
+		return ValidateReminders("reminders", r.Reminders, timeout)
+	}
 	if err := ValidateResponders("responders", r.Responders, route.Targets); err != nil {
 		return err
 	}
