@@ -22,6 +22,10 @@ func (e *ConnError) Error() string {
 	return "askbridge: cannot reach the bridge at " + e.Server + ": " + netReason(e.Err)
 }
 
+// Reason says in words why the bridge could not be reached, without the
+// address.
+func (e *ConnError) Reason() string { return netReason(e.Err) }
+
 // Unwrap returns the network error.
 func (e *ConnError) Unwrap() error { return e.Err }
 

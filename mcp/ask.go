@@ -21,8 +21,15 @@ const CancelReason = "the agent's request was cancelled"
 
 // askUser is the ask_user tool.
 func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	if s.cfg.NoUserQuestion {
+		return questionsOffResult(), nil
+	}
 	var in AskInput
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return toolError(err), nil
+	}
+	lease, err := in.lease(s.cfg.Lease)
+	if err != nil {
 		return toolError(err), nil
 	}
 	asker, err := s.cfg.Asker(header(req))
@@ -30,7 +37,12 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		return toolError(err), nil
 	}
 	session, call := s.ids(req)
+	ctx, done := s.leases.call(ctx, sessionOf(req), header(req))
+	defer done()
 	q := in.question(session, call)
+	if lease > 0 {
+		q.Lease = lease.String()
+	}
 	wait := in.Wait == nil || *in.Wait
 	// A waiting call submits with a short wait, to learn the question's
 	// id at once (for progress and for cancelling it), then long-polls.
@@ -50,7 +62,7 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		if res == nil {
 			res = s.reattach(asker, q)
 		}
-		s.cancelAbandoned(asker, res, ctx.Err())
+		s.cancelAbandoned(ctx, asker, res, ctx.Err())
 		return toolError(errors.New("the request was cancelled before the question was asked")), nil
 	}
 	if err != nil {
@@ -58,6 +70,7 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 	}
 	s.log.Info("mcp question asked", "question_id", res.ID, "session_id", session, "tool_call_id", q.ToolCallID, "wait", wait)
 	if !wait || res.Terminal() {
+		s.leases.hold(asker, sessionOf(req), res, lease)
 		return resultFor(res), nil
 	}
 	stop := s.progress(ctx, req, res)
@@ -67,16 +80,27 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		return resultFor(res), nil
 	}
 	if ctx.Err() == nil && s.draining.Err() != nil && err == nil {
+		s.leases.hold(asker, sessionOf(req), res, lease)
 		return withText("The bridge is restarting. "+pendingText(res), outcomeOf(res)), nil
 	}
 	if ctx.Err() != nil {
-		s.cancelAbandoned(asker, res, err)
+		s.cancelAbandoned(ctx, asker, res, err)
 		return toolError(fmt.Errorf("the request was cancelled; question %s was cancelled too", idOf(res))), nil
 	}
 	if err != nil {
 		return toolError(bridgeError(err, len(in.Questions))), nil
 	}
+	s.leases.hold(asker, sessionOf(req), res, lease)
 	return resultFor(res), nil // pending: only when the wait ended otherwise
+}
+
+// sessionOf is the id of the call's MCP session ("" on stdio, whose
+// session is the process).
+func sessionOf(req *sdk.CallToolRequest) string {
+	if req.Session != nil {
+		return req.Session.ID()
+	}
+	return ""
 }
 
 // submitWait is how long the first submit of a waiting call blocks.
@@ -162,14 +186,20 @@ func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Dur
 	}
 }
 
-// cancelAbandoned cancels the question of a request that was cancelled.
-func (s *Server) cancelAbandoned(a Asker, res *client.Result, waitErr error) {
+// cancelAbandoned cancels the question of a request that was cancelled
+// (callCtx, ended): with CancelReason, or ReasonAgentGone when its
+// session ended.
+func (s *Server) cancelAbandoned(callCtx context.Context, a Asker, res *client.Result, waitErr error) {
 	if res == nil || res.ID == "" {
 		return
 	}
+	reason := CancelReason
+	if errors.Is(context.Cause(callCtx), errAgentGone) {
+		reason = ReasonAgentGone
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := a.Cancel(ctx, res.ID, CancelReason); err != nil {
+	if _, err := a.Cancel(ctx, res.ID, reason); err != nil {
 		s.log.Warn("mcp: cancel question of a cancelled request", "question_id", res.ID, "err", err, "wait_err", waitErr)
 		return
 	}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"time"
 
+	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
 	"github.com/askbridge/askbridge/internal/jsonerr"
 )
@@ -16,6 +19,7 @@ type AskInput struct {
 	Timeout   string          `json:"timeout,omitempty" jsonschema:"how long the person has to answer, such as 10m, 2h or 7d (default 30m; 10s to 7d); then the defaults are used, if every question has one"`
 	Route     string          `json:"route,omitempty" jsonschema:"the named route of the bridge to ask through (default: the route named default); only set it when told which one to use"`
 	Wait      *bool           `json:"wait,omitempty" jsonschema:"true (the default): wait for the answer and return it; false: return the question id at once and collect the answer later with get_answer"`
+	Lease     string          `json:"lease,omitempty" jsonschema:"how long the question stays open once this server is gone (killed, or its session ended), such as 60s or 10m (default 60s; 5s to 7d); then it is cancelled"`
 }
 
 // QuestionInput is one question of ask_user.
@@ -88,6 +92,21 @@ func decodeArgs(raw json.RawMessage, v any) error {
 		return nil
 	}
 	return errors.New(jsonerr.Describe("the input", raw, v, err).Message)
+}
+
+// lease is the lease of the call's question: the input's, else def.
+func (in *AskInput) lease(def time.Duration) (time.Duration, error) {
+	if in.Lease == "" {
+		return def, nil
+	}
+	d, err := broker.ParseDuration(in.Lease)
+	if err != nil {
+		return 0, fmt.Errorf("lease: %q is not a duration (use e.g. 60s, 10m, 2h)", in.Lease)
+	}
+	if d < broker.MinLease || d > broker.MaxLease {
+		return 0, fmt.Errorf("lease: must be between %s and 7d, got %s", broker.MinLease, d)
+	}
+	return d, nil
 }
 
 // question turns the input into the bridge's request.

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
 )
 
@@ -47,7 +48,25 @@ const (
 	textAnswered    = "User answered your questions:"
 	textUnsupported = "No channel is configured to reach the user: ask in your reply instead."
 	textDeclineTail = "Do not ask again unless you must."
+	textProceed     = "Nobody will answer: state the assumption you make and proceed, or put the question in your final reply."
+	// TextQuestionsOff is ask_user's result when questions are turned off
+	// for the run (Config.NoUserQuestion).
+	TextQuestionsOff = "Questions to the user are turned off for this run. " + textProceed
+	// ReasonQuestionsOffForRun is the reason in that result.
+	ReasonQuestionsOffForRun = "questions are turned off for this run"
 )
+
+// nobodyAsked reports the reasons of questions that reached nobody on
+// purpose: an agent with questions off, a route without targets.
+func nobodyAsked(reason string) bool {
+	return reason == broker.ReasonQuestionsOff || strings.HasSuffix(reason, ": nobody is asked")
+}
+
+// questionsOffResult is ask_user's result when questions are off for the
+// run: no question, no bridge.
+func questionsOffResult() *sdk.CallToolResult {
+	return withText(TextQuestionsOff, Outcome{Status: client.StatusUnsupported, Reason: ReasonQuestionsOffForRun})
+}
 
 // outcomeText is what the model reads for a result.
 func outcomeText(r *client.Result) string {
@@ -76,6 +95,9 @@ func outcomeText(r *client.Result) string {
 		}
 		return "The question was cancelled."
 	case client.StatusUnsupported:
+		if nobodyAsked(r.Reason) {
+			return "The question was not asked: " + strings.TrimRight(r.Reason, ".") + ". " + textProceed
+		}
 		return textUnsupported
 	}
 	return pendingText(r)
@@ -165,6 +187,9 @@ func toolError(err error) *sdk.CallToolResult {
 	return &r
 }
 
+// textUnreachableTail follows the reason of an unreachable bridge.
+const textUnreachableTail = "Nobody can be asked now: state the assumption you make and proceed, or put the question in your final reply."
+
 // bridgeError turns a failed bridge call into a message for the model.
 // The bridge's 400 messages already name the field; for a dialog of one
 // question its field names are those of the single-question shortcut,
@@ -174,7 +199,7 @@ func bridgeError(err error, prompts int) error {
 	var ce *client.ConnError
 	switch {
 	case errors.As(err, &ce):
-		return errors.New(strings.TrimPrefix(ce.Error(), "askbridge: "))
+		return fmt.Errorf("the askbridge server at %s cannot be reached (%s). %s", ce.Server, ce.Reason(), textUnreachableTail)
 	case !errors.As(err, &ae):
 		return errors.New("the bridge could not be reached (is bridge serve running?)")
 	}

@@ -124,7 +124,7 @@ func TestBridgeErrorNamesTheQuestion(t *testing.T) {
 		{&client.APIError{StatusCode: 400, Message: "timeout: must be between 10s and 7d, got 1s", Field: "timeout"}, 1, "timeout: must be between 10s and 7d, got 1s"},
 		{&client.APIError{StatusCode: 401, Message: "missing or wrong agent key"}, 1, "the bridge refused the agent key: missing or wrong agent key"},
 		{errors.New("dial tcp: connection refused"), 1, "the bridge could not be reached (is bridge serve running?)"},
-		{&client.ConnError{Server: "http://127.0.0.1:8377", Err: syscall.ECONNREFUSED}, 1, "cannot reach the bridge at http://127.0.0.1:8377: nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?)"},
+		{&client.ConnError{Server: "http://127.0.0.1:8377", Err: syscall.ECONNREFUSED}, 1, "the askbridge server at http://127.0.0.1:8377 cannot be reached (nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?)). Nobody can be asked now: state the assumption you make and proceed, or put the question in your final reply."},
 	}
 	for _, tc := range tests {
 		if got := bridgeError(tc.err, tc.prompts).Error(); got != tc.want {
@@ -153,7 +153,29 @@ func TestUnreachableBridge(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Content[0].(*sdk.TextContent).Text
-	if !res.IsError || text != "cannot reach the bridge at http://"+addr+": nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?)" {
+	if !res.IsError || !strings.HasPrefix(text, "the askbridge server at http://"+addr+" cannot be reached (nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?)). Nobody can be asked now: state the assumption you make and proceed") {
 		t.Fatalf("result: %+v", res.Content[0])
+	}
+}
+
+// TestQuestionsOffForTheRun: with NoUserQuestion, ask_user answers at
+// once, without the bridge (nothing listens at its address), that
+// questions are off and the model should proceed.
+func TestQuestionsOffForTheRun(t *testing.T) {
+	s, err := New(Config{Asker: Fixed(client.New("http://127.0.0.1:1", "")), NoUserQuestion: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]any{"questions": []any{map[string]any{"question": "Go?"}}})
+	res, err := s.askUser(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: ToolAskUser, Arguments: args}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if res.IsError || text != "Questions to the user are turned off for this run. Nobody will answer: state the assumption you make and proceed, or put the question in your final reply." {
+		t.Fatalf("result: %q (error %v)", text, res.IsError)
+	}
+	if o := res.StructuredContent.(Outcome); o.Status != client.StatusUnsupported || o.Reason != "questions are turned off for this run" {
+		t.Fatalf("outcome: %+v", o)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,6 +67,19 @@ type Config struct {
 	// Version is reported to clients.
 	Version string
 	Logger  *slog.Logger
+	// NoUserQuestion turns questions off for this server: ask_user stays
+	// listed, and a call returns at once, without contacting the bridge,
+	// a result telling the model to proceed on its own assumption.
+	NoUserQuestion bool
+	// Lease is the lease of ask_user's questions when a call names none
+	// (DefaultLease when zero): the bridge cancels a question when this
+	// server has not shown itself for that long. Calls that wait renew it
+	// with their long-polls; the server renews the questions it left
+	// pending while it runs, and cancels them when their HTTP session ends.
+	Lease time.Duration
+	// Unreachable is how long a first ask retries a bridge that cannot be
+	// reached before telling the model so (5 s when zero).
+	Unreachable time.Duration
 	// HostChecked says the server in front of HTTPHandler checks the Host
 	// header against the names the bridge answers to (bridge serve's edge
 	// guard). The SDK's own check, which refuses every name but localhost
@@ -86,6 +100,7 @@ type Server struct {
 	// submitRetry is how long a first ask retries a bridge that cannot
 	// be reached before telling the model so.
 	submitRetry time.Duration
+	leases      *leases
 }
 
 // New returns a Server for cfg.
@@ -108,11 +123,18 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, submitRetry: 20 * time.Second}
+	if cfg.Lease == 0 {
+		cfg.Lease = DefaultLease
+	}
+	if cfg.Unreachable <= 0 {
+		cfg.Unreachable = 5 * time.Second
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, submitRetry: cfg.Unreachable, leases: newLeases()}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: cfg.Version}, &sdk.ServerOptions{
-		Instructions: serverInstructions,
-		Logger:       cfg.Logger,
+		Instructions:       serverInstructions,
+		Logger:             cfg.Logger,
+		InitializedHandler: s.watchSession,
 	})
 	if err := s.addTools(); err != nil {
 		return nil, err
@@ -126,6 +148,12 @@ func (s *Server) SDK() *sdk.Server { return s.sdk }
 // Run serves one client over t (e.g. &sdk.StdioTransport{}) until the
 // client disconnects or ctx ends.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	kctx, stop := context.WithCancel(ctx)
+	defer context.AfterFunc(s.draining, stop)()
+	var kept sync.WaitGroup
+	kept.Go(func() { s.keepLeases(kctx) })
+	defer kept.Wait()
+	defer stop()
 	if err := s.sdk.Run(ctx, t); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
@@ -142,6 +170,12 @@ func (s *Server) Drain() { s.drain() }
 // HTTPHandler returns the streamable HTTP transport of the server. It
 // does not authenticate: mount it behind the bridge's agent keys.
 //
+// The questions of a session live as long as it does: when it ends (a
+// DELETE from the client, or an hour without requests) its waiting calls
+// and the questions it left pending are cancelled with ReasonAgentGone;
+// a call whose HTTP request goes away cancels its question. The leases of
+// the questions left pending are renewed until Drain.
+//
 // It offers no standalone GET stream (405, as the transport allows): the
 // tools send their progress on the stream of the call itself, and an
 // idle open stream per client would hold up a graceful shutdown.
@@ -150,6 +184,7 @@ func (s *Server) Drain() { s.drain() }
 // timeout: each write of its stream (a progress notification, the
 // result) is bounded by that timeout instead of the whole response.
 func (s *Server) HTTPHandler() http.Handler {
+	go s.keepLeases(s.draining)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger: s.log,
 		// Sessions of clients that went away are closed after an hour of
@@ -163,9 +198,18 @@ func (s *Server) HTTPHandler() http.Handler {
 			http.Error(w, "this MCP endpoint has no standalone stream: send requests with POST", http.StatusMethodNotAllowed)
 			return
 		}
+		if r.Method == http.MethodDelete {
+			// Release the calls under way first: the SDK's DELETE waits
+			// for them.
+			s.sessionEnded(r.Header.Get("Mcp-Session-Id"))
+		}
+		id, forget := s.leases.request(r.Context())
+		defer forget()
+		r.Header.Set(callHeader, id)
 		h.ServeHTTP(w, r)
 	}))
 }
+
 
 func randomHex(n int) string {
 	b := make([]byte, n)

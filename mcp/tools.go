@@ -128,8 +128,11 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest) (*sdk.
 		}
 	}
 	if !res.Terminal() {
+		// The session that collects the answer keeps the question open.
+		s.leases.hold(asker, sessionOf(req), res, s.cfg.Lease)
 		return withText(fmt.Sprintf("Still pending: nobody has answered question %s yet. Call get_answer again later, or cancel_question to withdraw it.", in.ID), outcomeOf(res)), nil
 	}
+	s.leases.release(in.ID)
 	return resultFor(res), nil
 }
 
@@ -179,5 +182,6 @@ func (s *Server) cancelQuestion(ctx context.Context, req *sdk.CallToolRequest) (
 	if err != nil {
 		return toolError(bridgeError(err, 0)), nil
 	}
+	s.leases.release(in.ID)
 	return withText(fmt.Sprintf("Question %s was cancelled.", in.ID), outcomeOf(res)), nil
 }

@@ -31,7 +31,7 @@ type Config struct {
 	Log      LogConfig              `yaml:"log"`
 	Store    StoreConfig            `yaml:"store"`
 	Timeouts TimeoutsConfig         `yaml:"timeouts"`
-	Agents   []KeyConfig            `yaml:"agents"`
+	Agents   []AgentConfig          `yaml:"agents"`
 	People   []ResponderConfig      `yaml:"responders"`
 	Routes   map[string]RouteConfig `yaml:"routes"`
 	Channels ChannelsConfig         `yaml:"channels"`
@@ -90,7 +90,8 @@ type ResponderConfig struct {
 }
 
 // RouteConfig names where questions go. Targets are "channel" or
-// "channel:chat".
+// "channel:chat"; a route without targets asks nobody (its questions
+// resolve at once as unsupported).
 type RouteConfig struct {
 	Targets    []string  `yaml:"targets"`
 	Responders []string  `yaml:"responders"`
@@ -185,7 +186,7 @@ func (c *Config) finish() error {
 	if err := broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()); err != nil {
 		return err
 	}
-	if err := checkKeys("agents", c.Agents); err != nil {
+	if err := checkKeys("agents", c.agentKeys()); err != nil {
 		return err
 	}
 	people := make([]KeyConfig, len(c.People))
@@ -209,9 +210,6 @@ func (c *Config) finish() error {
 	}
 	channels := c.enabledChannels()
 	for name, r := range c.Routes {
-		if len(r.Targets) == 0 {
-			return fmt.Errorf("routes.%s.targets: at least one target is required", name)
-		}
 		for i, t := range r.Targets {
 			tg := parseTarget(t)
 			if !channels[tg.Channel] {
@@ -300,7 +298,7 @@ func loopback(listen string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func agentAPIKeys(list []KeyConfig) []api.Key {
+func agentAPIKeys(list []AgentConfig) []api.Key {
 	out := make([]api.Key, 0, len(list))
 	for _, k := range list {
 		out = append(out, api.Key{Name: k.Name, Secret: os.Getenv(k.KeyEnv)})

@@ -105,7 +105,7 @@ func TestKeyedBridgeBehindProxy(t *testing.T) {
 	t.Setenv("ASKBRIDGE_TEST_ANA", "responder-key-behind-the-proxy")
 	t.Setenv("ASKBRIDGE_TEST_WEB", "web-token-behind-the-proxy-0123")
 	cfg := defaultConfig()
-	cfg.Agents = []KeyConfig{{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}
+	cfg.Agents = []AgentConfig{{KeyConfig: KeyConfig{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}}
 	cfg.People = []ResponderConfig{{KeyConfig: KeyConfig{Name: "ana", KeyEnv: "ASKBRIDGE_TEST_ANA"}}}
 	cfg.Channels.Web.TokenEnv = "ASKBRIDGE_TEST_WEB"
 	cfg.Server.PublicURL = "https://bridge.example.com"
@@ -166,7 +166,7 @@ func (p viaProxy) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestMCPBehindProxy(t *testing.T) {
 	t.Setenv("ASKBRIDGE_TEST_AGENT", "agent-key-behind-the-proxy")
 	cfg := defaultConfig()
-	cfg.Agents = []KeyConfig{{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}
+	cfg.Agents = []AgentConfig{{KeyConfig: KeyConfig{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}}
 	cfg.Server.PublicURL = "https://bridge.example.com"
 	b := startEdgeBridge(t, &cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -100,6 +100,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	every := fs.Duration("progress-every", mcp.DefaultProgressEvery, "how often a waiting ask_user call sends a progress notification")
 	session := fs.String("session", os.Getenv("ASKBRIDGE_SESSION_ID"), "session id of the questions (default: $ASKBRIDGE_SESSION_ID, else random per process)")
 	logLevel := fs.String("log-level", "warn", "log level on standard error: debug, info, warn, error")
+	noQuestion := fs.Bool("no-user-question", envSwitch("ASKBRIDGE_NO_USER_QUESTION"), "ask_user returns at once, asking nobody, for unattended runs (default: $ASKBRIDGE_NO_USER_QUESTION)")
 	if err := fs.Parse(args); err != nil {
 		return exitBadInput
 	}
@@ -113,7 +114,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	log := newLogger(LogConfig{Level: *logLevel}, stderr)
 	s, err := mcp.New(mcp.Config{
-		Asker: mcp.Fixed(newClient(false)), SessionID: *session,
+		Asker: mcp.Fixed(mcpClient()), SessionID: *session, NoUserQuestion: *noQuestion,
 		ProgressEvery: *every, Version: versionString(), Logger: log,
 	})
 	if err != nil {
@@ -172,6 +173,7 @@ func (a *brokerAsker) Get(ctx context.Context, id string, wait time.Duration) (*
 	if err != nil {
 		return nil, apiError(err)
 	}
+	a.b.RenewLease(ctx, bq) // as every read on the HTTP API does
 	return a.wait(ctx, bq, wait)
 }
 

@@ -186,7 +186,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	b, err := broker.New(broker.Config{
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
-		PendingPerAgent: cfg.Limits.PendingPerAgent,
+		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: cfg.questionsOff(),
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,22 @@
+package client
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// SetConnectTimeout bounds how long a request waits for its connection to
+// the bridge (the TCP and TLS handshakes); zero restores Go's defaults. A
+// request that times out so fails with a *ConnError. Call it before the
+// client is used.
+func (c *Client) SetConnectTimeout(d time.Duration) {
+	if d <= 0 {
+		c.http.Transport = nil
+		return
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: d, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = d
+	c.http.Transport = t
+}
