@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/askbridge/askbridge/client"
 )
 
@@ -150,20 +148,6 @@ func (s *Server) sessionEnded(session string) {
 		}
 		s.log.Info("mcp session ended; question cancelled", "question_id", id, "session_id", session)
 	}
-}
-
-// watchSession cancels the questions of an HTTP session when it ends (a
-// DELETE from the client, or its idle expiry). It runs as long as the
-// session does.
-func (s *Server) watchSession(_ context.Context, req *sdk.InitializedRequest) {
-	ss := req.Session
-	if ss == nil || ss.ID() == "" {
-		return
-	}
-	go func() {
-		_ = ss.Wait()
-		s.sessionEnded(ss.ID())
-	}()
 }
 
 // keepLeases renews the leases of the held questions, each every third of

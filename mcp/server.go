@@ -132,9 +132,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, submitRetry: cfg.Unreachable, leases: newLeases()}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: cfg.Version}, &sdk.ServerOptions{
-		Instructions:       serverInstructions,
-		Logger:             cfg.Logger,
-		InitializedHandler: s.watchSession,
+		Instructions: serverInstructions,
+		Logger:       cfg.Logger,
 	})
 	if err := s.addTools(); err != nil {
 		return nil, err
@@ -209,7 +208,6 @@ func (s *Server) HTTPHandler() http.Handler {
 		h.ServeHTTP(w, r)
 	}))
 }
-
 
 func randomHex(n int) string {
 	b := make([]byte, n)
