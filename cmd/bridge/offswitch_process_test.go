@@ -34,25 +34,6 @@ func startMCPArgs(t *testing.T, server string, args []string, env ...string) (*m
 	return c, cmd
 }
 
-// waitStatus polls the question until it leaves pending, and returns it.
-func waitStatus(t *testing.T, api *client.Client, id string, within time.Duration) *client.Result {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		r, err := api.Get(context.Background(), id, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Terminal() {
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("question %s still pending after %s", id, within)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // TestNobodyAskedOnPurpose: an agent with questions: off and a route
 // without targets resolve asks at once as unsupported, and `bridge ask`
 // (exit 6) and ask_user say why in the same words.
