@@ -38,6 +38,8 @@ Usage:
   bridge cancel ID | --session S [--reason R]
   bridge events [--session S]          stream resolutions (SSE) as JSON lines
   bridge mcp                            MCP server on standard input and output
+  bridge hook claude|codex              permission hook: asks in chat, prints the decision
+  bridge hook install claude|codex [--project | --local]
   bridge check-config [--config F]
   bridge version
 
@@ -77,6 +79,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runEvents(rest, stdout, stderr)
 	case "mcp":
 		return runMCP(rest, stdin, stdout, stderr)
+	case "hook":
+		return runHook(rest, stdin, stdout, stderr)
 	case "check-config":
 		return runCheckConfig(rest, stdout, stderr)
 	case "version", "--version":

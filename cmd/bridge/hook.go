@@ -1,0 +1,231 @@
+package main
+
+// bridge hook: the permission and question hooks of coding agents (Claude
+// Code, Codex). The agent runs the hook with its event as JSON on standard
+// input; the hook asks people through the bridge and prints the agent's
+// decision JSON on standard output. Whenever no person decided (timeout,
+// cancel, bridge down) it prints nothing and exits 0, so the agent shows
+// its own local dialog: a hook never allows by default. It never exits 2,
+// which both agents read as a denial.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/askbridge/askbridge/client"
+)
+
+const hookUsage = `Usage:
+  bridge hook claude [--timeout 29m] [--connect-timeout 5s] [--route R]
+                                  Claude Code PermissionRequest and AskUserQuestion hook
+  bridge hook codex  [--timeout 29m] [--connect-timeout 5s] [--route R]
+                                  Codex PermissionRequest hook
+  bridge hook install claude|codex [--project | --local] [--command CMD]
+  bridge hook uninstall claude|codex [--project | --local] [--command CMD]
+
+The hook reads the agent's event JSON on standard input and prints the
+decision JSON. No decision (timeout, cancelled, bridge down) prints nothing
+and exits 0: the agent then shows its own dialog.
+`
+
+// Defaults of the hook commands. The installed hook's own timeout
+// (hookInstallTimeout) is longer than the question's, so that the question
+// ends by itself and the agent is never the one to kill the hook.
+const (
+	defaultHookTimeout        = 29 * time.Minute
+	defaultHookConnectTimeout = 5 * time.Second
+	// hookLease lets the bridge cancel the question of a hook that was
+	// killed (the person interrupted the agent); a re-run within the lease
+	// re-attaches to it.
+	hookLease = time.Minute
+	// hookGrace is how long after the question's timeout the hook still
+	// waits for the bridge to report it, before giving up by itself.
+	hookGrace = 30 * time.Second
+	// maxHookRepeats bounds the fresh questions asked for one tool input
+	// whose earlier questions have all ended.
+	maxHookRepeats = 50
+)
+
+func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, hookUsage)
+		return exitBadInput
+	}
+	switch args[0] {
+	case "claude":
+		return runAgentHook(claudeAgent, args[1:], stdin, stdout, stderr)
+	case "codex":
+		return runAgentHook(codexAgent, args[1:], stdin, stdout, stderr)
+	case "install":
+		return runHookInstall(args[1:], stdout, stderr, false)
+	case "uninstall":
+		return runHookInstall(args[1:], stdout, stderr, true)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, hookUsage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "bridge hook: unknown hook %q\n\n%s", args[0], hookUsage)
+	return exitBadInput
+}
+
+// hookOptions are the flags of `bridge hook claude|codex`.
+type hookOptions struct {
+	timeout, connectTimeout time.Duration
+	route                   string
+}
+
+// agentHook turns one agent's event into a question and the answer into
+// the agent's decision JSON.
+type agentHook struct {
+	// name is the command word and the session namespace ("claude").
+	name string
+	// title names the agent to people ("Claude Code").
+	title string
+	// handle reads the event and returns what to ask, or nil when the
+	// hook has nothing to decide for this event.
+	handle func(h agentHook, payload []byte) (*hookAsk, error)
+}
+
+// hookAsk is one question of a hook and how its result becomes output.
+type hookAsk struct {
+	q client.Question
+	// reuseEnded: the idempotency key names this very call (a tool-use
+	// id), so an ended question under it is this call's own result. When
+	// false the key is a hash of the tool input, and an ended question is
+	// an earlier request with the same input: it is not reused.
+	reuseEnded bool
+	// decide maps an ended question to the agent's output; nil means no
+	// decision (print nothing).
+	decide func(res *client.Result) any
+}
+
+// runAgentHook is `bridge hook claude` and `bridge hook codex`. Exit 1 is
+// for bad flags or an unreadable event (a setup error both agents treat as
+// "no decision"); every outcome of the question exits 0.
+func runAgentHook(h agentHook, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hook "+h.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o hookOptions
+	fs.DurationVar(&o.timeout, "timeout", defaultHookTimeout, "how long people have to answer (10s–7d); keep it below the hook's timeout in the agent's settings")
+	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultHookConnectTimeout, "give up when the bridge cannot be reached within this long")
+	fs.StringVar(&o.route, "route", "", "the route to post to (default: default)")
+	if err := fs.Parse(args); err != nil {
+		return exitFailure
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bridge hook %s: takes no arguments, got %q\n", h.name, fs.Args())
+		return exitFailure
+	}
+	payload, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+	if err != nil {
+		fmt.Fprintf(stderr, "bridge hook %s: read the event: %v\n", h.name, err)
+		return exitFailure
+	}
+	ask, err := h.handle(h, payload)
+	if err != nil {
+		fmt.Fprintf(stderr, "bridge hook %s: %v\n", h.name, err)
+		return exitFailure
+	}
+	if ask == nil {
+		return exitOK
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	c := client.New(os.Getenv("ASKBRIDGE_SERVER"), os.Getenv("ASKBRIDGE_KEY"))
+	res, why := askForHook(ctx, c, ask, o)
+	if res == nil {
+		fmt.Fprintf(stderr, "bridge hook %s: no decision from chat (%s); the local dialog decides\n", h.name, why)
+		return exitOK
+	}
+	out := ask.decide(res)
+	if out == nil {
+		fmt.Fprintf(stderr, "bridge hook %s: question %s ended %s; the local dialog decides\n", h.name, res.ID, res.Status)
+		return exitOK
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintf(stderr, "bridge hook %s: write the decision: %v\n", h.name, err)
+	}
+	return exitOK
+}
+
+// askForHook asks a.q and waits for its end. It returns nil and the reason
+// when there is nothing to decide on: the bridge is down or refused the
+// question, or the wait outlived the question's timeout.
+//
+// The question's tool-call id is an idempotency key: a re-run hook finds
+// the question its earlier run asked and waits for it. Under a key made
+// from the tool input, an ended question is an earlier request, not this
+// one (an "Allow once" must not allow the next identical command), so the
+// hook moves on to the next key, key-1, key-2, … until it finds an open
+// question or asks a new one.
+func askForHook(ctx context.Context, c *client.Client, a *hookAsk, o hookOptions) (*client.Result, string) {
+	ctx, cancel := context.WithTimeout(ctx, o.timeout+hookGrace)
+	defer cancel()
+	q := a.q
+	q.Timeout, q.Lease, q.Wait, q.Route = o.timeout.String(), hookLease.String(), "0s", o.route
+	base := q.ToolCallID
+	for n := 0; n < maxHookRepeats; n++ {
+		q.ToolCallID = base
+		if n > 0 {
+			q.ToolCallID = fmt.Sprintf("%s-%d", base, n)
+		}
+		res, err := submitWithin(ctx, c, q, o.connectTimeout)
+		var ae *client.APIError
+		switch {
+		case errors.As(err, &ae) && ae.StatusCode == http.StatusConflict:
+			continue // the key names a question with another body
+		case err != nil:
+			return nil, err.Error()
+		case res.Terminal() && !a.reuseEnded:
+			continue
+		case res.Terminal():
+			return res, ""
+		}
+		id := res.ID
+		if res, err = c.Wait(ctx, id); err != nil {
+			return nil, fmt.Sprintf("waiting for question %s: %v", id, err)
+		}
+		return res, ""
+	}
+	return nil, fmt.Sprintf("%d earlier questions for the same input have ended", maxHookRepeats)
+}
+
+// submitWithin submits q, retrying lost connections for at most d: a hook
+// must not keep the agent waiting on a bridge that is down.
+func submitWithin(ctx context.Context, c *client.Client, q client.Question, d time.Duration) (*client.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	delay := 100 * time.Millisecond
+	for {
+		res, err := c.Submit(ctx, q)
+		if err == nil || !client.Transient(err) {
+			return res, err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("the bridge at %s did not answer within %s: %w", hookServer(), d, err)
+		case <-t.C:
+		}
+		delay = min(2*delay, time.Second)
+	}
+}
+
+func hookServer() string {
+	if s := os.Getenv("ASKBRIDGE_SERVER"); s != "" {
+		return s
+	}
+	return client.DefaultServer
+}
