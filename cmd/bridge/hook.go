@@ -141,14 +141,17 @@ func runAgentHook(h agentHook, args []string, stdin io.Reader, stdout, stderr io
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	c := client.New(os.Getenv("ASKBRIDGE_SERVER"), os.Getenv("ASKBRIDGE_KEY"))
-	res, why := askForHook(ctx, c, ask, o)
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(stderr, "bridge hook %s: %s\n", h.name, fmt.Sprintf(format, args...))
+	}
+	res, why := askForHook(ctx, c, ask, o, logf)
 	if res == nil {
-		fmt.Fprintf(stderr, "bridge hook %s: no decision from chat (%s); the local dialog decides\n", h.name, why)
+		logf("no decision from chat (%s); the local dialog decides", why)
 		return exitOK
 	}
 	out := ask.decide(res)
 	if out == nil {
-		fmt.Fprintf(stderr, "bridge hook %s: question %s ended %s; the local dialog decides\n", h.name, res.ID, res.Status)
+		logf("question %s ended %s; the local dialog decides", res.ID, res.Status)
 		return exitOK
 	}
 	enc := json.NewEncoder(stdout)
@@ -159,9 +162,11 @@ func runAgentHook(h agentHook, args []string, stdin io.Reader, stdout, stderr io
 	return exitOK
 }
 
-// askForHook asks a.q and waits for its end. It returns nil and the reason
-// when there is nothing to decide on: the bridge is down or refused the
-// question, or the wait outlived the question's timeout.
+// askForHook asks a.q and waits for its end, saying through logf which
+// question it waits for (agents show a hook's stderr in their verbose
+// modes). It returns nil and the reason when there is nothing to decide
+// on: the bridge is down or refused the question, or the wait outlived
+// the question's timeout.
 //
 // The question's tool-call id is an idempotency key: a re-run hook finds
 // the question its earlier run asked and waits for it. Under a key made
@@ -169,7 +174,7 @@ func runAgentHook(h agentHook, args []string, stdin io.Reader, stdout, stderr io
 // one (an "Allow once" must not allow the next identical command), so the
 // hook moves on to the next key, key-1, key-2, … until it finds an open
 // question or asks a new one.
-func askForHook(ctx context.Context, c *client.Client, a *hookAsk, o hookOptions) (*client.Result, string) {
+func askForHook(ctx context.Context, c *client.Client, a *hookAsk, o hookOptions, logf func(format string, args ...any)) (*client.Result, string) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout+hookGrace)
 	defer cancel()
 	q := a.q
@@ -193,6 +198,7 @@ func askForHook(ctx context.Context, c *client.Client, a *hookAsk, o hookOptions
 			return res, ""
 		}
 		id := res.ID
+		logf("waiting for an answer in chat to question %s", id)
 		if res, err = c.Wait(ctx, id); err != nil {
 			return nil, fmt.Sprintf("waiting for question %s: %v", id, err)
 		}
