@@ -181,7 +181,7 @@ func TestProcessHookClaudeAskUserQuestion(t *testing.T) {
 	var input map[string]any
 	_ = json.Unmarshal(fixture.ToolInput, &input)
 	input["answers"] = map[string]any{
-		"Which database should the service use?":     "SQLite",
+		"Which database should the service use?":      "SQLite",
 		"Which checks should run before each commit?": "Unit tests, Formatter",
 	}
 	h := got.HookSpecificOutput

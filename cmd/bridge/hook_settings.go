@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // An agent's JSON settings file, edited in place: members keep their
@@ -63,7 +64,13 @@ func syntaxCheck(data []byte) error {
 	err := json.Unmarshal(data, &v)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := lineCol(data, se.Offset)
+		// Offset counts the bytes read, the bad one included; at the
+		// end of the input there is no bad byte to point at.
+		off := se.Offset
+		if off > 0 && !strings.Contains(se.Error(), "unexpected end") {
+			off--
+		}
+		line, col := lineCol(data, off)
 		return fmt.Errorf("line %d, column %d: %v", line, col, se)
 	}
 	return err
