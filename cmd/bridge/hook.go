@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
 )
 
@@ -123,6 +124,10 @@ func runAgentHook(h agentHook, args []string, stdin io.Reader, stdout, stderr io
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "bridge hook %s: takes no arguments, got %q\n", h.name, fs.Args())
+		return exitFailure
+	}
+	if o.timeout < broker.MinTimeout || o.timeout > broker.MaxTimeout {
+		fmt.Fprintf(stderr, "bridge hook %s: --timeout must be between %s and 7d, got %s\n", h.name, broker.MinTimeout, o.timeout)
 		return exitFailure
 	}
 	payload, err := io.ReadAll(io.LimitReader(stdin, 16<<20))

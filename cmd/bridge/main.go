@@ -38,8 +38,7 @@ Usage:
   bridge cancel ID | --session S [--reason R]
   bridge events [--session S]          stream resolutions (SSE) as JSON lines
   bridge mcp                            MCP server on standard input and output
-  bridge hook claude|codex              permission hook: asks in chat, prints the decision
-  bridge hook install claude|codex [--project | --local]
+  bridge hook claude|codex|install|uninstall   agents' permission hooks ("bridge hook -h")
   bridge check-config [--config F]
   bridge version
 
