@@ -53,7 +53,7 @@ const (
 	hookGrace = 30 * time.Second
 	// maxHookRepeats bounds the fresh questions asked for one tool input
 	// whose earlier questions have all ended.
-	maxHookRepeats = 50
+	maxHookRepeats = 100
 )
 
 func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
