@@ -64,6 +64,8 @@ type Inbound struct {
 	VerbsNeedSlash bool
 	// Roles are the platform roles of the user, for responder checks.
 	Roles []string
+	// Attachments are the files sent with the message (attachments.go).
+	Attachments []Attachment
 }
 
 // Responder returns who acted. The name and user id, shown after

@@ -84,6 +84,9 @@ type Answer struct {
 	Defaulted  bool     `json:"defaulted,omitempty"`
 	Action     string   `json:"action,omitempty"`
 	Prefill    string   `json:"prefill,omitempty"`
+	// Attachments are the files sent with the answer; CustomText carries
+	// a marker for each ("[Image #1]", "[File #2: build.log]").
+	Attachments []FileRef `json:"attachments,omitempty"`
 }
 
 // Responder names who acted on a question.
