@@ -140,7 +140,7 @@ func checkFiles(q *Question, p Prompt, a *Answer, files []Attachment) *Reply {
 	}
 	for _, f := range files {
 		if f.Size > MaxFileSize {
-			return fileRefusal(q, "%s is %s; files may be at most %s each.", describeFile(f), SizeText(f.Size), SizeText(MaxFileSize))
+			return fileRefusal(q, "%s %s; files may be at most %s each.", describeFile(f), sizeOver(f.Size), SizeText(MaxFileSize))
 		}
 	}
 	return nil
@@ -175,7 +175,7 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 			}
 		}
 		if len(data) > MaxFileSize {
-			return nil, fileRefusal(q, "%s is over %s; files may be at most %s each.", describeFile(at), SizeText(MaxFileSize), SizeText(MaxFileSize))
+			return nil, fileRefusal(q, "%s %s; files may be at most %s each.", describeFile(at), sizeOver(int64(len(data))), SizeText(MaxFileSize))
 		}
 		if len(data) == 0 {
 			return nil, fileRefusal(q, "%s is empty.", describeFile(at))
@@ -305,6 +305,15 @@ func SizeText(n int64) string {
 		return strconv.FormatInt((n+1<<9)>>10, 10) + " KiB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// sizeOver says how large a file over MaxFileSize is: "is 12 MiB", or
+// "is over 10 MiB" when it would read as the limit itself.
+func sizeOver(n int64) string {
+	if SizeText(n) == SizeText(MaxFileSize) {
+		return "is over " + SizeText(MaxFileSize)
+	}
+	return "is " + SizeText(n)
 }
 
 // maxFileName bounds a stored file name, in characters.

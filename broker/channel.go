@@ -66,6 +66,9 @@ type Inbound struct {
 	Roles []string
 	// Attachments are the files sent with the message (attachments.go).
 	Attachments []Attachment
+	// Prompt, beside QuestionID, is the 1-based prompt of a dialog the
+	// platform context names (a reply box under one prompt), or 0.
+	Prompt int
 }
 
 // Responder returns who acted. The name and user id, shown after

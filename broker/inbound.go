@@ -67,7 +67,7 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 	if text == "" && len(in.Attachments) == 0 {
 		return Reply{Ignored: true}
 	}
-	id := in.QuestionID
+	id, n := in.QuestionID, in.Prompt
 	if id == "" && in.ReplyTo != "" {
 		found, err := b.store.LookupMessage(ctx, in.Channel, in.Chat, in.ReplyTo)
 		switch {
@@ -78,7 +78,7 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 		}
 	}
 	if id != "" {
-		return b.answer(ctx, in, id, 0, text)
+		return b.answer(ctx, in, id, n, text)
 	}
 	if !in.Private {
 		return Reply{Ignored: true}

@@ -34,6 +34,48 @@ function textForm(cls, id, label, buttonCls, buttonText) {
   return { form, input };
 }
 
+// accepted lists the files a person may attach: pictures, text and logs,
+// PDFs. The bridge checks the bytes again; this only guides the picker.
+const accepted = 'image/png,image/jpeg,image/gif,image/webp,text/plain,.txt,.log,application/pdf,.pdf';
+
+// fileInput is the "Attach files" picker under an Other box. A picture
+// pasted into the text field joins the chosen files.
+function fileInput(id, textField, act) {
+  const row = el('div', 'files');
+  const lab = text('label', '', 'Attach files');
+  lab.htmlFor = id;
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.id = id;
+  input.multiple = true;
+  input.accept = accepted;
+  const list = text('span', 'chosen', '');
+  const show = () => {
+    list.textContent = Array.from(input.files).map((f) => f.name).join(', ');
+  };
+  input.addEventListener('change', show);
+  textField.addEventListener('paste', (e) => {
+    const pasted = Array.from(e.clipboardData ? e.clipboardData.files : []).filter((f) => f.type.startsWith('image/'));
+    if (!pasted.length) return;
+    e.preventDefault();
+    const dt = new DataTransfer();
+    Array.from(input.files).forEach((f) => dt.items.add(f));
+    pasted.forEach((f) => dt.items.add(f));
+    input.files = dt.files;
+    show();
+    act.notice(pasted.length === 1 ? 'Picture attached: send it with your answer.' : pasted.length + ' pictures attached.', true);
+  });
+  row.append(lab, input, list);
+  return {
+    row,
+    input,
+    clear() {
+      input.value = '';
+      show();
+    },
+  };
+}
+
 function button(label, cls, onClick) {
   const b = text('button', cls, label);
   b.type = 'button';
@@ -97,15 +139,24 @@ function promptBlock(v, p, i, card, act) {
   if (p.other) {
     const { form, input } = textForm('other', base + '-other',
       p.options && p.options.length ? 'Other answer' : 'Your answer', '', 'Send');
+    const files = fileInput(base + '-files', input, act);
+    form.append(files.row);
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const t = input.value.trim();
-      if (!t) {
-        act.notice('Type an answer first.', false);
+      const chosen = Array.from(files.input.files);
+      if (!t && !chosen.length) {
+        act.notice('Type an answer or attach a file first.', false);
         input.focus();
         return;
       }
-      if (await act.send(p.other + t, card)) input.value = '';
+      const done = chosen.length
+        ? await act.upload(t ? p.other + t : '', v.id, i + 1, chosen, card)
+        : await act.send(p.other + t, card);
+      if (done) {
+        input.value = '';
+        files.clear();
+      }
     });
     fs.append(form);
   }
