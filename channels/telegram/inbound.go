@@ -141,6 +141,14 @@ func refusalText(err error) string {
 // understood even after a restart.
 var otherTarget = regexp.MustCompile(`/answer ([a-z0-9]+(?:\.[1-9])?) other …`)
 
+// otherQuestion splits the target of a free-text prompt ("k7m2qx.2")
+// into the question id and its 1-based prompt (0 when not named).
+func otherQuestion(target string) (string, int) {
+	id, num, _ := strings.Cut(target, ".")
+	n, _ := strconv.Atoi(num)
+	return id, n
+}
+
 // askOther answers "Other…" with a force-reply message that asks for the
 // free text; the reply to it becomes broker.FormatOther.
 func (c *Channel) askOther(ctx context.Context, cq *tgbotapi.CallbackQuery) {
@@ -180,7 +188,11 @@ func (c *Channel) askOther(ctx context.Context, cq *tgbotapi.CallbackQuery) {
 // handleMessage handles typed text: commands, replies to a question or to
 // a free-text prompt, and bare answers in private chats.
 func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
-	if m.From == nil || m.From.IsBot || m.Chat == nil || strings.TrimSpace(m.Text) == "" {
+	text, files := m.Text, c.messageFiles(m)
+	if len(files) > 0 {
+		text = m.Caption // a photo or document: the caption is its text
+	}
+	if m.From == nil || m.From.IsBot || m.Chat == nil || (strings.TrimSpace(text) == "" && len(files) == 0) {
 		return
 	}
 	if at := m.CommandWithAt(); strings.Contains(at, "@") {
@@ -189,17 +201,24 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 		}
 	}
 	in := inbound(m.Chat, m.From)
-	in.Text = m.Text
+	in.Text, in.Attachments = text, files
 	var other *chatMessage
 	if r := m.ReplyToMessage; r != nil {
 		in.ReplyTo = strconv.Itoa(r.MessageID)
-		if !strings.HasPrefix(strings.TrimSpace(m.Text), "/") {
+		if !strings.HasPrefix(strings.TrimSpace(text), "/") {
 			if p, ok := c.others.get(m.Chat.ID, r.MessageID); ok {
-				in.Text, in.ReplyTo = broker.FormatOther(p.q, p.prompt, strings.TrimSpace(m.Text)), ""
+				in.Text, in.ReplyTo = broker.FormatOther(p.q, p.prompt, strings.TrimSpace(text)), ""
+				if strings.TrimSpace(text) == "" {
+					in.Text, in.QuestionID, in.Prompt = "", p.q.ID, p.prompt+1
+				}
 				other = &chatMessage{m.Chat.ID, r.MessageID}
 			} else if r.From != nil && r.From.ID == c.bot.Self.ID {
 				if t := otherTarget.FindStringSubmatch(r.Text); t != nil {
-					in.Text, in.ReplyTo = "/answer "+t[1]+" other "+strings.TrimSpace(m.Text), ""
+					in.Text, in.ReplyTo = "/answer "+t[1]+" other "+strings.TrimSpace(text), ""
+					if strings.TrimSpace(text) == "" {
+						in.Text = ""
+						in.QuestionID, in.Prompt = otherQuestion(t[1])
+					}
 				}
 			}
 		}
