@@ -245,8 +245,8 @@ func TestAskAnswerOverHTTP(t *testing.T) {
 	if status, b := cmd("/answer " + id + " 7"); status != 400 || b["reply"] != "7 is not an option here: choose 1–3" {
 		t.Fatalf("choice 7 of 3: %d %v", status, b)
 	}
-	if status, b := cmd("/answer " + id + " skip"); status != 400 || !strings.Contains(b["reply"].(string), "skip is only possible in a dialog") {
-		t.Fatalf("skip on one question: %d %v", status, b)
+	if status, b := cmd("/answer " + id + " 1,2 other both"); status != 400 || b["reply"] != "this question takes one answer: choose one of 1–3" {
+		t.Fatalf("two options and a note on one-answer question: %d %v", status, b)
 	}
 	if status, b := cmd("/answer zzzzzz 1"); status != 404 {
 		t.Fatalf("unknown id: %d %v", status, b)

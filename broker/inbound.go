@@ -146,7 +146,7 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 		if now := b.cfg.Now(); !now.Before(q.ExpiresAt) {
 			// Late, and the sweeper has not come by yet: the deadline
 			// wins, exactly as if it had.
-			expired, err := b.Resolve(ctx, q.ID, TimedOut(q, now))
+			expired, err := b.Expire(ctx, q, now)
 			var closed *ClosedError
 			switch {
 			case errors.As(err, &closed):
@@ -226,11 +226,12 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	}
 	a := Answer{Selected: []string{}}
 	if strings.TrimSpace(choice) != "" || len(in.Attachments) == 0 {
-		a, err = Interpret(q.Prompts[i], ParseChoice(choice), len(q.Prompts) > 1)
+		a, err = Interpret(q.Prompts[i], ParseChoice(choice))
 		if err != nil {
 			return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
 		}
 	}
+	a.AnsweredBy = in.Responder()
 	files, refused := b.attachFiles(ctx, in, q, i, &a)
 	if refused != nil {
 		return *refused
@@ -309,16 +310,14 @@ func promptIndex(q *Question, n int) (int, error) {
 }
 
 // Interpret turns a choice into the answer to prompt p, or an error that
-// tells the person what would work. allowSkip is true in dialogs of
-// several prompts.
-func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
+// tells the person what would work. A skip is an answer (Skipped) on any
+// prompt, of a dialog or a single question: the person chose not to say,
+// which differs from declining the question.
+func Interpret(p Prompt, c Choice) (Answer, error) {
 	a := Answer{Selected: []string{}}
 	n := len(p.Options)
 	switch c.Kind {
 	case ChoiceSkip:
-		if !allowSkip {
-			return a, errors.New("skip is only possible in a dialog of several questions; to refuse, use /decline")
-		}
 		a.Skipped = true
 		return a, nil
 	case ChoiceOther:
@@ -332,21 +331,25 @@ func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
 			a.CustomText = joinNumbers(c.Numbers)
 			return a, nil
 		}
-		picked := SelectedOptions(c.Numbers)
-		for _, k := range picked {
-			if k < 1 || k > n {
-				return a, fmt.Errorf("%d is not an option here: choose %s", k, rangeText(n))
-			}
+		return pickNumbers(p, c.Numbers, a)
+	case ChoiceNumbersOther:
+		switch {
+		case n == 0:
+			// No options to pick: the whole text is the answer.
+			a.CustomText = c.Raw
+			return a, nil
+		case OptionIndex(p, c.Raw) >= 0:
+			return Interpret(p, Choice{Kind: ChoiceText, Text: c.Raw, Raw: c.Raw})
+		case !p.AllowsOther():
+			return a, fmt.Errorf("notes are not accepted here: choose %s, without other <text>", rangeText(n))
+		case c.Text == "":
+			return a, fmt.Errorf("the note is missing: write it after other, as in %s other <text>", joinNumbers(c.Numbers))
 		}
-		if len(picked) > 1 && !p.MultiSelect {
-			return a, fmt.Errorf("this question takes one answer: choose one of %s", rangeText(n))
+		a, err := pickNumbers(p, c.Numbers, a)
+		if err != nil {
+			return a, err
 		}
-		for _, k := range picked {
-			a.Selected = append(a.Selected, p.Options[k-1].Label)
-		}
-		if len(picked) == 1 {
-			a.Action, a.Prefill = p.Options[picked[0]-1].Action, p.Options[picked[0]-1].Prefill
-		}
+		a.CustomText = c.Text
 		return a, nil
 	}
 	if k := OptionIndex(p, c.Text); k >= 0 {
@@ -376,6 +379,28 @@ func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
 		return a, nil
 	}
 	return a, fmt.Errorf("%q is not an option here: choose %s", c.Text, rangeText(n))
+}
+
+// pickNumbers adds the options numbered nums (1-based) to a, or says
+// which number is wrong.
+func pickNumbers(p Prompt, nums []int, a Answer) (Answer, error) {
+	n := len(p.Options)
+	picked := SelectedOptions(nums)
+	for _, k := range picked {
+		if k < 1 || k > n {
+			return a, fmt.Errorf("%d is not an option here: choose %s", k, rangeText(n))
+		}
+	}
+	if len(picked) > 1 && !p.MultiSelect {
+		return a, fmt.Errorf("this question takes one answer: choose one of %s", rangeText(n))
+	}
+	for _, k := range picked {
+		a.Selected = append(a.Selected, p.Options[k-1].Label)
+	}
+	if len(picked) == 1 {
+		a.Action, a.Prefill = p.Options[picked[0]-1].Action, p.Options[picked[0]-1].Prefill
+	}
+	return a, nil
 }
 
 func rangeText(n int) string {

@@ -82,9 +82,13 @@ type Store interface {
 
 	// ClaimDeliveries returns up to limit callback deliveries that are due
 	// at now, and holds each for hold (moves its next attempt to now+hold)
-	// so that no other instance claims it meanwhile.
+	// so that no other instance claims it meanwhile. Each returned
+	// delivery carries its claim in Claim.
 	ClaimDeliveries(ctx context.Context, now time.Time, limit int, hold time.Duration) ([]Delivery, error)
-	// UpdateDelivery records the outcome of an attempt.
+	// UpdateDelivery records the outcome of an attempt. When d.Claim is
+	// set, it records only while that claim is still the delivery's: the
+	// delivery is pending and has not been claimed again since (after the
+	// hold ran out); otherwise it changes nothing and returns ErrConflict.
 	UpdateDelivery(ctx context.Context, d Delivery) error
 	// Deliveries lists the callback deliveries of a question.
 	Deliveries(ctx context.Context, questionID string) ([]Delivery, error)
@@ -159,4 +163,10 @@ type Delivery struct {
 	LastError  string    `json:"last_error,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
+	// Claim is the end of the hold that ClaimDeliveries placed on the
+	// delivery (the next attempt time it wrote); zero for a delivery not
+	// read by a claim. It fences UpdateDelivery: an outcome recorded
+	// after the hold ran out and another claim took the delivery must not
+	// overwrite what that claim records.
+	Claim time.Time `json:"-"`
 }

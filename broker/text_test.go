@@ -137,14 +137,14 @@ func TestAgentTextNormalised(t *testing.T) {
 		{"description", p.Options[0].Description, "Amélie's choice 👩\u200d💻"},
 		{"prefill, returned to the agent untouched", p.Options[0].Prefill, "raw\r\n\x1b kept"},
 		{"CJK label", p.Options[1].Label, "数据库"},
-		{"default", p.Default[0], "CAFÉ"},
+		{"default, stored as the label it names", p.Default[0], "Café (Recommended)"},
 		{"context", r.Context, "Line one\nLine two\twith a tab, emoji 👨\u200d👩\u200d👧 and Persian می\u200cخواهم"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
 		}
 	}
-	if k := OptionIndex(p, "CAFE\u0301"); k != 0 {
+	if k := OptionIndex(p, r.Default[0]); k != 0 {
 		t.Errorf("the default names option %d, want 0", k)
 	}
 }

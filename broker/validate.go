@@ -97,6 +97,7 @@ func cleanPrompts(prompts []Prompt) ([]Prompt, error) {
 		if err := validatePrompt(f, p); err != nil {
 			return nil, err
 		}
+		p = labelDefaults(p)
 		key := strings.TrimSpace(p.Question)
 		if seen[key] {
 			return nil, fieldErr(promptField(f, "question"), "two questions of one dialog have the same text %q; answers are keyed by it", key)
@@ -187,16 +188,35 @@ func validatePrompt(f string, p Prompt) error {
 		if !p.MultiSelect && len(p.Default) > 1 {
 			return fieldErr(df, "a single-choice question takes one default, got %d", len(p.Default))
 		}
+		named := map[int]string{}
 		for _, d := range p.Default {
 			if strings.TrimSpace(d) == "" {
 				return fieldErr(df, "must not be empty")
 			}
-			if OptionIndex(p, d) < 0 && (p.MultiSelect || !p.AllowsOther()) {
+			k := OptionIndex(p, d)
+			if k < 0 && (p.MultiSelect || !p.AllowsOther()) {
 				return fieldErr(df, "%q is not one of the options", d)
 			}
+			if first, twice := named[k]; twice && k >= 0 {
+				return fieldErr(df, "%q and %q both name the option %q", first, d, p.Options[k].Label)
+			}
+			named[k] = d
 		}
 	}
 	return nil
+}
+
+// labelDefaults returns p with every default that names an option
+// written as that option's label, so that "sqlite" is stored, shown and
+// answered as "SQLite" (or "SQLite (Recommended)"); a free-text default
+// stays as written. p's defaults are already in new memory.
+func labelDefaults(p Prompt) Prompt {
+	for i, d := range p.Default {
+		if k := OptionIndex(p, d); k >= 0 {
+			p.Default[i] = p.Options[k].Label
+		}
+	}
+	return p
 }
 
 func hasRecommendedSuffix(label string) bool {

@@ -9,10 +9,13 @@ import (
 // after lost connections and server restarts (the question keeps its
 // session and tool-call ids, so asking again finds the same question).
 //
-// It returns the Result whenever the question ended, and an error for
-// every outcome but an answer: *DeclinedError (errors.Is ErrDeclined),
-// *TimeoutError (ErrTimeout; with Fallback "default" the Result holds the
-// defaults as answers), *EndedError (ErrCancelled or ErrUnsupported). A
+// It returns the Result whenever the question ended, with no error when
+// every prompt has an answer: people answered, or the deadline passed and
+// the prompts nobody answered took their defaults (Status StatusTimedOut,
+// Fallback FallbackDefault, those answers marked Defaulted). Every other
+// outcome is an error: *DeclinedError (errors.Is ErrDeclined),
+// *TimeoutError (ErrTimeout: some prompt has no answer; the Result holds
+// the answers there are), *EndedError (ErrCancelled or ErrUnsupported). A
 // nil Result means the question's outcome is unknown (ctx ended, bad
 // input, the server refused); the error says why.
 func (c *Client) Ask(ctx context.Context, q Question) (*Result, error) {

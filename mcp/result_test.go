@@ -35,6 +35,37 @@ func TestOutcomeText(t *testing.T) {
 			"Nobody answered in time, so the defaults were used:\n{\n  \"Go?\": {\n    \"selected\": [\n      \"Yes\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"defaulted\": true\n  }\n}"},
 		{"timed out without", client.Result{Status: client.StatusTimedOut, Fallback: "none"},
 			"Nobody answered in time and there was no default: there is no answer. Decide without it, or ask in your reply."},
+		{"timed out, a person's answer kept and the rest defaulted", client.Result{Status: client.StatusTimedOut, Fallback: "default",
+			Questions: []client.Prompt{{Question: "DB?"}, {Question: "Cache?"}},
+			Answers: map[string]client.Answer{
+				"DB?":    {Selected: []string{"SQLite"}, Defaulted: true},
+				"Cache?": {Selected: []string{"Redis"}, AnsweredBy: &client.Responder{Channel: "web", User: "u1", Name: "ana"}},
+			}},
+			"Time ran out with 1 of 2 questions answered; the defaults were used for the rest. The answers (answered_by names who answered, defaulted marks a default):\n" +
+				"{\n  \"Cache?\": {\n    \"selected\": [\n      \"Redis\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"answered_by\": {\n      \"channel\": \"web\",\n      \"user\": \"u1\",\n      \"name\": \"ana\"\n    }\n  },\n" +
+				"  \"DB?\": {\n    \"selected\": [\n      \"SQLite\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"defaulted\": true\n  }\n}"},
+		{"timed out, some defaults", client.Result{Status: client.StatusTimedOut, Fallback: "partial",
+			Questions: []client.Prompt{{Question: "DB?"}, {Question: "Cache?"}, {Question: "Queue?"}},
+			Answers: map[string]client.Answer{
+				"DB?":    {Selected: []string{"SQLite"}, Defaulted: true},
+				"Queue?": {Selected: []string{"NATS"}, AnsweredBy: &client.Responder{Channel: "web", User: "u1"}},
+			}},
+			"Time ran out with 1 of 3 questions answered; the defaults were used where there was one, and there is no answer to \"Cache?\". The answers (answered_by names who answered, defaulted marks a default):\n" +
+				"{\n  \"DB?\": {\n    \"selected\": [\n      \"SQLite\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"defaulted\": true\n  },\n" +
+				"  \"Queue?\": {\n    \"selected\": [\n      \"NATS\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"answered_by\": {\n      \"channel\": \"web\",\n      \"user\": \"u1\"\n    }\n  }\n}\n" +
+				"Decide the unanswered questions without an answer, or ask about them in your reply."},
+		{"timed out, nobody answered, one default", client.Result{Status: client.StatusTimedOut, Fallback: "partial",
+			Questions: []client.Prompt{{Question: "DB?"}, {Question: "Cache?"}},
+			Answers:   map[string]client.Answer{"DB?": {Selected: []string{"SQLite"}, Defaulted: true}}},
+			"Nobody answered in time; the defaults were used where there was one, and there is no answer to \"Cache?\". The answers (answered_by names who answered, defaulted marks a default):\n" +
+				"{\n  \"DB?\": {\n    \"selected\": [\n      \"SQLite\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"defaulted\": true\n  }\n}\n" +
+				"Decide the unanswered questions without an answer, or ask about them in your reply."},
+		{"timed out, one answered, no defaults", client.Result{Status: client.StatusTimedOut, Fallback: "none",
+			Questions: []client.Prompt{{Question: "DB?"}, {Question: "Cache?"}},
+			Answers:   map[string]client.Answer{"Cache?": {Skipped: true, Selected: []string{}, AnsweredBy: &client.Responder{Channel: "web", User: "u1"}}}},
+			"Time ran out with 1 of 2 questions answered; there is no answer to \"DB?\". The answers (answered_by names who answered, defaulted marks a default):\n" +
+				"{\n  \"Cache?\": {\n    \"selected\": [],\n    \"custom_text\": \"\",\n    \"skipped\": true,\n    \"answered_by\": {\n      \"channel\": \"web\",\n      \"user\": \"u1\"\n    }\n  }\n}\n" +
+				"Decide the unanswered questions without an answer, or ask about them in your reply."},
 		{"cancelled", client.Result{Status: client.StatusCancelled, Reason: CancelReason},
 			"The question was cancelled: the agent's request was cancelled."},
 		{"unsupported", client.Result{Status: client.StatusUnsupported, Reason: "no route named \"x\""},

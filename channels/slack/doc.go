@@ -3,12 +3,12 @@
 // Outbound, Post renders a question as Block Kit: a header chip, the
 // question, the options with their descriptions, the context, the deadline
 // and the default, then one actions block per prompt with a button per
-// option (the recommended one primary), "Other…" (a modal with a text
-// input) when free text is allowed, Skip in dialogs of several prompts, and
-// Decline. Multi-select prompts get checkboxes and a Submit button. Every
-// button's value is exactly the broker's command string
-// (broker.FormatOption, FormatSkip, FormatDecline), so a tap and a typed
-// command travel the same road. Agent text is escaped for mrkdwn (& < >),
+// option (the recommended one primary), "Other or note…" (a modal with
+// the options again and a text input) when free text is allowed, and Skip,
+// then Not ready and Decline. Multi-select prompts get checkboxes and a
+// Submit button. Every button's value is exactly the broker's command
+// string (broker.FormatOption, FormatSkip, FormatDiscuss, FormatDecline),
+// so a tap and a typed command travel the same road. Agent text is escaped for mrkdwn (& < >),
 // which makes mentions such as <!here> inert. Update replaces the copy with
 // the outcome and drops the buttons; Remind replies in the message's thread.
 //
@@ -18,7 +18,9 @@
 //   - a button tap: its value;
 //   - Submit under checkboxes: one "/answer <id> 1,3" built from the
 //     checkbox state of the payload;
-//   - the Other modal's submission: "/answer <id> other <text>";
+//   - the Other modal's submission: "/answer <id> other <text>", or with
+//     options picked in it "/answer <id> 1,3 other <text>"
+//     (broker.FormatOptionsOther);
 //   - the /answer, /decline, /discuss and /pending slash commands;
 //   - a message: "answer …", "!answer …", or a bare "2" or label typed in
 //     the question's thread (Inbound.ReplyTo is the thread's ts, which is the

@@ -53,7 +53,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 	}
 	in := broker.Inbound{Channel: ChannelName, Chat: chatOf(chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User), Private: isDM(chat)}
 	switch {
-	case strings.HasPrefix(a.ActionID, actionOptionPrefix), a.ActionID == actionSkip, a.ActionID == actionDecline:
+	case strings.HasPrefix(a.ActionID, actionOptionPrefix), a.ActionID == actionSkip, a.ActionID == actionDecline, a.ActionID == actionDiscuss:
 		in.Text = a.Value
 	case a.ActionID == actionSubmit:
 		ref, err := decodeRef(a.Value)
@@ -73,6 +73,9 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 			return nil
 		}
 		ref.Chat = chat
+		if ref.Multi {
+			ref.Picked = tickedOptions(cb.BlockActionState, a.BlockID)
+		}
 		// Nothing to record: the modal opens once the tap is acknowledged.
 		return func(ctx context.Context) { c.openOther(ctx, cb.TriggerID, ref) }
 	default:
@@ -96,47 +99,99 @@ func tickedOptions(state *slackapi.BlockActionStates, blockID string) []int {
 	return broker.SelectedOptions(out)
 }
 
-// openOther opens the modal in which a person types an Other answer.
+// noneGiven is said when the modal is sent with no option and no text.
+const noneGiven = "Choose an option or type an answer: nothing was recorded."
+
+// openOther opens the modal in which a person types an Other answer or,
+// when the prompt has options, picks some and adds the text as a note.
 func (c *Channel) openOther(ctx context.Context, triggerID string, ref promptRef) {
-	input := slackapi.NewPlainTextInputBlockElement(plain("Type your answer", 150), otherActionID)
+	blocks := []slackapi.Block{section("question", escapeLimit(ref.Question, maxSectionText))}
+	textLabel := "Your answer"
+	if len(ref.Options) > 0 {
+		blocks = append(blocks, choiceInput(ref))
+		textLabel = "Other answer, or a note to go with your choice"
+	}
+	input := slackapi.NewPlainTextInputBlockElement(plain("Type here", 150), otherActionID)
 	input.Multiline = true
 	input.MaxLength = 2000
+	text := slackapi.NewInputBlock(otherBlockID, plain(textLabel, maxModalLabel), nil, input)
+	text.Optional = len(ref.Options) > 0
+	blocks = append(blocks, text)
+	title := "Other answer"
+	if len(ref.Options) > 0 {
+		title = "Other answer or note"
+	}
 	view := slackapi.ModalViewRequest{
 		Type:            slackapi.VTModal,
-		Title:           plain("Other answer", 24),
+		Title:           plain(title, 24),
 		Submit:          plain("Send", 24),
 		Close:           plain("Cancel", 24),
 		CallbackID:      otherCallbackID,
-		PrivateMetadata: ref.encode(),
-		Blocks: slackapi.Blocks{BlockSet: []slackapi.Block{
-			section("question", escapeLimit(ref.Question, maxSectionText)),
-			slackapi.NewInputBlock(otherBlockID, plain("Your answer", maxModalLabel), nil, input),
-		}},
+		PrivateMetadata: ref.encodeWithin(maxPrivateMetadata),
+		Blocks:          slackapi.Blocks{BlockSet: blocks},
 	}
 	if _, err := c.api.OpenViewContext(ctx, triggerID, view); err != nil {
 		c.log.Warn("views.open failed", "question_id", ref.ID, "chat", ref.Chat, "err", err)
 	}
 }
 
-// otherSubmitted records the Other modal's text as an answer.
+// choiceInput is the modal's optional radio buttons (one answer) or
+// checkboxes (several), with the options ticked in the message ticked.
+func choiceInput(ref promptRef) *slackapi.InputBlock {
+	opts := make([]*slackapi.OptionBlockObject, len(ref.Options))
+	for k, label := range ref.Options {
+		opts[k] = slackapi.NewOptionBlockObject(strconv.Itoa(k), plain(label, maxOptionText), nil)
+	}
+	var el slackapi.BlockElement
+	label := "Your choice"
+	if ref.Multi {
+		boxes := slackapi.NewCheckboxGroupsBlockElement(choiceActionID, opts...)
+		for _, k := range ref.Picked {
+			if k >= 0 && k < len(opts) {
+				boxes.InitialOptions = append(boxes.InitialOptions, opts[k])
+			}
+		}
+		el, label = boxes, "Your choices"
+	} else {
+		el = slackapi.NewRadioButtonsBlockElement(choiceActionID, opts...)
+	}
+	b := slackapi.NewInputBlock(choiceBlockID, plain(label, maxModalLabel), nil, el)
+	b.Optional = true
+	return b
+}
+
+// otherSubmitted records what the modal was sent with: the options picked
+// and the text as a note, or the text alone as the Other answer.
 func (c *Channel) otherSubmitted(ctx context.Context, cb slackapi.InteractionCallback) followUp {
 	ref, err := decodeRef(cb.View.PrivateMetadata)
 	if err != nil || ref.Chat == "" {
 		c.log.Warn("other answer with bad metadata", "err", err)
 		return nil
 	}
+	where := replyTo{chat: ref.Chat, user: cb.User.ID}
 	var text string
-	if cb.View.State != nil {
-		text = strings.TrimSpace(cb.View.State.Values[otherBlockID][otherActionID].Value)
+	var picked []int
+	if st := cb.View.State; st != nil {
+		text = strings.TrimSpace(st.Values[otherBlockID][otherActionID].Value)
+		choice := st.Values[choiceBlockID][choiceActionID]
+		sel := choice.SelectedOptions
+		if choice.SelectedOption.Value != "" {
+			sel = append(sel, choice.SelectedOption)
+		}
+		for _, o := range sel {
+			if k, err := strconv.Atoi(o.Value); err == nil && k >= 0 && k < len(ref.Options) {
+				picked = append(picked, k)
+			}
+		}
 	}
-	if text == "" {
-		return nil
+	if text == "" && len(picked) == 0 {
+		return c.telling(where, noneGiven)
 	}
 	return c.dispatch(ctx, broker.Inbound{
 		Channel: ChannelName, Chat: chatOf(ref.Chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
-		Text:    broker.FormatOther(ref.stub(), ref.Prompt, text),
+		Text:    broker.FormatOptionsOther(ref.stub(), ref.Prompt, broker.SelectedOptions(picked), text),
 		Private: isDM(ref.Chat),
-	}, replyTo{chat: ref.Chat, user: cb.User.ID})
+	}, where)
 }
 
 // slashCommand records /answer, /decline, /discuss and /pending.

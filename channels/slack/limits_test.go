@@ -102,3 +102,28 @@ func TestHTTPModeForgedFloodLogsAFewLines(t *testing.T) {
 		t.Errorf("%d forged requests over %s wrote %d lines, want at most %d", forged, elapsed, lines, max)
 	}
 }
+
+// TestOtherButtonFitsItsValue: the "Other or note…" button carries the
+// prompt's reference and option labels; with the longest labels in a
+// four-byte script it still fits Slack's 2000 bytes, and still names the
+// question, the prompt and every option.
+func TestOtherButtonFitsItsValue(t *testing.T) {
+	q := sampleQuestion()
+	q.Prompts[0].Question = strings.Repeat("𝄞", broker.MaxQuestionChars)
+	q.Prompts[0].Options = nil
+	for range broker.MaxOptions {
+		q.Prompts[0].Options = append(q.Prompts[0].Options, broker.Option{Label: strings.Repeat("𝄞", 100)})
+	}
+	q.Prompts[0].MultiSelect = true
+	v := newRef(q, 0).encodeWithin(maxButtonValue)
+	if len(v) > maxButtonValue {
+		t.Fatalf("value of %d bytes, Slack allows %d", len(v), maxButtonValue)
+	}
+	r, err := decodeRef(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ID != q.ID || r.Prompt != 0 || r.Prompts != 1 || !r.Multi || len(r.Options) != broker.MaxOptions {
+		t.Fatalf("reference after shortening: %+v", r)
+	}
+}

@@ -36,7 +36,7 @@ func TestAnswerWithFiles(t *testing.T) {
 		}, "none of these, see [File #1: build.log]", buildLog, "build.log", "text/plain", "Recorded: “none of these, see [File #1: build.log]”"},
 		{"option number with a screenshot", "", func(e *env, q *broker.Question, m telegramfake.Message) int {
 			return e.fake.SendPhoto(ana, team.ID, photoJPEG, "2", m.ID)
-		}, "[Image #1]", photoJPEG, "image.jpg", "image/jpeg", "Recorded: SQLite, “[Image #1]”"},
+		}, "[Image #1]", photoJPEG, "image.jpg", "image/jpeg", "Recorded: SQLite (note: “[Image #1]”)"},
 		{"photo into the Other box", "", func(e *env, q *broker.Question, m telegramfake.Message) int {
 			e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other…"]))
 			msgs := e.fake.BotMessages(team.ID)

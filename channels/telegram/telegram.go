@@ -31,6 +31,7 @@ type Channel struct {
 
 	questions *questionCache
 	others    *otherPrompts
+	notes     *heldNotes
 	seen      *recentUpdates
 	// refusals logs refused webhook requests at most once a second.
 	refusals *logthrottle.Logger
@@ -73,6 +74,7 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 		sleep:     sleepCtx,
 		questions: newQuestionCache(),
 		others:    newOtherPrompts(),
+		notes:     newHeldNotes(),
 		seen:      newRecentUpdates(),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -148,6 +150,11 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	chat, id, err := parseMessageID(m)
 	if err != nil {
 		return err
+	}
+	for i := range q.Prompts {
+		if q.Status.Terminal() || (i < len(q.Progress) && q.Progress[i] != nil) {
+			c.notes.drop(q.ID, i) // the prompt is answered: its note went, or never will
+		}
 	}
 	var edit tgbotapi.EditMessageTextConfig
 	if q.Status.Terminal() {

@@ -10,8 +10,8 @@
 // from GET /inbox/state, which lists open and recently resolved questions
 // from the store through a Lister, so a reload never shows a stale question.
 // A click on a button posts the button's command, exactly the string
-// broker.FormatOption (or FormatOther, FormatSkip, FormatDecline) gives,
-// to POST /inbox/command, which hands it to the broker as a broker.Inbound
+// broker.FormatOption (or FormatOptionsOther, FormatOther, FormatSkip,
+// FormatDiscuss, FormatDecline) gives, to POST /inbox/command, which hands it to the broker as a broker.Inbound
 // and returns the broker's reply sentence for the page to show.
 //
 // The page itself is plain HTML, CSS and JavaScript embedded in the binary.

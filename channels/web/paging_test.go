@@ -222,7 +222,7 @@ func testPaging(t *testing.T, browser context.Context) {
 	waitText(t, page, "#open-count", "(131)")
 
 	// Answering the oldest question reloads the state: both pages stay.
-	click(t, page, card(ids[129])+" button.option:nth-child(1)")
+	pick(t, page, ids[129], 0, 0)
 	waitText(t, page, "#notice", "Recorded: Postgres")
 	waitGone(t, page, card(ids[129]))
 	waitCount(t, page, 130)

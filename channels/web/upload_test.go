@@ -121,7 +121,7 @@ func TestPageFiles(t *testing.T) {
 		do(t, page, chromedp.SetUploadFiles(chromedp.CSS(c+` input[type="file"]`), []string{write("screen.png", samplePNG), write("build.log", sampleLog)}))
 		waitText(t, page, c+" .files .chosen", "screen.png, build.log")
 		typeInto(t, page, c+` .other input[type="text"]`, "neither, see")
-		click(t, page, c+" .other button")
+		click(t, page, c+" button.submit")
 		waitText(t, page, "#notice", "Recorded: “neither, see [Image #1] [File #2: build.log]”")
 		a := result(t, got).Answers["Which database?"]
 		if len(a.Attachments) != 2 || a.Attachments[0].Name != "screen.png" || a.Attachments[1].Type != "text/plain" {
@@ -149,7 +149,7 @@ func TestPageFiles(t *testing.T) {
 		do(t, page, chromedp.Evaluate[chromedp.Void](paste))
 		waitText(t, page, "#notice", "Picture attached")
 		waitText(t, page, c+" .files .chosen", "pasted.png")
-		click(t, page, c+" .other button")
+		click(t, page, c+" button.submit")
 		waitText(t, page, "#notice", "Recorded: “[Image #1]”")
 		a := result(t, got).Answers["What do you see?"]
 		if a.CustomText != "[Image #1]" || len(a.Attachments) != 1 || a.Attachments[0].Type != "image/png" {
@@ -162,7 +162,7 @@ func TestPageFiles(t *testing.T) {
 		open(t, page, e.url)
 		c := card(q.ID)
 		do(t, page, chromedp.SetUploadFiles(chromedp.CSS(c+` input[type="file"]`), []string{write("huge.log", bytes.Repeat([]byte("x"), 11<<20))}))
-		click(t, page, c+" .other button")
+		click(t, page, c+" button.submit")
 		waitText(t, page, "#notice", "huge.log is 11 MiB; files may be at most 10 MiB each. Nothing was sent.")
 		if s := e.get(t, q.ID).Status; s != broker.StatusPending {
 			t.Fatalf("question is %s, want pending", s)
@@ -174,7 +174,7 @@ func TestPageFiles(t *testing.T) {
 		open(t, page, e.url)
 		c := card(q.ID)
 		do(t, page, chromedp.SetUploadFiles(chromedp.CSS(c+` input[type="file"]`), []string{write("notes.txt", []byte("<html><script>alert(1)</script>"))}))
-		click(t, page, c+" .other button")
+		click(t, page, c+" button.submit")
 		waitText(t, page, "#notice", "“notes.txt” is not a file type accepted here")
 		if s := e.get(t, q.ID).Status; s != broker.StatusPending {
 			t.Fatalf("question is %s, want pending", s)

@@ -23,8 +23,12 @@ import (
 type CallbacksConfig struct {
 	// Allow lists the URLs callbacks may go to: URL prefixes
 	// ("https://hooks.example.com/askbridge/"), host[:port] patterns
-	// ("hooks.example.com", "*.example.com") or "*". Empty: loopback
-	// hosts only.
+	// ("hooks.example.com", "*.example.com") or "*"; and the internal
+	// address ranges the bridge may connect to for them, in CIDR form
+	// ("127.0.0.0/8", "10.1.2.0/24"), which also allow URLs whose host is
+	// an address in the range. Internal addresses (loopback, private,
+	// link-local, metadata, …) are refused unless a range names them.
+	// Empty: no callbacks at all. See callback.Policy.
 	Allow []string `yaml:"allow"`
 	// SecretEnv names the variable holding the signing secret of agents
 	// not listed in Secrets.

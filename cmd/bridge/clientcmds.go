@@ -177,7 +177,7 @@ func fail(stderr io.Writer, cmd string, err error) int {
 
 func runAnswer(args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
-		fmt.Fprintln(stderr, "bridge answer: usage: bridge answer ID CHOICE (2 | 1,3 | a label | other <text> | skip)")
+		fmt.Fprintln(stderr, "bridge answer: usage: bridge answer ID CHOICE (2 | 1,3 | a label | other <text> | 1,3 other <text> | skip)")
 		return exitBadInput
 	}
 	return sendCommand("answer", "/answer "+strings.Join(args, " "), stdout, stderr)

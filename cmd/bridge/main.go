@@ -31,7 +31,7 @@ const usage = `bridge: askbridge, questions from agents to people, answers back.
 Usage:
   bridge serve [--config F] [--listen ADDR] [--data-dir DIR] [--store URL]
   bridge ask [options] "question"       ask and wait; prints the result JSON
-  bridge answer ID CHOICE...            answer as a person (2, 1,3, a label, other <text>, skip)
+  bridge answer ID CHOICE...            answer as a person (2, 1,3, a label, other <text>, 1,3 other <text>, skip)
   bridge decline ID [REASON...]         decline a question as a person
   bridge wait ID                        wait for a question's result
   bridge list [--session S] [--status S] [--json]

@@ -34,9 +34,13 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	n := shardOf(id)
 	keys := []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.done(n), s.k.outbox(n), s.k.unlogged(n)}
 	now := time.Now()
+	ifProgress := ""
+	if r.IfProgress != nil {
+		ifProgress = strconv.Itoa(*r.IfProgress)
+	}
 	v, err := resolveScript.Run(ctx, s.c, keys, body, string(r.Status), usec(r.ResolvedAt),
 		(s.cfg.Retention + grace).Milliseconds(), nsec(r.ResolvedAt), id,
-		usec(now.Add(-(s.cfg.Retention + grace)))).Result()
+		usec(now.Add(-(s.cfg.Retention + grace))), ifProgress).Result()
 	if err != nil {
 		return nil, wrap("resolve", err)
 	}
@@ -74,6 +78,8 @@ func (s *Store) mutationResult(op, id string, v any) (*broker.Question, error) {
 		return nil, &broker.ClosedError{Question: q}
 	case "conflict":
 		return nil, fmt.Errorf("redis store: %s %s: prompt already answered: %w", op, id, broker.ErrConflict)
+	case "stale":
+		return nil, fmt.Errorf("redis store: %s %s: %d prompts are answered now, not the number the resolution was built on: %w", op, id, q.ProgressCount(), broker.ErrConflict)
 	case "range":
 		return nil, fmt.Errorf("redis store: %s %s: %w", op, id, &broker.FieldError{Field: "prompt", Message: fmt.Sprintf("the question has %d prompt(s)", len(q.Prompts))})
 	}

@@ -117,11 +117,17 @@ return admit(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 // resolveScript is the compare-and-set pending -> terminal.
 // KEYS: rec, due, rem, lease, done, outbox, unlogged.
 // ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
-// 5 resolvedNs, 6 id, 7 doneTrimBeforeUs.
+// 5 resolvedNs, 6 id, 7 doneTrimBeforeUs, 8 the number of prompts with
+// progress the resolution expects, or empty for no condition.
 var resolveScript = goredis.NewScript(prelude + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
 if st ~= 'pending' then return {'closed', whole(KEYS[1])} end
+if ARGV[8] ~= '' then
+  local n, np = 0, tonumber(redis.call('HGET', KEYS[1], 'np') or '0')
+  for i = 0, np - 1 do n = n + redis.call('HEXISTS', KEYS[1], 'p' .. i) end
+  if n ~= tonumber(ARGV[8]) then return {'stale', whole(KEYS[1])} end
+end
 local id = ARGV[6]
 redis.call('HSET', KEYS[1], 'st', ARGV[2], 'r', ARGV[1])
 redis.call('ZREM', KEYS[2], id)
@@ -254,9 +260,12 @@ return redis.call('HGETALL', KEYS[1])
 
 // updateDeliveryScript records an attempt. KEYS: rec, outbox.
 // ARGV: 1 id, 2 state, 3 attempts, 4 nextNs, 5 nextUs, 6 lastError,
-// 7 updatedNs. Returns 0 when there is no such delivery.
+// 7 updatedNs, 8 claimNs (empty: no claim to check). Returns 0 when there
+// is no such delivery, -1 when the claim is no longer the delivery's.
 var updateDeliveryScript = goredis.NewScript(`
-if not redis.call('HGET', KEYS[1], 'ds') then return 0 end
+local ds = redis.call('HGET', KEYS[1], 'ds')
+if not ds then return 0 end
+if ARGV[8] ~= '' and (ds ~= 'pending' or redis.call('HGET', KEYS[1], 'dn') ~= ARGV[8]) then return -1 end
 redis.call('HSET', KEYS[1], 'ds', ARGV[2], 'da', ARGV[3], 'dn', ARGV[4], 'de', ARGV[6], 'du', ARGV[7])
 if ARGV[2] == 'pending' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1]) else redis.call('ZREM', KEYS[2], ARGV[1]) end
 return 1

@@ -118,6 +118,9 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		if q.Status != broker.StatusPending {
 			return &broker.ClosedError{Question: q}
 		}
+		if r.IfProgress != nil && q.ProgressCount() != *r.IfProgress {
+			return fmt.Errorf("%w: %d prompts are answered now, the resolution was built on %d", broker.ErrConflict, q.ProgressCount(), *r.IfProgress)
+		}
 		q.Status, q.Answers, q.Fallback, q.Reason = r.Status, r.Answers, r.Fallback, r.Reason
 		q.NotReady, q.AnsweredBy, q.ResolvedAt = r.NotReady, r.AnsweredBy, at
 		data, err := json.Marshal(q)

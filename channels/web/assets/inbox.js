@@ -256,6 +256,9 @@ import { openCard, pastItem } from './cards.js';
       cursor = page.open_cursor || '';
       capped = !!page.open_more_capped;
     }
+    // "Show more" was clicked while this read was under way: read again
+    // with that page too, or the count of the rest would be a page stale.
+    if (pages !== want) return loadState();
     openMore = more;
     openCursor = cursor;
     openCapped = capped;
