@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -15,7 +11,6 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/callback"
-	"github.com/askbridge/askbridge/client"
 )
 
 // CallbacksConfig configures webhook delivery of results (the callbacks:
@@ -115,43 +110,4 @@ func callbackJobs(cfg Config, b *broker.Broker, log *slog.Logger, reg prometheus
 	dc.Registerer = reg
 	d := callback.New(b.Store(), dc, log.With("component", "callbacks"))
 	return []func(context.Context){d.Run}
-}
-
-// eventLine is one line of `bridge events`.
-type eventLine struct {
-	EventID string        `json:"event_id"`
-	Type    string        `json:"type"`
-	Result  client.Result `json:"result"`
-}
-
-// runEvents is `bridge events`: it prints each resolution of the agent's
-// questions as one JSON line, following the server's event stream and
-// resuming after reconnects, until interrupted.
-func runEvents(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("events", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	session := fs.String("session", "", "only this session's resolutions")
-	last := fs.String("last-event-id", "", `resume after this event id ("0" replays what the server keeps; default: from now)`)
-	if err := fs.Parse(args); err != nil {
-		return exitBadInput
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "bridge events: usage: bridge events [--session S] [--last-event-id N]")
-		return exitBadInput
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	events, errc := newClient(false).Events(ctx, client.EventsFilter{SessionID: *session, LastEventID: *last})
-	enc := json.NewEncoder(jsonTerminal{stdout})
-	enc.SetEscapeHTML(false)
-	for ev := range events {
-		if err := enc.Encode(eventLine{EventID: ev.ID, Type: ev.Type, Result: ev.Result}); err != nil {
-			fmt.Fprintln(stderr, "bridge events:", err)
-			return exitFailure
-		}
-	}
-	if err := <-errc; err != nil && !errors.Is(err, context.Canceled) {
-		return fail(stderr, "events", err)
-	}
-	return exitOK
 }
