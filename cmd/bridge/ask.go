@@ -32,7 +32,9 @@ JSON on standard output; the exit code says how it ended. The words of
 QUESTION are joined with spaces.
 
 After a lost connection ask re-attaches to the same question (same session
-and tool-call id) until it resolves. ` + clientEnv,
+and tool-call id) until it resolves.
+
+` + clientEnv,
 		Example: `  bridge ask --header Database --option "Postgres|a server" --option "SQLite|one file" \
     --default SQLite --timeout 10m "Which database should the service use?"
   bridge ask --pending "Rename the repository?"
