@@ -150,7 +150,7 @@ func loadConfig(path string) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
+		return cfg, &ConfigError{File: path, Problems: explainYAML(data, err)}
 	}
 	return cfg, nil
 }

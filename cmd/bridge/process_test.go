@@ -183,7 +183,13 @@ func TestCheckConfig(t *testing.T) {
 		code             int
 	}{
 		{"ok", "listen: 127.0.0.1:9999\nagents:\n  - name: claude\n    key_env: ASKBRIDGE_TEST_AGENT_KEY\n", "config OK: listen 127.0.0.1:9999", 0},
-		{"typo with line", "listen: 127.0.0.1:9999\nroutse:\n  default: {targets: [cli]}\n", "line 2: field routse not found", exitBadInput},
+		{"typo with line", "listen: 127.0.0.1:9999\nroutse:\n  default: {targets: [cli]}\n", `line 2: unknown key "routse" (did you mean "routes"?)`, exitBadInput},
+		{"typo in a section", "listen: 127.0.0.1:9999\ntimeouts:\n  default: 30m\n  remindrs: [0.5]\n", `line 4: unknown key "remindrs" in timeouts (did you mean "reminders"?)`, exitBadInput},
+		{"typo in a route", "routes:\n  default:\n    targts: [cli]\n", `line 3: unknown key "targts" in routes.default (did you mean "targets"?)`, exitBadInput},
+		{"typo in a list item", "agents:\n  - nmae: a\n    key_env: ASKBRIDGE_TEST_AGENT_KEY\n", `line 2: unknown key "nmae" in agents[0] (did you mean "name"?)`, exitBadInput},
+		{"wrong type", "mcp:\n  enabled: maybe\n", `line 2: mcp.enabled must be true or false, got "maybe"`, exitBadInput},
+		{"list for text", "log:\n  level: [debug, info]\n", "line 2: log.level must be text, got a list", exitBadInput},
+		{"every yaml problem at once", "timeouts:\n  remindrs: [0.5]\nlog:\n  levle: info\n", "2 problems:\n  line 2: unknown key \"remindrs\" in timeouts (did you mean \"reminders\"?)\n  line 4: unknown key \"levle\" in log (did you mean \"level\"?)", exitBadInput},
 		{"unset key env", "agents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "agents[0].key_env: environment variable ASKBRIDGE_TEST_UNSET_VAR is not set", exitBadInput},
 		{"unknown channel", "routes:\n  default: {targets: [pigeon:42]}\n", `routes.default.targets[0]: channel "pigeon" is not configured`, exitBadInput},
 		{"no default route", "routes:\n  ops: {targets: [cli]}\n", `a route named "default" is required`, exitBadInput},
