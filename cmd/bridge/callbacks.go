@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -70,32 +71,37 @@ func (c CallbacksConfig) deliveryConfig() (callback.Config, error) {
 		BaseBackoff: time.Duration(c.BaseBackoff), MaxBackoff: time.Duration(c.MaxBackoff),
 		Window: time.Duration(c.Window), Timeout: time.Duration(c.Timeout),
 	}
+	var problems []error
 	if c.SecretEnv != "" {
 		if out.DefaultSecret = os.Getenv(c.SecretEnv); out.DefaultSecret == "" {
-			return out, fmt.Errorf("callbacks.secret_env: environment variable %s is not set", c.SecretEnv)
+			problems = append(problems, &UnsetEnvError{Field: "callbacks.secret_env", Var: c.SecretEnv})
 		}
 	}
+	seen := map[string]bool{}
 	for i, s := range c.Secrets {
 		f := fmt.Sprintf("callbacks.secrets[%d]", i)
 		switch {
 		case s.Agent == "":
-			return out, fmt.Errorf("%s.agent: name the agent the secret is for", f)
-		case out.Secrets[s.Agent] != "":
-			return out, fmt.Errorf("%s.agent: %q appears twice", f, s.Agent)
-		case s.SecretEnv == "":
-			return out, fmt.Errorf("%s.secret_env: name the environment variable that holds the secret", f)
-		case os.Getenv(s.SecretEnv) == "":
-			return out, fmt.Errorf("%s.secret_env: environment variable %s is not set", f, s.SecretEnv)
+			problems = append(problems, fmt.Errorf("%s.agent: name the agent the secret is for", f))
+		case seen[s.Agent]:
+			problems = append(problems, fmt.Errorf("%s.agent: %q appears twice", f, s.Agent))
 		}
-		out.Secrets[s.Agent] = os.Getenv(s.SecretEnv)
+		seen[s.Agent] = true
+		switch {
+		case s.SecretEnv == "":
+			problems = append(problems, fmt.Errorf("%s.secret_env: name the environment variable that holds the secret", f))
+		case os.Getenv(s.SecretEnv) == "":
+			problems = append(problems, &UnsetEnvError{Field: f + ".secret_env", Var: s.SecretEnv})
+		default:
+			out.Secrets[s.Agent] = os.Getenv(s.SecretEnv)
+		}
 	}
 	if c.Concurrency < 0 {
-		return out, fmt.Errorf("callbacks.concurrency: must be positive, got %d", c.Concurrency)
+		problems = append(problems, fmt.Errorf("callbacks.concurrency: must be positive, got %d", c.Concurrency))
+	} else if err := out.Validate(); err != nil {
+		problems = append(problems, fmt.Errorf("callbacks: %w", err))
 	}
-	if err := out.Validate(); err != nil {
-		return out, fmt.Errorf("callbacks: %w", err)
-	}
-	return out, nil
+	return out, errors.Join(problems...)
 }
 
 // callbackJobs returns the jobs that deliver results to callback URLs,

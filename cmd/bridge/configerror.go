@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -30,3 +32,65 @@ func (e *ConfigError) Error() string {
 
 // Unwrap returns the problems, for errors.Is and errors.As.
 func (e *ConfigError) Unwrap() []error { return e.Problems }
+
+// UnsetEnvError is a setting that names an environment variable which is
+// not set: a secret the configuration needs but the environment lacks.
+// check-config tells these apart from mistakes in the file.
+type UnsetEnvError struct {
+	// Field is the setting, e.g. agents[0].key_env.
+	Field string
+	// Var is the environment variable it names.
+	Var string
+}
+
+func (e *UnsetEnvError) Error() string {
+	return fmt.Sprintf("%s: environment variable %s is not set", e.Field, e.Var)
+}
+
+// problems collects what is wrong with a configuration, so that one run
+// reports all of it: each check adds its error (nil is nothing), a joined
+// error adds each of its lines, and a message already added is not
+// repeated.
+type problems []error
+
+func (p *problems) add(err error) {
+	if err == nil {
+		return
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok && strings.Contains(err.Error(), "\n") {
+		for _, e := range j.Unwrap() {
+			p.add(e)
+		}
+		return
+	}
+	for _, e := range *p {
+		if e.Error() == err.Error() {
+			return
+		}
+	}
+	*p = append(*p, err)
+}
+
+// err returns nil or a *ConfigError with every problem.
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return &ConfigError{Problems: p}
+}
+
+// unsetSecrets splits problems into unset environment variables (their
+// names, in order) and the rest.
+func unsetSecrets(all []error) (vars []string, rest []error) {
+	for _, e := range all {
+		var u *UnsetEnvError
+		if errors.As(e, &u) {
+			if !slices.Contains(vars, u.Var) {
+				vars = append(vars, u.Var)
+			}
+			continue
+		}
+		rest = append(rest, e)
+	}
+	return vars, rest
+}

@@ -39,10 +39,10 @@ type ProgressInterval time.Duration
 func (p *ProgressInterval) UnmarshalYAML(n *yaml.Node) error {
 	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Line, n.Value)
+		return valueError(n, fmt.Errorf("mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Value))
 	}
 	if err := checkProgressEvery(v); err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*p = ProgressInterval(v)
 	return nil

@@ -52,6 +52,11 @@ func configFor(f serveFlags) (Config, error) {
 		cfg.Store.URL = f.store
 	}
 	if err := cfg.finish(); err != nil {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			ce.File = f.config
+			return cfg, ce
+		}
 		return cfg, fmt.Errorf("config: %w", err)
 	}
 	return cfg, nil

@@ -23,7 +23,16 @@ import (
 var (
 	unknownFieldRE = regexp.MustCompile(`^line (\d+): field (.+) not found in type (.+)$`)
 	wrongTypeRE    = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+	// A value's own check that does not name its key: line 2: "soon" is …
+	keylessRE = regexp.MustCompile(`^line (\d+): ("(?:[^"\\]|\\.)*")(.*)$`)
 )
+
+// valueError is a bad value met as the file is read, for a type's
+// UnmarshalYAML: as a *yaml.TypeError it lets the decoder read on, so that
+// one run reports every problem of the file, each with its line.
+func valueError(n *yaml.Node, err error) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
+}
 
 // explainYAML returns one error per problem in err, each for a person; it
 // returns err alone when it is not the decoder's list of type errors.
@@ -80,6 +89,16 @@ func explainOne(root *yaml.Node, msg string) error {
 			want = describeKind(t)
 		}
 		return fmt.Errorf("line %d: %s must be %s, got %s", line, strings.TrimPrefix(strings.Join(path, ""), "."), want, got)
+	}
+	if m := keylessRE.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		value, err := strconv.Unquote(m[2])
+		if err != nil {
+			return errors.New(msg)
+		}
+		if _, path, ok := findValue(root, line, "str", value, nil); ok {
+			return fmt.Errorf("line %d: %s: %s%s", line, strings.TrimPrefix(strings.Join(path, ""), "."), m[2], m[3])
+		}
 	}
 	return errors.New(msg)
 }
