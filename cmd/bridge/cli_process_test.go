@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -141,9 +143,21 @@ func TestProcessFlagsAnywhereJSONAndHints(t *testing.T) {
 	id := decodeResult(t, asked.stdout).ID
 	other := decodeResult(t, runBridge(t, addr, "ask", "--pending", "Ship it?", "--option", "Yes", "--option", "No").stdout).ID
 
+	req := filepath.Join(t.TempDir(), "question.json")
+	if err := os.WriteFile(req, []byte(`{"question": "Merge it?", "session_id": "s2"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBridge(t, addr, "ask", "--json", req); r.code != exitBadInput || !strings.Contains(r.stderr, "bridge ask: --json selects JSON output (ask always prints JSON); read a request file with --request "+req) {
+		t.Fatalf("ask --json FILE: exit %d, %s", r.code, r.stderr)
+	}
+	fromFile := runBridge(t, addr, "ask", "--request", req, "--pending")
+	if fromFile.code != 0 || decodeResult(t, fromFile.stdout).Status != "pending" {
+		t.Fatalf("ask --request FILE --pending: exit %d, %s %s", fromFile.code, fromFile.stdout, fromFile.stderr)
+	}
+
 	var listed []resultJSON
 	r := runBridge(t, addr, "list", "--status", "pending", "--json")
-	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil || len(listed) != 2 {
+	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil || len(listed) != 3 {
 		t.Fatalf("list --json: %v, %s", err, r.stdout)
 	}
 
