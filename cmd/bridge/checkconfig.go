@@ -72,7 +72,7 @@ not hold its secrets. serve refuses to start on any problem.`,
 	addServeFlags(cmd, &f)
 	cmd.Flags().BoolVar(&allowMissing, "allow-missing-env", false, "accept settings whose environment variable is not set (and name them)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"ok","file","problems","unset_env","listen","store","routes","channels"} as JSON`)
-	withExitCodes(cmd, exitOK, "the configuration is valid (apart from unset secrets, with --allow-missing-env)", exitBadInput, "it has problems (each is listed)")
+	withExitCodes(cmd, exitOK, "the configuration is valid (apart from unset secrets, with --allow-missing-env)", exitBadInput, "it has problems (each is listed), or a flag is wrong")
 	return cmd
 }
 
