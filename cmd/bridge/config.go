@@ -224,7 +224,7 @@ func (c *Config) finish() error {
 	p.add(c.Server.checkHosts(len(c.Agents)))
 	p.add(c.Limits.checkLimits())
 	p.add(c.checkChannels())
-	return p.err()
+	return errors.Join(p...)
 }
 
 // checkKeys checks a list of named keys, reporting every problem; an

@@ -71,12 +71,12 @@ func (p *problems) add(err error) {
 	*p = append(*p, err)
 }
 
-// err returns nil or a *ConfigError with every problem.
-func (p problems) err() error {
-	if len(p) == 0 {
-		return nil
+// list returns the problems in err: each of a joined error, or err.
+func list(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
 	}
-	return &ConfigError{Problems: p}
+	return []error{err}
 }
 
 // unsetSecrets splits problems into unset environment variables (their

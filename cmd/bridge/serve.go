@@ -52,12 +52,7 @@ func configFor(f serveFlags) (Config, error) {
 		cfg.Store.URL = f.store
 	}
 	if err := cfg.finish(); err != nil {
-		var ce *ConfigError
-		if errors.As(err, &ce) {
-			ce.File = f.config
-			return cfg, ce
-		}
-		return cfg, fmt.Errorf("config: %w", err)
+		return cfg, &ConfigError{File: f.config, Problems: list(err)}
 	}
 	return cfg, nil
 }
