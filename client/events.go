@@ -100,7 +100,10 @@ func (c *Client) stream(ctx context.Context, session string, last *string, out c
 	hc := &http.Client{Transport: c.http.Transport}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return false, fmt.Errorf("askbridge: GET /v1/events: %w", err)
+		if ctx.Err() != nil {
+			return false, fmt.Errorf("askbridge: GET /v1/events: %w", ctx.Err())
+		}
+		return false, &ConnError{Server: c.base, Err: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

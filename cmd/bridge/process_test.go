@@ -194,7 +194,7 @@ func TestCheckConfig(t *testing.T) {
 		{"unknown channel", "routes:\n  default: {targets: [pigeon:42]}\n", `routes.default.targets[0]: channel "pigeon" is not configured`, exitBadInput},
 		{"no default route", "routes:\n  ops: {targets: [cli]}\n", `a route named "default" is required`, exitBadInput},
 		{"bad timeout", "timeouts:\n  default: 2s\n", "timeouts.default: 2s is outside 10s–7d", exitBadInput},
-		{"bad duration", "timeouts:\n  default: soon\n", `line 2: timeouts.default: "soon" is not a duration`, exitBadInput},
+		{"bad duration", "timeouts:\n  default: soon\n", `line 2: "soon" is not a duration`, exitBadInput},
 		{"every problem at once", "listen: nowhere\ntimezone: Mars/Olympus\nlog:\n  level: loud\nagents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "4 problems:\n" +
 			`  listen: "nowhere" is not host:port: address nowhere: missing port in address` + "\n" +
 			`  timezone: "Mars/Olympus" is not a time zone name (e.g. UTC, Europe/Berlin)` + "\n" +
@@ -202,7 +202,7 @@ func TestCheckConfig(t *testing.T) {
 			"  agents[0].key_env: environment variable ASKBRIDGE_TEST_UNSET_VAR is not set\n" +
 			"Of these, 1 unset secret: ASKBRIDGE_TEST_UNSET_VAR.", exitBadInput},
 		{"every yaml value problem at once", "timeouts:\n  default: soon\n  batch: lots\nmcp:\n  progress_every: 1h\n", "3 problems:\n" +
-			`  line 2: timeouts.default: "soon" is not a duration (use e.g. 30s, 30m, 2h)` + "\n" +
+			`  line 2: "soon" is not a duration (use e.g. 30s, 30m, 2h, 7d)` + "\n" +
 			`  line 3: timeouts.batch: "lots" is not a whole number` + "\n" +
 			"  line 5: mcp.progress_every: 1h0m0s is outside 100ms–5m", exitBadInput},
 		{"bad reminder", "timeouts:\n  reminders: [0.5, 1.5]\n", "timeouts.reminders[1]", exitBadInput},

@@ -23,8 +23,6 @@ import (
 var (
 	unknownFieldRE = regexp.MustCompile(`^line (\d+): field (.+) not found in type (.+)$`)
 	wrongTypeRE    = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
-	// A value's own check that does not name its key: line 2: "soon" is …
-	keylessRE = regexp.MustCompile(`^line (\d+): ("(?:[^"\\]|\\.)*")(.*)$`)
 )
 
 // valueError is a bad value met as the file is read, for a type's
@@ -89,16 +87,6 @@ func explainOne(root *yaml.Node, msg string) error {
 			want = describeKind(t)
 		}
 		return fmt.Errorf("line %d: %s must be %s, got %s", line, strings.TrimPrefix(strings.Join(path, ""), "."), want, got)
-	}
-	if m := keylessRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		value, err := strconv.Unquote(m[2])
-		if err != nil {
-			return errors.New(msg)
-		}
-		if _, path, ok := findValue(root, line, "str", value, nil); ok {
-			return fmt.Errorf("line %d: %s: %s%s", line, strings.TrimPrefix(strings.Join(path, ""), "."), m[2], m[3])
-		}
 	}
 	return errors.New(msg)
 }
