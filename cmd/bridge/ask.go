@@ -40,6 +40,12 @@ and tool-call id) until it resolves.
   bridge ask --pending "Rename the repository?"
   bridge ask --request question.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if jsonOut && request == "" && len(args) == 1 && looksLikeFile(args[0]) {
+				// `ask --json FILE` read a request file before --json
+				// meant JSON output everywhere; it still does.
+				request, args = args[0], nil
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: reading the request from %s (--json FILE is the old spelling of --request FILE)\n", cmd.CommandPath(), request)
+			}
 			if request != "" {
 				if len(args) > 0 {
 					return usageErr("give the question either in --request or as arguments, not both")
@@ -48,9 +54,6 @@ and tool-call id) until it resolves.
 					return exitCode(exitBadInput, err)
 				}
 			} else {
-				if jsonOut && len(args) == 1 && looksLikeFile(args[0]) {
-					return usageErr("--json selects JSON output (ask always prints JSON); read a request file with --request %s", args[0])
-				}
 				q.Question = strings.Join(args, " ")
 				if strings.TrimSpace(q.Question) == "" {
 					return usageErr(`give the question, e.g. bridge ask --option Postgres --option SQLite "Which database?"`)
@@ -108,7 +111,7 @@ and tool-call id) until it resolves.
 }
 
 // looksLikeFile reports whether a lone question word is rather a request
-// file, as `ask --json FILE` read one once.
+// file, as `ask --json FILE` reads one.
 func looksLikeFile(s string) bool {
 	if s == "-" {
 		return true

@@ -147,17 +147,19 @@ func TestProcessFlagsAnywhereJSONAndHints(t *testing.T) {
 	if err := os.WriteFile(req, []byte(`{"question": "Merge it?", "session_id": "s2"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := runBridge(t, addr, "ask", "--json", req); r.code != exitBadInput || !strings.Contains(r.stderr, "bridge ask: --json selects JSON output (ask always prints JSON); read a request file with --request "+req) {
-		t.Fatalf("ask --json FILE: exit %d, %s", r.code, r.stderr)
-	}
 	fromFile := runBridge(t, addr, "ask", "--request", req, "--pending")
 	if fromFile.code != 0 || decodeResult(t, fromFile.stdout).Status != "pending" {
 		t.Fatalf("ask --request FILE --pending: exit %d, %s %s", fromFile.code, fromFile.stdout, fromFile.stderr)
 	}
+	// The old spelling still reads the file, and says so.
+	old := runBridge(t, addr, "ask", "--json", req, "--pending")
+	if old.code != 0 || decodeResult(t, old.stdout).Status != "pending" || !strings.Contains(old.stderr, "bridge ask: reading the request from "+req+" (--json FILE is the old spelling of --request FILE)") {
+		t.Fatalf("ask --json FILE: exit %d, %s %s", old.code, old.stdout, old.stderr)
+	}
 
 	var listed []resultJSON
 	r := runBridge(t, addr, "list", "--status", "pending", "--json")
-	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil || len(listed) != 3 {
+	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil || len(listed) != 4 {
 		t.Fatalf("list --json: %v, %s", err, r.stdout)
 	}
 
