@@ -31,7 +31,9 @@ type server struct {
 	st broker.Store
 }
 
-func newServer(t *testing.T) *server {
+// newServer starts the API on a test server; configure adjusts the HTTP
+// server (its timeouts) before it starts.
+func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"))
 	if err != nil {
@@ -54,7 +56,11 @@ func newServer(t *testing.T) *server {
 	}, b)
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx)
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewUnstartedServer(srv)
+	for _, f := range configure {
+		f(hs.Config)
+	}
+	hs.Start()
 	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); b.Close(); st.Close() })
 	return &server{Server: hs, b: b, st: st}
 }
@@ -128,10 +134,10 @@ func TestAskBadInput(t *testing.T) {
 		field  string
 		msg    string
 	}{
-		{"malformed JSON", `{"question": "x",`, 400, "", "malformed JSON"},
+		{"malformed JSON", `{"question": "x",`, 400, "", "the request body ends before its JSON is complete"},
 		{"empty body", ``, 400, "", "the request body is empty"},
 		{"unknown field", `{"question":"x","colour":"red"}`, 400, "colour", "unknown field colour"},
-		{"wrong type", `{"question":"x","multi_select":"yes"}`, 400, "multi_select", "must be bool"},
+		{"wrong type", `{"question":"x","multi_select":"yes"}`, 400, "multi_select", "multi_select: must be true or false, got a string"},
 		{"0 prompts", map[string]any{"questions": []any{}}, 400, "questions", "at least one question"},
 		{"5 prompts", map[string]any{"questions": q(5)}, 400, "questions", "at most 4 questions per dialog, got 5"},
 		{"1 option", map[string]any{"question": "x", "options": opts("A")}, 400, "options", "got 1"},
@@ -143,8 +149,8 @@ func TestAskBadInput(t *testing.T) {
 		{"empty question", map[string]any{"question": "", "options": opts("A", "B")}, 400, "question", "must not be empty"},
 		{"timeout 1s", map[string]any{"question": "x", "timeout": "1s"}, 400, "timeout", "between 10s and 7d"},
 		{"timeout 30d", map[string]any{"question": "x", "timeout": "720h"}, 400, "timeout", "between 10s and 7d"},
-		{"bad duration", map[string]any{"question": "x", "timeout": "soon"}, 400, "timeout", `timeout: invalid duration "soon"`},
-		{"bad lease", map[string]any{"question": "x", "lease": "half an hour"}, 400, "lease", `invalid duration "half an hour"`},
+		{"bad duration", map[string]any{"question": "x", "timeout": "soon"}, 400, "timeout", `timeout: "soon" is not a duration (use e.g. 30s, 30m, 2h, 7d)`},
+		{"bad lease", map[string]any{"question": "x", "lease": "half an hour"}, 400, "lease", `"half an hour" is not a duration`},
 		{"body over 64 KiB", map[string]any{"question": "x", "context": strings.Repeat("x", 70<<10)}, 413, "", "larger than the limit of 64 KiB"},
 		{"dialog field named", map[string]any{"questions": []any{map[string]any{"question": "a"}, map[string]any{"question": "b", "options": opts("A")}}}, 400, "questions[1].options", "got 1"},
 	}
@@ -239,8 +245,8 @@ func TestAskAnswerOverHTTP(t *testing.T) {
 	if status, b := cmd("/answer " + id + " 7"); status != 400 || b["reply"] != "7 is not an option here: choose 1–3" {
 		t.Fatalf("choice 7 of 3: %d %v", status, b)
 	}
-	if status, b := cmd("/answer " + id + " skip"); status != 400 || !strings.Contains(b["reply"].(string), "skip is only possible in a dialog") {
-		t.Fatalf("skip on one question: %d %v", status, b)
+	if status, b := cmd("/answer " + id + " 1,2 other both"); status != 400 || b["reply"] != "this question takes one answer: choose one of 1–3" {
+		t.Fatalf("two options and a note on one-answer question: %d %v", status, b)
 	}
 	if status, b := cmd("/answer zzzzzz 1"); status != 404 {
 		t.Fatalf("unknown id: %d %v", status, b)

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/jsonerr"
 )
 
 // errorBody is the JSON of every error answer.
@@ -38,23 +38,31 @@ func writeError(w http.ResponseWriter, status int, code, msg, field string) {
 	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: msg, Field: field}})
 }
 
+// limitRetryAfter is the Retry-After of a 429 for a limit, in seconds:
+// long enough for a person to answer something, short enough that an
+// agent does not wait long once there is room.
+const limitRetryAfter = 30
+
 // writeBrokerError maps the broker's errors to status codes.
 func writeBrokerError(w http.ResponseWriter, err error) {
 	var fe *broker.FieldError
 	var ce *broker.ClosedError
+	var le *broker.LimitError
 	switch {
+	case errors.As(err, &le):
+		writeLimit(w, le)
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, "invalid", fe.Error(), fe.Field)
 	case errors.As(err, &ce):
 		writeJSON(w, http.StatusConflict, errorBody{Error: errorDetail{Code: "closed", Message: err.Error(), Status: ce.Question.Status}})
 	case errors.Is(err, broker.ErrNotFound):
-		writeError(w, http.StatusNotFound, "not_found", trimSentinel(err), "")
+		writeError(w, http.StatusNotFound, "not_found", sentence(err, broker.ErrNotFound, "there is no such question"), "")
 	case errors.Is(err, broker.ErrConflict):
-		writeError(w, http.StatusConflict, "conflict", trimSentinel(err), "")
+		writeError(w, http.StatusConflict, "conflict", sentence(err, broker.ErrConflict, "the request conflicts with the question as it stands"), "")
 	case errors.Is(err, broker.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid", trimSentinel(err), "")
+		writeError(w, http.StatusBadRequest, "invalid", sentence(err, broker.ErrInvalid, "the request is not valid"), "")
 	case errors.Is(err, broker.ErrForbidden):
-		writeError(w, http.StatusForbidden, "forbidden", trimSentinel(err), "")
+		writeError(w, http.StatusForbidden, "forbidden", sentence(err, broker.ErrForbidden, "this key may not do that"), "")
 	case errors.Is(err, broker.ErrUnavailable):
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the store is unavailable; try again shortly", "")
 	default:
@@ -62,17 +70,28 @@ func writeBrokerError(w http.ResponseWriter, err error) {
 	}
 }
 
-func trimSentinel(err error) string {
-	s := err.Error()
-	for _, e := range []error{broker.ErrConflict, broker.ErrInvalid, broker.ErrNotFound, broker.ErrForbidden} {
-		s = strings.TrimPrefix(s, e.Error()+": ")
+// writeLimit answers 429 for a limit the agent reached, naming the limit
+// and its setting.
+func writeLimit(w http.ResponseWriter, le *broker.LimitError) {
+	w.Header().Set("Retry-After", strconv.Itoa(limitRetryAfter))
+	writeError(w, http.StatusTooManyRequests, "limit", le.Error()+"; try again later", "")
+}
+
+// sentence is the message of a broker error of class sentinel. The broker
+// writes its refusals for the caller as "<sentinel>: <sentence>"; any
+// other text came from deeper down (a store's "sqlite: get …") and is
+// replaced by fallback, so no internal detail reaches a client.
+func sentence(err, sentinel error, fallback string) string {
+	if s, ok := strings.CutPrefix(err.Error(), sentinel.Error()+": "); ok && s != "" {
+		return s
 	}
-	return s
+	return fallback
 }
 
 // decode reads a JSON body strictly: unknown fields and trailing data are
-// errors, and a body over the limit is a 413. It reports whether it wrote
-// an error answer.
+// errors, and a body over the limit is a 413. Errors name the field with
+// its position and say what was expected in words (jsonerr). It reports
+// whether it wrote an error answer.
 func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err == nil {
@@ -84,58 +103,25 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 		}
 	}
 	if err == nil {
-		return false
+		msg, field := invalidUTF8(data)
+		if msg == "" {
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "invalid", msg, field)
+		return true
 	}
 	var tooBig *http.MaxBytesError
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &tooBig):
+	if errors.As(err, &tooBig) {
 		writeError(w, http.StatusRequestEntityTooLarge, "too_large", "the request body is larger than the limit of "+sizeText(limit), "")
-	case errors.As(err, &syn):
-		writeError(w, http.StatusBadRequest, "malformed", "malformed JSON: "+err.Error(), "")
-	case errors.As(err, &typ):
-		writeError(w, http.StatusBadRequest, "invalid", typ.Field+": must be "+typ.Type.String()+", got JSON "+typ.Value, typ.Field)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		writeError(w, http.StatusBadRequest, "invalid", "unknown field "+field, field)
-	case errors.Is(err, io.EOF):
-		writeError(w, http.StatusBadRequest, "malformed", "the request body is empty; send a JSON object", "")
-	default:
-		if field := failingField(data, v); field != "" {
-			writeError(w, http.StatusBadRequest, "invalid", field+": "+err.Error(), field)
-			return true
-		}
-		writeError(w, http.StatusBadRequest, "malformed", "malformed JSON: "+err.Error(), "")
+		return true
 	}
+	p := jsonerr.Describe("the request body", data, v, err)
+	code := "invalid"
+	if p.Malformed {
+		code = "malformed"
+	}
+	writeError(w, http.StatusBadRequest, code, p.Message, p.Field)
 	return true
-}
-
-// failingField finds the top-level field of v's JSON whose value its own
-// decoder refuses (an invalid duration, say), so the error can name it.
-func failingField(data []byte, v any) string {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) != nil {
-		return ""
-	}
-	t := reflect.TypeOf(v)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return ""
-	}
-	for i := range t.NumField() {
-		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
-		raw, ok := top[name]
-		if !ok || name == "" {
-			continue
-		}
-		if json.Unmarshal(raw, reflect.New(t.Field(i).Type).Interface()) != nil {
-			return name
-		}
-	}
-	return ""
 }
 
 func sizeText(n int64) string {

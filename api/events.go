@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/longlived"
 )
 
 // eventHeartbeat, when set, replaces the 15 s pause between heartbeat
@@ -30,7 +31,9 @@ const eventPage = 500
 // eventRoutes mounts the event stream and the delivery status of
 // callbacks.
 func (s *Server) eventRoutes() {
-	s.mux.HandleFunc("GET /v1/events", s.agent(s.events))
+	// The stream lasts as long as its client: longlived bounds each write
+	// by the server's write timeout instead of the whole stream.
+	s.mux.Handle("GET /v1/events", longlived.Handler(s.agent(s.events)))
 	s.mux.HandleFunc("GET /v1/questions/{id}/deliveries", s.agent(s.deliveries))
 }
 
@@ -39,8 +42,11 @@ func (s *Server) eventRoutes() {
 // replays the event log after Last-Event-ID (the header, or
 // ?last_event_id=), then follows new resolutions; without an id it starts
 // at the end of the log ("0" replays everything the log keeps).
-// ?session_id= keeps one session's events. The log is the record; the
-// store's resolution feed only says when to read it again.
+// ?session_id= keeps one session's events. The log is the record; a
+// resolution of one of the agent's questions (the broker's Follow) only
+// says when to read it again, so that other agents' resolutions cost an
+// open stream nothing. An agent holds at most Config.StreamsPerAgent
+// streams at once on this server; one more is a 429.
 func (s *Server) events(w http.ResponseWriter, r *http.Request, agent string) {
 	after, fromNow, ok := lastEventID(w, r)
 	if !ok {
@@ -50,6 +56,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, agent string) {
 		writeError(w, http.StatusServiceUnavailable, "draining", "shutting down; reconnect with Last-Event-ID", "")
 		return
 	}
+	if !s.streams.acquire(agent) {
+		writeLimit(w, &broker.LimitError{What: "open event streams on this server", Limit: s.cfg.StreamsPerAgent, Setting: StreamsSetting})
+		return
+	}
+	defer s.streams.release(agent)
 	session := r.URL.Query().Get("session_id")
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -57,9 +68,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, agent string) {
 	defer stop()
 
 	st := s.b.Store()
-	// Subscribe before the first read, so nothing resolved in between is
+	// Follow before the first read, so nothing resolved in between is
 	// missed.
-	wake := st.Watch(ctx)
+	wake, unfollow := s.b.Follow(agent)
+	defer unfollow()
 	if fromNow {
 		end, err := endOfLog(ctx, st, agent)
 		if err != nil {
@@ -69,7 +81,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, agent string) {
 		after = end
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -100,10 +111,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, agent string) {
 		select {
 		case <-ctx.Done():
 			return
-		case _, open := <-wake:
-			if !open {
-				return
-			}
+		case <-wake:
 		case <-beat.C:
 			// The heartbeat keeps proxies from closing an idle stream,
 			// and the read after it catches anything the feed missed.

@@ -82,14 +82,18 @@ func (s *Server) waitParam(w http.ResponseWriter, r *http.Request) (time.Duratio
 	if v == "" {
 		return 0, true
 	}
-	d, err := time.ParseDuration(v)
+	d, err := broker.ParseDuration(v)
 	if err != nil {
 		if secs, err2 := strconv.Atoi(v); err2 == nil {
 			d, err = time.Duration(secs)*time.Second, nil
 		}
 	}
-	if err != nil || d < 0 {
-		writeError(w, http.StatusBadRequest, "invalid", "wait: must be a duration such as 30s, got "+strconv.Quote(v), "wait")
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid", "wait: "+err.Error(), "wait")
+		return 0, false
+	}
+	if d < 0 {
+		writeError(w, http.StatusBadRequest, "invalid", "wait: must not be negative, got "+strconv.Quote(v), "wait")
 		return 0, false
 	}
 	return min(d, s.cfg.MaxWait), true

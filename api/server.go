@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/longlived"
 )
 
 // Key is one bearer key and who holds it: an agent (for the question
@@ -38,12 +39,28 @@ type Config struct {
 	DefaultWait time.Duration
 	MaxWait     time.Duration
 	Logger      *slog.Logger
-	// Metrics, when set, is served at /metrics.
-	Metrics *Metrics
+	// Metrics, when set, is served at /metrics, behind MetricsKey (a
+	// bearer key) when that is set.
+	Metrics    *Metrics
+	MetricsKey string
+	// MetricsRefusal, when set, is what GET /metrics answers (404)
+	// instead of the metrics: they are served elsewhere or not at all.
+	MetricsRefusal string
 	// CallbackPolicy, when set, checks every callback_url at ask time, so
 	// a URL the deliverer would refuse is a 400 naming the field.
 	CallbackPolicy interface{ Check(url string) error }
+	// StreamsPerAgent caps the /v1/events streams one agent holds open on
+	// this server (DefaultStreamsPerAgent when zero); one more is a 429.
+	StreamsPerAgent int
 }
+
+// DefaultStreamsPerAgent is the cap on one agent's open event streams when
+// Config sets none.
+const DefaultStreamsPerAgent = 16
+
+// StreamsSetting is the configuration key of the bridge that sets
+// Config.StreamsPerAgent; the 429 names it.
+const StreamsSetting = "limits.streams_per_agent"
 
 // Server serves the HTTP API.
 type Server struct {
@@ -53,6 +70,8 @@ type Server struct {
 	mux    *http.ServeMux
 	agents []hashedKey
 	resps  []hashedKey
+	// streams counts the open event streams of each agent (streams.go).
+	streams *streamSlots
 
 	drainCtx context.Context
 	drain    context.CancelFunc
@@ -80,7 +99,10 @@ func New(cfg Config, b *broker.Broker) *Server {
 	if len(cfg.TextChannels) == 0 {
 		cfg.TextChannels = []string{"cli"}
 	}
-	s := &Server{cfg: cfg, b: b, log: cfg.Logger, mux: http.NewServeMux()}
+	if cfg.StreamsPerAgent <= 0 {
+		cfg.StreamsPerAgent = DefaultStreamsPerAgent
+	}
+	s := &Server{cfg: cfg, b: b, log: cfg.Logger, mux: http.NewServeMux(), streams: newStreamSlots(cfg.StreamsPerAgent)}
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
 	for _, k := range cfg.AgentKeys {
 		s.agents = append(s.agents, hashedKey{k, sha256.Sum256([]byte(k.Secret))})
@@ -93,10 +115,13 @@ func New(cfg Config, b *broker.Broker) *Server {
 }
 
 func (s *Server) routes() {
-	s.mux.HandleFunc("POST /v1/questions", s.agent(s.ask))
+	// An ask and a get may wait up to MaxWait (long-polls), past the
+	// HTTP server's write timeout: longlived bounds each write instead.
+	s.mux.Handle("POST /v1/questions", longlived.Handler(s.agent(s.ask)))
 	s.mux.HandleFunc("GET /v1/questions", s.agent(s.list))
-	s.mux.HandleFunc("GET /v1/questions/{id}", s.agent(s.get))
+	s.mux.Handle("GET /v1/questions/{id}", longlived.Handler(s.agent(s.get)))
 	s.mux.HandleFunc("POST /v1/questions/{id}/cancel", s.agent(s.cancel))
+	s.mux.HandleFunc("GET /v1/questions/{id}/attachments/{n}", s.agent(s.attachment))
 	s.mux.HandleFunc("POST /v1/sessions/{session_id}/cancel", s.agent(s.cancelSession))
 	s.eventRoutes() // GET /v1/events, GET /v1/questions/{id}/deliveries (events.go)
 	s.mux.HandleFunc("POST /v1/commands", s.command)
@@ -104,8 +129,13 @@ func (s *Server) routes() {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	s.mux.HandleFunc("GET /readyz", s.ready)
-	if s.cfg.Metrics != nil {
-		s.mux.Handle("GET /metrics", s.cfg.Metrics.Handler())
+	switch {
+	case s.cfg.MetricsRefusal != "":
+		s.mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+			writeError(w, http.StatusNotFound, "not_found", s.cfg.MetricsRefusal, "")
+		})
+	case s.cfg.Metrics != nil:
+		s.mux.Handle("GET /metrics", s.cfg.Metrics.Guarded(s.cfg.MetricsKey))
 	}
 	s.mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path, "")
@@ -135,7 +165,10 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.b.Store().Ping(ctx); err != nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "store unreachable: "+err.Error(), "")
+		// The detail (addresses, paths) is for the operator's log, not
+		// for whoever asks.
+		s.log.Warn("readiness check: store unavailable", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "store unavailable", "")
 		return
 	}
 	if s.drainCtx.Err() != nil {

@@ -14,9 +14,18 @@ import (
 )
 
 // benchConfig is the bridge configuration of the runs: the text channel
-// alone on the default route, quiet logs.
+// alone on the default route, quiet logs, no connection cap below the
+// open-file limit (the waiters run holds 10,000 long-polls and the asking
+// client's connections at once, over the default cap of 10,000), and,
+// since every agent of a run is one agent to the bridge (no keys), the
+// largest pending cap allowed: the waiters run holds 10,000 pending
+// questions.
 const benchConfig = `log:
   level: warn
+server:
+  max_connections: 1000000
+limits:
+  pending_per_agent: 1000000
 channels:
   web:
     disabled: true

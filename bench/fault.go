@@ -107,7 +107,9 @@ func RunProcessFault(ctx context.Context, cfg FaultConfig, log func(string)) (*F
 	}
 	defer recv.Close()
 	ec := EnvConfig{Store: cfg.Store, Instances: 1, Bridge: cfg.Bridge,
-		ExtraConfig: "callbacks:\n  secret_env: " + callbackSecretEnv + "\n  base_backoff: 200ms\n  max_backoff: 1s\n",
+		// The receiver listens on loopback, which callbacks reach only
+		// when the allow list names it.
+		ExtraConfig: "callbacks:\n  allow: [\"127.0.0.0/8\"]\n  secret_env: " + callbackSecretEnv + "\n  base_backoff: 200ms\n  max_backoff: 1s\n",
 		Env:         []string{callbackSecretEnv + "=" + secret}}
 	if cfg.Name == FaultRedisRestart {
 		ec.Store, ec.AOF = "redis", true

@@ -31,7 +31,19 @@ type Config struct {
 	Now         func() time.Time
 	// Observer, when set, hears of every ask and resolution made here.
 	Observer Observer
+	// PendingPerAgent caps the pending questions of one agent: an ask
+	// beyond it fails with a *LimitError (DefaultPendingPerAgent when
+	// zero; negative means no cap).
+	PendingPerAgent int
 }
+
+// DefaultPendingPerAgent is the cap on one agent's pending questions when
+// Config sets none.
+const DefaultPendingPerAgent = 1000
+
+// PendingSetting is the configuration key of the bridge that sets
+// Config.PendingPerAgent; a *LimitError names it.
+const PendingSetting = "limits.pending_per_agent"
 
 // Observer hears what the broker does, for metrics.
 type Observer interface {
@@ -54,8 +66,14 @@ type Broker struct {
 
 	mu      sync.Mutex
 	waiters map[string]map[chan *Question]struct{}
+	// followers are woken by any resolution of their agent (wait.go).
+	followers map[string]map[chan struct{}]struct{}
 
 	updates sync.WaitGroup
+	// edits are the questions whose copies are being edited now, each
+	// with the newest version waiting to be shown next (edits.go).
+	editMu sync.Mutex
+	edits  map[string]*copyEdit
 	// closing ends the retries of copy edits when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
@@ -75,7 +93,7 @@ func New(cfg Config) (*Broker, error) {
 	if cfg.ReminderPoints == nil {
 		cfg.ReminderPoints = DefaultReminderPoints
 	}
-	if err := ValidateReminders("reminders", cfg.ReminderPoints); err != nil {
+	if err := ValidateReminders("reminders", cfg.ReminderPoints, 0); err != nil {
 		return nil, fmt.Errorf("broker: %w", err)
 	}
 	if cfg.UpdateRetry == 0 {
@@ -96,10 +114,14 @@ func New(cfg Config) (*Broker, error) {
 	if cfg.Routes == nil {
 		cfg.Routes = map[string]Route{}
 	}
+	if cfg.PendingPerAgent == 0 {
+		cfg.PendingPerAgent = DefaultPendingPerAgent
+	}
 	b := &Broker{
 		cfg: cfg, store: cfg.Store, log: cfg.Logger,
-		channels: map[string]Channel{},
-		waiters:  map[string]map[chan *Question]struct{}{},
+		channels:  map[string]Channel{},
+		waiters:   map[string]map[chan *Question]struct{}{},
+		followers: map[string]map[chan struct{}]struct{}{},
 	}
 	b.closing, b.close = context.WithCancel(context.Background())
 	return b, nil
@@ -125,10 +147,12 @@ func (b *Broker) Location() *time.Location { return b.cfg.Location }
 // Now returns the broker's clock reading.
 func (b *Broker) Now() time.Time { return b.cfg.Now() }
 
-// Run consumes the store's resolution feed and wakes waiters until ctx ends.
+// Run consumes the store's resolution feed and wakes waiters and
+// followers until ctx ends.
 func (b *Broker) Run(ctx context.Context) {
-	for id := range b.store.Watch(ctx) {
-		b.wake(id, nil)
+	for r := range b.store.Watch(ctx) {
+		b.wake(r.ID, nil)
+		b.wakeFollowers(r)
 	}
 }
 
@@ -142,22 +166,33 @@ func (b *Broker) Close() {
 // Ask validates req, stores the question as pending and posts it to every
 // target of its route. Asking again with the same (agent, session_id,
 // tool_call_id) returns the stored question with created false; with a
-// different body it fails with ErrConflict. When no target can take the
-// question it is resolved at once as unsupported.
+// different body it fails with ErrConflict. When the agent already has
+// Config.PendingPerAgent pending questions a new one fails with a
+// *LimitError (asking again for an existing one does not). When no target
+// can take the question it is resolved at once as unsupported.
 func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Question, bool, error) {
 	prompts, err := ValidateRequest(req)
 	if err != nil {
 		return nil, false, err
 	}
-	q := b.newQuestion(agent, req, prompts)
+	q, err := b.newQuestion(agent, req, prompts)
+	if err != nil {
+		return nil, false, err
+	}
 	var stored *Question
 	var created bool
 	for range 8 {
 		q.ID = NewID()
-		stored, created, err = b.store.Create(ctx, q)
+		stored, created, err = b.store.CreateCapped(ctx, q, b.cfg.PendingPerAgent)
 		if !errors.Is(err, ErrIDTaken) {
 			break
 		}
+	}
+	var le *LimitError
+	if errors.As(err, &le) {
+		le.Setting = PendingSetting
+		b.log.Debug("ask refused: pending limit", "agent", agent, "limit", le.Limit)
+		return nil, false, le
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("broker: store question: %w", err)
@@ -175,7 +210,12 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	return b.post(ctx, stored), true, nil
 }
 
-func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) *Question {
+// newQuestion builds the question of req on its route. The route decides
+// the timeout, the reminder points and the responders unless req sets
+// them; req's own responders and reminder points are checked against them
+// here. Inherited reminder points too close together for this timeout are
+// dropped (see SpacedReminders).
+func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*Question, error) {
 	now := b.cfg.Now().UTC().Truncate(time.Millisecond)
 	routeName := req.Route
 	if routeName == "" {
@@ -189,10 +229,14 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) *Q
 	if req.Timeout != nil {
 		timeout = time.Duration(*req.Timeout)
 	}
+	if err := validateRouted(req, route, timeout); err != nil {
+		return nil, err
+	}
 	points := b.cfg.ReminderPoints
 	if route.Reminders != nil {
 		points = route.Reminders
 	}
+	points = SpacedReminders(points, timeout)
 	if req.Reminders != nil {
 		points = req.Reminders
 	}
@@ -215,18 +259,22 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) *Q
 		q.Lease = time.Duration(*req.Lease)
 		q.LeaseUntil = now.Add(q.Lease)
 	}
-	return q
+	return q, nil
 }
 
 // Get returns the agent's question, or ErrNotFound (also for another
 // agent's question).
 func (b *Broker) Get(ctx context.Context, agent, id string) (*Question, error) {
 	q, err := b.store.Get(ctx, id)
+	if err == nil && q.Agent != agent {
+		err = ErrNotFound
+	}
+	if errors.Is(err, ErrNotFound) {
+		// The same words for an unknown question and another agent's.
+		return nil, fmt.Errorf("%w: there is no question %s", ErrNotFound, id)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if q.Agent != agent {
-		return nil, fmt.Errorf("question %s: %w", id, ErrNotFound)
 	}
 	return q, nil
 }
@@ -254,67 +302,6 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 	b.wake(id, q)
 	b.updateCopies(q)
 	return q, nil
-}
-
-// updateCopies edits every posted copy of q in the background; Close
-// waits for them. The edit of a resolved copy is retried with backoff
-// while the platform is unreachable, so that no copy keeps live buttons
-// after a resolution; progress edits of a pending dialog are not retried,
-// since a later one supersedes them.
-func (b *Broker) updateCopies(q *Question) {
-	b.updates.Add(1)
-	go func() {
-		defer b.updates.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
-		refs, err := b.store.Messages(ctx, q.ID)
-		cancel()
-		if err != nil {
-			b.log.Error("update copies: list messages", "question_id", q.ID, "err", err)
-			return
-		}
-		for _, m := range refs {
-			if ch, ok := b.channels[m.Channel]; ok {
-				b.updates.Add(1)
-				go func() {
-					defer b.updates.Done()
-					b.updateCopy(ch, q, m)
-				}()
-			}
-		}
-	}()
-}
-
-// updateCopy edits one copy, retrying failures that are not permanent
-// until UpdateRetry has passed or the broker closes.
-func (b *Broker) updateCopy(ch Channel, q *Question, m MessageRef) {
-	giveUp := time.Now().Add(b.cfg.UpdateRetry)
-	delay := time.Second
-	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
-		err := ch.Update(ctx, q, m)
-		cancel()
-		log := b.log.With("question_id", q.ID, "channel", m.Channel, "chat", m.Chat, "attempt", attempt)
-		switch {
-		case err == nil:
-			if attempt > 1 {
-				log.Info("copy updated after retrying")
-			}
-			return
-		case errors.Is(err, ErrPermanent), !q.Status.Terminal():
-			log.Warn("update copy failed", "err", err)
-			return
-		case time.Now().Add(delay).After(giveUp):
-			log.Error("update copy failed; giving up", "err", err, "after", b.cfg.UpdateRetry)
-			return
-		}
-		log.Warn("update copy failed; will retry", "err", err, "in", delay)
-		select {
-		case <-b.closing.Done():
-			return
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, time.Minute)
-	}
 }
 
 func (b *Broker) eachCopy(ctx context.Context, q *Question, what string, fn func(Channel, MessageRef) error) {
@@ -355,6 +342,10 @@ func (b *Broker) Remind(ctx context.Context, id string) error {
 
 // Cancel ends the agent's pending question as cancelled.
 func (b *Broker) Cancel(ctx context.Context, agent, id, reason string) (*Question, error) {
+	reason, err := CheckReason(reason)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := b.Get(ctx, agent, id); err != nil {
 		return nil, err
 	}
@@ -364,13 +355,17 @@ func (b *Broker) Cancel(ctx context.Context, agent, id, reason string) (*Questio
 	return b.Resolve(ctx, id, Resolution{Status: StatusCancelled, Reason: reason})
 }
 
+// cancelBatch is how many pending questions CancelSession lists at once.
+const cancelBatch = 500
+
 // CancelSession cancels every pending question of the agent's session and
-// returns the cancelled questions.
+// returns the cancelled questions. It lists them in batches until none is
+// left, since a store bounds one List.
 func (b *Broker) CancelSession(ctx context.Context, agent, session, reason string) ([]*Question, error) {
 	if session == "" {
 		return nil, fieldErr("session_id", "must not be empty")
 	}
-	qs, err := b.store.List(ctx, Filter{Agent: agent, SessionID: session, Status: StatusPending})
+	reason, err := CheckReason(reason)
 	if err != nil {
 		return nil, err
 	}
@@ -378,15 +373,32 @@ func (b *Broker) CancelSession(ctx context.Context, agent, session, reason strin
 		reason = "the agent's session was cancelled"
 	}
 	var out []*Question
-	for _, q := range qs {
-		r, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusCancelled, Reason: reason})
-		if errors.Is(err, ErrClosed) {
-			continue
-		}
+	// seen ends the loop should a List return questions already handled
+	// (a replica behind its master), so that it cannot spin.
+	seen := map[string]bool{}
+	for {
+		qs, err := b.store.List(ctx, Filter{Agent: agent, SessionID: session, Status: StatusPending, Limit: cancelBatch})
 		if err != nil {
 			return out, err
 		}
-		out = append(out, r)
+		fresh := 0
+		for _, q := range qs {
+			if seen[q.ID] {
+				continue
+			}
+			seen[q.ID] = true
+			fresh++
+			r, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusCancelled, Reason: reason})
+			if errors.Is(err, ErrClosed) {
+				continue
+			}
+			if err != nil {
+				return out, err
+			}
+			out = append(out, r)
+		}
+		if len(qs) < cancelBatch || fresh == 0 {
+			return out, nil
+		}
 	}
-	return out, nil
 }

@@ -199,7 +199,23 @@ func TestInboundForms(t *testing.T) {
 		}, true, "Recorded: SQLite", "SQLite", ""},
 		{"out of range", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" 7") }, false, "7 is not an option here: choose 1–3", "", ""},
 		{"two on single select", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" 1,3") }, false, "this question takes one answer: choose one of 1–3", "", ""},
-		{"skip on a single question", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" skip") }, false, "skip is only possible in a dialog of several questions; to refuse, use /decline", "", ""},
+		{"skip on a single question", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" skip") }, true, "Recorded: skipped", "", ""},
+		{"option and a note", func(q *broker.Question) broker.Inbound {
+			return in("c1", "u", "/answer "+q.ID+" 2 other with WAL on")
+		}, true, "Recorded: SQLite (note: “with WAL on”)", "SQLite", "with WAL on"},
+		{"reply with an option and a note", func(q *broker.Question) broker.Inbound {
+			i := in("c1", "u", "3 other 8.0 only")
+			refs, _ := e.st.Messages(ctx, q.ID)
+			for _, r := range refs {
+				if r.Chat == "c1" {
+					i.ReplyTo = r.MessageID
+				}
+			}
+			return i
+		}, true, "Recorded: MySQL (note: “8.0 only”)", "MySQL", "8.0 only"},
+		{"two options and a note on single select", func(q *broker.Question) broker.Inbound {
+			return in("c1", "u", "/answer "+q.ID+" 1,2 other both")
+		}, false, "this question takes one answer: choose one of 1–3", "", ""},
 		{"other chat", func(q *broker.Question) broker.Inbound { return in("c9", "u", "/answer "+q.ID+" 1") }, false, "", "", ""},
 		{"other channel", func(q *broker.Question) broker.Inbound {
 			i := in("c1", "u", "/answer "+q.ID+" 1")
@@ -229,6 +245,9 @@ func TestInboundForms(t *testing.T) {
 				return
 			}
 			a := got.Answers[q.Prompts[0].Question]
+			if a.Skipped != strings.HasSuffix(tt.reply, "skipped") {
+				t.Fatalf("skipped = %v after %q", a.Skipped, tt.reply)
+			}
 			if tt.picked != "" && (len(a.Selected) != 1 || a.Selected[0] != tt.picked) {
 				t.Fatalf("selected %v, want %s", a.Selected, tt.picked)
 			}

@@ -55,13 +55,27 @@ type Inbound struct {
 	// Private is true in a one-to-one chat with the bot, where a bare "2"
 	// answers the only open question.
 	Private bool
+	// VerbsNeedSlash is set by channels whose group chats carry ordinary
+	// conversation (Telegram). There, outside private chats, a command
+	// verb typed without "/" ("pending", "answer …", "!answer …") counts
+	// only in a reply to a question message; otherwise it is chatter and
+	// the broker ignores it, so that "pending approval, back soon" makes
+	// the bot say nothing.
+	VerbsNeedSlash bool
 	// Roles are the platform roles of the user, for responder checks.
 	Roles []string
+	// Attachments are the files sent with the message (attachments.go).
+	Attachments []Attachment
+	// Prompt, beside QuestionID, is the 1-based prompt of a dialog the
+	// platform context names (a reply box under one prompt), or 0.
+	Prompt int
 }
 
-// Responder returns who acted.
+// Responder returns who acted. The name and user id, shown after
+// "Answered by" on every platform, are cleaned of control characters, line
+// breaks and bidirectional controls.
 func (in Inbound) Responder() *Responder {
-	return &Responder{Channel: in.Channel, User: in.User, Name: in.Name}
+	return &Responder{Channel: in.Channel, User: cleanName(in.User), Name: cleanName(in.Name)}
 }
 
 // Reply is what the person who acted is told, and what happened.

@@ -77,7 +77,7 @@ func Parse(text string) (Command, error) {
 	if verb == VerbAnswer {
 		cmd.Choice = strings.TrimSpace(rest)
 		if cmd.Choice == "" {
-			return Command{}, fmt.Errorf("%w: /answer %s needs a choice: a number such as 2, numbers such as 1,3, an option label, other <text>, or skip", ErrInvalid, target)
+			return Command{}, fmt.Errorf("%w: /answer %s needs a choice: a number such as 2, numbers such as 1,3, an option label, other <text>, numbers with a note such as 1,3 other <text>, or skip", ErrInvalid, target)
 		}
 	} else {
 		cmd.Text = strings.TrimSpace(rest)
@@ -130,28 +130,68 @@ const (
 	ChoiceOther
 	// ChoiceSkip: "skip".
 	ChoiceSkip
+	// ChoiceNumbersOther: options and a note together, "1,3 other <text>"
+	// or "2 other <text>".
+	ChoiceNumbersOther
 )
+
+// OtherWord introduces free text in a choice: "other <text>" is the Other
+// answer, "1,3 other <text>" picks options and adds the text as a note.
+const OtherWord = "other"
 
 // Choice is a parsed choice, still independent of any prompt.
 type Choice struct {
-	Kind    ChoiceKind
+	Kind ChoiceKind
+	// Numbers are the 1-based options of ChoiceNumbers and
+	// ChoiceNumbersOther.
 	Numbers []int
-	Text    string
+	// Text is the label or free text of ChoiceText, the text of
+	// ChoiceOther, and the note of ChoiceNumbersOther (empty when nothing
+	// follows "other").
+	Text string
+	// Raw is the whole choice as typed, trimmed: what a prompt without
+	// options takes as its free-text answer.
+	Raw string
 }
 
 // ParseChoice classifies the choice text of an answer.
 func ParseChoice(s string) Choice {
 	s = strings.TrimSpace(s)
 	if strings.EqualFold(s, "skip") {
-		return Choice{Kind: ChoiceSkip}
+		return Choice{Kind: ChoiceSkip, Raw: s}
 	}
-	if w, rest := splitWord(s); strings.EqualFold(w, "other") && strings.TrimSpace(rest) != "" {
-		return Choice{Kind: ChoiceOther, Text: strings.TrimSpace(rest)}
+	if w, rest := splitWord(s); strings.EqualFold(w, OtherWord) && strings.TrimSpace(rest) != "" {
+		return Choice{Kind: ChoiceOther, Text: strings.TrimSpace(rest), Raw: s}
+	}
+	if nums, note, ok := parseNumbersOther(s); ok {
+		return Choice{Kind: ChoiceNumbersOther, Numbers: nums, Text: note, Raw: s}
 	}
 	if nums, ok := parseNumbers(s); ok {
-		return Choice{Kind: ChoiceNumbers, Numbers: nums}
+		return Choice{Kind: ChoiceNumbers, Numbers: nums, Raw: s}
 	}
-	return Choice{Kind: ChoiceText, Text: s}
+	return Choice{Kind: ChoiceText, Text: s, Raw: s}
+}
+
+// parseNumbersOther reads "1,3 other <text>": numbers, then the word
+// "other", then the note (which may be empty, for Interpret to refuse).
+func parseNumbersOther(s string) ([]int, string, bool) {
+	rest := s
+	for {
+		w, after := splitWord(rest)
+		switch {
+		case w == "":
+			return nil, "", false
+		case strings.EqualFold(w, OtherWord):
+			nums, ok := parseNumbers(s[:len(s)-len(rest)])
+			if !ok {
+				return nil, "", false
+			}
+			return nums, strings.TrimSpace(after), true
+		case strings.Trim(w, "0123456789,") != "":
+			return nil, "", false // not a number list: no note syntax
+		}
+		rest = after
+	}
 }
 
 func parseNumbers(s string) ([]int, bool) {
@@ -189,7 +229,21 @@ func FormatOption(q *Question, i int, options ...int) string {
 
 // FormatOther returns the command that gives free text to prompt i.
 func FormatOther(q *Question, i int, text string) string {
-	return FormatAnswer(q, i, "other "+text)
+	return FormatAnswer(q, i, OtherWord+" "+text)
+}
+
+// FormatOptionsOther returns the command that picks options (0-based
+// indexes) of prompt i and adds text as a note: "/answer k7m2qx 1,3 other
+// and tags". Without options it is FormatOther, without text FormatOption.
+func FormatOptionsOther(q *Question, i int, options []int, text string) string {
+	text = strings.TrimSpace(text)
+	switch {
+	case len(options) == 0:
+		return FormatOther(q, i, text)
+	case text == "":
+		return FormatOption(q, i, options...)
+	}
+	return FormatOption(q, i, options...) + " " + OtherWord + " " + text
 }
 
 // FormatSkip returns the command that skips prompt i.

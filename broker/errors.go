@@ -24,6 +24,9 @@ var (
 	// ErrPermanent: a channel cannot post to a target and never will
 	// (chat not found, bot removed, bad credentials).
 	ErrPermanent = errors.New("permanent channel failure")
+	// ErrLimit: the agent holds as much as a limit allows; a *LimitError
+	// says which. Retrying later may succeed.
+	ErrLimit = errors.New("limit reached")
 )
 
 // FieldError is a validation failure that names the offending field in the
@@ -74,3 +77,25 @@ type permanentError struct{ err error }
 func (e *permanentError) Error() string        { return e.err.Error() }
 func (e *permanentError) Unwrap() error        { return e.err }
 func (e *permanentError) Is(target error) bool { return target == ErrPermanent }
+
+// LimitError reports that an agent holds as many of something as a limit
+// allows, such as pending questions or open event streams.
+type LimitError struct {
+	// What is held, in the plural: "pending questions".
+	What string
+	// Limit is the most allowed.
+	Limit int
+	// Setting names the configuration key that sets Limit, when known.
+	Setting string
+}
+
+func (e *LimitError) Error() string {
+	s := fmt.Sprintf("the agent already has %d %s, the most allowed", e.Limit, e.What)
+	if e.Setting != "" {
+		s += " (" + e.Setting + ")"
+	}
+	return s
+}
+
+// Is makes a LimitError match ErrLimit.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }

@@ -16,6 +16,11 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 	if errors.Is(err, ErrNotCommand) {
 		return b.handleBare(ctx, in)
 	}
+	if in.VerbsNeedSlash && !in.Private && !strings.HasPrefix(strings.TrimSpace(in.Text), "/") {
+		if onQuestion, refused := b.repliesToQuestion(ctx, in); !onQuestion {
+			return refused
+		}
+	}
 	if err != nil {
 		return refuse(ErrInvalid, "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
@@ -29,6 +34,27 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 	}
 }
 
+// repliesToQuestion reports whether in replies to (or in the platform's
+// context of) a question message. When it does not, or the store cannot
+// say, the returned reply says what to do: ignore the text, or report
+// the outage.
+func (b *Broker) repliesToQuestion(ctx context.Context, in Inbound) (bool, Reply) {
+	if in.QuestionID != "" {
+		return true, Reply{}
+	}
+	if in.ReplyTo == "" {
+		return false, Reply{Ignored: true}
+	}
+	_, err := b.store.LookupMessage(ctx, in.Channel, in.Chat, in.ReplyTo)
+	switch {
+	case err == nil:
+		return true, Reply{}
+	case errors.Is(err, ErrNotFound):
+		return false, Reply{Ignored: true}
+	}
+	return false, refuse(ErrUnavailable, "Could not look up the question right now; please try again.")
+}
+
 func refuse(kind error, format string, args ...any) Reply {
 	return Reply{Text: fmt.Sprintf(format, args...), Err: kind}
 }
@@ -38,10 +64,10 @@ func refuse(kind error, format string, args ...any) Reply {
 // answer in a private chat with exactly one open question.
 func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 	text := strings.TrimSpace(in.Text)
-	if text == "" {
+	if text == "" && len(in.Attachments) == 0 {
 		return Reply{Ignored: true}
 	}
-	id := in.QuestionID
+	id, n := in.QuestionID, in.Prompt
 	if id == "" && in.ReplyTo != "" {
 		found, err := b.store.LookupMessage(ctx, in.Channel, in.Chat, in.ReplyTo)
 		switch {
@@ -52,7 +78,7 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 		}
 	}
 	if id != "" {
-		return b.answer(ctx, in, id, 0, text)
+		return b.answer(ctx, in, id, n, text)
 	}
 	if !in.Private {
 		return Reply{Ignored: true}
@@ -120,7 +146,7 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 		if now := b.cfg.Now(); !now.Before(q.ExpiresAt) {
 			// Late, and the sweeper has not come by yet: the deadline
 			// wins, exactly as if it had.
-			expired, err := b.Resolve(ctx, q.ID, TimedOut(q, now))
+			expired, err := b.Expire(ctx, q, now)
 			var closed *ClosedError
 			switch {
 			case errors.As(err, &closed):
@@ -141,44 +167,20 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 	return q, nil
 }
 
-// ResponderAllowed reports whether in's user may answer, given responder
-// entries "[channel:]user-id" or "[channel:]role:role-id"; an empty list
-// allows everyone in the question's chats.
-func ResponderAllowed(list []string, in Inbound) bool {
-	if len(list) == 0 {
-		return true
-	}
-	for _, e := range list {
-		ch, rest := "", e
-		if c, r, ok := strings.Cut(e, ":"); ok && c != "role" {
-			ch, rest = c, r
-		}
-		if ch != "" && ch != in.Channel {
-			continue
-		}
-		if role, ok := strings.CutPrefix(rest, "role:"); ok {
-			if slices.Contains(in.Roles, role) {
-				return true
-			}
-			continue
-		}
-		if rest == in.User {
-			return true
-		}
-	}
-	return false
-}
-
 func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 	q, refused := b.authorize(ctx, in, cmd.ID)
 	if refused != nil {
 		return *refused
 	}
-	r := Resolution{Status: StatusDeclined, Reason: cmd.Text, AnsweredBy: in.Responder()}
+	reason, err := CheckPersonText(cmd.Text)
+	if err != nil {
+		return personTextRefused(q, err)
+	}
+	r := Resolution{Status: StatusDeclined, Reason: reason, AnsweredBy: in.Responder()}
 	if cmd.Verb == VerbDiscuss {
 		r.NotReady = true
 	}
-	q, err := b.Resolve(ctx, q.ID, r)
+	q, err = b.Resolve(ctx, q.ID, r)
 	if reply, done := b.resolveFailed(q, err); done {
 		return reply
 	}
@@ -186,6 +188,12 @@ func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 		return Reply{OK: true, Text: "Recorded: you want to discuss before answering; the agent has been told.", Question: q}
 	}
 	return Reply{OK: true, Text: "Recorded: declined.", Question: q}
+}
+
+// personTextRefused is the reply to a person's text that CheckPersonText
+// refused.
+func personTextRefused(q *Question, err error) Reply {
+	return Reply{Text: "Nothing was recorded: " + strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ") + ".", Question: q, Err: ErrInvalid}
 }
 
 func (b *Broker) resolveFailed(q *Question, err error) (Reply, bool) {
@@ -205,14 +213,39 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	if refused != nil {
 		return *refused
 	}
+	choice, err := CheckPersonText(choice)
+	if err != nil {
+		return personTextRefused(q, err)
+	}
 	i, err := promptIndex(q, n)
 	if err != nil {
 		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
 	}
-	a, err := Interpret(q.Prompts[i], ParseChoice(choice), len(q.Prompts) > 1)
-	if err != nil {
-		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
+	if r := checkFiles(q, q.Prompts[i], nil, in.Attachments); r != nil {
+		return *r
 	}
+	a := Answer{Selected: []string{}}
+	if strings.TrimSpace(choice) != "" || len(in.Attachments) == 0 {
+		a, err = Interpret(q.Prompts[i], ParseChoice(choice))
+		if err != nil {
+			return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
+		}
+	}
+	a.AnsweredBy = in.Responder()
+	files, refused := b.attachFiles(ctx, in, q, i, &a)
+	if refused != nil {
+		return *refused
+	}
+	reply := b.record(ctx, in, q, i, a)
+	if errors.Is(reply.Err, ErrClosed) || errors.Is(reply.Err, ErrConflict) {
+		b.dropFiles(q.ID, files)
+	}
+	return reply
+}
+
+// record records a as the answer to prompt i of q: the whole answer of a
+// single question, or one part of a dialog.
+func (b *Broker) record(ctx context.Context, in Inbound, q *Question, i int, a Answer) Reply {
 	if len(q.Prompts) == 1 {
 		q, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusAnswered, Answers: map[string]Answer{q.Prompts[0].Question: a}, AnsweredBy: in.Responder()})
 		if reply, done := b.resolveFailed(q, err); done {
@@ -277,16 +310,14 @@ func promptIndex(q *Question, n int) (int, error) {
 }
 
 // Interpret turns a choice into the answer to prompt p, or an error that
-// tells the person what would work. allowSkip is true in dialogs of
-// several prompts.
-func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
+// tells the person what would work. A skip is an answer (Skipped) on any
+// prompt, of a dialog or a single question: the person chose not to say,
+// which differs from declining the question.
+func Interpret(p Prompt, c Choice) (Answer, error) {
 	a := Answer{Selected: []string{}}
 	n := len(p.Options)
 	switch c.Kind {
 	case ChoiceSkip:
-		if !allowSkip {
-			return a, errors.New("skip is only possible in a dialog of several questions; to refuse, use /decline")
-		}
 		a.Skipped = true
 		return a, nil
 	case ChoiceOther:
@@ -300,21 +331,25 @@ func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
 			a.CustomText = joinNumbers(c.Numbers)
 			return a, nil
 		}
-		picked := SelectedOptions(c.Numbers)
-		for _, k := range picked {
-			if k < 1 || k > n {
-				return a, fmt.Errorf("%d is not an option here: choose %s", k, rangeText(n))
-			}
+		return pickNumbers(p, c.Numbers, a)
+	case ChoiceNumbersOther:
+		switch {
+		case n == 0:
+			// No options to pick: the whole text is the answer.
+			a.CustomText = c.Raw
+			return a, nil
+		case OptionIndex(p, c.Raw) >= 0:
+			return Interpret(p, Choice{Kind: ChoiceText, Text: c.Raw, Raw: c.Raw})
+		case !p.AllowsOther():
+			return a, fmt.Errorf("notes are not accepted here: choose %s, without other <text>", rangeText(n))
+		case c.Text == "":
+			return a, fmt.Errorf("the note is missing: write it after other, as in %s other <text>", joinNumbers(c.Numbers))
 		}
-		if len(picked) > 1 && !p.MultiSelect {
-			return a, fmt.Errorf("this question takes one answer: choose one of %s", rangeText(n))
+		a, err := pickNumbers(p, c.Numbers, a)
+		if err != nil {
+			return a, err
 		}
-		for _, k := range picked {
-			a.Selected = append(a.Selected, p.Options[k-1].Label)
-		}
-		if len(picked) == 1 {
-			a.Action, a.Prefill = p.Options[picked[0]-1].Action, p.Options[picked[0]-1].Prefill
-		}
+		a.CustomText = c.Text
 		return a, nil
 	}
 	if k := OptionIndex(p, c.Text); k >= 0 {
@@ -344,6 +379,28 @@ func Interpret(p Prompt, c Choice, allowSkip bool) (Answer, error) {
 		return a, nil
 	}
 	return a, fmt.Errorf("%q is not an option here: choose %s", c.Text, rangeText(n))
+}
+
+// pickNumbers adds the options numbered nums (1-based) to a, or says
+// which number is wrong.
+func pickNumbers(p Prompt, nums []int, a Answer) (Answer, error) {
+	n := len(p.Options)
+	picked := SelectedOptions(nums)
+	for _, k := range picked {
+		if k < 1 || k > n {
+			return a, fmt.Errorf("%d is not an option here: choose %s", k, rangeText(n))
+		}
+	}
+	if len(picked) > 1 && !p.MultiSelect {
+		return a, fmt.Errorf("this question takes one answer: choose one of %s", rangeText(n))
+	}
+	for _, k := range picked {
+		a.Selected = append(a.Selected, p.Options[k-1].Label)
+	}
+	if len(picked) == 1 {
+		a.Action, a.Prefill = p.Options[picked[0]-1].Action, p.Options[picked[0]-1].Prefill
+	}
+	return a, nil
 }
 
 func rangeText(n int) string {

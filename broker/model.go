@@ -3,6 +3,7 @@ package broker
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -32,10 +33,15 @@ func (s Status) Terminal() bool {
 // Valid reports whether s is one of the known statuses.
 func (s Status) Valid() bool { return s == StatusPending || s.Terminal() }
 
-// Fallback says what a timed-out question fell back to.
+// Fallback says what a timed-out question fell back to for the prompts
+// nobody answered: "default" when every one of them took its default,
+// "none" when no default was used, "partial" when some took a default and
+// the others have no answer. Prompts people answered keep their answers
+// in every case.
 const (
 	FallbackDefault = "default"
 	FallbackNone    = "none"
+	FallbackPartial = "partial"
 )
 
 // Option actions returned untouched with an answer.
@@ -45,7 +51,9 @@ const (
 )
 
 // RecommendedSuffix marks the recommended option; only the first option's
-// label may carry it, and channels render that option as the primary button.
+// label may carry it. Channels show it as the agent's suggestion (a
+// badge, a star, a primary button whose label says so) with RecommendedHint,
+// never as an answer already chosen.
 const RecommendedSuffix = " (Recommended)"
 
 // Option is one answer a person can pick.
@@ -75,14 +83,20 @@ func (p Prompt) Recommended(i int) bool {
 	return i == 0 && len(p.Options) > 0 && hasRecommendedSuffix(p.Options[0].Label)
 }
 
-// Answer is the answer to one prompt.
+// Answer is the answer to one prompt. AnsweredBy names the person who
+// gave it (or skipped the prompt); it is absent on a default, which is
+// marked Defaulted instead, and on answers stored by older bridges.
 type Answer struct {
-	Selected   []string `json:"selected"`
-	CustomText string   `json:"custom_text"`
-	Skipped    bool     `json:"skipped"`
-	Defaulted  bool     `json:"defaulted,omitempty"`
-	Action     string   `json:"action,omitempty"`
-	Prefill    string   `json:"prefill,omitempty"`
+	Selected   []string   `json:"selected"`
+	CustomText string     `json:"custom_text"`
+	Skipped    bool       `json:"skipped"`
+	Defaulted  bool       `json:"defaulted,omitempty"`
+	Action     string     `json:"action,omitempty"`
+	Prefill    string     `json:"prefill,omitempty"`
+	AnsweredBy *Responder `json:"answered_by,omitempty"`
+	// Attachments are the files sent with the answer; CustomText carries
+	// a marker for each ("[Image #1]", "[File #2: build.log]").
+	Attachments []FileRef `json:"attachments,omitempty"`
 }
 
 // Responder names who acted on a question.
@@ -199,6 +213,26 @@ type Resolution struct {
 	NotReady   bool
 	AnsweredBy *Responder
 	ResolvedAt time.Time
+
+	// IfProgress, when set, makes the resolution conditional: the store
+	// applies it only while exactly *IfProgress prompts of the question
+	// have a person's answer in Progress, the count it was built from, and
+	// otherwise fails with ErrConflict. A timeout sets it, so that a
+	// dialog answer recorded between reading the question and resolving
+	// it is never dropped (see Broker.Expire).
+	IfProgress *int
+}
+
+// ProgressCount is how many prompts of q have a person's answer in
+// Progress.
+func (q *Question) ProgressCount() int {
+	n := 0
+	for _, a := range q.Progress {
+		if a != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Result is what an agent sees of a question: the JSON of the HTTP API.
@@ -254,7 +288,7 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return fmt.Errorf("must be a string or an array of strings")
+		return fmt.Errorf("must be a string or a list of strings")
 	}
 	*l = many
 	return nil
@@ -264,20 +298,24 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 // number of seconds.
 type Duration time.Duration
 
-// UnmarshalJSON accepts "90s", "30m", "1h30m" or a number of seconds.
+// UnmarshalJSON accepts "90s", "30m", "1h30m", "7d" (see ParseDuration)
+// or a number of seconds.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
-		v, err := time.ParseDuration(s)
+		v, err := ParseDuration(s)
 		if err != nil {
-			return fmt.Errorf("invalid duration %q (use e.g. \"30s\", \"30m\")", s)
+			return err
 		}
 		*d = Duration(v)
 		return nil
 	}
 	var secs float64
 	if err := json.Unmarshal(b, &secs); err != nil {
-		return fmt.Errorf("must be a duration such as \"30s\" or a number of seconds")
+		return fmt.Errorf("must be a duration such as \"30s\" or \"7d\", or a number of seconds")
+	}
+	if math.Abs(secs) >= math.MaxInt64/float64(time.Second) {
+		return fmt.Errorf("%s seconds is far too long (write e.g. \"7d\")", string(b))
 	}
 	*d = Duration(time.Duration(secs * float64(time.Second)))
 	return nil

@@ -56,7 +56,10 @@ func (b *Broker) postOne(ctx context.Context, q *Question, t Target) error {
 		ref.PostedAt = b.cfg.Now().UTC()
 	}
 	if err := b.store.AddMessage(ctx, q.ID, ref); err != nil {
-		return fmt.Errorf("remember posted message: %w", err)
+		// The agent reads the failures as the question's reason: the
+		// store's detail is for the log.
+		b.log.Error("remember posted message", "question_id", q.ID, "channel", t.Channel, "chat", t.Chat, "err", err)
+		return errors.New("posted, but the bridge's store could not record the message")
 	}
 	return nil
 }

@@ -14,6 +14,10 @@ import (
 // TimeFormat is how times are shown to people.
 const TimeFormat = "15:04 MST"
 
+// RecommendedHint explains the " (Recommended)" mark where people see it:
+// the agent's suggestion, not an answer already given.
+const RecommendedHint = "Recommended = the agent's suggestion; nothing is chosen until you answer."
+
 // DeadlineText says when q expires and what it falls back to:
 // "Expires 14:30 UTC · default: SQLite".
 func DeadlineText(q *Question, loc *time.Location) string {
@@ -24,17 +28,38 @@ func DeadlineText(q *Question, loc *time.Location) string {
 	return s
 }
 
-// DefaultsText lists the defaults of q's prompts, or "" when some prompt
-// has none (then a timeout falls back to nothing).
+// DefaultsText lists the defaults a timeout would apply, or "" when no
+// prompt has one: "SQLite" for one question, "SQLite; None" for a dialog
+// whose every prompt has a default, and "DB: SQLite" (the prompts named
+// by header) when only some have one.
 func DefaultsText(q *Question) string {
 	var parts []string
+	all := true
 	for _, p := range q.Prompts {
 		if len(p.Default) == 0 {
-			return ""
+			all = false
 		}
-		parts = append(parts, strings.Join(p.Default, ", "))
+	}
+	for _, p := range q.Prompts {
+		if len(p.Default) == 0 {
+			continue
+		}
+		v := strings.Join(p.Default, ", ")
+		if !all {
+			v = promptName(p) + ": " + v
+		}
+		parts = append(parts, v)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// promptName is how a prompt of a dialog is named in one line: its
+// header, or else its question.
+func promptName(p Prompt) string {
+	if p.Header != "" {
+		return p.Header
+	}
+	return p.Question
 }
 
 // AnswerText renders the answers of q in prompt order: "Postgres" or
@@ -48,31 +73,84 @@ func AnswerText(q *Question) string {
 		}
 		v := AnswerValue(a)
 		if len(q.Prompts) > 1 {
-			name := p.Header
-			if name == "" {
-				name = p.Question
-			}
-			v = name + ": " + v
+			v = promptName(p) + ": " + v
 		}
 		parts = append(parts, v)
 	}
 	return strings.Join(parts, "; ")
 }
 
+// PromptOutcomes says, prompt by prompt, what became of each: "Database:
+// Postgres (by ana); Cache: None (default); Queue: no answer". It is the
+// outcome of a dialog that people answered only in part, or together.
+func PromptOutcomes(q *Question) string {
+	var parts []string
+	for _, p := range q.Prompts {
+		v := "no answer"
+		if a, ok := q.Answers[p.Question]; ok {
+			v = AnswerValue(a)
+			switch {
+			case a.Defaulted:
+				v += " (default)"
+			case a.AnsweredBy != nil:
+				v += " (by " + WhoText(a.AnsweredBy) + ")"
+			}
+		}
+		if len(q.Prompts) > 1 {
+			v = promptName(p) + ": " + v
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// AnswerCounts counts the prompts of a resolved q that people answered
+// (or skipped) and those that took their default.
+func AnswerCounts(q *Question) (byPeople, defaulted int) {
+	for _, p := range q.Prompts {
+		a, ok := q.Answers[p.Question]
+		switch {
+		case !ok:
+		case a.Defaulted:
+			defaulted++
+		default:
+			byPeople++
+		}
+	}
+	return byPeople, defaulted
+}
+
+// severalAnswerers reports whether the answers of q name more than one
+// person.
+func severalAnswerers(q *Question) bool {
+	var first *Responder
+	for _, a := range q.Answers {
+		switch {
+		case a.AnsweredBy == nil:
+		case first == nil:
+			first = a.AnsweredBy
+		case *a.AnsweredBy != *first:
+			return true
+		}
+	}
+	return false
+}
+
 // AnswerValue renders one prompt's answer for people: "Postgres",
-// "Redis, Memcached", "“free text”", "skipped".
+// "Redis, Memcached", "“free text”", "Search (note: “and tags”)",
+// "skipped".
 func AnswerValue(a Answer) string {
-	if a.Skipped {
+	switch {
+	case a.Skipped:
 		return "skipped"
+	case len(a.Selected) > 0 && a.CustomText != "":
+		return strings.Join(a.Selected, ", ") + " (note: “" + a.CustomText + "”)"
+	case a.CustomText != "":
+		return "“" + a.CustomText + "”"
+	case len(a.Selected) > 0:
+		return strings.Join(a.Selected, ", ")
 	}
-	vals := append([]string(nil), a.Selected...)
-	if a.CustomText != "" {
-		vals = append(vals, "“"+a.CustomText+"”")
-	}
-	if len(vals) == 0 {
-		return "nothing"
-	}
-	return strings.Join(vals, ", ")
+	return "nothing"
 }
 
 // WhoText names a responder: "@ana" style for people, or the channel.
@@ -90,13 +168,22 @@ func WhoText(r *Responder) string {
 }
 
 // OutcomeText is the line that replaces the buttons of a resolved copy:
-// "Answered by ana at 14:02: Postgres", "No answer in 30m: used the
-// default, SQLite", "Expired at 14:30 with no answer", "Declined by ana:
-// not now", "Cancelled: the asking agent is gone".
+// "Answered by ana at 14:02: Postgres", "Skipped by ana at 14:02", "No
+// answer in 30 min: used the default, SQLite", "Expired at 14:30 with no
+// answer", "Expired at 14:30 with 1 of 2 answered: DB: Postgres (by ana);
+// Cache: None (default)", "Declined by ana: not now", "Cancelled: the
+// asking agent is gone". A dialog answered by several people names each
+// prompt's answerer.
 func OutcomeText(q *Question, loc *time.Location) string {
 	at := q.ResolvedAt.In(loc).Format(TimeFormat)
 	switch q.Status {
 	case StatusAnswered:
+		if a, ok := q.Answers[q.Prompts[0].Question]; ok && len(q.Prompts) == 1 && a.Skipped {
+			return fmt.Sprintf("Skipped by %s at %s", WhoText(q.AnsweredBy), at)
+		}
+		if severalAnswerers(q) {
+			return fmt.Sprintf("Answered at %s: %s", at, PromptOutcomes(q))
+		}
 		return fmt.Sprintf("Answered by %s at %s: %s", WhoText(q.AnsweredBy), at, AnswerText(q))
 	case StatusDeclined:
 		verb := "Declined"
@@ -109,10 +196,17 @@ func OutcomeText(q *Question, loc *time.Location) string {
 		}
 		return s
 	case StatusTimedOut:
-		if q.Fallback == FallbackDefault {
+		expired := q.ExpiresAt.In(loc).Format(TimeFormat)
+		byPeople, defaulted := AnswerCounts(q)
+		switch {
+		case byPeople == 0 && defaulted == 0:
+			return fmt.Sprintf("Expired at %s with no answer", expired)
+		case byPeople == 0 && q.Fallback == FallbackDefault:
 			return fmt.Sprintf("No answer in %s: used the default, %s", ShortDuration(q.Timeout), AnswerText(q))
+		case byPeople == 0:
+			return fmt.Sprintf("Expired at %s with no answer: %s", expired, PromptOutcomes(q))
 		}
-		return fmt.Sprintf("Expired at %s with no answer", q.ExpiresAt.In(loc).Format(TimeFormat))
+		return fmt.Sprintf("Expired at %s with %d of %d answered: %s", expired, byPeople, len(q.Prompts), PromptOutcomes(q))
 	case StatusCancelled:
 		if q.Reason != "" {
 			return fmt.Sprintf("Cancelled at %s: %s", at, q.Reason)

@@ -19,6 +19,14 @@ type Store interface {
 	// stores nothing and returns that question with created == false.
 	// When q.ID is in use it returns ErrIDTaken.
 	Create(ctx context.Context, q *Question) (stored *Question, created bool, err error)
+	// CreateCapped is Create with a cap on the agent's pending questions:
+	// when q would be stored as a new question and q.Agent already has max
+	// pending ones, it stores nothing and returns a *LimitError. Finding
+	// the question of an existing (Agent, SessionID, ToolCallID) is never
+	// refused. The count and the insert are one atomic step, so that
+	// concurrent calls, on any instance, never overshoot max. max <= 0
+	// means no cap.
+	CreateCapped(ctx context.Context, q *Question, max int) (stored *Question, created bool, err error)
 
 	// Get returns the question, or ErrNotFound.
 	Get(ctx context.Context, id string) (*Question, error)
@@ -74,19 +82,23 @@ type Store interface {
 
 	// ClaimDeliveries returns up to limit callback deliveries that are due
 	// at now, and holds each for hold (moves its next attempt to now+hold)
-	// so that no other instance claims it meanwhile.
+	// so that no other instance claims it meanwhile. Each returned
+	// delivery carries its claim in Claim.
 	ClaimDeliveries(ctx context.Context, now time.Time, limit int, hold time.Duration) ([]Delivery, error)
-	// UpdateDelivery records the outcome of an attempt.
+	// UpdateDelivery records the outcome of an attempt. When d.Claim is
+	// set, it records only while that claim is still the delivery's: the
+	// delivery is pending and has not been claimed again since (after the
+	// hold ran out); otherwise it changes nothing and returns ErrConflict.
 	UpdateDelivery(ctx context.Context, d Delivery) error
 	// Deliveries lists the callback deliveries of a question.
 	Deliveries(ctx context.Context, questionID string) ([]Delivery, error)
 
-	// Watch returns the resolution feed: the ids of questions as they are
+	// Watch returns the resolution feed: the questions as they are
 	// resolved, on this instance and (for shared stores) on others. It is
-	// a hint, not the record: an empty id means "re-check every question
+	// a hint, not the record: an empty ID means "re-check every question
 	// you wait for" (sent after a lost connection). The channel closes when
 	// ctx ends.
-	Watch(ctx context.Context) <-chan string
+	Watch(ctx context.Context) <-chan Resolved
 
 	// Purge removes questions resolved before before, with their messages,
 	// events and finished deliveries; it returns how many questions went.
@@ -98,6 +110,15 @@ type Store interface {
 	Close() error
 }
 
+// Resolved is one hint of the resolution feed: question ID was resolved,
+// and it belongs to Agent. An empty ID means "re-check everything"; an
+// empty Agent beside an ID means its agent is not known (a hint from an
+// older bridge), so whoever follows any agent re-checks.
+type Resolved struct {
+	ID    string
+	Agent string
+}
+
 // Filter selects questions for List. Empty fields match everything.
 type Filter struct {
 	Agent     string
@@ -106,7 +127,9 @@ type Filter struct {
 	// Channel and Chat select questions with a copy posted there.
 	Channel string
 	Chat    string
-	Limit   int
+	// Limit bounds the answer; 0 means the store's default, which may be
+	// a bound too (1000 on Redis): read everything with a loop.
+	Limit int
 }
 
 // Event is one resolution in the event log. Seq grows strictly, so that a
@@ -140,4 +163,10 @@ type Delivery struct {
 	LastError  string    `json:"last_error,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
+	// Claim is the end of the hold that ClaimDeliveries placed on the
+	// delivery (the next attempt time it wrote); zero for a delivery not
+	// read by a claim. It fences UpdateDelivery: an outcome recorded
+	// after the hold ran out and another claim took the delivery must not
+	// overwrite what that claim records.
+	Claim time.Time `json:"-"`
 }

@@ -23,6 +23,7 @@ const (
 	MaxDescriptionChar = 300
 	MaxContextChars    = 4000
 	MaxIDFieldChars    = 200
+	MaxReasonChars     = 500
 	MinTimeout         = 10 * time.Second
 	MaxTimeout         = 7 * 24 * time.Hour
 	DefaultTimeout     = 30 * time.Minute
@@ -69,28 +70,51 @@ func (r *AskRequest) Prompts() ([]Prompt, error) {
 // ValidatePrompts checks prompts against every rule of the model and
 // returns the first failure as a *FieldError naming the field.
 func ValidatePrompts(prompts []Prompt) error {
+	_, err := cleanPrompts(prompts)
+	return err
+}
+
+// cleanPrompts checks prompts and returns them normalised (NFC, "\r\n"
+// as "\n" in questions) in new memory.
+func cleanPrompts(prompts []Prompt) ([]Prompt, error) {
 	if len(prompts) == 0 {
-		return fieldErr("questions", "at least one question is required")
+		return nil, fieldErr("questions", "at least one question is required")
 	}
 	if len(prompts) > MaxPrompts {
-		return fieldErr("questions", "at most %d questions per dialog, got %d", MaxPrompts, len(prompts))
+		return nil, fieldErr("questions", "at most %d questions per dialog, got %d", MaxPrompts, len(prompts))
 	}
+	out := make([]Prompt, len(prompts))
 	seen := map[string]bool{}
 	for i, p := range prompts {
 		f := fmt.Sprintf("questions[%d]", i)
 		if len(prompts) == 1 {
 			f = "question"
 		}
-		if err := validatePrompt(f, p); err != nil {
-			return err
+		if err := checkPromptText(f, p); err != nil {
+			return nil, err
 		}
+		p = normalizePrompt(p)
+		if err := validatePrompt(f, p); err != nil {
+			return nil, err
+		}
+		p = labelDefaults(p)
 		key := strings.TrimSpace(p.Question)
 		if seen[key] {
-			return fieldErr(f+".question", "two questions of one dialog have the same text %q; answers are keyed by it", key)
+			return nil, fieldErr(promptField(f, "question"), "two questions of one dialog have the same text %q; answers are keyed by it", key)
 		}
 		seen[key] = true
+		out[i] = p
 	}
-	return nil
+	return out, nil
+}
+
+// promptField names a field of the prompt at f: "question" and "header"
+// for a single prompt, "questions[1].header" in a dialog.
+func promptField(f, name string) string {
+	if f == "question" {
+		return name
+	}
+	return f + "." + name
 }
 
 func validatePrompt(f string, p Prompt) error {
@@ -136,18 +160,18 @@ func validatePrompt(f string, p Prompt) error {
 		if n := utf8.RuneCountInString(label); n > MaxLabelChars {
 			return fieldErr(of+".label", "at most %d characters, got %d", MaxLabelChars, n)
 		}
-		if strings.EqualFold(bare, "other") {
+		if foldKey(bare) == "other" {
 			return fieldErr(of+".label", "do not add an \"Other\" option: free text is offered unless other is false")
 		}
-		if strings.EqualFold(bare, "skip") {
+		if foldKey(bare) == "skip" {
 			return fieldErr(of+".label", "\"skip\" is a command word and cannot be a label")
 		}
 		if _, isNum := parseNumbers(bare); isNum {
 			return fieldErr(of+".label", "a label cannot be only numbers: typed numbers pick options by position")
 		}
-		key := strings.ToLower(bare)
+		key := foldKey(bare)
 		if labels[key] {
-			return fieldErr(of+".label", "duplicate label %q", label)
+			return fieldErr(of+".label", "duplicate label %q: labels are compared ignoring case", label)
 		}
 		labels[key] = true
 		if n := utf8.RuneCountInString(o.Description); n > MaxDescriptionChar {
@@ -164,16 +188,35 @@ func validatePrompt(f string, p Prompt) error {
 		if !p.MultiSelect && len(p.Default) > 1 {
 			return fieldErr(df, "a single-choice question takes one default, got %d", len(p.Default))
 		}
+		named := map[int]string{}
 		for _, d := range p.Default {
 			if strings.TrimSpace(d) == "" {
 				return fieldErr(df, "must not be empty")
 			}
-			if OptionIndex(p, d) < 0 && (p.MultiSelect || !p.AllowsOther()) {
+			k := OptionIndex(p, d)
+			if k < 0 && (p.MultiSelect || !p.AllowsOther()) {
 				return fieldErr(df, "%q is not one of the options", d)
 			}
+			if first, twice := named[k]; twice && k >= 0 {
+				return fieldErr(df, "%q and %q both name the option %q", first, d, p.Options[k].Label)
+			}
+			named[k] = d
 		}
 	}
 	return nil
+}
+
+// labelDefaults returns p with every default that names an option
+// written as that option's label, so that "sqlite" is stored, shown and
+// answered as "SQLite" (or "SQLite (Recommended)"); a free-text default
+// stays as written. p's defaults are already in new memory.
+func labelDefaults(p Prompt) Prompt {
+	for i, d := range p.Default {
+		if k := OptionIndex(p, d); k >= 0 {
+			p.Default[i] = p.Options[k].Label
+		}
+	}
+	return p
 }
 
 func hasRecommendedSuffix(label string) bool {
@@ -189,12 +232,14 @@ func BareLabel(label string) string {
 	return label
 }
 
-// OptionIndex returns the index of the option whose label (with or
-// without the Recommended mark, ignoring case) is s, or -1.
+// OptionIndex returns the index of the option whose label is s, with or
+// without the Recommended mark, or -1. Labels compare in NFC after full
+// case folding, the same form in which ValidatePrompts refuses duplicates,
+// so a text matches at most one option.
 func OptionIndex(p Prompt, s string) int {
-	s = strings.TrimSpace(s)
+	key := foldKey(BareLabel(s))
 	for i, o := range p.Options {
-		if strings.EqualFold(o.Label, s) || strings.EqualFold(BareLabel(o.Label), BareLabel(s)) {
+		if foldKey(BareLabel(o.Label)) == key {
 			return i
 		}
 	}
@@ -202,29 +247,37 @@ func OptionIndex(p Prompt, s string) int {
 }
 
 // ValidateRequest checks everything in r that does not depend on
-// configuration and returns the prompts to store.
+// configuration and returns the prompts to store, normalised to NFC. It
+// normalises r.Context in place too, so that the fingerprint of a request
+// does not depend on how its text was composed.
 func ValidateRequest(r *AskRequest) ([]Prompt, error) {
 	prompts, err := r.Prompts()
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidatePrompts(prompts); err != nil {
+	if prompts, err = cleanPrompts(prompts); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"session_id": r.SessionID, "tool_call_id": r.ToolCallID, "route": r.Route} {
-		if len(v) > MaxIDFieldChars {
-			return nil, fieldErr(name, "at most %d characters", MaxIDFieldChars)
+	for _, id := range []struct{ name, v string }{{"session_id", r.SessionID}, {"tool_call_id", r.ToolCallID}, {"route", r.Route}} {
+		if len(id.v) > MaxIDFieldChars {
+			return nil, fieldErr(id.name, "at most %d characters", MaxIDFieldChars)
 		}
-		if strings.ContainsFunc(v, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
-			return nil, fieldErr(name, "must not contain control characters")
+		if err := checkText(id.name, id.v, kindName); err != nil {
+			return nil, err
 		}
 	}
+	if err := checkText("context", prose(r.Context), kindProse); err != nil {
+		return nil, err
+	}
+	r.Context = nfc(prose(r.Context))
 	if n := utf8.RuneCountInString(r.Context); n > MaxContextChars {
 		return nil, fieldErr("context", "at most %d characters, got %d", MaxContextChars, n)
 	}
+	var timeout time.Duration
 	if r.Timeout != nil {
-		if t := time.Duration(*r.Timeout); t < MinTimeout || t > MaxTimeout {
-			return nil, fieldErr("timeout", "must be between %s and %s, got %s", MinTimeout, "7d", t)
+		timeout = time.Duration(*r.Timeout)
+		if timeout < MinTimeout || timeout > MaxTimeout {
+			return nil, fieldErr("timeout", "must be between %s and %s, got %s", MinTimeout, "7d", timeout)
 		}
 	}
 	if r.Lease != nil {
@@ -235,12 +288,12 @@ func ValidateRequest(r *AskRequest) ([]Prompt, error) {
 	if r.Wait != nil && *r.Wait < 0 {
 		return nil, fieldErr("wait", "must not be negative")
 	}
-	if err := ValidateReminders("reminders", r.Reminders); err != nil {
+	if err := ValidateReminders("reminders", r.Reminders, timeout); err != nil {
 		return nil, err
 	}
 	for i, resp := range r.Responders {
-		if strings.TrimSpace(resp) == "" {
-			return nil, fieldErr(fmt.Sprintf("responders[%d]", i), "must not be empty")
+		if _, err := parseResponder(resp); err != nil {
+			return nil, fieldErr(fmt.Sprintf("responders[%d]", i), "%s", err.Error())
 		}
 	}
 	if r.CallbackURL != "" {
@@ -252,18 +305,17 @@ func ValidateRequest(r *AskRequest) ([]Prompt, error) {
 	return prompts, nil
 }
 
-// ValidateReminders checks reminder points: fractions of the time to the
-// deadline, each strictly between 0 and 1, in increasing order.
-func ValidateReminders(field string, points []float64) error {
-	for i, p := range points {
-		if !(p > 0 && p < 1) {
-			return fieldErr(fmt.Sprintf("%s[%d]", field, i), "a reminder point is a fraction of the time to the deadline, strictly between 0 and 1 (0.5 = half-way), got %v", p)
-		}
-		if i > 0 && p <= points[i-1] {
-			return fieldErr(fmt.Sprintf("%s[%d]", field, i), "reminder points must increase")
-		}
+// validateRouted checks what depends on the question's route and
+// timeout: its responders against the route's targets and responders, its
+// own reminder points against the timeout.
+func validateRouted(r *AskRequest, route Route, timeout time.Duration) error {
+	if err := ValidateResponders("responders", r.Responders, route.Targets); err != nil {
+		return err
 	}
-	return nil
+	if err := validateNarrowing("responders", r.Responders, route); err != nil {
+		return err
+	}
+	return ValidateReminders("reminders", r.Reminders, timeout)
 }
 
 // Fingerprint returns a digest of the parts of a request that define the

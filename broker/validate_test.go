@@ -54,7 +54,8 @@ func TestValidateRequest(t *testing.T) {
 		{"dialog same question twice", AskRequest{Questions: []Prompt{{Question: "Same?"}, {Question: "Same?"}}}, "questions[1].question", "same text"},
 		{"both forms", AskRequest{Question: "q", Questions: []Prompt{{Question: "r"}}}, "question", "not both"},
 		{"callback not http", AskRequest{Question: "q", CallbackURL: "ftp://x/y"}, "callback_url", "must be an absolute http or https URL"},
-		{"control char in session", AskRequest{Question: "q", SessionID: "a\nb"}, "session_id", "control characters"},
+		{"line break in session", AskRequest{Question: "q", SessionID: "a\nb"}, "session_id", "must be one line: contains a line break (U+000A) at character 2"},
+		{"control char in session", AskRequest{Question: "q", SessionID: "a\x1bb"}, "session_id", "contains a control character (U+001B) at character 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +90,7 @@ func TestJSONForms(t *testing.T) {
 	if len(r.Default) != 1 || time.Duration(*r.Timeout) != 90*time.Second || time.Duration(*r.Wait) != 30*time.Second {
 		t.Fatalf("decoded %+v", r)
 	}
-	if err := json.Unmarshal([]byte(`{"timeout":"soon"}`), &r); err == nil || !strings.Contains(err.Error(), `invalid duration "soon"`) {
+	if err := json.Unmarshal([]byte(`{"timeout":"soon"}`), &r); err == nil || !strings.Contains(err.Error(), `"soon" is not a duration`) {
 		t.Fatalf("bad duration: %v", err)
 	}
 }

@@ -104,6 +104,52 @@ func (b *Broker) wake(id string, resolved *Question) {
 	signal(b.waiters[id])
 }
 
+// Follow returns a channel that is signalled after each resolution of one
+// of the agent's questions, here or (with a shared store) on another
+// instance, and after a hint to re-check everything; stop ends it. A
+// signal is a reason to re-read the event log: signals coalesce, and a
+// resolution of another agent's question signals nothing. Run must be
+// running.
+func (b *Broker) Follow(agent string) (wake <-chan struct{}, stop func()) {
+	c := make(chan struct{}, 1)
+	b.mu.Lock()
+	if b.followers[agent] == nil {
+		b.followers[agent] = map[chan struct{}]struct{}{}
+	}
+	b.followers[agent][c] = struct{}{}
+	b.mu.Unlock()
+	return c, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		delete(b.followers[agent], c)
+		if len(b.followers[agent]) == 0 {
+			delete(b.followers, agent)
+		}
+	}
+}
+
+// wakeFollowers signals the followers of r's agent, or every follower
+// when r names no agent.
+func (b *Broker) wakeFollowers(r Resolved) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	signal := func(set map[chan struct{}]struct{}) {
+		for c := range set {
+			select {
+			case c <- struct{}{}:
+			default:
+			}
+		}
+	}
+	if r.ID == "" || r.Agent == "" {
+		for _, set := range b.followers {
+			signal(set)
+		}
+		return
+	}
+	signal(b.followers[r.Agent])
+}
+
 // Waiting returns how many waits are under way on this instance.
 func (b *Broker) Waiting() int {
 	b.mu.Lock()

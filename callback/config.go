@@ -3,6 +3,7 @@ package callback
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -26,7 +27,8 @@ type Config struct {
 	// bridge never sends an unsigned callback.
 	Secrets       map[string]string
 	DefaultSecret string
-	// Policy says which URLs may be called (nil: loopback only).
+	// Policy says which URLs may be called and which addresses may be
+	// connected to for them (nil: none).
 	Policy *Policy
 
 	// BaseBackoff is the pause after the first failed attempt; each
@@ -45,13 +47,16 @@ type Config struct {
 	// Concurrency is how many attempts run at once on this instance.
 	Concurrency int
 
-	// Client sends the requests; nil builds one that follows no redirects
-	// and, for a loopback-only Policy, dials loopback addresses only.
-	Client *http.Client
 	// Registerer, when set, registers the delivery counters.
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
 	Now        func() time.Time
+
+	// resolver and dialHook reach the client's dialer (see
+	// newHTTPClient); tests set them.
+	resolver *net.Resolver
+	dialHook func(network, address string) error
+	client   *http.Client
 }
 
 // withDefaults fills zero fields and checks the rest.
@@ -89,9 +94,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.Client == nil {
-		c.Client = newHTTPClient(c.Policy)
-	}
+	c.client = newHTTPClient(c.Policy, c.resolver, c.dialHook)
 	return c, nil
 }
 

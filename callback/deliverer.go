@@ -59,7 +59,8 @@ func (c Config) Validate() error {
 func (d *Deliverer) Collector() prometheus.Collector { return d.m }
 
 // hold is how long a claimed delivery stays invisible to other claims: long
-// enough for one attempt and recording its outcome. After a crash the
+// enough for one attempt and recording its outcome, with time to try the
+// record again when the store is busy (see record). After a crash the
 // delivery becomes due again when the hold ends.
 func (d *Deliverer) hold() time.Duration { return 2*d.cfg.Timeout + 5*time.Second }
 
@@ -94,6 +95,9 @@ func (d *Deliverer) sweep(ctx context.Context) int {
 	if free == 0 || ctx.Err() != nil {
 		return 0
 	}
+	// The claim is measured from before it is asked for: the store may
+	// take a while to grant it, and the attempt must end within it.
+	until := time.Now().Add(d.hold())
 	claimed, err := d.st.ClaimDeliveries(ctx, d.cfg.Now(), free, d.hold())
 	if err != nil {
 		if ctx.Err() == nil {
@@ -102,12 +106,14 @@ func (d *Deliverer) sweep(ctx context.Context) int {
 		return 0
 	}
 	for _, del := range claimed {
+		j := &job{del: del, until: until,
+			log: d.log.With("delivery_id", del.ID, "question_id", del.QuestionID, "url", redact(del.URL))}
 		d.slots <- struct{}{}
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()
 			defer d.release()
-			d.attempt(ctx, del)
+			d.attempt(ctx, j)
 		}()
 	}
 	return len(claimed)

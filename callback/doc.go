@@ -8,13 +8,17 @@
 // (ClaimDeliveries holds each claimed delivery for a while, so two
 // instances never send the same attempt at once), POSTs the question's
 // Result JSON with an HMAC-SHA256 signature under the agent's callback
-// secret, and records the outcome with UpdateDelivery: delivered on a 2xx,
+// secret, and records the outcome with UpdateDelivery under its claim
+// (retrying the write while the claim lasts): delivered on a 2xx,
 // retried later with exponential backoff and jitter on network errors,
 // 408, 429 and 5xx (honouring Retry-After), failed on any other 4xx or
 // when the retry window ends. Deliveries are at-least-once: a receiver
 // deduplicates with the X-Askbridge-Delivery header.
 //
 // A Policy (the callbacks.allow list) says which URLs may be called at
-// all; it is checked when a question is asked and again before every
-// attempt. Receivers check signatures with Verify.
+// all, checked when a question is asked and again before every attempt,
+// and which internal address ranges may be connected to, checked by the
+// dialer on every resolved address (addr.go, transport.go). What an
+// attempt met is recorded as a class (classify.go), never the
+// receiver's words. Receivers check signatures with Verify.
 package callback

@@ -1,18 +1,18 @@
 package client
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // Ask asks q and blocks until it ends, with long-polls that re-attach
 // after lost connections and server restarts (the question keeps its
 // session and tool-call ids, so asking again finds the same question).
 //
-// It returns the Result whenever the question ended, and an error for
-// every outcome but an answer: *DeclinedError (errors.Is ErrDeclined),
-// *TimeoutError (ErrTimeout; with Fallback "default" the Result holds the
-// defaults as answers), *EndedError (ErrCancelled or ErrUnsupported). A
+// It returns the Result whenever the question ended, with no error when
+// every prompt has an answer: people answered, or the deadline passed and
+// the prompts nobody answered took their defaults (Status StatusTimedOut,
+// Fallback FallbackDefault, those answers marked Defaulted). Every other
+// outcome is an error: *DeclinedError (errors.Is ErrDeclined),
+// *TimeoutError (ErrTimeout: some prompt has no answer; the Result holds
+// the answers there are), *EndedError (ErrCancelled or ErrUnsupported). A
 // nil Result means the question's outcome is unknown (ctx ended, bad
 // input, the server refused); the error says why.
 func (c *Client) Ask(ctx context.Context, q Question) (*Result, error) {
@@ -30,19 +30,16 @@ func (c *Client) AskAsync(ctx context.Context, q Question) (string, error) {
 		q.ToolCallID = NewToolCallID()
 	}
 	q.Wait = "0s"
-	delay := c.RetryDelay
+	r := c.newRetrier()
+	ctx = r.trace(ctx)
 	for {
 		res, err := c.Submit(ctx, q)
 		if err == nil {
 			return res.ID, nil
 		}
-		if !Transient(err) || ctx.Err() != nil {
+		if err := r.pause(ctx, err); err != nil {
 			return "", err
 		}
-		if err := sleep(ctx, delay); err != nil {
-			return "", err
-		}
-		delay = min(2*delay, 5*time.Second)
 	}
 }
 

@@ -10,7 +10,8 @@
 //
 // Ask blocks with long-polls until the question resolves, and re-attaches
 // transparently after a lost connection by asking again with the same
-// session and tool-call ids. Every outcome but an answer is an error that
+// session and tool-call ids. Every outcome but an answer to every prompt
+// (by people, or by the defaults at the deadline) is an error that
 // errors.Is one of ErrDeclined, ErrTimeout, ErrCancelled, ErrUnsupported
 // (typed as *DeclinedError, *TimeoutError, *EndedError), returned together
 // with the Result. Confirm asks yes/no; AskForm asks up to four typed

@@ -71,8 +71,10 @@ func ptr[T any](v T) *T { return &v }
 // MaxFormPrompts is how many prompts one dialog may hold.
 const MaxFormPrompts = 4
 
-// AskForm asks the form as one dialog and blocks like Ask. The answers are
-// readable even with a *TimeoutError when the defaults were used.
+// AskForm asks the form as one dialog and blocks like Ask: no error when
+// every prompt has an answer, a person's or its default. With a
+// *TimeoutError the answers people gave and the defaults used are still
+// readable.
 func (c *Client) AskForm(ctx context.Context, f *Form) (*FormAnswers, error) {
 	if len(f.prompts) == 0 || len(f.prompts) > MaxFormPrompts {
 		return nil, fmt.Errorf("askbridge: a form holds 1 to %d prompts, this one has %d", MaxFormPrompts, len(f.prompts))
@@ -120,6 +122,16 @@ func (a *FormAnswers) Text(question string) string {
 		return ans.Selected[0]
 	}
 	return ""
+}
+
+// Defaulted reports whether the prompt took its default because nobody
+// answered it in time.
+func (a *FormAnswers) Defaulted(question string) bool { return a.Result.Answers[question].Defaulted }
+
+// AnsweredBy names the person who answered (or skipped) the prompt, or is
+// nil when nobody did.
+func (a *FormAnswers) AnsweredBy(question string) *Responder {
+	return a.Result.Answers[question].AnsweredBy
 }
 
 // Skipped reports whether the person skipped the prompt.

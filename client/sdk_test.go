@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,8 +63,13 @@ func TestAskOutcomes(t *testing.T) {
 		check  func(t *testing.T, res *client.Result, err error)
 	}{
 		{name: "answered", respond: answer("1"), status: client.StatusAnswered, check: func(t *testing.T, res *client.Result, _ error) {
-			if a := res.Answers["Deploy now?"]; len(a.Selected) != 1 || a.Selected[0] != "Yes" || res.AnsweredBy == nil || res.AnsweredBy.Name != "ana" {
+			if a := res.Answers["Deploy now?"]; len(a.Selected) != 1 || a.Selected[0] != "Yes" || res.AnsweredBy == nil || res.AnsweredBy.Name != "ana" || a.AnsweredBy == nil || *a.AnsweredBy != *res.AnsweredBy {
 				t.Errorf("answer = %+v by %+v", a, res.AnsweredBy)
+			}
+		}},
+		{name: "skipped", respond: answer("skip"), status: client.StatusAnswered, check: func(t *testing.T, res *client.Result, _ error) {
+			if a := res.Answers["Deploy now?"]; !a.Skipped || len(a.Selected) != 0 || a.AnsweredBy == nil || a.AnsweredBy.Name != "ana" {
+				t.Errorf("answer = %+v, want skipped by ana", a)
 			}
 		}},
 		{name: "declined", respond: func(q *broker.Question) []string { return []string{"/decline " + q.ID + " wrong branch"} },
@@ -88,15 +94,31 @@ func TestAskOutcomes(t *testing.T) {
 			if st, err := sw.Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
 				t.Errorf("sweep at the deadline: %+v, %v", st, err)
 			}
-		}, status: client.StatusTimedOut, is: client.ErrTimeout, check: func(t *testing.T, res *client.Result, err error) {
-			var te *client.TimeoutError
-			if !errors.As(err, &te) || te.Fallback != "default" || !te.UsedDefault() {
-				t.Errorf("error = %#v", err)
+		}, status: client.StatusTimedOut, check: func(t *testing.T, res *client.Result, err error) {
+			// The default answers the question: no error, but the
+			// result says nobody chose it.
+			if res.Fallback != client.FallbackDefault || res.AnsweredBy != nil {
+				t.Errorf("fallback %q, answered by %+v; want default and nobody", res.Fallback, res.AnsweredBy)
 			}
-			if a := res.Answers["Deploy now?"]; len(a.Selected) != 1 || a.Selected[0] != "No" || !a.Defaulted {
+			if a := res.Answers["Deploy now?"]; len(a.Selected) != 1 || a.Selected[0] != "No" || !a.Defaulted || a.AnsweredBy != nil {
 				t.Errorf("the result does not carry the default: %+v", a)
 			}
 		}},
+		{name: "timed out without a default", q: func(q client.Question) client.Question { q.Default = nil; return q },
+			act: func(t *testing.T, br *bridge, _ *client.Client) {
+				q := pendingID(t, br)
+				if st, err := timeouts.New(br.B, br.B.Store(), timeouts.Options{}).Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
+					t.Errorf("sweep at the deadline: %+v, %v", st, err)
+				}
+			}, status: client.StatusTimedOut, is: client.ErrTimeout, check: func(t *testing.T, res *client.Result, err error) {
+				var te *client.TimeoutError
+				if !errors.As(err, &te) || te.Fallback != client.FallbackNone || te.UsedDefault() || len(res.Answers) != 0 {
+					t.Errorf("error = %#v, answers %+v", err, res.Answers)
+				}
+				if want := `askbridge: question ` + res.ID + ` timed out without an answer`; err.Error() != want {
+					t.Errorf("error text %q, want %q", err, want)
+				}
+			}},
 		{name: "cancelled", act: func(t *testing.T, br *bridge, c *client.Client) {
 			q := pendingID(t, br)
 			if _, err := c.Cancel(context.Background(), q.ID, "plan changed"); err != nil {
@@ -311,5 +333,91 @@ func TestFormRefusesTooManyPrompts(t *testing.T) {
 	f := client.NewForm().Text("a").Text("b").Text("c").Text("d").Text("e")
 	if _, err := c.AskForm(context.Background(), f); err == nil || !strings.Contains(err.Error(), "1 to 4 prompts") {
 		t.Errorf("AskForm with 5 prompts = %v", err)
+	}
+}
+
+// sweepWhenAnswered waits until the pending question has n prompts
+// answered, then sweeps at its deadline.
+func sweepWhenAnswered(t *testing.T, br *bridge, n int) {
+	t.Helper()
+	for range 500 {
+		q := pendingID(t, br)
+		if q.ProgressCount() == n {
+			if st, err := timeouts.New(br.B, br.B.Store(), timeouts.Options{}).Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
+				t.Errorf("sweep at the deadline: %+v, %v", st, err)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("the dialog never had %d answered prompts", n)
+}
+
+// A dialog that times out keeps what people answered, with who, and
+// takes the defaults of the rest; the error says which prompts have no
+// answer.
+func TestAskFormTimesOutWithAnswers(t *testing.T) {
+	tests := []struct {
+		name          string
+		cacheDefault  []string
+		wantErr       string
+		wantFallback  string
+		wantDefaulted []string
+	}{
+		{"every unanswered prompt has a default", []string{"None"}, "", client.FallbackDefault, []string{"Which database?", "Which cache?"}},
+		{"one unanswered prompt has none", nil,
+			`askbridge: question %s timed out: 1 of 3 answered, 1 took the default, no answer to "Which cache?"`,
+			client.FallbackPartial, []string{"Which database?"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			br := newBridge(t, func(q *broker.Question) []string { return []string{"/answer " + q.ID + ".3 NATS"} })
+			c := newClient(br)
+			f := client.NewForm().
+				Choice("Which database?", "Postgres", "SQLite").Default("sqlite").
+				Choice("Which cache?", "Redis", "None").Default(tt.cacheDefault...).
+				Choice("Which queue?", "Kafka", "NATS")
+			f.Question.Timeout = "10s"
+			done := make(chan struct{})
+			go func() { defer close(done); sweepWhenAnswered(t, br, 1) }()
+			defer func() { <-done }()
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancel()
+			ans, err := c.AskForm(ctx, f)
+			if ans == nil {
+				t.Fatalf("AskForm returned no answers: %v", err)
+			}
+			res := ans.Result
+			if res.Status != client.StatusTimedOut || res.Fallback != tt.wantFallback {
+				t.Fatalf("status %s fallback %q, want timed_out %q", res.Status, res.Fallback, tt.wantFallback)
+			}
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("error %v, want none: every prompt has an answer", err)
+				}
+			} else {
+				var te *client.TimeoutError
+				if !errors.As(err, &te) || !errors.Is(err, client.ErrTimeout) || err.Error() != fmt.Sprintf(tt.wantErr, res.ID) {
+					t.Fatalf("error %v, want %q", err, fmt.Sprintf(tt.wantErr, res.ID))
+				}
+				if !te.UsedDefault() || fmt.Sprint(te.Answered) != "[Which queue?]" || fmt.Sprint(te.Defaulted) != "[Which database?]" || fmt.Sprint(te.Unanswered) != "[Which cache?]" {
+					t.Errorf("TimeoutError sorts the prompts as %+v", te)
+				}
+			}
+			if got := ans.Choice("Which queue?"); got != "NATS" || ans.Defaulted("Which queue?") || ans.AnsweredBy("Which queue?") == nil || ans.AnsweredBy("Which queue?").Name != "ana" {
+				t.Errorf("the answered prompt reads %q, defaulted %v, by %+v; want NATS by ana", got, ans.Defaulted("Which queue?"), ans.AnsweredBy("Which queue?"))
+			}
+			for _, q := range tt.wantDefaulted {
+				if !ans.Defaulted(q) || ans.AnsweredBy(q) != nil {
+					t.Errorf("%s: defaulted %v by %+v, want the default", q, ans.Defaulted(q), ans.AnsweredBy(q))
+				}
+			}
+			if got := ans.Choice("Which database?"); got != "SQLite" {
+				t.Errorf("the database default reads %q, want the option's label SQLite", got)
+			}
+			if res.AnsweredBy != nil {
+				t.Errorf("a timeout names %+v as answering", res.AnsweredBy)
+			}
+		})
 	}
 }

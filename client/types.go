@@ -1,6 +1,9 @@
 package client
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Status is where a question stands.
 type Status string
@@ -57,15 +60,35 @@ type Question struct {
 	Default     []string `json:"default,omitempty"`
 }
 
-// Answer is the answer to one prompt.
+// Answer is the answer to one prompt. AnsweredBy names the person who
+// gave it (or skipped the prompt); a default has none and is marked
+// Defaulted instead.
 type Answer struct {
-	Selected   []string `json:"selected"`
-	CustomText string   `json:"custom_text"`
-	Skipped    bool     `json:"skipped"`
-	Defaulted  bool     `json:"defaulted,omitempty"`
-	Action     string   `json:"action,omitempty"`
-	Prefill    string   `json:"prefill,omitempty"`
+	Selected   []string   `json:"selected"`
+	CustomText string     `json:"custom_text"`
+	Skipped    bool       `json:"skipped"`
+	Defaulted  bool       `json:"defaulted,omitempty"`
+	Action     string     `json:"action,omitempty"`
+	Prefill    string     `json:"prefill,omitempty"`
+	AnsweredBy *Responder `json:"answered_by,omitempty"`
+	// Attachments are the files sent with the answer; CustomText carries
+	// a marker for each ("[Image #1]", "[File #2: build.log]"). Fetch
+	// one with Client.Attachment.
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
+
+// Attachment is a file sent with an answer. URL is the path on the bridge
+// that returns its bytes to the asking agent.
+type Attachment struct {
+	N    int    `json:"n"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Size int64  `json:"size"`
+	URL  string `json:"url"`
+}
+
+// IsImage reports whether the file is a picture.
+func (a Attachment) IsImage() bool { return strings.HasPrefix(a.Type, "image/") }
 
 // Responder names who acted.
 type Responder struct {
@@ -82,15 +105,29 @@ type Result struct {
 	ToolCallID string            `json:"tool_call_id"`
 	Questions  []Prompt          `json:"questions,omitempty"`
 	Answers    map[string]Answer `json:"answers"`
-	Fallback   string            `json:"fallback,omitempty"`
-	Reason     string            `json:"reason,omitempty"`
-	NotReady   bool              `json:"not_ready,omitempty"`
-	AnsweredBy *Responder        `json:"answered_by,omitempty"`
-	Route      string            `json:"route,omitempty"`
-	CreatedAt  time.Time         `json:"created_at"`
-	ExpiresAt  time.Time         `json:"expires_at"`
-	ResolvedAt *time.Time        `json:"resolved_at,omitempty"`
+	// Fallback says what a timed-out question's unanswered prompts got:
+	// FallbackDefault, FallbackPartial or FallbackNone.
+	Fallback   string     `json:"fallback,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+	NotReady   bool       `json:"not_ready,omitempty"`
+	AnsweredBy *Responder `json:"answered_by,omitempty"`
+	Route      string     `json:"route,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
 }
+
+// The fallbacks of a timed-out question. Prompts people answered keep
+// their answers whatever the fallback.
+const (
+	// FallbackDefault: every prompt nobody answered took its default.
+	FallbackDefault = "default"
+	// FallbackPartial: some unanswered prompts took their defaults; the
+	// others have no answer.
+	FallbackPartial = "partial"
+	// FallbackNone: no default was used.
+	FallbackNone = "none"
+)
 
 // Terminal reports whether the question has ended.
 func (r *Result) Terminal() bool { return r.Status != StatusPending && r.Status != "" }

@@ -58,13 +58,13 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 	}
 	s.log.Info("mcp question asked", "question_id", res.ID, "session_id", session, "tool_call_id", q.ToolCallID, "wait", wait)
 	if !wait || res.Terminal() {
-		return resultFor(res), nil
+		return s.result(ctx, asker, res), nil
 	}
 	stop := s.progress(ctx, req, res)
 	defer stop()
 	res, err = s.waitFor(ctx, asker, res.ID, 0)
 	if err == nil && res.Terminal() {
-		return resultFor(res), nil
+		return s.result(ctx, asker, res), nil
 	}
 	if ctx.Err() == nil && s.draining.Err() != nil && err == nil {
 		return withText("The bridge is restarting. "+pendingText(res), outcomeOf(res)), nil
@@ -76,7 +76,7 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 	if err != nil {
 		return toolError(bridgeError(err, len(in.Questions))), nil
 	}
-	return resultFor(res), nil // pending: only when the wait ended otherwise
+	return s.result(ctx, asker, res), nil // pending: only when the wait ended otherwise
 }
 
 // submitWait is how long the first submit of a waiting call blocks.

@@ -17,7 +17,7 @@ How to ask:
 - multi_select: true when several options may be chosen.
 - default: the answer to use if nobody answers before the timeout (30 minutes unless you set timeout).
 
-The result says what happened: the answers keyed by question text (selected labels, custom_text when the user typed their own answer, skipped), or that the user declined, wants to discuss first, did not answer in time, or cannot be reached. Respect a decline. With wait set to false the call returns a question id at once; collect the answer with get_answer.`
+The result says what happened: the answers keyed by question text (selected labels, custom_text when the user typed their own answer or added a note to the selected labels, skipped), or that the user declined, wants to discuss first, did not answer in time, or cannot be reached. Respect a decline. With wait set to false the call returns a question id at once; collect the answer with get_answer.`
 
 const getDescription = `Get the answer to a question asked with ask_user (wait: false, or a call that was interrupted). Waits up to wait_seconds (at most 60) for an answer, then returns it, or says the question is still pending; call again later in that case.`
 

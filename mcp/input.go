@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/jsonerr"
 )
 
 // AskInput is the input of ask_user.
 type AskInput struct {
 	Questions []QuestionInput `json:"questions" jsonschema:"the questions to ask now, 1 to 4, shown to the person together as one dialog"`
-	Timeout   string          `json:"timeout,omitempty" jsonschema:"how long the person has to answer, such as 10m or 2h (default 30m; 10s to 7 days); then the defaults are used, if every question has one"`
+	Timeout   string          `json:"timeout,omitempty" jsonschema:"how long the person has to answer, such as 10m, 2h or 7d (default 30m; 10s to 7d); then the defaults are used, if every question has one"`
 	Route     string          `json:"route,omitempty" jsonschema:"the named route of the bridge to ask through (default: the route named default); only set it when told which one to use"`
 	Wait      *bool           `json:"wait,omitempty" jsonschema:"true (the default): wait for the answer and return it; false: return the question id at once and collect the answer later with get_answer"`
 }
@@ -52,7 +51,7 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return errors.New("default: must be a string or an array of strings")
+		return errors.New("must be a string or a list of strings")
 	}
 	*l = many
 	return nil
@@ -71,7 +70,8 @@ type CancelInput struct {
 }
 
 // decodeArgs reads a tool's arguments strictly into v: unknown fields,
-// wrong types and trailing data are errors that name the field.
+// wrong types and trailing data are errors that name the field with its
+// position, in words (jsonerr).
 func decodeArgs(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = json.RawMessage("{}")
@@ -81,44 +81,13 @@ func decodeArgs(raw json.RawMessage, v any) error {
 	err := dec.Decode(v)
 	if err == nil {
 		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
-			err = errors.New("the arguments must be one JSON object; there is more after it")
+			err = errors.New("unexpected data after the JSON object")
 		}
 	}
 	if err == nil {
 		return nil
 	}
-	var typ *json.UnmarshalTypeError
-	var syn *json.SyntaxError
-	switch {
-	case errors.As(err, &typ) && typ.Field == "":
-		return fmt.Errorf("the arguments must be a JSON object, got JSON %s", typ.Value)
-	case errors.As(err, &typ):
-		return fmt.Errorf("%s: must be %s, got JSON %s", typ.Field, jsonType(typ.Type.Kind().String()), typ.Value)
-	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("the arguments are not valid JSON: %v", err)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return fmt.Errorf("unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-	}
-	// Errors of custom decoders (StringList) name their field themselves.
-	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
-}
-
-func jsonType(kind string) string {
-	switch kind {
-	case "slice", "array":
-		return "an array"
-	case "struct", "map":
-		return "an object"
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "int", "int64", "float64":
-		return "a number"
-	case "ptr":
-		return "a value of another type"
-	}
-	return "of type " + kind
+	return errors.New(jsonerr.Describe("the input", raw, v, err).Message)
 }
 
 // question turns the input into the bridge's request.

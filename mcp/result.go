@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,26 +19,21 @@ type Outcome struct {
 	ID     string        `json:"id" jsonschema:"the question id"`
 	Status client.Status `json:"status" jsonschema:"pending, answered, declined, cancelled, timed_out or unsupported"`
 	// Answers are keyed by question text.
-	Answers map[string]client.Answer `json:"answers,omitempty" jsonschema:"the answers keyed by question text: selected labels, custom_text typed instead, skipped"`
-	// Fallback is "default" or "none" for a timed-out question.
-	Fallback   string     `json:"fallback,omitempty" jsonschema:"for timed_out: default when the defaults were used, none when there was no answer"`
-	Reason     string     `json:"reason,omitempty" jsonschema:"why the question was declined, cancelled or unsupported"`
-	NotReady   bool       `json:"not_ready,omitempty" jsonschema:"true when the person wants to discuss before answering"`
-	AnsweredBy string     `json:"answered_by,omitempty" jsonschema:"who answered or declined"`
-	ExpiresAt  *time.Time `json:"expires_at,omitempty" jsonschema:"when a pending question times out"`
+	Answers map[string]client.Answer `json:"answers,omitempty" jsonschema:"the answers keyed by question text: selected labels, custom_text typed instead or as a note beside them, skipped, answered_by (who gave this answer), defaulted (true when nobody answered and the default was used)"`
+	// Fallback says what a timed-out question's unanswered prompts got.
+	Fallback string `json:"fallback,omitempty" jsonschema:"for timed_out: default when every question nobody answered took its default, partial when only some did, none when no default was used; answers people gave are kept in every case"`
+	Reason   string `json:"reason,omitempty" jsonschema:"why the question was declined, cancelled or unsupported"`
+	NotReady bool   `json:"not_ready,omitempty" jsonschema:"true when the person wants to discuss before answering"`
+	// AnsweredBy is the same object as the HTTP API's answered_by.
+	AnsweredBy *client.Responder `json:"answered_by,omitempty" jsonschema:"who answered or declined: channel, user and name; absent for a timeout"`
+	ExpiresAt  *time.Time        `json:"expires_at,omitempty" jsonschema:"when a pending question times out"`
 }
 
 // outcomeOf is the structured view of a bridge result.
 func outcomeOf(r *client.Result) Outcome {
-	o := Outcome{ID: r.ID, Status: r.Status, Fallback: r.Fallback, Reason: r.Reason, NotReady: r.NotReady}
+	o := Outcome{ID: r.ID, Status: r.Status, Fallback: r.Fallback, Reason: r.Reason, NotReady: r.NotReady, AnsweredBy: r.AnsweredBy}
 	if len(r.Answers) > 0 {
 		o.Answers = r.Answers
-	}
-	if r.AnsweredBy != nil {
-		o.AnsweredBy = r.AnsweredBy.Name
-		if o.AnsweredBy == "" {
-			o.AnsweredBy = r.AnsweredBy.User
-		}
 	}
 	if r.Status == client.StatusPending && !r.ExpiresAt.IsZero() {
 		t := r.ExpiresAt.UTC()
@@ -73,10 +69,7 @@ func outcomeText(r *client.Result) string {
 		}
 		return "The user declined. " + textDeclineTail
 	case client.StatusTimedOut:
-		if r.Fallback == "default" && len(r.Answers) > 0 {
-			return "Nobody answered in time, so the defaults were used:\n" + answersJSON(r.Answers)
-		}
-		return "Nobody answered in time and there was no default: there is no answer. Decide without it, or ask in your reply."
+		return timedOutText(r)
 	case client.StatusCancelled:
 		if r.Reason != "" {
 			return "The question was cancelled: " + strings.TrimRight(r.Reason, ".") + "."
@@ -86,6 +79,56 @@ func outcomeText(r *client.Result) string {
 		return textUnsupported
 	}
 	return pendingText(r)
+}
+
+// timedOutText says what a timed-out question left: the answers people
+// gave, the defaults used, and which questions have no answer.
+func timedOutText(r *client.Result) string {
+	var byPeople, defaulted int
+	var missing []string
+	order := make([]string, 0, len(r.Questions))
+	for _, p := range r.Questions {
+		order = append(order, p.Question)
+	}
+	if len(order) == 0 {
+		for q := range r.Answers {
+			order = append(order, q)
+		}
+	}
+	for _, q := range order {
+		a, ok := r.Answers[q]
+		switch {
+		case !ok:
+			missing = append(missing, strconv.Quote(q))
+		case a.Defaulted:
+			defaulted++
+		default:
+			byPeople++
+		}
+	}
+	switch {
+	case byPeople == 0 && defaulted == 0:
+		return "Nobody answered in time and there was no default: there is no answer. Decide without it, or ask in your reply."
+	case byPeople == 0 && len(missing) == 0:
+		return "Nobody answered in time, so the defaults were used:\n" + answersJSON(r.Answers)
+	}
+	s := "Nobody answered in time"
+	if byPeople > 0 {
+		s = fmt.Sprintf("Time ran out with %d of %d questions answered", byPeople, len(order))
+	}
+	switch {
+	case defaulted > 0 && len(missing) == 0:
+		s += "; the defaults were used for the rest"
+	case defaulted > 0:
+		s += "; the defaults were used where there was one, and there is no answer to " + strings.Join(missing, ", ")
+	default:
+		s += "; there is no answer to " + strings.Join(missing, ", ")
+	}
+	s += ". The answers (answered_by names who answered, defaulted marks a default):\n" + answersJSON(r.Answers)
+	if len(missing) > 0 {
+		s += "\nDecide the unanswered questions without an answer, or ask about them in your reply."
+	}
+	return s
 }
 
 func pendingText(r *client.Result) string {
@@ -128,8 +171,12 @@ func toolError(err error) *sdk.CallToolResult {
 // which are rewritten to the tool's questions[0].… form.
 func bridgeError(err error, prompts int) error {
 	var ae *client.APIError
-	if !errors.As(err, &ae) {
-		return fmt.Errorf("the bridge could not be reached (is bridge serve running?): %v", err)
+	var ce *client.ConnError
+	switch {
+	case errors.As(err, &ce):
+		return errors.New(strings.TrimPrefix(ce.Error(), "askbridge: "))
+	case !errors.As(err, &ae):
+		return errors.New("the bridge could not be reached (is bridge serve running?)")
 	}
 	msg := ae.Message
 	if ae.StatusCode == 400 && prompts == 1 && ae.Field != "" && !strings.HasPrefix(ae.Field, "questions") && isPromptField(ae.Field) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,6 +35,37 @@ func TestOutcomeText(t *testing.T) {
 			"Nobody answered in time, so the defaults were used:\n{\n  \"Go?\": {\n    \"selected\": [\n      \"Yes\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"defaulted\": true\n  }\n}"},
 		{"timed out without", client.Result{Status: client.StatusTimedOut, Fallback: "none"},
 			"Nobody answered in time and there was no default: there is no answer. Decide without it, or ask in your reply."},
+		{"timed out, a person's answer kept and the rest defaulted", client.Result{Status: client.StatusTimedOut, Fallback: "default",
+			Questions: []client.Prompt{{Question: "DB?"}, {Question: "Cache?"}},
+			Answers: map[string]client.Answer{
+				"DB?":    {Selected: []string{"SQLite"}, Defaulted: true},
+				"Cache?": {Selected: []string{"Redis"}, AnsweredBy: &client.Responder{Channel: "web", User: "u1", Name: "ana"}},
+			}},
+			"Time ran out with 1 of 2 questions answered; the defaults were used for the rest. The answers (answered_by names who answered, defaulted marks a default):\n" +
+				"{\n  \"Cache?\": {\n    \"selected\": [\n      \"Redis\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"answered_by\": {\n      \"channel\": \"web\",\n      \"user\": \"u1\",\n      \"name\": \"ana\"\n    }\n  },\n" +
+				"  \"DB?\": {\n    \"selected\": [\n      \"SQLite\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"defaulted\": true\n  }\n}"},
+		{"timed out, some defaults", client.Result{Status: client.StatusTimedOut, Fallback: "partial",
+			Questions: []client.Prompt{{Question: "DB?"}, {Question: "Cache?"}, {Question: "Queue?"}},
+			Answers: map[string]client.Answer{
+				"DB?":    {Selected: []string{"SQLite"}, Defaulted: true},
+				"Queue?": {Selected: []string{"NATS"}, AnsweredBy: &client.Responder{Channel: "web", User: "u1"}},
+			}},
+			"Time ran out with 1 of 3 questions answered; the defaults were used where there was one, and there is no answer to \"Cache?\". The answers (answered_by names who answered, defaulted marks a default):\n" +
+				"{\n  \"DB?\": {\n    \"selected\": [\n      \"SQLite\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"defaulted\": true\n  },\n" +
+				"  \"Queue?\": {\n    \"selected\": [\n      \"NATS\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"answered_by\": {\n      \"channel\": \"web\",\n      \"user\": \"u1\"\n    }\n  }\n}\n" +
+				"Decide the unanswered questions without an answer, or ask about them in your reply."},
+		{"timed out, nobody answered, one default", client.Result{Status: client.StatusTimedOut, Fallback: "partial",
+			Questions: []client.Prompt{{Question: "DB?"}, {Question: "Cache?"}},
+			Answers:   map[string]client.Answer{"DB?": {Selected: []string{"SQLite"}, Defaulted: true}}},
+			"Nobody answered in time; the defaults were used where there was one, and there is no answer to \"Cache?\". The answers (answered_by names who answered, defaulted marks a default):\n" +
+				"{\n  \"DB?\": {\n    \"selected\": [\n      \"SQLite\"\n    ],\n    \"custom_text\": \"\",\n    \"skipped\": false,\n    \"defaulted\": true\n  }\n}\n" +
+				"Decide the unanswered questions without an answer, or ask about them in your reply."},
+		{"timed out, one answered, no defaults", client.Result{Status: client.StatusTimedOut, Fallback: "none",
+			Questions: []client.Prompt{{Question: "DB?"}, {Question: "Cache?"}},
+			Answers:   map[string]client.Answer{"Cache?": {Skipped: true, Selected: []string{}, AnsweredBy: &client.Responder{Channel: "web", User: "u1"}}}},
+			"Time ran out with 1 of 2 questions answered; there is no answer to \"DB?\". The answers (answered_by names who answered, defaulted marks a default):\n" +
+				"{\n  \"Cache?\": {\n    \"selected\": [],\n    \"custom_text\": \"\",\n    \"skipped\": true,\n    \"answered_by\": {\n      \"channel\": \"web\",\n      \"user\": \"u1\"\n    }\n  }\n}\n" +
+				"Decide the unanswered questions without an answer, or ask about them in your reply."},
 		{"cancelled", client.Result{Status: client.StatusCancelled, Reason: CancelReason},
 			"The question was cancelled: the agent's request was cancelled."},
 		{"unsupported", client.Result{Status: client.StatusUnsupported, Reason: "no route named \"x\""},
@@ -58,14 +90,14 @@ func TestDecodeArgs(t *testing.T) {
 		{`{"questions":[{"question":"Go?","options":[{"label":"Yes"},{"label":"No"}],"default":"Yes"}],"wait":false}`, ""},
 		{`{"questions":[{"question":"Go?","default":["A","B"]}]}`, ""},
 		{``, ""},
-		{`{"questions":"x"}`, "questions: must be an array, got JSON string"},
-		{`{"questions":[{"question":"Go?","other":"no"}]}`, "questions.other: must be true or false, got JSON string"},
-		{`{"questions":[{"question":"Go?","default":3}]}`, "default: must be a string or an array of strings"},
-		{`{"wait":1}`, "wait: must be true or false, got JSON number"},
-		{`{"questions":[],"color":1}`, `unknown field "color"`},
-		{`[1]`, "the arguments must be a JSON object, got JSON array"},
-		{`{} {}`, "the arguments must be one JSON object; there is more after it"},
-		{`{"questions":[`, "the arguments are not valid JSON"},
+		{`{"questions":"x"}`, "questions: must be a list of questions, got a string"},
+		{`{"questions":[{"question":"Go?","other":"no"}]}`, "questions[0].other: must be true or false, got a string"},
+		{`{"questions":[{"question":"Go?","default":3}]}`, "questions[0].default: must be a string or a list of strings"},
+		{`{"wait":1}`, "wait: must be true or false, got the number 1"},
+		{`{"questions":[],"color":1}`, `unknown field color`},
+		{`[1]`, "the input must be a JSON object, got a list"},
+		{`{} {}`, "the input must hold one JSON object and nothing after it"},
+		{`{"questions":[`, "the input ends before its JSON is complete"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.args, func(t *testing.T) {
@@ -91,7 +123,8 @@ func TestBridgeErrorNamesTheQuestion(t *testing.T) {
 		{&client.APIError{StatusCode: 400, Message: "questions[1].header: at most 16 characters, got 17", Field: "questions[1].header"}, 2, "questions[1].header: at most 16 characters, got 17"},
 		{&client.APIError{StatusCode: 400, Message: "timeout: must be between 10s and 7d, got 1s", Field: "timeout"}, 1, "timeout: must be between 10s and 7d, got 1s"},
 		{&client.APIError{StatusCode: 401, Message: "missing or wrong agent key"}, 1, "the bridge refused the agent key: missing or wrong agent key"},
-		{errors.New("dial tcp: connection refused"), 1, "the bridge could not be reached (is bridge serve running?): dial tcp: connection refused"},
+		{errors.New("dial tcp: connection refused"), 1, "the bridge could not be reached (is bridge serve running?)"},
+		{&client.ConnError{Server: "http://127.0.0.1:8377", Err: syscall.ECONNREFUSED}, 1, "cannot reach the bridge at http://127.0.0.1:8377: nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?)"},
 	}
 	for _, tc := range tests {
 		if got := bridgeError(tc.err, tc.prompts).Error(); got != tc.want {
@@ -119,7 +152,8 @@ func TestUnreachableBridge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "the bridge could not be reached (is bridge serve running?)") {
+	text := res.Content[0].(*sdk.TextContent).Text
+	if !res.IsError || text != "cannot reach the bridge at http://"+addr+": nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?)" {
 		t.Fatalf("result: %+v", res.Content[0])
 	}
 }

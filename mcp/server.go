@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/longlived"
 )
 
 // Asker is what the tools need of a bridge: the agent-facing calls of the
@@ -65,6 +66,12 @@ type Config struct {
 	// Version is reported to clients.
 	Version string
 	Logger  *slog.Logger
+	// HostChecked says the server in front of HTTPHandler checks the Host
+	// header against the names the bridge answers to (bridge serve's edge
+	// guard). The SDK's own check, which refuses every name but localhost
+	// on a loopback connection, is then off: behind a reverse proxy the
+	// connection is loopback and the Host is the public name.
+	HostChecked bool
 }
 
 // Server is an MCP server with the ask_user, get_answer and
@@ -138,21 +145,26 @@ func (s *Server) Drain() { s.drain() }
 // It offers no standalone GET stream (405, as the transport allows): the
 // tools send their progress on the stream of the call itself, and an
 // idle open stream per client would hold up a graceful shutdown.
+//
+// A call to ask_user may wait for minutes, past the HTTP server's write
+// timeout: each write of its stream (a progress notification, the
+// result) is bounded by that timeout instead of the whole response.
 func (s *Server) HTTPHandler() http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger: s.log,
 		// Sessions of clients that went away are closed after an hour of
 		// silence; a waiting tool call keeps its session open.
-		SessionTimeout: time.Hour,
+		SessionTimeout:             time.Hour,
+		DisableLocalhostProtection: s.cfg.HostChecked,
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return longlived.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			w.Header().Set("Allow", "POST, DELETE")
 			http.Error(w, "this MCP endpoint has no standalone stream: send requests with POST", http.StatusMethodNotAllowed)
 			return
 		}
 		h.ServeHTTP(w, r)
-	})
+	}))
 }
 
 func randomHex(n int) string {

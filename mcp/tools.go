@@ -130,7 +130,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest) (*sdk.
 	if !res.Terminal() {
 		return withText(fmt.Sprintf("Still pending: nobody has answered question %s yet. Call get_answer again later, or cancel_question to withdraw it.", in.ID), outcomeOf(res)), nil
 	}
-	return resultFor(res), nil
+	return s.result(ctx, asker, res), nil
 }
 
 // getOnce reads the question, retrying a bridge that is restarting for a

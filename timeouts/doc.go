@@ -12,9 +12,10 @@
 // clock: Sweep(ctx, now) reads the store's three indexes of work that is
 // due at now, and for each entry
 //
-//   - resolves a question past its deadline as timed_out, with the
-//     explicit fallback built by broker.TimedOut (the prompts' defaults
-//     marked "defaulted", or fallback "none");
+//   - resolves a question past its deadline as timed_out through
+//     broker.Expire: the answers people gave to a dialog stay, each
+//     unanswered prompt takes its default (marked "defaulted") when it has
+//     one, and the fallback says which ("default", "partial" or "none");
 //   - sends at most one reminder per question and reminder point, claimed
 //     in the store first, so a restart or a second sweeper never repeats
 //     one; after downtime only the latest overdue reminder is sent;

@@ -3,6 +3,7 @@ package timeouts_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -11,7 +12,9 @@ import (
 )
 
 // TestTimeoutFallback checks what the agent and the people see when a
-// question times out: the defaults, marked as such, or explicitly nothing.
+// question times out: what people answered, with who answered it; the
+// defaults of the other prompts, marked as such; and explicitly nothing
+// where there is neither.
 func TestTimeoutFallback(t *testing.T) {
 	single := func(opts []broker.Option, multi bool, def ...string) *broker.AskRequest {
 		return &broker.AskRequest{Question: "Which database?", Options: opts, MultiSelect: multi, Default: def}
@@ -19,7 +22,8 @@ func TestTimeoutFallback(t *testing.T) {
 	tests := []struct {
 		name        string
 		req         *broker.AskRequest
-		wantJSON    string // fallback and answers of the result
+		before      []string // commands of person ana before the deadline; %s is the id
+		wantJSON    string   // fallback and answers of the result
 		wantOutcome string
 	}{
 		{
@@ -62,19 +66,65 @@ func TestTimeoutFallback(t *testing.T) {
 			wantOutcome: "No answer in 30 min: used the default, DB: SQLite; Cache: None",
 		},
 		{
-			name: "one prompt of a dialog has no default: nothing is assumed",
+			name: "one prompt of a dialog has no default: the other takes its own",
 			req: &broker.AskRequest{Questions: []broker.Prompt{
 				{Question: "Which database?", Options: options("Postgres", "SQLite"), Default: broker.StringList{"SQLite"}},
 				{Question: "Which cache?", Options: options("Redis", "None")},
 			}},
-			wantJSON:    `{"fallback":"none","answers":{}}`,
-			wantOutcome: "Expired at 14:30 UTC with no answer",
+			wantJSON:    `{"fallback":"partial","answers":{"Which database?":{"selected":["SQLite"],"custom_text":"","skipped":false,"defaulted":true}}}`,
+			wantOutcome: "Expired at 14:30 UTC with no answer: Which database?: SQLite (default); Which cache?: no answer",
+		},
+		{
+			name: "an answered prompt is kept when no prompt has a default",
+			req: &broker.AskRequest{Questions: []broker.Prompt{
+				{Question: "Which database?", Header: "DB", Options: options("Postgres", "SQLite")},
+				{Question: "Which cache?", Header: "Cache", Options: options("Redis", "None")},
+			}},
+			before:      []string{"/answer %s.2 Redis"},
+			wantJSON:    `{"fallback":"none","answers":{"Which cache?":{"selected":["Redis"],"custom_text":"","skipped":false,"answered_by":{"channel":"chat","user":"u1","name":"ana"}}}}`,
+			wantOutcome: "Expired at 14:30 UTC with 1 of 2 answered: DB: no answer; Cache: Redis (by ana)",
+		},
+		{
+			name: "an answered prompt keeps its answer, not its default",
+			req: &broker.AskRequest{Questions: []broker.Prompt{
+				{Question: "Which database?", Header: "DB", Options: options("Postgres", "SQLite"), Default: broker.StringList{"sqlite"}},
+				{Question: "Which cache?", Header: "Cache", Options: options("Redis", "None"), Default: broker.StringList{"None"}},
+			}},
+			before:      []string{"/answer %s.2 Redis"},
+			wantJSON:    `{"fallback":"default","answers":{"Which database?":{"selected":["SQLite"],"custom_text":"","skipped":false,"defaulted":true},"Which cache?":{"selected":["Redis"],"custom_text":"","skipped":false,"answered_by":{"channel":"chat","user":"u1","name":"ana"}}}}`,
+			wantOutcome: "Expired at 14:30 UTC with 1 of 2 answered: DB: SQLite (default); Cache: Redis (by ana)",
+		},
+		{
+			name: "some unanswered prompts take defaults, others have none",
+			req: &broker.AskRequest{Questions: []broker.Prompt{
+				{Question: "Which database?", Header: "DB", Options: options("Postgres", "SQLite"), Default: broker.StringList{"SQLite"}},
+				{Question: "Which cache?", Header: "Cache", Options: options("Redis", "None")},
+				{Question: "Which queue?", Header: "Queue", Options: options("Kafka", "NATS")},
+			}},
+			before:      []string{"/answer %s.3 other RabbitMQ"},
+			wantJSON:    `{"fallback":"partial","answers":{"Which database?":{"selected":["SQLite"],"custom_text":"","skipped":false,"defaulted":true},"Which queue?":{"selected":[],"custom_text":"RabbitMQ","skipped":false,"answered_by":{"channel":"chat","user":"u1","name":"ana"}}}}`,
+			wantOutcome: "Expired at 14:30 UTC with 1 of 3 answered: DB: SQLite (default); Cache: no answer; Queue: “RabbitMQ” (by ana)",
+		},
+		{
+			name: "a skipped prompt stays skipped",
+			req: &broker.AskRequest{Questions: []broker.Prompt{
+				{Question: "Which database?", Header: "DB", Options: options("Postgres", "SQLite"), Default: broker.StringList{"SQLite"}},
+				{Question: "Which cache?", Header: "Cache", Options: options("Redis", "None"), Default: broker.StringList{"None"}},
+			}},
+			before:      []string{"/answer %s.1 skip"},
+			wantJSON:    `{"fallback":"default","answers":{"Which database?":{"selected":[],"custom_text":"","skipped":true,"answered_by":{"channel":"chat","user":"u1","name":"ana"}},"Which cache?":{"selected":["None"],"custom_text":"","skipped":false,"defaulted":true}}}`,
+			wantOutcome: "Expired at 14:30 UTC with 1 of 2 answered: DB: skipped (by ana); Cache: None (default)",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, broker.Config{})
 			q := e.ask(t, tt.req)
+			for _, cmd := range tt.before {
+				if r := e.answer(fmt.Sprintf(cmd, q.ID)); !r.OK {
+					t.Fatalf("%s before the deadline: %q", cmd, r.Text)
+				}
+			}
 
 			// The agent is blocked in Wait (as a blocking ask is) when the
 			// deadline passes: the sweep wakes it with the result.

@@ -29,10 +29,14 @@ func TestDeadlinePolicy(t *testing.T) {
 			10 * time.Minute, []time.Duration{5 * time.Minute, 9 * time.Minute}},
 		{"the route's timeout and reminders win over the bridge's", broker.Config{DefaultTimeout: 10 * time.Minute, Routes: route(2*time.Hour, []float64{0.25})}, broker.AskRequest{},
 			2 * time.Hour, []time.Duration{30 * time.Minute}},
-		{"the question's own timeout and reminders win over the route's", broker.Config{Routes: route(2*time.Hour, []float64{0.25})}, broker.AskRequest{Timeout: dur(40 * time.Second), Reminders: []float64{0.5, 0.75}},
-			40 * time.Second, []time.Duration{20 * time.Second, 30 * time.Second}},
+		{"the question's own timeout and reminders win over the route's", broker.Config{Routes: route(2*time.Hour, []float64{0.25})}, broker.AskRequest{Timeout: dur(4 * time.Minute), Reminders: []float64{0.5, 0.75}},
+			4 * time.Minute, []time.Duration{2 * time.Minute, 3 * time.Minute}},
+		// Inherited points less than a minute apart are dropped: one
+		// reminder, half-way.
 		{"the shortest timeout", broker.Config{}, broker.AskRequest{Timeout: dur(10 * time.Second)},
-			10 * time.Second, []time.Duration{5 * time.Second, 9 * time.Second}},
+			10 * time.Second, []time.Duration{5 * time.Second}},
+		{"a route's points closer than a minute for this timeout", broker.Config{Routes: route(0, []float64{0.2, 0.5, 0.6, 0.9})}, broker.AskRequest{Timeout: dur(5 * time.Minute)},
+			5 * time.Minute, []time.Duration{time.Minute, 150 * time.Second, 270 * time.Second}},
 		{"the longest timeout", broker.Config{}, broker.AskRequest{Timeout: dur(7 * 24 * time.Hour)},
 			7 * 24 * time.Hour, []time.Duration{84 * time.Hour, 151*time.Hour + 12*time.Minute}},
 		{"no reminders when the question asks for none", broker.Config{}, broker.AskRequest{Reminders: []float64{}},

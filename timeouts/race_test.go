@@ -18,11 +18,18 @@ type answerOnGet struct {
 	e      *env
 	once   sync.Once
 	answer broker.Reply
+	// choice is what the person answers ("2" when empty), as in
+	// "/answer <id><choice>"; ".2 Redis" answers prompt 2 of a dialog.
+	choice string
 }
 
 func (s *answerOnGet) Get(ctx context.Context, id string) (*broker.Question, error) {
 	q, err := s.Store.Get(ctx, id)
-	s.once.Do(func() { s.answer = s.e.answer("/answer " + id + " 2") })
+	choice := s.choice
+	if choice == "" {
+		choice = " 2"
+	}
+	s.once.Do(func() { s.answer = s.e.answer("/answer " + id + choice) })
 	return q, err
 }
 
@@ -104,6 +111,35 @@ func TestAnswerRacesSweeper(t *testing.T) {
 			t.Errorf("sweep = %+v, want one lost race", st)
 		}
 		check(t, e, q, broker.StatusAnswered, "Answered by ana at 14:29 UTC: SQLite")
+	})
+
+	t.Run("a dialog answer lands between the sweeper's read and its compare-and-set", func(t *testing.T) {
+		e := newEnv(t, broker.Config{ReminderPoints: []float64{}})
+		q := e.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+			{Question: "Which database?", Header: "DB", Options: options("Postgres", "SQLite"), Default: broker.StringList{"SQLite"}},
+			{Question: "Which cache?", Header: "Cache", Options: options("Redis", "None"), Default: broker.StringList{"None"}},
+		}})
+		hooked := &answerOnGet{Store: e.store, e: e, choice: ".2 Redis"}
+		s := timeouts.New(e.broker, hooked, timeouts.Options{Logger: quiet})
+		e.clock.set(deadline - time.Millisecond)
+		st, err := s.Sweep(context.Background(), start.Add(deadline))
+		if err != nil {
+			t.Fatalf("sweep: %v", err)
+		}
+		if !hooked.answer.OK {
+			t.Fatalf("the answer between read and compare-and-set was refused: %q", hooked.answer.Text)
+		}
+		if st != (timeouts.Stats{TimedOut: 1}) {
+			t.Errorf("sweep = %+v, want one timed out", st)
+		}
+		got := e.get(t, q.ID)
+		if a := got.Answers["Which cache?"]; a.Defaulted || len(a.Selected) != 1 || a.Selected[0] != "Redis" || a.AnsweredBy == nil || a.AnsweredBy.Name != "ana" {
+			t.Errorf("the cache answer saved during the sweep became %+v, want Redis by ana", a)
+		}
+		if got.Fallback != broker.FallbackDefault {
+			t.Errorf("fallback %q, want default (the database took its default)", got.Fallback)
+		}
+		check(t, e, q, broker.StatusTimedOut, "Expired at 14:30 UTC with 1 of 2 answered: DB: SQLite (default); Cache: Redis (by ana)")
 	})
 
 	t.Run("concurrently", func(t *testing.T) {

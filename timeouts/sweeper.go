@@ -215,12 +215,15 @@ func (s *Sweeper) sweepDeadlines(ctx context.Context, now time.Time) (Stats, err
 			case !ok:
 				return Stats{LostRaces: 1}, nil
 			}
-			done, err := s.resolve(ctx, id, broker.TimedOut(q, now))
+			// Expire keeps what people answered, and reads again when a
+			// dialog answer lands after this read.
+			done, err := s.b.Expire(ctx, q, now)
+			var closed *broker.ClosedError
 			switch {
-			case err != nil:
-				return Stats{}, err
-			case done == nil:
+			case errors.As(err, &closed), errors.Is(err, broker.ErrNotFound):
 				return Stats{LostRaces: 1}, nil
+			case err != nil:
+				return Stats{}, fmt.Errorf("expire %s: %w", id, err)
 			}
 			s.log.Debug("question timed out", "question_id", id, "fallback", done.Fallback)
 			return Stats{TimedOut: 1}, nil

@@ -99,8 +99,8 @@ func TestBadTimeoutInputOverHTTP(t *testing.T) {
 		{"lease too short", `{"question":"Q?","lease":"2s"}`, "lease", "between 5s and 7d"},
 		// The JSON decoder refuses these before validation; the API finds
 		// and names the field.
-		{"lease that is no duration", `{"question":"Q?","lease":"soon"}`, "lease", `invalid duration "soon"`},
-		{"timeout that is no duration", `{"question":"Q?","timeout":"half an hour"}`, "timeout", `invalid duration "half an hour"`},
+		{"lease that is no duration", `{"question":"Q?","lease":"soon"}`, "lease", `"soon" is not a duration`},
+		{"timeout that is no duration", `{"question":"Q?","timeout":"half an hour"}`, "timeout", `"half an hour" is not a duration`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,6 +32,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"Outbox", outboxTests},
 		{"Watch", watchTests},
 		{"Purge", purgeTests},
+		{"Limits", limitTests},
 		{"Health", healthTests},
 	}
 	for _, g := range groups {

@@ -78,7 +78,7 @@ func FullQuestion(id, agent string, now time.Time) *broker.Question {
 	q.LeaseUntil = now.Add(90 * time.Second)
 	q.Reminders = []time.Time{now.Add(time.Hour), now.Add(108 * time.Minute)}
 	q.Selections = map[int][]int{1: {0, 2}}
-	q.Progress = []*broker.Answer{nil, {Selected: []string{"Search"}}, nil}
+	q.Progress = []*broker.Answer{nil, {Selected: []string{"Search"}, AnsweredBy: &broker.Responder{Channel: "slack", User: "U7", Name: "Bø"}}, nil}
 	q.ExpiresAt = now.Add(2 * time.Hour)
 	return q
 }

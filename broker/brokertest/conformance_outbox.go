@@ -2,6 +2,7 @@ package brokertest
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -75,6 +76,7 @@ var outboxTests = []storeTest{
 	{"ClaimHolds", testDeliveryClaimHold},
 	{"UpdateDelivery", testUpdateDelivery},
 	{"ClaimedOnceUnderConcurrency", testDeliveryClaimRace},
+	{"UpdateFencedByClaim", testUpdateFencedByClaim},
 }
 
 // resolvedWithCallback creates and resolves a question with a callback URL.
@@ -190,6 +192,7 @@ func testUpdateDelivery(t *testing.T, s broker.Store) {
 	for _, state := range []string{broker.DeliveryDelivered, broker.DeliveryFailed} {
 		t.Run(state, func(t *testing.T) {
 			d := c[0]
+			d.Claim = time.Time{} // both outcomes for one claim: record without the fence
 			d.State, d.Attempts, d.LastError, d.UpdatedAt = state, 2, "", now.Add(6*time.Minute)
 			if err := s.UpdateDelivery(context.Background(), d); err != nil {
 				t.Fatalf("UpdateDelivery: %v", err)
@@ -237,4 +240,60 @@ func testDeliveryClaimRace(t *testing.T, s broker.Store) {
 	}
 	wg.Wait()
 	wantSet(t, "deliveries claimed by 4 concurrent claimers", claimed, q)
+}
+
+// testUpdateFencedByClaim: an outcome is recorded only under the claim
+// it was attempted under. Once that claim's hold has run out and a new
+// claim took the delivery, the late outcome is refused with ErrConflict
+// and changes nothing, so it cannot undo what the newer claim records;
+// nor can it reopen a delivery that is already delivered.
+func testUpdateFencedByClaim(t *testing.T, s broker.Store) {
+	ctx := context.Background()
+	now := baseTime()
+	q := resolvedWithCallback(t, s, broker.NewID(), now)
+	first := claimDue(t, s, now, 10, time.Minute)
+	if len(first) != 1 || first[0].Claim.IsZero() {
+		t.Fatalf("ClaimDeliveries = %+v, want one delivery carrying its claim", first)
+	}
+	sameTime(t, "Claim of a claimed delivery", first[0].Claim, now.Add(time.Minute))
+	second := claimDue(t, s, now.Add(2*time.Minute), 10, time.Minute)
+	if len(second) != 1 {
+		t.Fatalf("ClaimDeliveries after the hold ran out = %+v, want the delivery again", second)
+	}
+
+	late := first[0]
+	late.State, late.Attempts, late.LastError = broker.DeliveryPending, 1, "timeout"
+	late.NextAt, late.UpdatedAt = now.Add(90*time.Second), now.Add(90*time.Second)
+	if err := s.UpdateDelivery(ctx, late); !errors.Is(err, broker.ErrConflict) {
+		t.Fatalf("UpdateDelivery under a claim that ran out = %v, want ErrConflict", err)
+	}
+	got := deliveriesOf(t, s, q.ID)
+	if len(got) != 1 || got[0].State != broker.DeliveryPending || got[0].Attempts != 0 || got[0].LastError != "" {
+		t.Fatalf("delivery after a refused late outcome = %+v, want it untouched", got)
+	}
+	sameTime(t, "NextAt after a refused late outcome", got[0].NextAt, now.Add(3*time.Minute))
+	if c := claimDue(t, s, now.Add(150*time.Second), 10, time.Minute); len(c) != 0 {
+		t.Fatalf("ClaimDeliveries while the second claim holds = %+v, want none", c)
+	}
+
+	cur := second[0]
+	cur.State, cur.Attempts, cur.UpdatedAt = broker.DeliveryDelivered, 1, now.Add(2*time.Minute)
+	if err := s.UpdateDelivery(ctx, cur); err != nil {
+		t.Fatalf("UpdateDelivery under the current claim: %v", err)
+	}
+	late.State = broker.DeliveryFailed
+	if err := s.UpdateDelivery(ctx, late); !errors.Is(err, broker.ErrConflict) {
+		t.Fatalf("UpdateDelivery of a delivered delivery under an old claim = %v, want ErrConflict", err)
+	}
+	if err := s.UpdateDelivery(ctx, cur); !errors.Is(err, broker.ErrConflict) {
+		t.Fatalf("UpdateDelivery twice under one claim = %v, want ErrConflict (the first finished it)", err)
+	}
+	if got := deliveriesOf(t, s, q.ID); len(got) != 1 || got[0].State != broker.DeliveryDelivered {
+		t.Fatalf("delivery = %+v, want delivered", got)
+	}
+	missing := cur
+	missing.ID, missing.QuestionID = "d_zzzzzz", "zzzzzz"
+	if err := s.UpdateDelivery(ctx, missing); !errors.Is(err, broker.ErrNotFound) {
+		t.Fatalf("UpdateDelivery of an unknown delivery = %v, want ErrNotFound", err)
+	}
 }

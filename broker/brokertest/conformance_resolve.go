@@ -18,6 +18,46 @@ var resolveTests = []storeTest{
 	{"ExactlyOneWinner", testResolveRace},
 	{"ClosedStaysClosed", testResolveClosed},
 	{"Unknown", testResolveUnknown},
+	{"IfProgress", testResolveIfProgress},
+}
+
+// testResolveIfProgress checks the conditional resolution a timeout uses:
+// it applies only while the dialog has as many answered prompts as it was
+// built on, so an answer saved in between is never dropped.
+func testResolveIfProgress(t *testing.T, s broker.Store) {
+	ctx := context.Background()
+	now := baseTime()
+	q := FullQuestion(broker.NewID(), "a1", now)
+	mustCreate(t, s, q) // prompt 2 of 3 is answered
+	timeout := func(given int) broker.Resolution {
+		return broker.Resolution{Status: broker.StatusTimedOut, Fallback: broker.FallbackNone, ResolvedAt: now.Add(time.Second), IfProgress: &given}
+	}
+	for _, given := range []int{0, 2} {
+		_, err := s.Resolve(ctx, q.ID, timeout(given))
+		wantErr(t, fmt.Sprintf("Resolve built on %d answered prompts, with 1 answered", given), err, broker.ErrConflict)
+	}
+	sameQuestion(t, "Get after refused conditional Resolves", mustGet(t, s, q.ID), q)
+
+	a := broker.Answer{CustomText: "später", Selected: []string{}, AnsweredBy: &broker.Responder{Channel: "web", User: "ana"}}
+	saved, err := s.SaveProgress(ctx, q.ID, 2, a)
+	if err != nil {
+		t.Fatalf("SaveProgress(2): %v", err)
+	}
+	_, err = s.Resolve(ctx, q.ID, timeout(1))
+	wantErr(t, "Resolve built on 1 answered prompt after a second was saved", err, broker.ErrConflict)
+	sameQuestion(t, "Get after the stale Resolve", mustGet(t, s, q.ID), saved)
+
+	r := timeout(2)
+	want := saved.Clone()
+	want.Status, want.Fallback, want.ResolvedAt = r.Status, r.Fallback, r.ResolvedAt
+	sameQuestion(t, "Resolve built on the current progress", mustResolve(t, s, q.ID, r), want)
+	evs, err := s.Events(ctx, "", 0, 1000)
+	if err != nil {
+		t.Fatalf("Events: %v", err)
+	}
+	if len(evs) != 1 || evs[0].QuestionID != q.ID || evs[0].Status != broker.StatusTimedOut {
+		t.Fatalf("Events after refused and one applied conditional Resolve = %+v, want one timed_out for %s", evs, q.ID)
+	}
 }
 
 func testResolveState(t *testing.T, s broker.Store) {
@@ -27,9 +67,9 @@ func testResolveState(t *testing.T, s broker.Store) {
 	r := broker.Resolution{
 		Status: broker.StatusAnswered,
 		Answers: map[string]broker.Answer{
-			q.Prompts[0].Question: {Selected: []string{"SQLite"}, Action: broker.ActionEndTurn, Prefill: "use sqlite\nplease"},
-			q.Prompts[1].Question: {Selected: []string{"Search", "Sync"}},
-			q.Prompts[2].Question: {CustomText: "nein danke 🙂", Selected: []string{}},
+			q.Prompts[0].Question: {Selected: []string{"SQLite"}, Action: broker.ActionEndTurn, Prefill: "use sqlite\nplease", AnsweredBy: &broker.Responder{Channel: "telegram", User: "42", Name: "Ana Łukasz"}},
+			q.Prompts[1].Question: {Selected: []string{"Search", "Sync"}, Defaulted: true},
+			q.Prompts[2].Question: {CustomText: "nein danke 🙂", Selected: []string{}, AnsweredBy: &broker.Responder{Channel: "slack", User: "U7", Name: "Bø"}},
 		},
 		AnsweredBy: &broker.Responder{Channel: "telegram", User: "42", Name: "Ana Łukasz"},
 		ResolvedAt: now.Add(1500 * time.Millisecond),
@@ -193,7 +233,7 @@ func testSaveProgress(t *testing.T, s broker.Store) {
 	q := FullQuestion(broker.NewID(), "a1", baseTime())
 	q.Progress = nil
 	mustCreate(t, s, q)
-	a := broker.Answer{Selected: []string{"Postgres (Recommended)"}}
+	a := broker.Answer{Selected: []string{"Postgres (Recommended)"}, AnsweredBy: &broker.Responder{Channel: "discord", User: "1234", Name: "Ana Łukasz"}}
 	b := broker.Answer{Selected: []string{"SQLite"}}
 	c := broker.Answer{CustomText: "später"}
 

@@ -2,6 +2,7 @@ package brokertest
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,9 +17,10 @@ var watchTests = []storeTest{
 	{"ClosesWithContext", testWatchCloses},
 }
 
-// awaitID reads ch until it carries id, and fails t after storeWait. Empty
-// hints are skipped: the id must still arrive.
-func awaitID(t *testing.T, ch <-chan string, id string) {
+// awaitID reads ch until it carries id, and fails t after storeWait, or
+// when id arrives without its agent. Empty hints are skipped: the id must
+// still arrive.
+func awaitID(t *testing.T, ch <-chan broker.Resolved, id, agent string) {
 	t.Helper()
 	timer := time.NewTimer(storeWait)
 	defer timer.Stop()
@@ -28,7 +30,10 @@ func awaitID(t *testing.T, ch <-chan string, id string) {
 			if !ok {
 				t.Fatalf("resolution feed closed before %s arrived", id)
 			}
-			if got == id {
+			if got.ID == id {
+				if got.Agent != agent {
+					t.Fatalf("resolution feed: %s arrived with agent %q, want %q", id, got.Agent, agent)
+				}
 				return
 			}
 		case <-timer.C:
@@ -47,19 +52,20 @@ func testWatchSees(t *testing.T, s broker.Store) {
 	mustCreate(t, s, q)
 	ch := s.Watch(ctx)
 	mustResolve(t, s, q.ID, answeredAt(now, "Postgres"))
-	awaitID(t, ch, q.ID)
+	awaitID(t, ch, q.ID, "a1")
 }
 
 func testWatchMany(t *testing.T, s broker.Store) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	now := baseTime()
-	chs := []<-chan string{s.Watch(ctx), s.Watch(ctx), s.Watch(ctx)}
-	for _, id := range newIDs(2) {
-		mustCreate(t, s, NewQuestion(id, "a1", now))
+	chs := []<-chan broker.Resolved{s.Watch(ctx), s.Watch(ctx), s.Watch(ctx)}
+	for i, id := range newIDs(2) {
+		agent := fmt.Sprintf("agent-%d", i)
+		mustCreate(t, s, NewQuestion(id, agent, now))
 		mustResolve(t, s, id, answeredAt(now, "SQLite"))
 		for _, ch := range chs {
-			awaitID(t, ch, id)
+			awaitID(t, ch, id, agent)
 		}
 	}
 }
@@ -102,14 +108,14 @@ func testWatchBurst(t *testing.T, s broker.Store) {
 				t.Fatalf("Resolve: %v", err)
 			}
 			done = nil
-		case id, ok := <-ch:
+		case r, ok := <-ch:
 			if !ok {
 				t.Fatal("resolution feed closed early")
 			}
 			upto := 0
-			if id == "" {
+			if r.ID == "" {
 				upto = int(resolved.Load())
-			} else if i, known := index[id]; known {
+			} else if i, known := index[r.ID]; known {
 				if !covered[i] {
 					covered[i] = true
 					left--

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/askbridge/askbridge/broker"
 )
@@ -21,17 +22,24 @@ const (
 )
 
 // Custom ids of the components that do not carry a command themselves.
-// Buttons that pick an option, skip or decline carry the broker's command
-// string exactly; these three carry where the command is to be built:
-// "<kind>:<question id>:<prompt index>:<number of prompts>".
+// Buttons that pick an option, skip, say "not ready" or decline carry the
+// broker's command string exactly; these carry where the command is to be
+// built: "<kind>:<question id>:<prompt index>:<number of prompts>", and
+// for kindNoteModal ":<picked options>" (1-based digits, "13").
 const (
-	kindSelect = "m"  // multi-select menu; its values are option indexes
-	kindOther  = "o"  // "Other…" button: opens the modal
-	kindModal  = "om" // the modal's submission: its text is the Other answer
+	kindSelect     = "m"  // multi-select menu; its values are option indexes
+	kindSelectNote = "mn" // the same, when a note may follow: opens kindNoteModal
+	kindOther      = "o"  // "Answer…" button (no options): opens the modal
+	kindOtherNote  = "on" // "Other or note…" button: opens the modal with a numbers field
+	kindModal      = "om" // the Other modal's submission
+	kindNoteModal  = "mm" // the note modal's submission, after the menu
 )
 
-// textInputID is the custom_id of the modal's text input.
-const textInputID = "text"
+// Custom ids of the modals' text inputs.
+const (
+	textInputID    = "text"
+	numbersInputID = "numbers"
+)
 
 // slot names a prompt of a question in a custom id.
 type slot struct {
@@ -39,22 +47,40 @@ type slot struct {
 	id     string
 	prompt int
 	count  int
+	// picked are the 0-based options chosen in the menu (kindNoteModal).
+	picked []int
 }
 
 func slotID(kind string, q *broker.Question, i int) string {
 	return fmt.Sprintf("%s:%s:%d:%d", kind, q.ID, i, len(q.Prompts))
 }
 
-// parseSlot reads a custom id made by slotID; ok is false for anything
-// else (the custom id is then a command for the broker).
+// customID is the custom id of kind for the prompt s names.
+func (s slot) customID(kind string) string {
+	id := fmt.Sprintf("%s:%s:%d:%d", kind, s.id, s.prompt, s.count)
+	if kind == kindNoteModal {
+		var b strings.Builder
+		for _, k := range s.picked {
+			b.WriteString(strconv.Itoa(k + 1))
+		}
+		id += ":" + b.String()
+	}
+	return id
+}
+
+// parseSlot reads a custom id made by slotID or customID; ok is false for
+// anything else (the custom id is then a command for the broker).
 func parseSlot(customID string) (slot, bool) {
 	parts := strings.Split(customID, ":")
-	if len(parts) != 4 {
+	want := 4
+	switch parts[0] {
+	case kindSelect, kindSelectNote, kindOther, kindOtherNote, kindModal:
+	case kindNoteModal:
+		want = 5
+	default:
 		return slot{}, false
 	}
-	switch parts[0] {
-	case kindSelect, kindOther, kindModal:
-	default:
+	if len(parts) != want {
 		return slot{}, false
 	}
 	i, err1 := strconv.Atoi(parts[2])
@@ -62,7 +88,20 @@ func parseSlot(customID string) (slot, bool) {
 	if err1 != nil || err2 != nil || n < 1 || n > broker.MaxPrompts || i < 0 || i >= n || parts[1] == "" {
 		return slot{}, false
 	}
-	return slot{kind: parts[0], id: parts[1], prompt: i, count: n}, true
+	s := slot{kind: parts[0], id: parts[1], prompt: i, count: n}
+	if want == 5 {
+		digits := parts[4]
+		if digits == "" || len(digits) > broker.MaxOptions {
+			return slot{}, false
+		}
+		for _, d := range digits {
+			if d < '1' || d > '0'+broker.MaxOptions {
+				return slot{}, false
+			}
+			s.picked = append(s.picked, int(d-'1'))
+		}
+	}
+	return s, true
 }
 
 // question returns a stand-in question with the id and the number of
@@ -71,19 +110,34 @@ func (s slot) question() *broker.Question {
 	return &broker.Question{ID: s.id, Prompts: make([]broker.Prompt, s.count)}
 }
 
-// options turns select menu values (option indexes) into the command that
-// picks them.
-func (s slot) options(values []string) (string, error) {
+// menuOptions reads select menu values (option indexes). A number beyond
+// the prompt's options is left for the broker to refuse with its words.
+func menuOptions(values []string) ([]int, error) {
 	if len(values) == 0 {
-		return "", fmt.Errorf("no option selected")
+		return nil, fmt.Errorf("no option selected")
 	}
 	idx := make([]int, 0, len(values))
 	for _, v := range values {
 		k, err := strconv.Atoi(v)
 		if err != nil || k < 0 || k > 99 {
-			return "", fmt.Errorf("%q is not an option", v)
+			return nil, fmt.Errorf("%q is not an option", v)
 		}
 		idx = append(idx, k)
 	}
-	return broker.FormatOption(s.question(), s.prompt, broker.SelectedOptions(idx)...), nil
+	return broker.SelectedOptions(idx), nil
+}
+
+// typedNumbers reads the option numbers a person typed in the Other
+// modal ("2", "1,3", "1 3") as 0-based indexes; empty text is none.
+func typedNumbers(s string) ([]int, error) {
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	var idx []int
+	for _, f := range fields {
+		k, err := strconv.Atoi(f)
+		if err != nil || k < 1 || k > broker.MaxOptions {
+			return nil, fmt.Errorf("%q is not an option number: type numbers such as 2 or 1,3, or leave the field empty", f)
+		}
+		idx = append(idx, k-1)
+	}
+	return broker.SelectedOptions(idx), nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/logthrottle"
 	"github.com/bwmarrin/discordgo"
 )
 
@@ -50,6 +51,8 @@ type Channel struct {
 
 	// late tracks follow-ups of HTTP interactions still under way.
 	late sync.WaitGroup
+	// refusals logs refused HTTP interactions at most once a second.
+	refusals *logthrottle.Logger
 
 	mu     sync.Mutex
 	runCtx context.Context // the context of Run, for gateway handlers
@@ -89,10 +92,12 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 	if cfg.MessageContent {
 		s.Identify.Intents |= discordgo.IntentMessageContent
 	}
+	log = log.With("channel", Name)
 	c := &Channel{
-		cfg: cfg, h: h, log: log.With("channel", Name), loc: cfg.Location, session: s,
+		cfg: cfg, h: h, log: log, loc: cfg.Location, session: s,
 		now: time.Now, maxSignatureAge: 5 * time.Minute, maxRetries: 5, ackAfter: defaultAckAfter,
 		appID: cfg.ApplicationID, dms: map[string]string{},
+		refusals: logthrottle.New(log, time.Second),
 	}
 	if cfg.PublicKey != "" {
 		c.publicKey, _ = parsePublicKey(cfg.PublicKey) // checked by Validate

@@ -5,8 +5,11 @@
 // (header, question, options with descriptions, context, deadline and
 // default) and whose components carry the answers: one button per option
 // whose custom_id is exactly the broker's command ("/answer k7m2qx 2"), a
-// select menu for multi-select prompts, an "Other…" button that opens a
-// modal for free text, Skip in dialogs of several prompts, and Decline.
+// select menu for multi-select prompts (followed by a modal for an optional
+// note when free text is allowed), an "Other or note…" button that opens a
+// modal for free text and the option numbers it goes with, Skip, Not
+// ready and Decline. Options with a note become one
+// broker.FormatOptionsOther command.
 // Everything an agent wrote is escaped for Discord markdown, and every
 // message is sent with allowed_mentions that parse nothing, so agent text
 // can never ping @everyone, a role or a person.
@@ -26,7 +29,8 @@
 // verified with the application's Ed25519 public key). Messages (replies
 // and typed commands) only ever arrive over the gateway, so Run keeps a
 // gateway connection in both modes; the platform allows one per bot, hence
-// Singleton.
+// Singleton. A message's attachments go to the broker as files, fetched
+// from their signed CDN URLs without the bot token (files.go).
 //
 // The REST base URL is configurable: requests for discord.com are rewritten
 // to it by the session's HTTP transport, which is also how tests point the

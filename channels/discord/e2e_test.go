@@ -95,12 +95,92 @@ func TestEndToEnd(t *testing.T) {
 		if len(menus) != 1 || menus[0].MaxValues != 3 {
 			t.Fatalf("menus = %+v, want one with max_values 3", menus)
 		}
-		w.fake.Choose(w.ana, a.msg, menus[0].CustomID, "0", "2")
+		// The menu opens the note modal; the choice and the note are
+		// recorded together when it is sent.
+		id := w.fake.Choose(w.ana, a.msg, menus[0].CustomID, "0", "2")
+		r, err := w.fake.WaitResponse(testCtx(t), id)
+		if err != nil || r.Type != discordfake.ResponseModal {
+			t.Fatalf("the menu answered %s (%v), want the note modal", r.Raw, err)
+		}
+		if w.status(t, a.q.ID) != broker.StatusPending {
+			t.Errorf("choosing in the menu recorded before the note")
+		}
+		w.fake.SubmitModal(w.ana, a.msg, r.Data.CustomID, textInputID, "and the replicas")
 		q := a.done(t)
-		if got := q.Answers[q.Prompts[0].Question].Selected; !slices.Equal(got, []string{"Postgres (Recommended)", "MySQL"}) {
-			t.Errorf("selected = %q", got)
+		got := q.Answers[q.Prompts[0].Question]
+		if !slices.Equal(got.Selected, []string{"Postgres (Recommended)", "MySQL"}) || got.CustomText != "and the replicas" {
+			t.Errorf("answer = %+v, want two options and the note", got)
 		}
 		w.edited(t, a.msg.ID, "Answered by ana")
+	})
+
+	t.Run("select menu, note left empty", func(t *testing.T) {
+		req := dbRequest()
+		req.MultiSelect = true
+		a := w.ask(t, req)
+		id := w.fake.Choose(w.ana, a.msg, a.msg.Menus()[0].CustomID, "1")
+		r, err := w.fake.WaitResponse(testCtx(t), id)
+		if err != nil || r.Type != discordfake.ResponseModal {
+			t.Fatalf("the menu answered %s (%v), want the note modal", r.Raw, err)
+		}
+		w.fake.SubmitModal(w.ana, a.msg, r.Data.CustomID, textInputID, "")
+		q := a.done(t)
+		if got := q.Answers[q.Prompts[0].Question]; !slices.Equal(got.Selected, []string{"SQLite"}) || got.CustomText != "" {
+			t.Errorf("answer = %+v, want SQLite alone", got)
+		}
+	})
+
+	t.Run("option and a note through the modal", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		id := w.fake.Click(w.ana, a.msg, slotID(kindOtherNote, a.q, 0))
+		r, err := w.fake.WaitResponse(testCtx(t), id)
+		if err != nil || r.Type != discordfake.ResponseModal {
+			t.Fatalf("Other or note answered %s (%v), want a modal", r.Raw, err)
+		}
+		w.fake.SubmitModalFields(w.ana, a.msg, r.Data.CustomID, numbersInputID, "2", textInputID, "with WAL on")
+		q := a.done(t)
+		if got := q.Answers[q.Prompts[0].Question]; !slices.Equal(got.Selected, []string{"SQLite"}) || got.CustomText != "with WAL on" {
+			t.Errorf("answer = %+v, want SQLite and the note", got)
+		}
+		w.edited(t, a.msg.ID, "SQLite \\(note: “with WAL on”\\)")
+	})
+
+	t.Run("modal refusals record nothing", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		for _, tc := range []struct{ numbers, text, reply string }{
+			{"", "", "The answer was empty: nothing was recorded."},
+			{"SQLite", "x", `"SQLite" is not an option number`},
+			{"1,2", "both", "this question takes one answer"},
+		} {
+			id := w.fake.SubmitModalFields(w.ana, a.msg, slotID(kindModal, a.q, 0), numbersInputID, tc.numbers, textInputID, tc.text)
+			r, err := w.fake.WaitResponse(testCtx(t), id)
+			if err != nil || !r.Ephemeral() || !strings.Contains(r.Content(), escape(tc.reply)) {
+				t.Errorf("numbers %q text %q answered %s (%v), want an ephemeral %q", tc.numbers, tc.text, r.Raw, err, tc.reply)
+			}
+		}
+		if w.status(t, a.q.ID) != broker.StatusPending || w.fake.Message(a.msg.ID).Edits != 0 {
+			t.Errorf("a refused modal changed the question or its message")
+		}
+	})
+
+	t.Run("skip a single question", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		w.fake.Click(w.ana, a.msg, broker.FormatSkip(a.q, 0))
+		q := a.done(t)
+		if q.Status != broker.StatusAnswered || !q.Answers[q.Prompts[0].Question].Skipped {
+			t.Errorf("result = %s %+v, want answered and skipped", q.Status, q.Answers)
+		}
+		w.edited(t, a.msg.ID, "Skipped by ana at ")
+	})
+
+	t.Run("not ready button", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		w.fake.Click(w.bo, a.msg, broker.FormatDiscuss(a.q, ""))
+		q := a.done(t)
+		if q.Status != broker.StatusDeclined || !q.NotReady || q.AnsweredBy.Name != "bo" {
+			t.Errorf("result = %s not_ready=%v by %+v, want declined and not ready", q.Status, q.NotReady, q.AnsweredBy)
+		}
+		w.edited(t, a.msg.ID, "Not ready to answer; wants to discuss by bo at ")
 	})
 
 	t.Run("application command", func(t *testing.T) {
@@ -139,7 +219,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("other through the modal", func(t *testing.T) {
 		a := w.ask(t, dbRequest())
-		other := slotID(kindOther, a.q, 0)
+		other := slotID(kindOtherNote, a.q, 0)
 		if !slices.Contains(a.msg.CustomIDs(), other) {
 			t.Fatalf("no Other button in %q", a.msg.CustomIDs())
 		}
@@ -151,7 +231,7 @@ func TestEndToEnd(t *testing.T) {
 		if w.status(t, a.q.ID) != broker.StatusPending {
 			t.Errorf("opening the modal changed the question")
 		}
-		w.fake.SubmitModal(w.ana, a.msg, r.Data.CustomID, textInputID, "CockroachDB *cluster*")
+		w.fake.SubmitModalFields(w.ana, a.msg, r.Data.CustomID, numbersInputID, "", textInputID, "CockroachDB *cluster*")
 		q := a.done(t)
 		if got := q.Answers[q.Prompts[0].Question]; got.CustomText != "CockroachDB *cluster*" {
 			t.Errorf("answer = %+v", got)
@@ -191,6 +271,39 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("result = %s %s", q.Status, q.Fallback)
 		}
 		w.edited(t, a.msg.ID, "No answer in 30 min: used the default, SQLite")
+	})
+
+	t.Run("dialog timeout keeps the answer given", func(t *testing.T) {
+		a := w.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+			{Question: "Which database?", Header: "DB", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}, Default: broker.StringList{"sqlite"}},
+			{Question: "Which cache?", Header: "Cache", Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
+		}})
+		id := w.fake.Click(w.ana, a.msg, broker.FormatOption(a.q, 1, 0))
+		if _, err := w.fake.WaitResponse(testCtx(t), id); err != nil {
+			t.Fatal(err)
+		}
+		stored, err := w.st.Get(testCtx(t), a.q.ID)
+		if err != nil || stored.Given(1) == nil {
+			t.Fatalf("the cache answer was not saved: %+v, %v", stored, err)
+		}
+		if _, err := w.b.Expire(testCtx(t), stored, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		q := a.done(t)
+		if c := q.Answers["Which cache?"]; q.Fallback != broker.FallbackDefault || c.AnsweredBy == nil || c.AnsweredBy.Name != "ana" || !q.Answers["Which database?"].Defaulted {
+			t.Errorf("result = %s %+v", q.Fallback, q.Answers)
+		}
+		w.edited(t, a.msg.ID, escape("with 1 of 2 answered: DB: SQLite (default); Cache: Redis (by ana)"))
+	})
+
+	t.Run("skip a single question", func(t *testing.T) {
+		a := w.ask(t, dbRequest())
+		w.fake.Command(w.bo, w.chat, "answer", "id", a.q.ID, "choice", "skip")
+		q := a.done(t)
+		if q.Status != broker.StatusAnswered || !q.Answers[q.Prompts[0].Question].Skipped {
+			t.Errorf("result = %s %+v", q.Status, q.Answers)
+		}
+		w.edited(t, a.msg.ID, "Skipped by bo at ")
 	})
 
 	t.Run("reminder then cancel", func(t *testing.T) {

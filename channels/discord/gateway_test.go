@@ -99,12 +99,32 @@ func TestGatewayInbound(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	t.Run("select menu", func(t *testing.T) {
+	t.Run("select menu without a note", func(t *testing.T) {
 		e.fake.Choose(ana, m, "m:k7m2qx:0:1", "2", "0")
 		check(t, next(t), "/answer k7m2qx 1,3")
 	})
+	t.Run("select menu then a note", func(t *testing.T) {
+		for _, tc := range []struct{ note, want string }{
+			{" nightly only ", "/answer k7m2qx 1,3 other nightly only"},
+			{"", "/answer k7m2qx 1,3"},
+		} {
+			id := e.fake.Choose(ana, m, "mn:k7m2qx:0:1", "2", "0")
+			r, err := e.fake.WaitResponse(testCtx(t), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Type != discordfake.ResponseModal || r.Data.CustomID != "mm:k7m2qx:0:1:13" {
+				t.Fatalf("the menu answered %s, want the note modal", r.Raw)
+			}
+			if input := (*r.Data.Components)[0].Components[0]; input.CustomID != textInputID || input.Required {
+				t.Errorf("note input = %+v, want an optional text", input)
+			}
+			e.fake.SubmitModal(ana, m, r.Data.CustomID, textInputID, tc.note)
+			check(t, next(t), tc.want)
+		}
+	})
 	t.Run("other opens a modal", func(t *testing.T) {
-		id := e.fake.Click(ana, m, "o:k7m2qx:0:1")
+		id := e.fake.Click(ana, m, "on:k7m2qx:0:1")
 		r, err := e.fake.WaitResponse(testCtx(t), id)
 		if err != nil {
 			t.Fatal(err)
@@ -112,15 +132,29 @@ func TestGatewayInbound(t *testing.T) {
 		if r.Type != discordfake.ResponseModal || r.Data.CustomID != "om:k7m2qx:0:1" || r.Data.Title == "" {
 			t.Fatalf("response = %s, want a modal", r.Raw)
 		}
-		input := (*r.Data.Components)[0].Components[0]
-		if input.Type != discordfake.TypeTextInput || input.CustomID != textInputID || !input.Required {
-			t.Errorf("modal input = %+v", input)
+		rows := *r.Data.Components
+		if len(rows) != 2 || rows[0].Components[0].CustomID != numbersInputID || rows[1].Components[0].CustomID != textInputID ||
+			rows[0].Components[0].Required || rows[1].Components[0].Required {
+			t.Errorf("modal inputs = %+v, want optional numbers, then optional text", rows)
 		}
 		if strings.Contains(string(r.Raw), `"content"`) {
 			t.Errorf("modal response carries content: %s", r.Raw)
 		}
-		e.fake.SubmitModal(ana, m, "om:k7m2qx:0:1", textInputID, "  MariaDB, please ")
+		e.fake.SubmitModalFields(ana, m, "om:k7m2qx:0:1", numbersInputID, "", textInputID, "  MariaDB, please ")
 		check(t, next(t), "/answer k7m2qx other MariaDB, please")
+		e.fake.SubmitModalFields(ana, m, "om:k7m2qx:0:1", numbersInputID, " 2 ", textInputID, "with WAL")
+		check(t, next(t), "/answer k7m2qx 2 other with WAL")
+	})
+	t.Run("answer-only modal", func(t *testing.T) {
+		id := e.fake.Click(ana, m, "o:k7m2qx:0:1")
+		r, err := e.fake.WaitResponse(testCtx(t), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := *r.Data.Components
+		if len(rows) != 1 || rows[0].Components[0].CustomID != textInputID || !rows[0].Components[0].Required {
+			t.Errorf("modal inputs = %+v, want one required text", rows)
+		}
 	})
 	t.Run("answer command", func(t *testing.T) {
 		id := e.fake.Command(ana, e.chat, "answer", "id", "k7m2qx", "choice", "2")

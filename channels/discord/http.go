@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,16 +10,23 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/askbridge/askbridge/internal/webhook"
 )
 
-// maxInteractionBody bounds the size of an interaction request.
-const maxInteractionBody = 1 << 20
+// maxInteractionBody bounds the size of an interaction request, which is
+// read before its signature is checked. A tap on the largest question the
+// broker accepts is under 10 KB (a message's content stops at 2000
+// characters); a modal's text under 25 KB.
+const maxInteractionBody = 64 << 10
 
 // Handler returns the HTTP interactions endpoint (mode "http"): set its
 // public URL as the application's Interactions Endpoint URL. Every request
 // must carry a valid Ed25519 signature of the application's public key
 // over X-Signature-Timestamp and the body, and a timestamp less than five
-// minutes old; anything else is refused with 401 and changes nothing.
+// minutes old; anything else is refused with 401 and changes nothing, and
+// is logged at most once a second with a count. The body is read within
+// 10 s and may hold 64 KiB (413 beyond).
 func (c *Channel) Handler() http.Handler {
 	return http.HandlerFunc(c.serveInteraction)
 }
@@ -33,20 +41,20 @@ func (c *Channel) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "discord interactions: not configured (set discord.public_key)", http.StatusNotFound)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxInteractionBody)
+	body, err := webhook.ReadBody(w, r, maxInteractionBody)
+	if err != nil {
+		http.Error(w, "discord interactions: "+err.Error(), webhook.Status(err))
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	if !discordgo.VerifyInteraction(r, c.publicKey) {
-		c.log.Warn("refused an interaction request with a bad signature", "remote", r.RemoteAddr)
+		c.refusals.Warn("signature", "refused an interaction request with a bad signature", "remote", r.RemoteAddr)
 		http.Error(w, "discord interactions: invalid request signature", http.StatusUnauthorized)
 		return
 	}
 	if !c.freshTimestamp(r.Header.Get("X-Signature-Timestamp")) {
-		c.log.Warn("refused an interaction request with a stale timestamp", "remote", r.RemoteAddr)
+		c.refusals.Warn("timestamp", "refused an interaction request with a stale timestamp", "remote", r.RemoteAddr)
 		http.Error(w, "discord interactions: request timestamp is too old", http.StatusUnauthorized)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, "discord interactions: read body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	var in discordgo.Interaction

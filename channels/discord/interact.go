@@ -57,14 +57,18 @@ func (c *Channel) interact(ctx context.Context, i *discordgo.Interaction) respon
 		text := data.CustomID
 		if s, ok := parseSlot(data.CustomID); ok {
 			switch s.kind {
-			case kindOther:
-				return modal(s)
-			case kindSelect:
-				cmd, err := s.options(data.Values)
+			case kindOther, kindOtherNote:
+				return otherModal(s)
+			case kindSelect, kindSelectNote:
+				picked, err := menuOptions(data.Values)
 				if err != nil {
 					return ephemeral("That selection was not understood: " + err.Error())
 				}
-				text = cmd
+				if s.kind == kindSelectNote && picked[len(picked)-1] < broker.MaxOptions {
+					s.picked = picked
+					return noteModal(s)
+				}
+				text = broker.FormatOption(s.question(), s.prompt, picked...)
 			default:
 				return ephemeral("That control was not understood.")
 			}
@@ -73,14 +77,21 @@ func (c *Channel) interact(ctx context.Context, i *discordgo.Interaction) respon
 	case discordgo.InteractionModalSubmit:
 		data := i.ModalSubmitData()
 		s, ok := parseSlot(data.CustomID)
-		if !ok || s.kind != kindModal {
+		if !ok || (s.kind != kindModal && s.kind != kindNoteModal) {
 			return ephemeral("That form was not understood.")
 		}
-		answer := strings.TrimSpace(modalText(data.Components))
-		if answer == "" {
+		note := strings.TrimSpace(modalText(data.Components, textInputID))
+		picked := s.picked
+		if s.kind == kindModal {
+			var err error
+			if picked, err = typedNumbers(modalText(data.Components, numbersInputID)); err != nil {
+				return ephemeral(err.Error() + " Nothing was recorded.")
+			}
+		}
+		if note == "" && len(picked) == 0 {
 			return ephemeral("The answer was empty: nothing was recorded.")
 		}
-		reply := c.h.HandleInbound(ctx, c.inboundFrom(i, broker.FormatOther(s.question(), s.prompt, answer)))
+		reply := c.h.HandleInbound(ctx, c.inboundFrom(i, broker.FormatOptionsOther(s.question(), s.prompt, picked, note)))
 		if i.Message == nil {
 			return ephemeral(replyText(reply))
 		}
@@ -121,33 +132,70 @@ func ephemeral(text string) response {
 	}}
 }
 
-// modal asks for the free-text answer of the prompt s names.
-func modal(s slot) response {
+// maxNote bounds what a person types in a modal (Discord allows 4000);
+// the labels and placeholders below fit Discord's 45 and 100 characters.
+const maxNote = 1000
+
+// otherModal asks for the free-text answer of the prompt s names; for a
+// prompt with options (kindOtherNote) also for the option numbers the text
+// goes with, which makes the text a note beside them.
+func otherModal(s slot) response {
 	title := "Your own answer"
 	if s.count > 1 {
 		title = fmt.Sprintf("Your own answer to question %d", s.prompt+1)
 	}
-	comps := []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+	text := discordgo.TextInput{
+		CustomID: textInputID, Label: "Answer", Style: discordgo.TextInputParagraph,
+		Required: true, MinLength: 1, MaxLength: maxNote,
+	}
+	var rows []discordgo.MessageComponent
+	if s.kind == kindOtherNote {
+		title = "Other answer, or a note"
+		if s.count > 1 {
+			title = fmt.Sprintf("Other answer or note, question %d", s.prompt+1)
+		}
+		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.TextInput{
+			CustomID: numbersInputID, Label: "Option number(s) it goes with (optional)", Style: discordgo.TextInputShort,
+			Placeholder: "e.g. 2, or 1,3 where several are allowed; empty for none", MaxLength: 20,
+		}}})
+		text.Label, text.Required, text.MinLength = "Your answer, or a note for the option", false, 0
+	}
+	rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{text}})
+	return modalResponse(s.customID(kindModal), title, rows)
+}
+
+// noteModal asks, after options were chosen in the menu, for an optional
+// note to go with them; sending it empty records the options alone.
+func noteModal(s slot) response {
+	title := "Add a note (optional)"
+	if s.count > 1 {
+		title = fmt.Sprintf("Add a note to question %d (optional)", s.prompt+1)
+	}
+	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 		discordgo.TextInput{
-			CustomID: textInputID, Label: "Answer", Style: discordgo.TextInputParagraph,
-			Required: true, MinLength: 1, MaxLength: 1000,
+			CustomID: textInputID, Label: "Note (leave empty to send just the choice)", Style: discordgo.TextInputParagraph,
+			Required: false, MaxLength: maxNote,
 		},
 	}}}
+	return modalResponse(s.customID(kindNoteModal), title, rows)
+}
+
+func modalResponse(customID, title string, rows []discordgo.MessageComponent) response {
 	return response{Type: discordgo.InteractionResponseModal, Data: &responseData{
-		CustomID: fmt.Sprintf("%s:%s:%d:%d", kindModal, s.id, s.prompt, s.count),
-		Title:    truncate(title, maxModalTitle), Components: &comps,
+		CustomID: customID, Title: truncate(title, maxModalTitle), Components: &rows,
 	}}
 }
 
-func modalText(comps []discordgo.MessageComponent) string {
+// modalText returns what was typed in the text input id, or "".
+func modalText(comps []discordgo.MessageComponent, id string) string {
 	for _, c := range comps {
 		switch v := c.(type) {
 		case *discordgo.ActionsRow:
-			if t := modalText(v.Components); t != "" {
+			if t := modalText(v.Components, id); t != "" {
 				return t
 			}
 		case *discordgo.TextInput:
-			if v.CustomID == textInputID {
+			if v.CustomID == id {
 				return v.Value
 			}
 		}
@@ -209,7 +257,7 @@ func commands() []*discordgo.ApplicationCommand {
 		{Name: cmdAnswer, Type: discordgo.ChatApplicationCommand, Description: "Answer a question from an agent",
 			Options: []*discordgo.ApplicationCommandOption{
 				str(optID, "The question id, such as k7m2qx (k7m2qx.2 for the second question of a dialog)", true),
-				str(optChoice, "2, 1,3, an option label, other <text>, or skip", true),
+				str(optChoice, "2, 1,3, an option label, other <text>, 1,3 other <note>, or skip", true),
 			}},
 		{Name: cmdDecline, Type: discordgo.ChatApplicationCommand, Description: "Decline to answer a question from an agent",
 			Options: []*discordgo.ApplicationCommandOption{

@@ -92,7 +92,12 @@ func pendingContent(q *broker.Question, loc *time.Location, l limits, typed []st
 			}
 			b.WriteString("\n")
 		}
+		if p.Recommended(0) {
+			b.WriteString("_" + escape(broker.RecommendedHint) + "_\n")
+		}
 		switch {
+		case p.MultiSelect && len(p.Options) > 0 && p.AllowsOther():
+			b.WriteString("_Choose one or more; you can add a note after choosing._\n")
 		case p.MultiSelect && len(p.Options) > 0:
 			b.WriteString("_Choose one or more._\n")
 		case len(p.Options) == 0:
@@ -182,22 +187,22 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 			}
 		}
 		if p.AllowsOther() {
-			label := "Other…"
+			// With options the modal also takes the numbers the text
+			// goes with, which makes it a note beside them.
+			label, kind := "Other or note…", kindOtherNote
 			if len(p.Options) == 0 {
-				label = "Answer…"
+				label, kind = "Answer…", kindOther
 			}
-			if id := slotID(kindOther, q, i); usable(id) {
+			if id := slotID(kind, q, i); usable(id) {
 				buttons = append(buttons, discordgo.Button{Label: label, Style: discordgo.SecondaryButton, CustomID: id})
 			} else {
 				typed = append(typed, "`"+codeSafe(broker.FormatOther(q, i, "<your answer>"))+"`")
 			}
 		}
-		if len(q.Prompts) > 1 {
-			if cmd := broker.FormatSkip(q, i); usable(cmd) {
-				buttons = append(buttons, discordgo.Button{Label: "Skip", Style: discordgo.SecondaryButton, CustomID: cmd})
-			} else {
-				typed = append(typed, "`"+codeSafe(cmd)+"`")
-			}
+		if cmd := broker.FormatSkip(q, i); usable(cmd) {
+			buttons = append(buttons, discordgo.Button{Label: "Skip", Style: discordgo.SecondaryButton, CustomID: cmd})
+		} else {
+			typed = append(typed, "`"+codeSafe(cmd)+"`")
 		}
 		for len(buttons) > 0 {
 			n := min(len(buttons), maxButtonsPerRow)
@@ -212,12 +217,19 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 		}
 		rows = append(rows, prompt...)
 	}
-	if cmd := broker.FormatDecline(q, ""); usable(cmd) {
-		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: "Decline", Style: discordgo.DangerButton, CustomID: cmd},
-		}})
+	var last []discordgo.MessageComponent
+	if cmd := broker.FormatDiscuss(q, ""); usable(cmd) {
+		last = append(last, discordgo.Button{Label: "Not ready", Style: discordgo.SecondaryButton, CustomID: cmd})
 	} else {
 		typed = append(typed, "`"+codeSafe(cmd)+"`")
+	}
+	if cmd := broker.FormatDecline(q, ""); usable(cmd) {
+		last = append(last, discordgo.Button{Label: "Decline", Style: discordgo.DangerButton, CustomID: cmd})
+	} else {
+		typed = append(typed, "`"+codeSafe(cmd)+"`")
+	}
+	if len(last) > 0 {
+		rows = append(rows, discordgo.ActionsRow{Components: last})
 	}
 	return rows, typed
 }
@@ -238,9 +250,13 @@ func selectMenu(q *broker.Question, i int) discordgo.SelectMenu {
 		}
 	}
 	one := 1
+	kind := kindSelect
+	if p.AllowsOther() {
+		kind = kindSelectNote // the choice is followed by a note modal
+	}
 	return discordgo.SelectMenu{
 		MenuType:    discordgo.StringSelectMenu,
-		CustomID:    slotID(kindSelect, q, i),
+		CustomID:    slotID(kind, q, i),
 		Placeholder: "Choose one or more",
 		MinValues:   &one,
 		MaxValues:   len(p.Options),

@@ -41,7 +41,7 @@ func TestRenderSinglePrompt(t *testing.T) {
 	for _, want := range []string{
 		"**[Database]**", "Which database should we use?", "Postgres \\(Recommended\\) — Reliable and relational",
 		"SQLite — Embedded, zero set\\-up", "> We are choosing storage for the bridge.",
-		broker.DeadlineText(q, time.UTC), "`/answer k7m2qx 1`",
+		broker.DeadlineText(q, time.UTC), "`/answer k7m2qx 1`", "_" + escape(broker.RecommendedHint) + "_",
 	} {
 		if !strings.Contains(m.Content, want) {
 			t.Errorf("content lacks %q:\n%s", want, m.Content)
@@ -49,7 +49,7 @@ func TestRenderSinglePrompt(t *testing.T) {
 	}
 	want := []string{
 		broker.FormatOption(q, 0, 0), broker.FormatOption(q, 0, 1), broker.FormatOption(q, 0, 2),
-		"o:k7m2qx:0:1", broker.FormatDecline(q, ""),
+		"on:k7m2qx:0:1", broker.FormatSkip(q, 0), broker.FormatDiscuss(q, ""), broker.FormatDecline(q, ""),
 	}
 	if got := customIDs(m.Components); !slices.Equal(got, want) {
 		t.Errorf("custom ids = %q, want %q", got, want)
@@ -64,10 +64,11 @@ func TestRenderSinglePrompt(t *testing.T) {
 	if b := buttons[len(buttons)-1].(discordgo.Button); b.Label != "Decline" || b.Style != discordgo.DangerButton {
 		t.Errorf("last button = %+v, want Decline", b)
 	}
-	for _, id := range customIDs(m.Components) {
-		if strings.HasPrefix(id, "/answer k7m2qx skip") {
-			t.Errorf("a single-prompt question offers Skip: %q", id)
-		}
+	if b := buttons[len(buttons)-2].(discordgo.Button); b.Label != "Not ready" || b.Style != discordgo.SecondaryButton {
+		t.Errorf("next to last button = %+v, want Not ready", b)
+	}
+	if b := buttons[3].(discordgo.Button); b.Label != "Other or note…" {
+		t.Errorf("fourth button = %+v, want Other or note…", b)
 	}
 }
 
@@ -81,8 +82,8 @@ func TestRenderMultiSelect(t *testing.T) {
 	if !ok {
 		t.Fatalf("first component is %T, want a select menu", flat(m.Components)[0])
 	}
-	if menu.CustomID != "m:k7m2qx:0:1" || menu.MaxValues != 3 || menu.MinValues == nil || *menu.MinValues != 1 {
-		t.Errorf("menu = %+v, want custom_id m:k7m2qx:0:1, min 1, max 3", menu)
+	if menu.CustomID != "mn:k7m2qx:0:1" || menu.MaxValues != 3 || menu.MinValues == nil || *menu.MinValues != 1 {
+		t.Errorf("menu = %+v, want custom_id mn:k7m2qx:0:1 (a note may follow), min 1, max 3", menu)
 	}
 	var values []string
 	for _, o := range menu.Options {
@@ -97,13 +98,49 @@ func TestRenderMultiSelect(t *testing.T) {
 	if len(m.Components[0].(discordgo.ActionsRow).Components) != 1 {
 		t.Errorf("the select menu shares its row")
 	}
-	if !strings.Contains(m.Content, "Choose one or more") {
-		t.Errorf("content does not say several may be chosen:\n%s", m.Content)
+	if !strings.Contains(m.Content, "Choose one or more; you can add a note after choosing") {
+		t.Errorf("content does not say several may be chosen, with a note:\n%s", m.Content)
 	}
-	s, _ := parseSlot(menu.CustomID)
-	cmd, err := s.options([]string{"2", "0"})
-	if err != nil || cmd != broker.FormatOption(q, 0, 0, 2) {
-		t.Errorf("menu submission = %q, %v; want %q", cmd, err, broker.FormatOption(q, 0, 0, 2))
+	picked, err := menuOptions([]string{"2", "0"})
+	if err != nil || !slices.Equal(picked, []int{0, 2}) {
+		t.Errorf("menu submission = %v, %v; want options 0 and 2", picked, err)
+	}
+	p.Other = new(bool)
+	if menu := flat(render(question("k7m2qx", p), time.UTC).Components)[0].(discordgo.SelectMenu); menu.CustomID != "m:k7m2qx:0:1" {
+		t.Errorf("with other: false the menu is %q, want m:k7m2qx:0:1 (no note)", menu.CustomID)
+	}
+}
+
+// TestSlots: every custom id that names a prompt reads back as written,
+// and anything else is a command for the broker.
+func TestSlots(t *testing.T) {
+	for _, tt := range []struct {
+		id   string
+		ok   bool
+		want slot
+	}{
+		{"mn:k7m2qx:0:1", true, slot{kind: kindSelectNote, id: "k7m2qx", prompt: 0, count: 1}},
+		{"mm:k7m2qx:2:4:134", true, slot{kind: kindNoteModal, id: "k7m2qx", prompt: 2, count: 4, picked: []int{0, 2, 3}}},
+		{"on:k7m2qx:0:1", true, slot{kind: kindOtherNote, id: "k7m2qx", prompt: 0, count: 1}},
+		{"mm:k7m2qx:0:1", false, slot{}},
+		{"mm:k7m2qx:0:1:15", false, slot{}},
+		{"mm:k7m2qx:0:1:12345", false, slot{}},
+		{"om:k7m2qx:0:1:1", false, slot{}},
+		{"/answer k7m2qx 2", false, slot{}},
+	} {
+		got, ok := parseSlot(tt.id)
+		if ok != tt.ok || (ok && !slices.Equal(got.picked, tt.want.picked)) || (ok && (got.kind != tt.want.kind || got.id != tt.want.id || got.prompt != tt.want.prompt || got.count != tt.want.count)) {
+			t.Errorf("parseSlot(%q) = %+v, %v; want %+v, %v", tt.id, got, ok, tt.want, tt.ok)
+		}
+		if ok && got.customID(got.kind) != tt.id {
+			t.Errorf("%q reads back as %q", tt.id, got.customID(got.kind))
+		}
+	}
+	if nums, err := typedNumbers(" 3, 1 "); err != nil || !slices.Equal(nums, []int{0, 2}) {
+		t.Errorf("typed numbers = %v, %v", nums, err)
+	}
+	if _, err := typedNumbers("SQLite"); err == nil || !strings.Contains(err.Error(), `"SQLite" is not an option number`) {
+		t.Errorf("typed label: %v", err)
 	}
 }
 

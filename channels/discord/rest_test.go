@@ -27,7 +27,7 @@ func TestPostSendsRenderedMessage(t *testing.T) {
 		t.Errorf("posted content can ping everyone: %s", m.Content)
 	}
 	assertNoMentions(t, m)
-	if got := m.CustomIDs(); len(got) != 5 || got[1] != "/answer k7m2qx 2" {
+	if got := m.CustomIDs(); len(got) != 7 || got[1] != "/answer k7m2qx 2" {
 		t.Errorf("posted custom ids = %q", got)
 	}
 	if b := m.Buttons()[0]; b.Style != discordfake.StylePrimary {

@@ -13,6 +13,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
 // ChannelName is the name routes use for this channel.
@@ -41,8 +42,13 @@ type Channel struct {
 	// names caches user names of message authors.
 	names *nameCache
 
-	// work tracks inbound processing started after an ack.
+	// work tracks inbound processing and the acks waiting for it.
 	work sync.WaitGroup
+	// ackWithin bounds the wait for an action to be recorded before its
+	// delivery is acknowledged (defaultAckWithin; tests shorten it).
+	ackWithin time.Duration
+	// throttled logs refusals and slow acks at most once a second each.
+	throttled *logthrottle.Logger
 }
 
 // New builds a Slack channel from cfg; it reads the tokens from the
@@ -66,9 +72,11 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 	log = log.With("channel", ChannelName)
 	c := &Channel{
 		cfg: cfg, secrets: sec, h: h, log: log, now: time.Now,
-		seen:  newRecentSet(4096),
-		names: newNameCache(1024),
-		httpc: &http.Client{Timeout: 30 * time.Second},
+		seen:      newRecentSet(4096),
+		names:     newNameCache(1024),
+		httpc:     &http.Client{Timeout: 30 * time.Second},
+		ackWithin: defaultAckWithin,
+		throttled: logthrottle.New(log, time.Second),
 	}
 	c.api = slackapi.New(sec.botToken,
 		slackapi.OptionAPIURL(cfg.APIURL+"/"),

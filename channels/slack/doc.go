@@ -3,12 +3,12 @@
 // Outbound, Post renders a question as Block Kit: a header chip, the
 // question, the options with their descriptions, the context, the deadline
 // and the default, then one actions block per prompt with a button per
-// option (the recommended one primary), "Other…" (a modal with a text
-// input) when free text is allowed, Skip in dialogs of several prompts, and
-// Decline. Multi-select prompts get checkboxes and a Submit button. Every
-// button's value is exactly the broker's command string
-// (broker.FormatOption, FormatSkip, FormatDecline), so a tap and a typed
-// command travel the same road. Agent text is escaped for mrkdwn (& < >),
+// option (the recommended one primary), "Other or note…" (a modal with
+// the options again and a text input) when free text is allowed, and Skip,
+// then Not ready and Decline. Multi-select prompts get checkboxes and a
+// Submit button. Every button's value is exactly the broker's command
+// string (broker.FormatOption, FormatSkip, FormatDiscuss, FormatDecline),
+// so a tap and a typed command travel the same road. Agent text is escaped for mrkdwn (& < >),
 // which makes mentions such as <!here> inert. Update replaces the copy with
 // the outcome and drops the buttons; Remind replies in the message's thread.
 //
@@ -18,21 +18,34 @@
 //   - a button tap: its value;
 //   - Submit under checkboxes: one "/answer <id> 1,3" built from the
 //     checkbox state of the payload;
-//   - the Other modal's submission: "/answer <id> other <text>";
+//   - the Other modal's submission: "/answer <id> other <text>", or with
+//     options picked in it "/answer <id> 1,3 other <text>"
+//     (broker.FormatOptionsOther);
 //   - the /answer, /decline, /discuss and /pending slash commands;
 //   - a message: "answer …", "!answer …", or a bare "2" or label typed in
 //     the question's thread (Inbound.ReplyTo is the thread's ts, which is the
 //     question message's ts).
 //
+// A message that shares files (subtype file_share) carries them to the
+// broker as attachments, downloaded from url_private_download with the bot
+// token (files.go) once the broker has checked the person.
+//
 // The broker's Reply is shown to the person as an ephemeral message; chatter
 // the broker ignores gets no answer.
 //
 // Two connection modes exist. Socket Mode (the default) dials out with an
-// app-level token and needs no public URL; Run owns the connection and acks
-// every envelope before processing it. HTTP mode serves Handler, which
+// app-level token and needs no public URL; Run owns the connection. HTTP
+// mode serves Handler, which reads at most 256 KiB of body within 10 s,
 // verifies Slack's request signature (signing secret, five-minute window)
 // before anything is processed, answers the Events API url_verification
 // challenge and drops Events API retries whose event_id was already seen.
+// Forged requests are logged at most once a second, with their count.
+//
+// In both modes a delivery is acknowledged only once the broker has
+// recorded its action, so that a crash in between cannot lose a tap
+// Slack was told had arrived; when recording takes longer than 2 s
+// (Slack waits 3) the delivery is acknowledged anyway and recording goes
+// on, uncancelled. The person's ephemeral reply comes after the ack.
 //
 // Targets are Slack ids: a conversation (C…, G…) or a person (U…), whose
 // questions go to their DM with the bot; address.go explains how DM copies

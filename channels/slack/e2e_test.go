@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -121,6 +122,7 @@ func TestEndToEndAnswerPaths(t *testing.T) {
 		status   broker.Status
 		selected string
 		custom   string
+		skipped  bool
 		outcome  string
 	}{
 		{name: "button", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
@@ -146,7 +148,7 @@ func TestEndToEndAnswerPaths(t *testing.T) {
 			e.send(t, "interactive", p)
 		}, status: broker.StatusAnswered, selected: "Postgres (Recommended),SQLite", outcome: "Answered by ana at"},
 		{name: "other through the modal", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
-			e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Other…")))
+			e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Other or note…")))
 			waitFake(t, e.fake, "the modal", func() bool { return len(e.fake.Views()) == 1 })
 			p, err := slackfake.SubmitView(e.fake.Views()[0], ana, "MySQL <we run it>")
 			if err != nil {
@@ -154,9 +156,48 @@ func TestEndToEndAnswerPaths(t *testing.T) {
 			}
 			e.send(t, "interactive", p)
 		}, status: broker.StatusAnswered, custom: "MySQL <we run it>", outcome: "Answered by ana at"},
+		{name: "option and a note through the modal", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
+			e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Other or note…")))
+			waitFake(t, e.fake, "the modal", func() bool { return len(e.fake.Views()) == 1 })
+			if got := modalChoices(t, e.fake.Views()[0]); got != "radio_buttons: Postgres (Recommended), SQLite; ticked: " {
+				t.Errorf("the modal offers %q", got)
+			}
+			p, err := slackfake.SubmitViewChoosing(e.fake.Views()[0], ana, "with WAL <on>", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.send(t, "interactive", p)
+		}, status: broker.StatusAnswered, selected: "SQLite", custom: "with WAL <on>", outcome: "SQLite (note: “with WAL &lt;on&gt;”)"},
+		{name: "ticked options and a note through the modal", multi: true, act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
+			// Ticked in the message, then "Other or note…": the modal
+			// starts with the same ticks.
+			p, err := slackfake.SubmitCheckboxes(m, ana, e.button(t, m, "Other or note…"), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.send(t, "interactive", p)
+			waitFake(t, e.fake, "the modal", func() bool { return len(e.fake.Views()) == 1 })
+			if got := modalChoices(t, e.fake.Views()[0]); got != "checkboxes: Postgres (Recommended), SQLite; ticked: 1" {
+				t.Errorf("the modal offers %q", got)
+			}
+			p, err = slackfake.SubmitViewChoosing(e.fake.Views()[0], ana, "and tags", 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.send(t, "interactive", p)
+		}, status: broker.StatusAnswered, selected: "Postgres (Recommended),SQLite", custom: "and tags", outcome: "Answered by ana at"},
+		{name: "skip a single question", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
+			e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Skip")))
+		}, status: broker.StatusAnswered, skipped: true, outcome: "Skipped by ana at"},
+		{name: "not ready button", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
+			e.send(t, "interactive", slackfake.ClickButton(m, bob, e.button(t, m, "Not ready")))
+		}, status: broker.StatusDeclined, outcome: "Not ready to answer; wants to discuss"},
 		{name: "decline", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
 			e.send(t, "interactive", slackfake.ClickButton(m, bob, e.button(t, m, "Decline")))
 		}, status: broker.StatusDeclined, outcome: "Declined by bob at"},
+		{name: "skip command", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
+			e.send(t, "slash_commands", slackfake.SlashPayload(slackfake.SlashCommand(ana, general, "general", "/answer", q.ID+" skip")))
+		}, status: broker.StatusAnswered, skipped: true, outcome: "Skipped by ana at"},
 		{name: "discuss command", act: func(t *testing.T, e *brokerEnv, q *broker.Question, m slackfake.Message) {
 			e.send(t, "slash_commands", slackfake.SlashPayload(slackfake.SlashCommand(bob, general, "general", "/discuss", q.ID+" what about load?")))
 		}, status: broker.StatusDeclined, outcome: "wants to discuss"},
@@ -180,14 +221,108 @@ func TestEndToEndAnswerPaths(t *testing.T) {
 			}
 			if tt.status == broker.StatusAnswered {
 				a := got.Answers["Which database?"]
-				if strings.Join(a.Selected, ",") != tt.selected || a.CustomText != tt.custom {
-					t.Errorf("answer = %+v, want selected %q custom %q", a, tt.selected, tt.custom)
+				if strings.Join(a.Selected, ",") != tt.selected || a.CustomText != tt.custom || a.Skipped != tt.skipped {
+					t.Errorf("answer = %+v, want selected %q custom %q skipped %v", a, tt.selected, tt.custom, tt.skipped)
 				}
+			}
+			if got.NotReady != strings.Contains(tt.outcome, "discuss") {
+				t.Errorf("not_ready = %v", got.NotReady)
 			}
 			e.copyShows(t, m, tt.outcome)
 			waitEphemeral(t, e.fake, "", "Recorded: ")
 		})
 	}
+}
+
+// modalChoices describes the radio buttons or checkboxes of a modal:
+// "checkboxes: A, B; ticked: 1".
+func modalChoices(t *testing.T, v slackfake.OpenedView) string {
+	t.Helper()
+	var view struct {
+		Blocks []struct {
+			Type    string `json:"type"`
+			Element struct {
+				Type    string `json:"type"`
+				Options []struct {
+					Text  struct{ Text string } `json:"text"`
+					Value string                `json:"value"`
+				} `json:"options"`
+				Initial []struct {
+					Value string `json:"value"`
+				} `json:"initial_options"`
+			} `json:"element"`
+		} `json:"blocks"`
+	}
+	if err := json.Unmarshal(v.View, &view); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range view.Blocks {
+		if b.Type != "input" || (b.Element.Type != "radio_buttons" && b.Element.Type != "checkboxes") {
+			continue
+		}
+		var labels, ticked []string
+		for _, o := range b.Element.Options {
+			labels = append(labels, o.Text.Text)
+		}
+		for _, o := range b.Element.Initial {
+			ticked = append(ticked, o.Value)
+		}
+		return b.Element.Type + ": " + strings.Join(labels, ", ") + "; ticked: " + strings.Join(ticked, ",")
+	}
+	return "no choices"
+}
+
+// TestEndToEndEmptyModal: a modal sent with nothing chosen and nothing
+// typed records nothing and says so.
+func TestEndToEndEmptyModal(t *testing.T) {
+	e := newBrokerEnv(t, broker.Route{})
+	q, m := e.ask(t, nil)
+	e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Other or note…")))
+	waitFake(t, e.fake, "the modal", func() bool { return len(e.fake.Views()) == 1 })
+	p, err := slackfake.SubmitViewChoosing(e.fake.Views()[0], ana, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.send(t, "interactive", p)
+	waitEphemeral(t, e.fake, ana.ID, noneGiven)
+	e.ch.drain()
+	if got, _ := e.b.Get(context.Background(), "agent", q.ID); got.Status != broker.StatusPending {
+		t.Fatalf("an empty modal changed the question to %s", got.Status)
+	}
+}
+
+// TestEndToEndDialogTimeout checks the copy of a dialog that timed out
+// after a person answered one prompt: the answer stays, with who gave it,
+// and the other prompt took its default.
+func TestEndToEndDialogTimeout(t *testing.T) {
+	e := newBrokerEnv(t, broker.Route{})
+	q, m := e.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+		{Question: "Which database?", Header: "DB", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}, Default: broker.StringList{"sqlite"}},
+		{Question: "Which cache?", Header: "Cache", Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
+	}})
+	if !strings.Contains(m.Text, "default: DB: SQLite") {
+		t.Errorf("the copy does not name the database's default:\n%s", m.Text)
+	}
+	result := e.wait(q.ID)
+	e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Redis")))
+	var stored *broker.Question
+	waitFake(t, e.fake, "the cache answer to be saved", func() bool {
+		stored, _ = e.b.Store().Get(context.Background(), q.ID)
+		return stored != nil && stored.Given(1) != nil
+	})
+	if _, err := e.b.Expire(context.Background(), stored, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var got *broker.Question
+	select {
+	case got = <-result:
+	case <-time.After(10 * time.Second):
+		t.Fatal("b.Wait did not return")
+	}
+	if c := got.Answers["Which cache?"]; got.Status != broker.StatusTimedOut || c.AnsweredBy == nil || c.AnsweredBy.User != ana.ID || !got.Answers["Which database?"].Defaulted {
+		t.Errorf("result %s %+v", got.Status, got.Answers)
+	}
+	e.copyShows(t, m, "with 1 of 2 answered: DB: SQLite (default); Cache: Redis (by ana)")
 }
 
 func TestEndToEndAfterResolution(t *testing.T) {

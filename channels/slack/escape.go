@@ -17,6 +17,8 @@ const (
 	maxOptionDesc   = 75
 	maxFallbackText = 3000
 	maxModalLabel   = 2000
+	// maxPrivateMetadata bounds a modal's private_metadata.
+	maxPrivateMetadata = 3000
 )
 
 // escapeMrkdwn escapes the three characters Slack's mrkdwn gives meaning

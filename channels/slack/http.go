@@ -12,10 +12,16 @@ import (
 
 	slackapi "github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+
+	"github.com/askbridge/askbridge/internal/webhook"
 )
 
 // maxBody bounds a request body read before its signature is checked.
-const maxBody = 1 << 20
+// Slack's largest deliveries are block_actions payloads, which carry the
+// whole question message: the largest question the broker accepts, in a
+// script of three UTF-8 bytes per character, makes about 186 KB of
+// form-encoded payload.
+const maxBody = 256 << 10
 
 // The sub-paths Slack's app settings point at in http mode. Handler serves
 // all three (and dispatches by content, so any one path works for all).
@@ -32,9 +38,11 @@ const (
 // the same path; PathEvents, PathInteractions and PathCommands are the
 // documented ones. Every request must carry a valid signature made with
 // the signing secret and a timestamp within five minutes: otherwise it
-// gets 401 and nothing is read. Events redelivered with an event_id
-// already seen get 200 and are not processed again. Actions are
-// acknowledged at once and processed after the response.
+// gets 401 and nothing is processed. A body is read within 10 s and may
+// hold 256 KiB (413 beyond). Events redelivered with an event_id already
+// seen get 200 and are not processed again. An action is acknowledged
+// once the broker has recorded it, or after 2 s when recording takes
+// longer (Slack waits 3 s); the person's reply follows.
 func (c *Channel) Handler() http.Handler {
 	return http.HandlerFunc(c.serveHTTP)
 }
@@ -45,19 +53,19 @@ func (c *Channel) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST only", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := webhook.ReadBody(w, r, maxBody)
 	if err != nil {
-		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		http.Error(w, err.Error(), webhook.Status(err))
 		return
 	}
 	if err := c.verify(r.Header, body); err != nil {
-		c.log.Warn("slack request refused", "remote", r.RemoteAddr, "err", err)
+		c.throttled.Warn("signature", "slack request refused", "remote", r.RemoteAddr, "err", err)
 		http.Error(w, "invalid Slack signature", http.StatusUnauthorized)
 		return
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct == "application/json" {
-		c.serveEvent(w, body)
+		c.serveEvent(w, r, body)
 		return
 	}
 	form, err := url.ParseQuery(string(body))
@@ -74,8 +82,7 @@ func (c *Channel) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "malformed interaction payload", http.StatusBadRequest)
 			return
 		}
-		w.WriteHeader(http.StatusOK)
-		c.goProcess(r.Context(), func(ctx context.Context) { c.interaction(ctx, cb) })
+		c.recordThenAck(w, r, func(ctx context.Context) followUp { return c.interaction(ctx, cb) })
 	case form.Has("command"):
 		r2 := r.Clone(r.Context())
 		r2.Body = io.NopCloser(bytes.NewReader(body))
@@ -89,8 +96,7 @@ func (c *Channel) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "slash command without channel_id or user_id", http.StatusBadRequest)
 			return
 		}
-		w.WriteHeader(http.StatusOK)
-		c.goProcess(r.Context(), func(ctx context.Context) { c.slashCommand(ctx, s) })
+		c.recordThenAck(w, r, func(ctx context.Context) followUp { return c.slashCommand(ctx, s) })
 	default:
 		http.Error(w, "not a Slack interaction, command or event", http.StatusBadRequest)
 	}
@@ -112,7 +118,7 @@ func (c *Channel) verify(h http.Header, body []byte) error {
 }
 
 // serveEvent answers an Events API delivery.
-func (c *Channel) serveEvent(w http.ResponseWriter, body []byte) {
+func (c *Channel) serveEvent(w http.ResponseWriter, r *http.Request, body []byte) {
 	var outer struct {
 		Type      string `json:"type"`
 		Challenge string `json:"challenge"`
@@ -133,10 +139,10 @@ func (c *Channel) serveEvent(w http.ResponseWriter, body []byte) {
 		return
 	}
 	ev, err := slackevents.ParseEvent(body, slackevents.OptionNoVerifyToken())
-	w.WriteHeader(http.StatusOK) // an event type we do not handle is still received
 	if err != nil {
+		w.WriteHeader(http.StatusOK) // an event type we do not handle is still received
 		c.log.Debug("event not handled", "event_id", outer.EventID, "err", err)
 		return
 	}
-	c.goProcess(context.Background(), func(ctx context.Context) { c.eventsAPI(ctx, ev, outer.EventID) })
+	c.recordThenAck(w, r, func(ctx context.Context) followUp { return c.eventsAPI(ctx, ev, outer.EventID) })
 }

@@ -55,6 +55,7 @@ func questionBlocks(q *broker.Question, loc *time.Location) []slackapi.Block {
 	}
 	blocks = append(blocks, footer(q, loc)...)
 	blocks = append(blocks, slackapi.NewActionBlock(blockID(q, "end"),
+		slackapi.NewButtonBlockElement(actionDiscuss, limit(broker.FormatDiscuss(q, ""), maxButtonValue), plain("Not ready", maxButtonText)),
 		slackapi.NewButtonBlockElement(actionDecline, limit(broker.FormatDecline(q, ""), maxButtonValue), plain("Decline", maxButtonText))))
 	return clampBlocks(blocks)
 }
@@ -91,7 +92,7 @@ func promptHead(q *broker.Question, i int) []slackapi.Block {
 }
 
 // optionList numbers the options with their descriptions, so that typed
-// answers ("2") are obvious.
+// answers ("2") are obvious, and says what the recommended mark means.
 func optionList(p broker.Prompt) string {
 	var lines []string
 	for k, o := range p.Options {
@@ -102,14 +103,18 @@ func optionList(p broker.Prompt) string {
 		lines = append(lines, line)
 	}
 	s := strings.Join(lines, "\n")
-	if len([]rune(s)) > maxSectionText {
-		s = string([]rune(s)[:maxSectionText-1]) + "…"
+	hint := ""
+	if p.Recommended(0) {
+		hint = "\n_" + escapeMrkdwn(broker.RecommendedHint) + "_"
 	}
-	return s
+	if len([]rune(s))+len([]rune(hint)) > maxSectionText {
+		s = string([]rune(s)[:maxSectionText-1-len([]rune(hint))]) + "…"
+	}
+	return s + hint
 }
 
 // promptActions is the actions block of prompt i: option buttons (or
-// checkboxes and Submit), Other…, Skip.
+// checkboxes and Submit), Other or note…, Skip.
 func promptActions(q *broker.Question, i int) *slackapi.ActionBlock {
 	p := q.Prompts[i]
 	var elems []slackapi.BlockElement
@@ -135,15 +140,15 @@ func promptActions(q *broker.Question, i int) *slackapi.ActionBlock {
 		}
 	}
 	if p.AllowsOther() {
-		label := "Other…"
+		// The modal takes the Other answer, or a note beside options
+		// picked in it.
+		label := "Other or note…"
 		if len(p.Options) == 0 {
 			label = "Answer…"
 		}
-		elems = append(elems, slackapi.NewButtonBlockElement(actionOther, newRef(q, i).encode(), plain(label, maxButtonText)))
+		elems = append(elems, slackapi.NewButtonBlockElement(actionOther, newRef(q, i).encodeWithin(maxButtonValue), plain(label, maxButtonText)))
 	}
-	if len(q.Prompts) > 1 {
-		elems = append(elems, slackapi.NewButtonBlockElement(actionSkip, broker.FormatSkip(q, i), plain("Skip", maxButtonText)))
-	}
+	elems = append(elems, slackapi.NewButtonBlockElement(actionSkip, broker.FormatSkip(q, i), plain("Skip", maxButtonText)))
 	if len(elems) > maxActionsElems {
 		elems = elems[:maxActionsElems]
 	}
@@ -178,10 +183,11 @@ func fallbackText(q *broker.Question, loc *time.Location) string {
 		if len(p.Options) == 0 {
 			ex = broker.FormatOther(q, i, "<text>")
 		} else if p.AllowsOther() {
-			ex += "  or  " + broker.FormatOther(q, i, "<text>")
+			ex += "  or  " + broker.FormatOther(q, i, "<text>") + "  or, with a note,  " + broker.FormatOptionsOther(q, i, []int{0}, "<note>")
 		}
 		b.WriteString("\n  Reply: " + ex)
 	}
+	b.WriteString("\nNot ready: " + broker.FormatDiscuss(q, "[message]"))
 	b.WriteString("\nDecline: " + broker.FormatDecline(q, "[reason]"))
 	b.WriteString("\n" + broker.DeadlineText(q, loc))
 	return escapeLimit(b.String(), maxFallbackText)

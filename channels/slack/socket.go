@@ -109,50 +109,36 @@ func (c *Channel) socketEvent(ctx context.Context, smc *socketmode.Client, evt s
 	if evt.Request == nil {
 		return
 	}
-	var fn func(ctx context.Context)
+	var fn func(ctx context.Context) followUp
 	switch data := evt.Data.(type) {
 	case slackapi.InteractionCallback:
-		fn = func(ctx context.Context) { c.interaction(ctx, data) }
+		fn = func(ctx context.Context) followUp { return c.interaction(ctx, data) }
 	case slackapi.SlashCommand:
-		fn = func(ctx context.Context) { c.slashCommand(ctx, data) }
+		fn = func(ctx context.Context) followUp { return c.slashCommand(ctx, data) }
 	case slackevents.EventsAPIEvent:
 		eventID := ""
 		if cb, ok := data.Data.(*slackevents.EventsAPICallbackEvent); ok {
 			eventID = cb.EventID
 		}
-		fn = func(ctx context.Context) { c.eventsAPI(ctx, data, eventID) }
+		fn = func(ctx context.Context) followUp { return c.eventsAPI(ctx, data, eventID) }
 	}
-	// The work is counted before the ack, so that whoever sees the ack
-	// can wait for the work.
-	c.work.Add(1)
-	if err := smc.AckCtx(ctx, evt.Request.EnvelopeID, nil); err != nil {
-		c.log.Warn("socket mode ack failed", "err", err)
-	}
-	c.process(ctx, fn)
-}
-
-// processTimeout bounds the processing of one acked action. The action
-// was acknowledged to Slack, so it finishes even while shutting down.
-const processTimeout = 30 * time.Second
-
-// goProcess runs fn in the background, after the delivery was
-// acknowledged; Run waits for it.
-func (c *Channel) goProcess(ctx context.Context, fn func(ctx context.Context)) {
-	c.work.Add(1)
-	c.process(ctx, fn)
-}
-
-// process runs fn in the background for work already counted in c.work.
-func (c *Channel) process(ctx context.Context, fn func(ctx context.Context)) {
-	go func() {
-		defer c.work.Done()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), processTimeout)
-		defer cancel()
-		if fn != nil {
-			fn(ctx)
+	// As over HTTP, the envelope is acked once its action is recorded
+	// (or after ackWithin), so a crash cannot lose an acked tap. The work
+	// is counted before the ack, so that whoever sees the ack can wait
+	// for it; the wait for the ack happens beside the event loop, which
+	// goes on reading envelopes.
+	recorded := c.record(ctx, fn)
+	c.work.Go(func() {
+		c.awaitRecorded(recorded, ctx.Done())
+		if err := smc.AckCtx(ctx, evt.Request.EnvelopeID, nil); err != nil {
+			c.log.Warn("socket mode ack failed", "err", err)
 		}
-	}()
+	})
 }
+
+// processTimeout bounds the processing of one action. The action is
+// acknowledged to Slack, so it finishes even while shutting down.
+const processTimeout = 30 * time.Second
 
 // discardLogger silences slack-go's own logger; the channel logs through
 // slog.

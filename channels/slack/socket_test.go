@@ -98,9 +98,9 @@ func TestSocketModeOtherModal(t *testing.T) {
 	e := newEnv(t, ModeSocket, rec)
 	e.run(t)
 	m := postOne(t, e, sampleQuestion(), general)
-	other, ok := m.Button("Other…")
+	other, ok := m.Button("Other or note…")
 	if !ok {
-		t.Fatal("no Other… button")
+		t.Fatal("no Other or note… button")
 	}
 	click := slackfake.ClickButton(m, ana, other)
 	e.send(t, "interactive", click)

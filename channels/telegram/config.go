@@ -15,6 +15,9 @@ const (
 	ModeWebhook = "webhook"
 )
 
+// minWebhookSecretLen is the shortest webhook secret accepted.
+const minWebhookSecretLen = 16
+
 // DefaultAPIURL is the public Bot API server.
 const DefaultAPIURL = "https://api.telegram.org"
 
@@ -33,7 +36,7 @@ type Config struct {
 	WebhookURL string `yaml:"webhook_url"`
 	// WebhookSecretEnv names the environment variable holding the secret
 	// token Telegram sends in X-Telegram-Bot-Api-Secret-Token. Required in
-	// webhook mode: 1–256 characters of A–Z, a–z, 0–9, _ and -.
+	// webhook mode: 16–256 characters of A–Z, a–z, 0–9, _ and -.
 	WebhookSecretEnv string `yaml:"webhook_secret_env"`
 	// PollTimeout is how long one getUpdates call may wait (default 30s).
 	PollTimeout time.Duration `yaml:"poll_timeout"`
@@ -122,6 +125,12 @@ func (c *Config) secrets() (token, secret string, err error) {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 	}) >= 0 {
 		return "", "", fmt.Errorf("telegram: environment variable %s: a webhook secret is 1–256 characters of A-Z, a-z, 0-9, _ and -", c.WebhookSecretEnv)
+	}
+	// Telegram reaches the webhook from the internet, whatever address
+	// the bridge listens on, so the secret is all that keeps forged
+	// updates out: it must not be guessable.
+	if len(secret) < minWebhookSecretLen {
+		return "", "", fmt.Errorf("telegram: environment variable %s (webhook_secret_env) holds %d characters; a webhook secret needs at least %d (e.g. openssl rand -hex 24)", c.WebhookSecretEnv, len(secret), minWebhookSecretLen)
 	}
 	return token, secret, nil
 }

@@ -57,6 +57,7 @@ func TestNewNamesTheMissingVariable(t *testing.T) {
 	t.Setenv("ASKBRIDGE_TEST_EMPTY_TOKEN", "")
 	t.Setenv("ASKBRIDGE_TEST_SOME_TOKEN", "1:abc")
 	t.Setenv("ASKBRIDGE_TEST_BAD_SECRET", "has spaces!")
+	t.Setenv("ASKBRIDGE_TEST_SHORT_SECRET", "s3cret_Token-1")
 	tests := []struct {
 		name string
 		cfg  Config
@@ -65,6 +66,7 @@ func TestNewNamesTheMissingVariable(t *testing.T) {
 		{"empty token", Config{TokenEnv: "ASKBRIDGE_TEST_EMPTY_TOKEN"}, "environment variable ASKBRIDGE_TEST_EMPTY_TOKEN (token_env) is empty or unset"},
 		{"no secret", Config{TokenEnv: "ASKBRIDGE_TEST_SOME_TOKEN", Mode: ModeWebhook, WebhookURL: "https://x.example/tg", WebhookSecretEnv: "ASKBRIDGE_TEST_UNSET_SECRET"}, "ASKBRIDGE_TEST_UNSET_SECRET (webhook_secret_env) is empty or unset"},
 		{"bad secret", Config{TokenEnv: "ASKBRIDGE_TEST_SOME_TOKEN", Mode: ModeWebhook, WebhookURL: "https://x.example/tg", WebhookSecretEnv: "ASKBRIDGE_TEST_BAD_SECRET"}, "ASKBRIDGE_TEST_BAD_SECRET: a webhook secret is 1–256 characters"},
+		{"short secret", Config{TokenEnv: "ASKBRIDGE_TEST_SOME_TOKEN", Mode: ModeWebhook, WebhookURL: "https://x.example/tg", WebhookSecretEnv: "ASKBRIDGE_TEST_SHORT_SECRET"}, "ASKBRIDGE_TEST_SHORT_SECRET (webhook_secret_env) holds 14 characters; a webhook secret needs at least 16"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

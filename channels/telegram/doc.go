@@ -4,10 +4,14 @@
 // Outbound, Post renders a question as one message in HTML parse mode
 // (everything an agent wrote is escaped) with an inline keyboard: one
 // button per option whose callback data is exactly the broker's command
-// ("/answer k7m2qx 2"), "Other…", "Skip" in dialogs of several prompts, and
+// ("/answer k7m2qx 2"), "Other…", "📝 Note…", "Skip", "Not ready" and
 // "Decline". Multi-select prompts get toggle buttons kept in the store
 // through the broker, and a Done button that carries the command for the
-// current selection. Update edits the message as a dialog advances and,
+// current selection. A note (typed after "Note…", or after "Other…" with
+// options ticked) is held in memory (memory.go) and sent with the option
+// or Done button tapped next, as broker.FormatOptionsOther; those buttons
+// carry only where the note is ("a:<id>:<prompt>:<prompts>:<options>"),
+// since callback data is limited to 64 bytes. Update edits the message as a dialog advances and,
 // once the question is resolved, replaces it with the outcome and removes
 // the keyboard. Remind replies to the question message.
 //
@@ -15,7 +19,8 @@
 // through the broker, which parses, authorizes and records it: a button's
 // callback data, a typed "/answer …" or "/decline …", a reply to the
 // question message, a bare "2" in a private chat, and the free text typed
-// after "Other…" (turned into "/answer <id> other <text>"). The channel
+// after "Other…" (turned into "/answer <id> other <text>", or held as a
+// note). The channel
 // shows the broker's Reply: as the callback toast for taps, as a reply
 // message for typed text, and stays silent for chatter.
 //

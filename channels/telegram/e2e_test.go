@@ -33,7 +33,7 @@ func TestPostedQuestionReadsWell(t *testing.T) {
 		"1. ⭐ Postgres (Recommended) — Mature, relational",
 		"2. SQLite — Embedded, zero setup",
 		"We are choosing storage for the job queue.",
-		"Expires ", "/answer " + q.ID + " 1",
+		"Expires ", "/answer " + q.ID + " 1", "⭐ " + broker.RecommendedHint,
 	} {
 		if !strings.Contains(m.Text, want) {
 			t.Errorf("message lacks %q; it reads:\n%s", want, m.Text)
@@ -46,6 +46,9 @@ func TestPostedQuestionReadsWell(t *testing.T) {
 		"⭐ 1. Postgres (Recommended)": "/answer " + q.ID + " 1",
 		"2. SQLite":                   "/answer " + q.ID + " 2",
 		"Other…":                      "o:" + q.ID + ":0",
+		"📝 Note…":                     "n:" + q.ID + ":0",
+		"Skip":                        "/answer " + q.ID + " skip",
+		"Not ready":                   "/discuss " + q.ID,
 		"Decline":                     "/decline " + q.ID,
 	}
 	if got := buttons(m); !reflect.DeepEqual(got, want) {
@@ -220,6 +223,55 @@ func TestTimeoutEditsTheMessage(t *testing.T) {
 	if got := calls[len(calls)-1].Params.Get("reply_markup"); got != `{"inline_keyboard":[]}` {
 		t.Errorf("reply_markup sent %q, want an empty inline keyboard", got)
 	}
+}
+
+// TestDialogTimeoutKeepsTheAnswer checks the copy of a dialog that timed
+// out after a person answered one prompt: the answer stays, with who gave
+// it, and the other prompt took its default.
+func TestDialogTimeoutKeepsTheAnswer(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	q, m := e.ask(&broker.AskRequest{Questions: []broker.Prompt{
+		{Question: "Which database?", Header: "DB", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}, Default: broker.StringList{"sqlite"}},
+		{Question: "Which cache?", Header: "Cache", Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
+	}}, team)
+	if !strings.Contains(m.Text, "default: DB: SQLite") {
+		t.Errorf("the copy does not name the database's default:\n%s", m.Text)
+	}
+	mine := e.fake.Send(ana, team.ID, "/answer "+q.ID+".2 Redis", 0)
+	if r := e.waitReply(team.ID, mine); !strings.HasPrefix(r.Text, "Recorded: Redis (2 of 2)") {
+		t.Fatalf("reply %q", r.Text)
+	}
+	stored, err := e.b.Store().Get(e.ctx, q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.b.Expire(e.ctx, stored, q.ExpiresAt); err != nil {
+		t.Fatalf("expire: %v", err)
+	}
+	edited := e.waitMessage(team.ID, m.ID, "showed the timeout", func(m telegramfake.Message) bool {
+		return strings.Contains(m.Text, "Expired at ")
+	})
+	if want := "with 1 of 2 answered: DB: SQLite (default); Cache: Redis (by @ana)"; !strings.Contains(edited.Text, want) || edited.Keyboard != nil {
+		t.Errorf("timed-out copy reads %q with keyboard %v, want %q", edited.Text, edited.Keyboard, want)
+	}
+}
+
+// TestSkipSingleQuestion checks that a typed skip answers a single
+// question, and the copy says who skipped it.
+func TestSkipSingleQuestion(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	q, m := e.ask(dbRequest(), team)
+	mine := e.fake.Send(ana, team.ID, "/answer "+q.ID+" skip", 0)
+	if r := e.waitReply(team.ID, mine); r.Text != "Recorded: skipped" {
+		t.Errorf("reply %q", r.Text)
+	}
+	got := e.waitResolved(q.ID)
+	if a := got.Answers[q.Prompts[0].Question]; got.Status != broker.StatusAnswered || !a.Skipped || a.AnsweredBy == nil {
+		t.Errorf("result %s %+v", got.Status, a)
+	}
+	e.waitMessage(team.ID, m.ID, "showed the skip", func(m telegramfake.Message) bool {
+		return strings.Contains(m.Text, "Skipped by @ana at ") && m.Keyboard == nil
+	})
 }
 
 func TestStaleTapAfterResolution(t *testing.T) {

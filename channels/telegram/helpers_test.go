@@ -24,7 +24,7 @@ const (
 	tokenEnv   = "ASKBRIDGE_TEST_TELEGRAM_TOKEN"
 	waitLimit  = 5 * time.Second
 	secretEnv  = "ASKBRIDGE_TEST_TELEGRAM_SECRET"
-	testSecret = "s3cret_Token-1"
+	testSecret = "s3cret_Token-1_webhook"
 )
 
 var (

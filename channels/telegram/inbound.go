@@ -41,6 +41,9 @@ func inbound(chat *tgbotapi.Chat, from *tgbotapi.User) broker.Inbound {
 		User:    strconv.FormatInt(from.ID, 10),
 		Name:    name,
 		Private: chat.Type == "private",
+		// Groups chat: "pending …" there is talk, not a command,
+		// unless it replies to a question message.
+		VerbsNeedSlash: true,
 	}
 }
 
@@ -64,7 +67,13 @@ func (c *Channel) handleCallback(ctx context.Context, cq *tgbotapi.CallbackQuery
 	case strings.HasPrefix(data, toggleData):
 		c.toggle(ctx, cq, in)
 	case strings.HasPrefix(data, otherData):
-		c.askOther(ctx, cq)
+		c.askText(ctx, cq, otherData)
+	case strings.HasPrefix(data, noteData):
+		c.askText(ctx, cq, noteData)
+	case strings.HasPrefix(data, withNoteData):
+		c.sendWithNote(ctx, cq, in)
+	case strings.HasPrefix(data, dropNoteData):
+		c.dropNote(ctx, cq)
 	case strings.HasPrefix(data, doneEmptyData):
 		c.answerCallback(ctx, cq.ID, "Tap the options you want first, then Done.", false)
 	default:
@@ -135,18 +144,37 @@ func refusalText(err error) string {
 
 // otherTarget finds the command target in a force-reply prompt this
 // channel sent ("… /answer k7m2qx.2 other …"), so that a reply to it is
-// understood even after a restart.
-var otherTarget = regexp.MustCompile(`/answer ([a-z0-9]+(?:\.[1-9])?) other …`)
+// understood even after a restart. noteTarget finds a note prompt ("…
+// /answer k7m2qx 1,3 other …", "… /answer k7m2qx N other …"), whose
+// reply after a restart is refused: the choice it went with is gone.
+var (
+	otherTarget = regexp.MustCompile(`/answer ([a-z0-9]+(?:\.[1-9])?) other …`)
+	noteTarget  = regexp.MustCompile(`/answer ([a-z0-9]+(?:\.[1-9])?) (?:N|[0-9,]+) other …`)
+)
 
-// askOther answers "Other…" with a force-reply message that asks for the
-// free text; the reply to it becomes broker.FormatOther.
-func (c *Channel) askOther(ctx context.Context, cq *tgbotapi.CallbackQuery) {
-	id, n, ok := parseStep(cq.Data, otherData, 1)
+// otherQuestion splits the target of a free-text prompt ("k7m2qx.2")
+// into the question id and its 1-based prompt (0 when not named).
+func otherQuestion(target string) (string, int) {
+	id, num, _ := strings.Cut(target, ".")
+	n, _ := strconv.Atoi(num)
+	return id, n
+}
+
+// askText answers "Other…" (kind otherData) or "Note…" (noteData) with a
+// force-reply message that asks for text. The reply becomes
+// broker.FormatOther, or is held as a note when it goes with a choice:
+// after "Note…", or after "Other…" with options ticked.
+func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, kind string) {
+	id, n, ok := parseStep(cq.Data, kind, 1)
 	q := c.questions.get(id)
 	if !ok || q == nil || n[0] >= len(q.Prompts) {
 		c.answerCallback(ctx, cq.ID, "Reply to the question message with your own answer.", true)
 		return
 	}
+	i := n[0]
+	_, canToggle := c.h.(toggler)
+	ticked := broker.SelectedOptions(q.Selections[i])
+	note := kind == noteData || (canToggle && q.Prompts[i].MultiSelect && len(ticked) > 0)
 	chat := cq.Message.Chat
 	var b strings.Builder
 	b.WriteString("✍️ ")
@@ -157,27 +185,52 @@ func (c *Channel) askOther(ctx context.Context, cq *tgbotapi.CallbackQuery) {
 		}
 		b.WriteString(`<a href="tg://user?id=` + strconv.FormatInt(cq.From.ID, 10) + `">` + esc(name) + "</a>, ")
 	}
-	b.WriteString("type your answer for: <b>" + esc(trim(q.Prompts[n[0]].Question, 1000, shortenedMark)) + "</b>\n")
-	b.WriteString("<i>(same as typing</i> <code>" + esc(broker.FormatOther(q, n[0], "…")) + "</code><i>)</i>")
+	question := "<b>" + esc(trim(q.Prompts[i].Question, 1000, shortenedMark)) + "</b>\n"
+	toast := "Type your answer in the reply box."
+	switch {
+	case kind == noteData:
+		b.WriteString("type a note for: " + question)
+		b.WriteString("<i>(then tap the option it goes with; the same as typing</i> <code>" + esc(broker.FormatAnswer(q, i, "N "+broker.OtherWord+" …")) + "</code><i>)</i>")
+		toast = "Type your note in the reply box, then tap the option."
+	case note:
+		nums := make([]string, len(ticked))
+		for k, v := range ticked {
+			nums[k] = strconv.Itoa(v + 1)
+		}
+		b.WriteString("type a note to go with " + strings.Join(nums, ", ") + " for: " + question)
+		b.WriteString("<i>(then tap Done; the same as typing</i> <code>" + esc(broker.FormatOptionsOther(q, i, ticked, "…")) + "</code><i>)</i>")
+		toast = "Type your note in the reply box, then tap Done."
+	default:
+		b.WriteString("type your answer for: " + question)
+		b.WriteString("<i>(same as typing</i> <code>" + esc(broker.FormatOther(q, i, "…")) + "</code><i>)</i>")
+	}
 	msg := tgbotapi.NewMessage(chat.ID, b.String())
 	msg.ParseMode = tgbotapi.ModeHTML
 	msg.ReplyToMessageID = cq.Message.MessageID
 	msg.AllowSendingWithoutReply = true
-	msg.ReplyMarkup = tgbotapi.ForceReply{ForceReply: true, Selective: true, InputFieldPlaceholder: "Your answer"}
+	placeholder := "Your answer"
+	if note {
+		placeholder = "Your note"
+	}
+	msg.ReplyMarkup = tgbotapi.ForceReply{ForceReply: true, Selective: true, InputFieldPlaceholder: placeholder}
 	sent, err := c.send(ctx, "ask free text for "+id, msg)
 	if err != nil {
 		c.log.Warn("asking for free text failed", "question_id", id, "chat", chat.ID, "err", err)
 		c.answerCallback(ctx, cq.ID, "Could not open the answer box; reply to the question message with your answer.", true)
 		return
 	}
-	c.others.put(chat.ID, sent.MessageID, q, n[0], c.cfg.Now())
-	c.answerCallback(ctx, cq.ID, "Type your answer in the reply box.", false)
+	c.others.put(chat.ID, sent.MessageID, otherPrompt{q: q, prompt: i, at: c.cfg.Now(), note: note, message: cq.Message.MessageID})
+	c.answerCallback(ctx, cq.ID, toast, false)
 }
 
 // handleMessage handles typed text: commands, replies to a question or to
 // a free-text prompt, and bare answers in private chats.
 func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
-	if m.From == nil || m.From.IsBot || m.Chat == nil || strings.TrimSpace(m.Text) == "" {
+	text, files := m.Text, c.messageFiles(m)
+	if len(files) > 0 {
+		text = m.Caption // a photo or document: the caption is its text
+	}
+	if m.From == nil || m.From.IsBot || m.Chat == nil || (strings.TrimSpace(text) == "" && len(files) == 0) {
 		return
 	}
 	if at := m.CommandWithAt(); strings.Contains(at, "@") {
@@ -186,22 +239,39 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 		}
 	}
 	in := inbound(m.Chat, m.From)
-	in.Text = m.Text
+	in.Text, in.Attachments = text, files
 	var other *chatMessage
+	var reply broker.Reply
 	if r := m.ReplyToMessage; r != nil {
 		in.ReplyTo = strconv.Itoa(r.MessageID)
-		if !strings.HasPrefix(strings.TrimSpace(m.Text), "/") {
+		if !strings.HasPrefix(strings.TrimSpace(text), "/") {
 			if p, ok := c.others.get(m.Chat.ID, r.MessageID); ok {
-				in.Text, in.ReplyTo = broker.FormatOther(p.q, p.prompt, strings.TrimSpace(m.Text)), ""
+				if p.note {
+					c.others.drop(m.Chat.ID, r.MessageID)
+					reply = broker.Reply{OK: true, Text: c.holdNote(ctx, m.Chat.ID, p, strings.TrimSpace(text))}
+				}
+				in.Text, in.ReplyTo = broker.FormatOther(p.q, p.prompt, strings.TrimSpace(text)), ""
+				if strings.TrimSpace(text) == "" {
+					in.Text, in.QuestionID, in.Prompt = "", p.q.ID, p.prompt+1
+				}
 				other = &chatMessage{m.Chat.ID, r.MessageID}
 			} else if r.From != nil && r.From.ID == c.bot.Self.ID {
-				if t := otherTarget.FindStringSubmatch(r.Text); t != nil {
-					in.Text, in.ReplyTo = "/answer "+t[1]+" other "+strings.TrimSpace(m.Text), ""
+				switch t := otherTarget.FindStringSubmatch(r.Text); {
+				case t != nil:
+					in.Text, in.ReplyTo = "/answer "+t[1]+" other "+strings.TrimSpace(text), ""
+					if strings.TrimSpace(text) == "" {
+						in.Text = ""
+						in.QuestionID, in.Prompt = otherQuestion(t[1])
+					}
+				case noteTarget.MatchString(r.Text):
+					reply = broker.Reply{Text: "Your note was not kept (the bridge restarted); nothing was recorded. Tap Other… or Note… again, or type the command shown above with your note.", Err: broker.ErrInvalid}
 				}
 			}
 		}
 	}
-	reply := c.h.HandleInbound(ctx, in)
+	if reply.Text == "" {
+		reply = c.h.HandleInbound(ctx, in)
+	}
 	c.log.Debug("message", "chat", in.Chat, "chat_type", m.Chat.Type, "chat_title", m.Chat.Title, "user", in.User, "ignored", reply.Ignored)
 	if reply.OK && other != nil {
 		c.others.drop(other.chat, other.msg)

@@ -20,6 +20,14 @@ const (
 	otherData = "o:"
 	// doneEmptyData is Done before anything is selected: d:<id>:<prompt>.
 	doneEmptyData = "d:"
+	// noteData asks for a note to go with an option: n:<id>:<prompt>.
+	noteData = "n:"
+	// withNoteData sends options with the note held for the prompt:
+	// a:<id>:<prompt>:<prompts>:<options>, options as 1-based digits
+	// ("13"), or 0 for the note alone.
+	withNoteData = "a:"
+	// dropNoteData forgets the held note: x:<id>:<prompt>.
+	dropNoteData = "x:"
 )
 
 // keyboard builds the inline keyboard for prompt cur of q, and the
@@ -46,19 +54,23 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 		_, canToggle := c.h.(toggler)
 		toggles := p.MultiSelect && canToggle
 		sel := broker.SelectedOptions(q.Selections[cur])
+		_, hasNote := c.notes.get(q.ID, cur)
 		for k, o := range p.Options {
 			var row []tgbotapi.InlineKeyboardButton
 			label := strconv.Itoa(k+1) + ". " + o.Label
 			if p.Recommended(k) {
 				label = "⭐ " + label
 			}
-			if toggles {
+			switch {
+			case toggles:
 				box := "☐ "
 				if slices.Contains(sel, k) {
 					box = "✓ "
 				}
 				add(&row, box+label, fmt.Sprintf("%s%s:%d:%d", toggleData, q.ID, cur, k), broker.FormatOption(q, cur, k))
-			} else {
+			case hasNote:
+				add(&row, label+" + note", withNote(q, cur, []int{k}), broker.FormatOptionsOther(q, cur, []int{k}, "<note>"))
+			default:
 				cmd := broker.FormatOption(q, cur, k)
 				add(&row, label, cmd, cmd)
 			}
@@ -68,14 +80,19 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 		}
 		var row []tgbotapi.InlineKeyboardButton
 		if toggles {
-			if len(sel) > 0 {
-				nums := make([]string, len(sel))
-				for k, v := range sel {
-					nums[k] = strconv.Itoa(v + 1)
-				}
+			nums := make([]string, len(sel))
+			for k, v := range sel {
+				nums[k] = strconv.Itoa(v + 1)
+			}
+			switch {
+			case hasNote && len(sel) > 0:
+				add(&row, "Done ("+strings.Join(nums, ", ")+" + note)", withNote(q, cur, sel), broker.FormatOptionsOther(q, cur, sel, "<note>"))
+			case hasNote:
+				add(&row, "Done (note only)", withNote(q, cur, nil), broker.FormatOther(q, cur, "<note>"))
+			case len(sel) > 0:
 				cmd := broker.FormatOption(q, cur, sel...)
 				add(&row, "Done ("+strings.Join(nums, ", ")+")", cmd, cmd)
-			} else {
+			default:
 				add(&row, "Done", fmt.Sprintf("%s%s:%d", doneEmptyData, q.ID, cur), "")
 			}
 		}
@@ -85,17 +102,29 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 				text = "Answer…"
 			}
 			add(&row, text, fmt.Sprintf("%s%s:%d", otherData, q.ID, cur), broker.FormatOther(q, cur, "<text>"))
+			// With toggles the Other… reply is the note when options
+			// are ticked; otherwise Note… holds one for an option.
+			if !toggles && len(p.Options) > 0 {
+				text := "📝 Note…"
+				if hasNote {
+					text = "📝 Change note…"
+				}
+				add(&row, text, fmt.Sprintf("%s%s:%d", noteData, q.ID, cur), broker.FormatOptionsOther(q, cur, []int{0}, "<note>"))
+			}
+			if hasNote {
+				add(&row, "✖ Drop note", fmt.Sprintf("%s%s:%d", dropNoteData, q.ID, cur), "")
+			}
 		}
-		if len(q.Prompts) > 1 {
-			cmd := broker.FormatSkip(q, cur)
-			add(&row, "Skip", cmd, cmd)
-		}
+		cmd := broker.FormatSkip(q, cur)
+		add(&row, "Skip", cmd, cmd)
 		if len(row) > 0 {
 			rows = append(rows, row)
 		}
 	}
 	var row []tgbotapi.InlineKeyboardButton
-	cmd := broker.FormatDecline(q, "")
+	cmd := broker.FormatDiscuss(q, "")
+	add(&row, "Not ready", cmd, cmd)
+	cmd = broker.FormatDecline(q, "")
 	add(&row, "Decline", cmd, cmd)
 	if len(row) > 0 {
 		rows = append(rows, row)

@@ -43,14 +43,14 @@ func TestKeyboards(t *testing.T) {
 			name: "no Other when other is false",
 			h:    recorder{},
 			q:    q(broker.Prompt{Question: "Q?", Options: two, Other: &no}),
-			want: [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"/decline k7m2qx"}},
+			want: [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "Tap a button, reply to this message with a number, or type /answer k7m2qx 1",
 		},
 		{
 			name:    "multi-select without toggles answers one option per button",
 			h:       recorder{},
 			q:       q(broker.Prompt{Question: "Q?", Options: two, MultiSelect: true}),
-			want:    [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"o:k7m2qx:0"}, {"/decline k7m2qx"}},
+			want:    [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"o:k7m2qx:0", "n:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint:    "or type /answer k7m2qx 1,3",
 			notHint: "Done",
 		},
@@ -62,7 +62,25 @@ func TestKeyboards(t *testing.T) {
 				x.Selections = map[int][]int{0: {2, 0}}
 				return x
 			}(),
-			want: [][]string{{"t:k7m2qx:0:0"}, {"t:k7m2qx:0:1"}, {"t:k7m2qx:0:2"}, {"/answer k7m2qx 1,3", "o:k7m2qx:0"}, {"/decline k7m2qx"}},
+			want: [][]string{{"t:k7m2qx:0:0"}, {"t:k7m2qx:0:1"}, {"t:k7m2qx:0:2"}, {"/answer k7m2qx 1,3", "o:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
+			hint: "then Done",
+		},
+		{
+			name: "a held note rides on the option buttons",
+			h:    recorder{},
+			q:    q(broker.Prompt{Question: "Held?", Options: two}),
+			want: [][]string{{"a:k7m2qx:0:1:1"}, {"a:k7m2qx:0:1:2"}, {"o:k7m2qx:0", "n:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
+			hint: "Tap a button",
+		},
+		{
+			name: "a held note rides on Done",
+			h:    toggleRecorder{},
+			q: func() *broker.Question {
+				x := q(broker.Prompt{Question: "Held?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true})
+				x.Selections = map[int][]int{0: {2, 0}}
+				return x
+			}(),
+			want: [][]string{{"t:k7m2qx:0:0"}, {"t:k7m2qx:0:1"}, {"t:k7m2qx:0:2"}, {"a:k7m2qx:0:1:13", "o:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "then Done",
 		},
 		{
@@ -73,13 +91,16 @@ func TestKeyboards(t *testing.T) {
 				x.Progress = []*broker.Answer{{Selected: []string{"A"}}, nil}
 				return x
 			}(),
-			want: [][]string{{"/answer k7m2qx.2 1"}, {"/answer k7m2qx.2 2"}, {"/answer k7m2qx.2 skip"}, {"/decline k7m2qx"}},
+			want: [][]string{{"/answer k7m2qx.2 1"}, {"/answer k7m2qx.2 2"}, {"/answer k7m2qx.2 skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "Now question 2 of 2.",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newBareChannel(t, tt.h)
+			if tt.q.Prompts[0].Question == "Held?" {
+				c.notes.put(tt.q.ID, 0, "a note", time.Now())
+			}
 			v := c.render(tt.q)
 			var got [][]string
 			for _, row := range v.keyboard {

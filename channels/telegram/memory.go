@@ -55,11 +55,16 @@ func (c *questionCache) drop(id string) {
 	delete(c.m, id)
 }
 
-// otherPrompt is a force-reply message that asked for free text.
+// otherPrompt is a force-reply message that asked for free text: an
+// answer, or (note) a note to hold until the choice is tapped.
 type otherPrompt struct {
 	q      *broker.Question
 	prompt int
 	at     time.Time
+	// note is set when the reply is a note for the choice, not an answer.
+	note bool
+	// message is the question message, whose keyboard shows a held note.
+	message int
 }
 
 type chatMessage struct {
@@ -77,7 +82,8 @@ type otherPrompts struct {
 
 func newOtherPrompts() *otherPrompts { return &otherPrompts{m: map[chatMessage]otherPrompt{}} }
 
-func (o *otherPrompts) put(chat int64, msg int, q *broker.Question, prompt int, now time.Time) {
+func (o *otherPrompts) put(chat int64, msg int, p otherPrompt) {
+	now := p.at
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for k, v := range o.m {
@@ -91,7 +97,7 @@ func (o *otherPrompts) put(chat int64, msg int, q *broker.Question, prompt int, 
 			break
 		}
 	}
-	o.m[chatMessage{chat, msg}] = otherPrompt{q: q, prompt: prompt, at: now}
+	o.m[chatMessage{chat, msg}] = p
 }
 
 func (o *otherPrompts) get(chat int64, msg int) (otherPrompt, bool) {
@@ -105,6 +111,60 @@ func (o *otherPrompts) drop(chat int64, msg int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.m, chatMessage{chat, msg})
+}
+
+// noteKey names a prompt of a question.
+type noteKey struct {
+	id     string
+	prompt int
+}
+
+type heldNote struct {
+	text string
+	at   time.Time
+}
+
+// heldNotes keeps the notes people typed after "Other…" (with options
+// ticked) or "Note…", until the option or Done button that sends the
+// choice with the note is tapped. Like the ticked options in the store,
+// a note belongs to the question, not to one person. A note lost in a
+// restart is said so when the button is tapped; nothing is sent without
+// it.
+type heldNotes struct {
+	mu sync.Mutex
+	m  map[noteKey]heldNote
+}
+
+func newHeldNotes() *heldNotes { return &heldNotes{m: map[noteKey]heldNote{}} }
+
+func (h *heldNotes) put(id string, prompt int, text string, now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for k, v := range h.m {
+		if now.Sub(v.at) > otherPromptTTL {
+			delete(h.m, k)
+		}
+	}
+	if len(h.m) >= maxCached {
+		for k := range h.m {
+			delete(h.m, k)
+			break
+		}
+	}
+	h.m[noteKey{id, prompt}] = heldNote{text: text, at: now}
+}
+
+func (h *heldNotes) get(id string, prompt int) (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n, ok := h.m[noteKey{id, prompt}]
+	return n.text, ok
+}
+
+func (h *heldNotes) drop(id string, prompt int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.m, noteKey{id, prompt})
 }
 
 // recentUpdates remembers the last update ids handled, so that an update

@@ -6,13 +6,14 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/longlived"
+	"github.com/askbridge/askbridge/internal/webhook"
 )
 
 // allowedUpdates are the update kinds the channel asks Telegram for.
@@ -116,31 +117,50 @@ func (c *Channel) poll(ctx context.Context) error {
 	return nil
 }
 
+// maxUpdateBody bounds a webhook update. The largest a person can cause
+// is a 4096-character reply to a question message, which the update
+// repeats whole with its keyboard: with the Bot API's \uXXXX escapes of
+// non-ASCII text about 50 KB, too close to 64 KiB for that limit. The
+// secret token is checked before a byte of the body is read, so only
+// Telegram can make the bridge read one.
+const maxUpdateBody = 256 << 10
+
 // Handler receives webhook updates. A request without the secret token
-// set through setWebhook is refused with 401 and nothing is processed.
-// Serve it at the path of webhook_url.
+// set through setWebhook is refused with 401 and nothing is read or
+// processed (logged at most once a second, with a count). An update is
+// read within 10 s and may hold 256 KiB (413 beyond); it is processed
+// before the answer, which may take longer than the server's
+// write_timeout. Serve it at the path of webhook_url.
 func (c *Channel) Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !c.validSecret(r.Header.Get(SecretHeader)) {
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		if r.Method != http.MethodPost {
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		var u tgbotapi.Update
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&u); err != nil {
-			http.Error(w, "bad update: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		if c.seen.add(u.UpdateID) {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
-			defer cancel()
-			c.handleUpdate(ctx, u)
-		}
-		w.WriteHeader(http.StatusOK)
-	})
+	return longlived.Handler(http.HandlerFunc(c.serveWebhook))
+}
+
+func (c *Channel) serveWebhook(w http.ResponseWriter, r *http.Request) {
+	if !c.validSecret(r.Header.Get(SecretHeader)) {
+		c.refusals.Warn("secret", "refused a webhook request without the secret token", "remote", r.RemoteAddr)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	if r.Method != http.MethodPost {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := webhook.ReadBody(w, r, maxUpdateBody)
+	if err != nil {
+		http.Error(w, "bad update: "+err.Error(), webhook.Status(err))
+		return
+	}
+	var u tgbotapi.Update
+	if err := json.Unmarshal(body, &u); err != nil {
+		http.Error(w, "bad update: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if c.seen.add(u.UpdateID) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+		defer cancel()
+		c.handleUpdate(ctx, u)
+	}
+	w.WriteHeader(http.StatusOK)
 }
 
 // validSecret compares in constant time (of the digests, so that the

@@ -174,6 +174,9 @@ func writePrompt(b *strings.Builder, q *broker.Question, i int, p broker.Prompt,
 		}
 		b.WriteString(line + "\n")
 	}
+	if p.Recommended(0) {
+		b.WriteString(indent(multi) + "<i>⭐ " + esc(broker.RecommendedHint) + "</i>\n")
+	}
 	if p.MultiSelect && len(p.Options) > 0 {
 		b.WriteString(indent(multi) + "<i>(choose one or more)</i>\n")
 	}

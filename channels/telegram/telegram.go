@@ -11,6 +11,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
 // Name is the channel's name in routes ("telegram:-100123").
@@ -30,7 +31,10 @@ type Channel struct {
 
 	questions *questionCache
 	others    *otherPrompts
+	notes     *heldNotes
 	seen      *recentUpdates
+	// refusals logs refused webhook requests at most once a second.
+	refusals *logthrottle.Logger
 }
 
 var (
@@ -62,13 +66,15 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 	if err != nil {
 		return nil, err
 	}
+	log = log.With("channel", Name)
 	c := &Channel{
-		cfg: cfg, h: h, log: log.With("channel", Name),
+		cfg: cfg, h: h, log: log, refusals: logthrottle.New(log, time.Second),
 		http:  &http.Client{Transport: http.DefaultTransport},
 		token: token, secret: secret,
 		sleep:     sleepCtx,
 		questions: newQuestionCache(),
 		others:    newOtherPrompts(),
+		notes:     newHeldNotes(),
 		seen:      newRecentUpdates(),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -144,6 +150,11 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	chat, id, err := parseMessageID(m)
 	if err != nil {
 		return err
+	}
+	for i := range q.Prompts {
+		if q.Status.Terminal() || (i < len(q.Progress) && q.Progress[i] != nil) {
+			c.notes.drop(q.ID, i) // the prompt is answered: its note went, or never will
+		}
 	}
 	var edit tgbotapi.EditMessageTextConfig
 	if q.Status.Terminal() {

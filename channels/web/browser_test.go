@@ -3,65 +3,21 @@ package web
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/askbridge/askbridge/internal/browsertest"
 )
 
 // waitFor bounds every wait for the page: generous, since the machine is
 // shared, but far below the test timeout.
 const waitFor = 10 * time.Second
 
-// chromiumPath finds the browser. CI installs Debian's chromium; a missing
-// browser fails the tests instead of skipping them.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("web: the browser tests need Chromium: install it (Debian: apt-get install chromium) or set CHROMIUM to its path")
-	return ""
-}
-
 // newBrowser starts one headless Chromium for a whole test; tabs share it.
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1000, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	// The first Run starts the browser; it must not carry a timeout.
-	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
-		cancelBrowser()
-		cancelAlloc()
-		t.Fatalf("start chromium: %v", err)
-	}
-	t.Cleanup(func() {
-		cancelBrowser()
-		cancelAlloc()
-	})
-	return bctx
-}
+func newBrowser(t *testing.T) context.Context { return browsertest.New(t) }
 
 // tab opens a new tab in the browser. With isolated, the tab gets its own
 // cookie jar, like another person's browser.

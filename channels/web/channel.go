@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
 // Name is the channel's name in routes ("web").
@@ -40,6 +41,9 @@ type Options struct {
 	// Location places the times shown on the page; it defaults to UTC,
 	// like the broker's. Pass the broker's Location().
 	Location *time.Location
+	// Sessions keeps sign-in sessions; required with a token. Pass the
+	// bridge's store, so that every instance accepts a session.
+	Sessions broker.Sessions
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
@@ -57,6 +61,8 @@ type Channel struct {
 	beat     time.Duration
 	userName string
 	static   fs.FS
+	// refusals logs wrong tokens at most once a second.
+	refusals *logthrottle.Logger
 
 	mu     sync.Mutex
 	recent map[string]*recentQuestion
@@ -98,10 +104,13 @@ func New(cfg Config, h broker.InboundHandler, lister Lister, opts Options) (*Cha
 	if token == "" && !opts.Loopback {
 		return nil, errNeedToken
 	}
+	if token != "" && opts.Sessions == nil {
+		return nil, errors.New("web: with a token the inbox needs a session store (Options.Sessions)")
+	}
 	c := &Channel{
 		cfg: cfg, in: h, lister: lister,
 		log: opts.Logger, loc: opts.Location,
-		auth: newAuth(token), hub: newHub(), static: static,
+		auth: newAuth(token, opts.Sessions), hub: newHub(), static: static,
 		now: time.Now, beat: heartbeatEvery,
 		recent: map[string]*recentQuestion{},
 	}
@@ -109,6 +118,7 @@ func New(cfg Config, h broker.InboundHandler, lister Lister, opts Options) (*Cha
 		c.log = slog.Default()
 	}
 	c.log = c.log.With("channel", Name)
+	c.refusals = logthrottle.New(c.log, time.Second)
 	if c.loc == nil {
 		c.loc = time.UTC
 	}

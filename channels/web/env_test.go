@@ -49,6 +49,9 @@ func newEnv(t *testing.T, cfg Config, opts Options) *env {
 	if opts.Location == nil {
 		opts.Location = time.UTC
 	}
+	if opts.Sessions == nil {
+		opts.Sessions = st
+	}
 	ch, err := New(cfg, b, st, opts)
 	if err != nil {
 		t.Fatalf("new web channel: %v", err)

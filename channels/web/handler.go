@@ -1,10 +1,12 @@
 package web
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -12,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/jsonerr"
+	"github.com/askbridge/askbridge/internal/longlived"
 )
 
 //go:embed assets
@@ -42,9 +46,15 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // the JSON endpoints under /inbox/. The API server mounts it at "/".
 //
 //	GET  /                 the page
-//	GET  /inbox/state      {"user","open":[…],"history":[…],"history_limit"}, or 401 {"login":true}
+//	GET  /inbox/state      {"user","open":[…],"open_more","open_cursor","history":[…],"history_limit"}, or 401 {"login":true};
+//	                       ?before=<open_cursor> reads the next page of open questions
 //	GET  /inbox/events     server-sent events: "question" with a question's view
+//	                       (each write bounded by the server's write_timeout,
+//	                       the stream itself not)
 //	POST /inbox/command    {"text"} → {"ok","reply"}
+//	POST /inbox/answer     {"text","question","prompt","files":[{"name","type","data"}]}
+//	                       → {"ok","reply"}: an answer with files, data in base64
+//	                       (upload.go); the only endpoint with a larger body
 //	POST /inbox/login      {"token"} → sets the session cookie
 //	POST /inbox/logout     clears it
 func (c *Channel) Handler() http.Handler {
@@ -59,8 +69,9 @@ func (c *Channel) Handler() http.Handler {
 		http.ServeFileFS(w, r, static, "icon.svg")
 	})
 	mux.HandleFunc("GET /inbox/state", c.serveState)
-	mux.HandleFunc("GET /inbox/events", c.serveEvents)
+	mux.Handle("GET /inbox/events", longlived.Handler(http.HandlerFunc(c.serveEvents)))
 	mux.HandleFunc("POST /inbox/command", c.posted(c.serveCommand))
+	mux.HandleFunc("POST /inbox/answer", c.postedUpTo(maxUploadBody, c.serveAnswer))
 	mux.HandleFunc("POST /inbox/login", c.posted(c.serveLogin))
 	mux.HandleFunc("POST /inbox/logout", c.posted(c.serveLogout))
 	return headers(mux)
@@ -102,7 +113,10 @@ type reply struct {
 var crossOrigin = http.NewCrossOriginProtection()
 
 // posted guards a POST endpoint: same origin only, JSON only, bounded body.
-func (c *Channel) posted(next http.HandlerFunc) http.HandlerFunc {
+func (c *Channel) posted(next http.HandlerFunc) http.HandlerFunc { return c.postedUpTo(maxBody, next) }
+
+// postedUpTo is posted with a body of at most limit bytes.
+func (c *Channel) postedUpTo(limit int64, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := crossOrigin.Check(r); err != nil {
 			c.log.Warn("cross-site post refused", "path", r.URL.Path, "origin", r.Header.Get("Origin"))
@@ -114,15 +128,14 @@ func (c *Channel) posted(next http.HandlerFunc) http.HandlerFunc {
 			writeJSON(w, http.StatusUnsupportedMediaType, reply{Reply: "Refused: send JSON with Content-Type: application/json"})
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next(w, r)
 	}
 }
 
 // serveCommand hands a command to the broker and returns its reply.
 func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
-	if !c.auth.allowed(r) {
-		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
+	if !c.signedIn(w, r) {
 		return
 	}
 	var body struct {
@@ -170,36 +183,72 @@ func (c *Channel) serveLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := c.now()
-	if c.auth.throttled(now, false) {
-		writeJSON(w, http.StatusTooManyRequests, reply{Reply: "Too many wrong tokens: wait a minute and try again", Login: true})
+	addr := clientAddr(r)
+	if c.auth.guard.blocked(addr, now) {
+		writeJSON(w, http.StatusTooManyRequests, reply{Reply: "Too many wrong tokens from your address: wait a minute and try again", Login: true})
 		return
 	}
 	if !c.auth.matches(body.Token) {
-		c.auth.throttled(now, true)
-		c.log.Warn("wrong web token", "remote", r.RemoteAddr)
+		c.auth.guard.fail(addr, now)
+		c.refusals.Warn("wrong token", "wrong web token", "remote", r.RemoteAddr)
 		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Wrong token: ask whoever runs the bridge for the web token", Login: true})
 		return
 	}
-	http.SetCookie(w, c.auth.sessionCookie(r, c.auth.session, int(cookieMaxAge.Seconds())))
+	id, err := c.auth.signIn(r.Context(), now)
+	if err != nil {
+		c.log.Error("sign in", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot sign you in right now: the bridge's store is not answering; try again shortly", Login: true})
+		return
+	}
+	http.SetCookie(w, c.auth.sessionCookie(r, id, int(cookieMaxAge.Seconds())))
 	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed in"})
 }
 
-// serveLogout clears the session cookie.
+// serveLogout ends the session on every instance and clears the cookie.
 func (c *Channel) serveLogout(w http.ResponseWriter, r *http.Request) {
+	if err := c.auth.signOut(r); err != nil {
+		c.log.Error("sign out", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot sign you out right now: the bridge's store is not answering; try again shortly"})
+		return
+	}
 	http.SetCookie(w, c.auth.sessionCookie(r, "", -1))
 	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed out"})
 }
 
-// decode reads a JSON body into v with a clear error.
+// signedIn reports whether r may use the inbox; when not, it has written
+// the answer: 401 asking to sign in, or 503 when the store cannot say.
+func (c *Channel) signedIn(w http.ResponseWriter, r *http.Request) bool {
+	ok, err := c.auth.allowed(r, c.now())
+	switch {
+	case err != nil:
+		c.log.Error("check sign-in", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot check your sign-in right now: the bridge's store is not answering; retrying"})
+		return false
+	case !ok:
+		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
+		return false
+	}
+	return true
+}
+
+// decode reads a JSON body into v with an error written for the reader.
 func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return errors.New("the request body is too large")
 		}
-		return fmt.Errorf("the request body is not the expected JSON: %w", err)
+		return errors.New("the request body could not be read")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err = dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("unexpected data after the JSON object")
+	}
+	if err != nil {
+		return errors.New(jsonerr.Describe("the request body", data, v, err).Message)
 	}
 	return nil
 }

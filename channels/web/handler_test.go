@@ -57,8 +57,9 @@ func TestCommandGuards(t *testing.T) {
 		{"same-site other port", "", "same-site", "application/json", cmd, 403, "another site"},
 		{"form post", self, "", "text/plain", cmd, 415, "application/json"},
 		{"no content type", self, "", "", cmd, 415, "application/json"},
-		{"not JSON", self, "", "application/json", `/answer x 1`, 400, "not the expected JSON"},
-		{"unknown field", self, "", "application/json", `{"text":"/pending","user":"boss"}`, 400, "unknown field"},
+		{"not JSON", self, "", "application/json", `/answer x 1`, 400, "Refused: the request body is not valid JSON"},
+		{"unknown field", self, "", "application/json", `{"text":"/pending","user":"boss"}`, 400, "Refused: unknown field user"},
+		{"text not a string", self, "", "application/json", `{"text":5}`, 400, "Refused: text: must be a string, got the number 5"},
 		{"empty command", self, "", "application/json", `{"text":"  "}`, 400, "Type a command"},
 		{"too long", self, "", "application/json", `{"text":"` + strings.Repeat("a", maxCommandLen+1) + `"}`, 400, "too long"},
 		{"too large", self, "", "application/json", `{"text":"` + strings.Repeat("a", maxBody) + `"}`, 400, "too large"},
@@ -188,7 +189,7 @@ func TestNew(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ch, err := New(tc.cfg, nopHandler{}, emptyLister{}, Options{Loopback: tc.loopback, Logger: quiet})
+			ch, err := New(tc.cfg, nopHandler{}, emptyLister{}, Options{Loopback: tc.loopback, Logger: quiet, Sessions: tempStore(t)})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want one mentioning %q", err, tc.err)
@@ -231,12 +232,12 @@ func TestPost(t *testing.T) {
 	}
 	// The store has not listed the question yet: the state shows it from
 	// memory, so a page loaded right now does not miss it.
-	st, err := ch.state(context.Background())
+	st, err := ch.state(context.Background(), nil)
 	if err != nil || len(st.Open) != 1 || st.Open[0].ID != q.ID {
 		t.Fatalf("state right after Post: %+v %v", st, err)
 	}
 	ch.lister = emptyLister{err: broker.ErrUnavailable}
-	if _, err := ch.state(context.Background()); !errors.Is(err, broker.ErrUnavailable) {
+	if _, err := ch.state(context.Background(), nil); !errors.Is(err, broker.ErrUnavailable) {
 		t.Fatalf("state with the store down: %v", err)
 	}
 }

@@ -36,8 +36,8 @@ func testInert(t *testing.T, browser context.Context) {
 		{c + " .chip", header},
 		{c + " .prompt-text", question},
 		{c + " .context", context_},
-		{c + " button.option:nth-child(1) .label", label},
-		{c + " button.option:nth-child(1) .desc", desc},
+		{c + " .choice:nth-child(1) .label", label},
+		{c + " .choice:nth-child(1) .desc", desc},
 		{c + " .deadline", "default: " + label},
 	} {
 		waitText(t, p, tc.css, tc.want)

@@ -23,7 +23,7 @@ func testTwoTabs(t *testing.T, browser context.Context) {
 	open(t, two, e.url)
 	waitText(t, two, card(q.ID)+" .prompt-text", "Ship the release today?")
 
-	click(t, one, card(q.ID)+" button.option:nth-child(1)")
+	pick(t, one, q.ID, 0, 0)
 	waitText(t, one, "#notice", "Recorded: Ship it")
 	first := result(t, got)
 	waitGone(t, two, card(q.ID))
@@ -56,7 +56,7 @@ func testStalePage(t *testing.T, browser context.Context) {
 	}
 	first := e.get(t, q.ID)
 
-	click(t, stale, card(q.ID)+" button.option:nth-child(1)")
+	pick(t, stale, q.ID, 0, 0)
 	waitText(t, stale, "#notice", "Already answered by ana at")
 	waitGone(t, stale, card(q.ID))
 	waitText(t, stale, past(q.ID)+" .outcome", "Answered by ana")

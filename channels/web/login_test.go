@@ -40,7 +40,7 @@ func testToken(t *testing.T, browser context.Context) {
 	do(t, p, reload())
 	waitText(t, p, card(q.ID)+" .prompt-text", "Restart the workers?")
 
-	click(t, p, card(q.ID)+" button.option:nth-child(2)")
+	pick(t, p, q.ID, 0, 1)
 	waitText(t, p, "#notice", "Recorded: Leave them")
 	a := result(t, got)
 	if a.AnsweredBy == nil || a.AnsweredBy.Name != "ops" || a.AnsweredBy.Channel != Name {

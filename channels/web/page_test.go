@@ -44,23 +44,36 @@ func TestPage(t *testing.T) {
 		waitText(t, page, c+" .prompt-text", "Which database should the service use?")
 		waitText(t, page, c+" .context", "10 GB of orders")
 		waitText(t, page, c+" .deadline", broker.DeadlineText(q, time.UTC))
-		waitText(t, page, c+" button.option.primary .label", "Postgres (Recommended)")
-		waitText(t, page, c+" button.option.primary .desc", "Mature, strong SQL")
+		// The recommended option wears a badge that says so, beside a
+		// hint; it is not a filled control, and nothing is chosen yet.
+		waitText(t, page, c+" .choice:nth-child(1) .label", "Postgres")
+		waitText(t, page, c+" .choice:nth-child(1) .badge", "Recommended")
+		waitText(t, page, c+" .choice:nth-child(1) .desc", "Mature, strong SQL")
+		waitText(t, page, c+" .recommended-hint", broker.RecommendedHint)
+		if n := eval[int](t, page, fmt.Sprintf(`document.querySelectorAll(%q).length`, c+" .badge")); n != 1 {
+			t.Errorf("%d Recommended badges, want exactly the first option's", n)
+		}
+		if s := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).textContent`, c+" .choice:nth-child(1) .label")); s != "Postgres" {
+			t.Errorf("the recommended option reads %q, want the label without the mark", s)
+		}
+		if n := eval[int](t, page, fmt.Sprintf(`document.querySelectorAll(%q).length`, c+" .primary:not(.submit), "+c+" input:checked")); n != 0 {
+			t.Errorf("%d filled or checked controls before any answer, want none but Submit", n)
+		}
 		for k := range q.Prompts[0].Options {
 			want := broker.FormatOption(q, 0, k)
-			sel := fmt.Sprintf(`%s button.option:nth-child(%d)`, c, k+1)
+			sel := fmt.Sprintf(`#q-%s-0-%d`, q.ID, k)
 			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).dataset.command`, sel)); v != want {
-				t.Errorf("button %d carries %q, want %q", k+1, v, want)
+				t.Errorf("choice %d carries %q, want %q", k+1, v, want)
 			}
-		}
-		if n := eval[int](t, page, fmt.Sprintf(`document.querySelectorAll(%q).length`, c+" button.option.primary")); n != 1 {
-			t.Errorf("%d primary buttons, want exactly the recommended one", n)
+			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).type`, sel)); v != "radio" {
+				t.Errorf("choice %d is a %s, want a radio button", k+1, v)
+			}
 		}
 
 		do(t, page, reload())
 		waitText(t, page, c+" .prompt-text", "Which database")
 
-		click(t, page, c+" button.option:nth-child(2)")
+		pick(t, page, q.ID, 0, 1)
 		waitText(t, page, "#notice", "Recorded: SQLite")
 		a := result(t, got)
 		if a.Status != broker.StatusAnswered || !slices.Equal(a.Answers[q.Prompts[0].Question].Selected, []string{"SQLite"}) {
@@ -141,7 +154,7 @@ func TestPage(t *testing.T) {
 		open(t, page, e.url)
 		c := card(q.ID)
 		waitText(t, page, c+" .progress", "0 of 2 answered")
-		click(t, page, c+" fieldset:nth-of-type(1) button.option:nth-child(1)")
+		pick(t, page, q.ID, 0, 0)
 		waitText(t, page, "#notice", "Recorded: Go")
 		waitText(t, page, c+" .progress", "1 of 2 answered")
 		waitText(t, page, c+" fieldset:nth-of-type(1) .given", "Answered: Go")
@@ -156,7 +169,34 @@ func TestPage(t *testing.T) {
 		waitText(t, page, past(q.ID)+" .outcome", "Language: Go; Cache: skipped")
 	})
 
+	t.Run("answer form", func(t *testing.T) { testAnswerForm(t, browser) })
+	t.Run("dialog timeout keeps the answer given", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		q := e.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+			{Question: "Which language?", Header: "Language", Options: []broker.Option{opt("Go", ""), opt("Rust", "")}, Default: broker.StringList{"go"}},
+			{Question: "Which cache?", Header: "Cache", Options: []broker.Option{opt("Redis", ""), opt("None", "")}},
+		}})
+		got := e.wait(t, q.ID)
+		page := tab(t, browser, false)
+		open(t, page, e.url)
+		c := card(q.ID)
+		waitText(t, page, c+" .deadline", "default: Language: Go")
+		pick(t, page, q.ID, 1, 0)
+		waitText(t, page, "#notice", "Recorded: Redis")
+		waitText(t, page, c+" .progress", "1 of 2 answered")
+		if _, err := e.b.Expire(context.Background(), e.get(t, q.ID), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		a := result(t, got)
+		if a.Status != broker.StatusTimedOut || a.Fallback != broker.FallbackDefault || !a.Answers["Which language?"].Defaulted || a.Answers["Which cache?"].AnsweredBy == nil {
+			t.Fatalf("agent got %s %s %+v, want the cache answer kept and the language defaulted", a.Status, a.Fallback, a.Answers)
+		}
+		waitGone(t, page, c)
+		waitText(t, page, past(q.ID)+" .outcome", "with 1 of 2 answered: Language: Go (default); Cache: Redis (by local)")
+	})
+
 	t.Run("two tabs", func(t *testing.T) { testTwoTabs(t, browser) })
+	t.Run("many open questions", func(t *testing.T) { testPaging(t, browser) })
 	t.Run("stale page", func(t *testing.T) { testStalePage(t, browser) })
 	t.Run("closed question", func(t *testing.T) { testClosed(t, browser) })
 	t.Run("reminder", func(t *testing.T) { testReminder(t, browser) })

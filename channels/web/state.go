@@ -10,24 +10,59 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
+// openPage is how many open questions one answer of /inbox/state holds;
+// the page asks for the next ones with the cursor it got.
+const openPage = 100
+
+// openRead bounds how many open questions one answer reads from the
+// store; beyond it the count of the rest is a lower bound (OpenMoreCapped).
+const openRead = 10000
+
 // state is what GET /inbox/state returns: everything the page shows.
 type state struct {
 	User    string `json:"user"`
 	Login   bool   `json:"login,omitempty"`
 	Signout bool   `json:"signout,omitempty"`
-	Open    []view `json:"open"`
+	// Open is a page of open questions, newest first: the newest
+	// openPage, or with ?before= the openPage after that cursor.
+	Open []view `json:"open"`
+	// OpenMore is how many open questions follow this page, and
+	// OpenCursor (when OpenMore > 0) the ?before= that reads them.
+	// OpenMoreCapped says that there are at least OpenMore.
+	OpenMore       int    `json:"open_more"`
+	OpenCursor     string `json:"open_cursor,omitempty"`
+	OpenMoreCapped bool   `json:"open_more_capped,omitempty"`
+	// History holds the recently resolved questions; empty on a page
+	// read with ?before=.
 	History []view `json:"history"`
 	// HistoryLimit is how many resolved questions the page keeps.
 	HistoryLimit int `json:"history_limit"`
 }
 
-// serveState returns the open and recent questions, read from the store.
+// serveState returns the open and recent questions, read from the store:
+// the first page of open questions, or with ?before=<cursor> the page
+// after that cursor (without the history).
 func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
-	if !c.auth.allowed(r) {
+	ok, err := c.auth.allowed(r, c.now())
+	if err != nil {
+		c.log.Error("check sign-in", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot check your sign-in right now: the bridge's store is not answering; retrying"})
+		return
+	}
+	if !ok {
 		writeJSON(w, http.StatusUnauthorized, state{Login: true, Open: []view{}, History: []view{}})
 		return
 	}
-	st, err := c.state(r.Context())
+	var before *openCursor
+	if v := r.URL.Query().Get("before"); v != "" {
+		cur, err := parseCursor(v)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+			return
+		}
+		before = &cur
+	}
+	st, err := c.state(r.Context(), before)
 	if err != nil {
 		c.log.Error("read inbox state", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The question store cannot be read right now; retrying"})
@@ -36,25 +71,30 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, st)
 }
 
-// state reads the open questions and the recent history posted to "web".
-func (c *Channel) state(ctx context.Context) (state, error) {
-	open, err := c.lister.List(ctx, broker.Filter{Channel: Name, Status: broker.StatusPending})
+// state reads the open questions and the recent history posted to "web"
+// and keeps one page of the open ones: the newest, or those after before.
+// Only the questions of that page are rendered.
+func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) {
+	open, err := c.lister.List(ctx, broker.Filter{Channel: Name, Status: broker.StatusPending, Limit: openRead})
 	if err != nil {
 		return state{}, fmt.Errorf("web: list open questions: %w", err)
 	}
-	// Pending questions come back too when listing every status, so ask
-	// for enough to fill the history after dropping them.
-	all, err := c.lister.List(ctx, broker.Filter{Channel: Name, Limit: c.cfg.History + len(open)})
-	if err != nil {
-		return state{}, fmt.Errorf("web: list recent questions: %w", err)
+	var all []*broker.Question
+	if before == nil {
+		// Pending questions come back too when listing every status, so
+		// ask for enough to fill the history after dropping them.
+		all, err = c.lister.List(ctx, broker.Filter{Channel: Name, Limit: c.cfg.History + len(open)})
+		if err != nil {
+			return state{}, fmt.Errorf("web: list recent questions: %w", err)
+		}
 	}
 	recent, reminded := c.remembered()
 	now := c.now()
 	listed := map[string]bool{}
 	st := state{User: c.userName, Signout: !c.auth.open(), Open: []view{}, History: []view{}, HistoryLimit: c.cfg.History}
+	pending := open
 	for _, q := range open {
 		listed[q.ID] = true
-		st.Open = append(st.Open, render(q, reminded[q.ID], now, c.loc))
 	}
 	var done []*broker.Question
 	for _, q := range all {
@@ -70,12 +110,19 @@ func (c *Channel) state(ctx context.Context) (state, error) {
 			continue
 		}
 		if q.Status == broker.StatusPending {
-			st.Open = append(st.Open, render(q, reminded[q.ID], now, c.loc))
-		} else {
+			pending = append(pending, q)
+		} else if before == nil {
 			done = append(done, q)
 		}
 	}
-	sort.SliceStable(st.Open, func(i, j int) bool { return st.Open[i].CreatedAt.After(st.Open[j].CreatedAt) })
+	page, more := pageOf(pending, before)
+	for _, q := range page {
+		st.Open = append(st.Open, render(q, reminded[q.ID], now, c.loc))
+	}
+	if more > 0 {
+		st.OpenMore, st.OpenCursor = more, cursorOf(page[len(page)-1]).String()
+		st.OpenMoreCapped = len(open) >= openRead
+	}
 	sort.SliceStable(done, func(i, j int) bool { return resolvedAt(done[i]).After(resolvedAt(done[j])) })
 	if len(done) > c.cfg.History {
 		done = done[:c.cfg.History]
@@ -97,8 +144,7 @@ func resolvedAt(q *broker.Question) time.Time {
 // hub drops it, or the inbox closes. Idle streams get a comment line every
 // heartbeat.
 func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
-	if !c.auth.allowed(r) {
-		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
+	if !c.signedIn(w, r) {
 		return
 	}
 	events, ok := c.hub.subscribe()
@@ -108,7 +154,6 @@ func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.hub.unsubscribe(events)
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives any write timeout
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

@@ -24,6 +24,9 @@ type view struct {
 	// Decline is the command that declines the question without a reason;
 	// a reason is appended after a space (broker.FormatDecline).
 	Decline string `json:"decline,omitempty"`
+	// Discuss is the command that says "not ready to answer" without a
+	// message; a message is appended after a space (broker.FormatDiscuss).
+	Discuss string `json:"discuss,omitempty"`
 	// Outcome is broker.OutcomeText for a resolved question.
 	Outcome    string     `json:"outcome,omitempty"`
 	AnsweredBy string     `json:"answered_by,omitempty"`
@@ -43,21 +46,28 @@ type promptView struct {
 	Options     []optionView `json:"options,omitempty"`
 	// Answer is the answer already given to this prompt of a dialog.
 	Answer string `json:"answer,omitempty"`
-	// Choose is the command prefix for a multi-select answer: the page
-	// appends the 1-based option numbers joined by commas, which is
-	// exactly broker.FormatOption(q, i, selected...).
+	// Choose is the command prefix for picking options: the page appends
+	// the 1-based option numbers joined by commas, which is exactly
+	// broker.FormatOption(q, i, picked...).
 	Choose string `json:"choose,omitempty"`
+	// Note joins the picked options and the text typed in the Other box
+	// (absent when the prompt takes no free text): Choose + numbers +
+	// Note + text is exactly broker.FormatOptionsOther(q, i, picked, text).
+	Note string `json:"note,omitempty"`
 	// Other is the command prefix for a free-text answer (absent when the
 	// prompt accepts none): the page appends the text, which is exactly
 	// broker.FormatOther(q, i, text).
 	Other string `json:"other,omitempty"`
-	// Skip is broker.FormatSkip(q, i), offered in dialogs of several
-	// prompts.
+	// Skip is broker.FormatSkip(q, i).
 	Skip string `json:"skip,omitempty"`
+	// Hint explains the recommended option (broker.RecommendedHint).
+	Hint string `json:"hint,omitempty"`
 }
 
 // optionView is one option of a prompt.
 type optionView struct {
+	// Label is the option's label; the recommended one's without its
+	// " (Recommended)" mark, which the page shows as a badge.
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
 	Recommended bool   `json:"recommended,omitempty"`
@@ -94,24 +104,31 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 			selected[k] = true
 		}
 		for k, o := range p.Options {
-			pv.Options = append(pv.Options, optionView{
+			ov := optionView{
 				Label:       o.Label,
 				Description: o.Description,
-				Recommended: p.Recommended(k),
 				Command:     broker.FormatOption(q, i, k),
 				Selected:    selected[k],
-			})
+			}
+			if p.Recommended(k) {
+				ov.Label, ov.Recommended = broker.BareLabel(o.Label), true
+			}
+			pv.Options = append(pv.Options, ov)
 		}
 		if q.Status == broker.StatusPending && given == nil {
-			if p.MultiSelect {
+			if len(p.Options) > 0 {
 				pv.Choose = broker.FormatAnswer(q, i, "")
+				if p.Recommended(0) {
+					pv.Hint = broker.RecommendedHint
+				}
 			}
 			if p.AllowsOther() {
 				pv.Other = broker.FormatOther(q, i, "")
+				if len(p.Options) > 0 {
+					pv.Note = " " + broker.OtherWord + " "
+				}
 			}
-			if len(q.Prompts) > 1 {
-				pv.Skip = broker.FormatSkip(q, i)
-			}
+			pv.Skip = broker.FormatSkip(q, i)
 		}
 		v.Prompts = append(v.Prompts, pv)
 	}
@@ -121,6 +138,7 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 	v.Rank = answered
 	if q.Status == broker.StatusPending {
 		v.Decline = broker.FormatDecline(q, "")
+		v.Discuss = broker.FormatDiscuss(q, "")
 		if reminded || q.RemindersSent > 0 {
 			v.Reminder = broker.ReminderText(q, now, loc)
 			v.Rank += 100 * (q.RemindersSent + 1)

@@ -11,7 +11,7 @@ func TestCallbacksConfigKeys(t *testing.T) {
 	t.Setenv("CB_BUILD", "b-secret")
 	path := writeConfig(t, t.TempDir(), `
 callbacks:
-  allow: ["https://hooks.example.com/askbridge/", "*.internal.example.com"]
+  allow: ["https://hooks.example.com/askbridge/", "*.internal.example.com", "10.1.2.0/24"]
   secret_env: CB_DEFAULT
   secrets:
     - {agent: build-bot, secret_env: CB_BUILD}
@@ -39,8 +39,11 @@ callbacks:
 	if err := dc.Policy.Check("https://a.internal.example.com/x"); err != nil {
 		t.Errorf("allowed host refused: %v", err)
 	}
+	if err := dc.Policy.Check("http://10.1.2.7:8080/x"); err != nil {
+		t.Errorf("address in an allowed range refused: %v", err)
+	}
 	if err := dc.Policy.Check("http://127.0.0.1:9/x"); err == nil {
-		t.Error("loopback allowed although an allow list is set")
+		t.Error("loopback allowed although the list names no loopback range")
 	}
 }
 
@@ -52,6 +55,8 @@ func TestCallbacksConfigValidate(t *testing.T) {
 		says string
 	}{
 		{"bad allow entry", CallbacksConfig{Allow: []string{"ftp://x/"}}, "callbacks.allow[0]"},
+		{"bad range", CallbacksConfig{Allow: []string{"10.1.2.3/24"}}, `callbacks.allow[0]: "10.1.2.3/24" has address bits beyond its /24 prefix: write 10.1.2.0/24`},
+		{"internal address without its range", CallbacksConfig{Allow: []string{"http://127.0.0.1:9000/"}}, `add "127.0.0.1/32"`},
 		{"unset default secret", CallbacksConfig{SecretEnv: "CB_NOT_SET_ANYWHERE"}, "callbacks.secret_env: environment variable CB_NOT_SET_ANYWHERE is not set"},
 		{"secret without agent", CallbacksConfig{Secrets: []CallbackSecret{{SecretEnv: "CB_SET"}}}, "callbacks.secrets[0].agent"},
 		{"secret without env", CallbacksConfig{Secrets: []CallbackSecret{{Agent: "a"}}}, "callbacks.secrets[0].secret_env"},
@@ -69,6 +74,6 @@ func TestCallbacksConfigValidate(t *testing.T) {
 		})
 	}
 	if err := (CallbacksConfig{}).validate(); err != nil {
-		t.Errorf("the empty section is valid (loopback only, no secret): %v", err)
+		t.Errorf("the empty section is valid (no callbacks, no secret): %v", err)
 	}
 }

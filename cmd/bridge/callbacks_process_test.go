@@ -126,6 +126,7 @@ func TestProcessCallbacksSurviveKill9(t *testing.T) {
 	rcv := newHookReceiver(t)
 	cfg := writeConfig(t, dir, `
 callbacks:
+  allow: ["127.0.0.0/8"]
   secret_env: ASKBRIDGE_TEST_CALLBACK_SECRET
   base_backoff: 100ms
   max_backoff: 300ms
@@ -153,7 +154,7 @@ callbacks:
 			return len(ds) == 1 && ds[0].Attempts >= 1
 		})
 		d := deliveriesOf(t, addr, id)[0]
-		if d.State != "pending" || !strings.Contains(d.LastError, "503") {
+		if d.State != "pending" || d.LastError != "http 503" {
 			t.Errorf("delivery of %s while the receiver is down: %+v, want pending with the 503", id, d)
 		}
 	}
@@ -173,8 +174,11 @@ callbacks:
 		if got := accepted[id]; len(got) != 1 || got[0] != d.ID {
 			t.Errorf("question %s: accepted deliveries %v, want exactly [%s]", id, got, d.ID)
 		}
-		if tries[id] < 2 || d.Attempts != tries[id] {
-			t.Errorf("question %s: receiver saw %d requests, store counts %d attempts", id, tries[id], d.Attempts)
+		// kill -9 can land between a request reaching the receiver and
+		// the bridge recording its outcome: that one attempt, in flight
+		// at the kill, is the only one the store may miss.
+		if tries[id] < 2 || d.Attempts > tries[id] || tries[id] > d.Attempts+1 {
+			t.Errorf("question %s: receiver saw %d requests, store counts %d attempts; want the same, or one more seen (in flight at the kill)", id, tries[id], d.Attempts)
 		}
 	}
 }
@@ -188,7 +192,7 @@ func TestProcessCallbackRefusedAndUnreachable(t *testing.T) {
 	rcv.down.Store(false)
 	cfg := writeConfig(t, dir, `
 callbacks:
-  allow: ["hooks.example.com", "http://127.0.0.1:1/"]
+  allow: ["hooks.example.com", "127.0.0.2/32"]
   secret_env: ASKBRIDGE_TEST_CALLBACK_SECRET
   base_backoff: 100ms
 `)
@@ -196,8 +200,8 @@ callbacks:
 	tests := []struct {
 		name, url, state, says string
 	}{
-		{"not allowed", rcv.URL + "/hook", "failed", "not in the callbacks.allow list"},
-		{"unreachable", "http://127.0.0.1:1/hook", "pending", "connect"},
+		{"not allowed", rcv.URL + "/hook", "failed", "blocked: the URL is not in callbacks.allow"},
+		{"unreachable", "http://127.0.0.2:1/hook", "pending", "refused"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,7 +223,7 @@ callbacks:
 				return len(ds) == 1 && ds[0].LastError != ""
 			})
 			d := deliveriesOf(t, addr, id)[0]
-			if d.State != tt.state || !strings.Contains(d.LastError, tt.says) {
+			if d.State != tt.state || d.LastError != tt.says {
 				t.Errorf("delivery = %+v, want %s saying %q", d, tt.state, tt.says)
 			}
 			w := runBridge(t, addr, "wait", id)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -70,39 +71,33 @@ func (c *Config) defaultTargets() []string {
 	return out
 }
 
-// checkChannels validates each configured channel's own settings.
+// checkChannels validates each configured channel's own settings,
+// reporting every problem.
 func (c *Config) checkChannels() error {
+	var p problems
 	if err := c.Channels.Web.Validate(); err != nil {
-		return fmt.Errorf("channels.%w", err)
+		p.add(fmt.Errorf("channels.%w", err))
 	}
-	if err := checkEnv("channels.web", c.Channels.Web.Config); err != nil {
-		return err
-	}
+	p.add(checkEnv("channels.web", c.Channels.Web.Config))
 	if t := c.Channels.Telegram; t != nil {
 		if err := t.Validate(); err != nil {
-			return fmt.Errorf("channels.%w", err)
+			p.add(fmt.Errorf("channels.%w", err))
 		}
-		if err := checkEnv("channels.telegram", t); err != nil {
-			return err
-		}
+		p.add(checkEnv("channels.telegram", t))
 	}
 	if s := c.Channels.Slack; s != nil {
 		if err := s.Validate(); err != nil {
-			return fmt.Errorf("channels.%w", err)
+			p.add(fmt.Errorf("channels.%w", err))
 		}
-		if err := checkEnv("channels.slack", s); err != nil {
-			return err
-		}
+		p.add(checkEnv("channels.slack", s))
 	}
 	if d := c.Channels.Discord; d != nil {
 		if err := d.Validate(); err != nil {
-			return fmt.Errorf("channels.%w", err)
+			p.add(fmt.Errorf("channels.%w", err))
 		}
-		if err := checkEnv("channels.discord", d); err != nil {
-			return err
-		}
+		p.add(checkEnv("channels.discord", d))
 	}
-	return nil
+	return errors.Join(p...)
 }
 
 // wiring is what serve needs from the channels besides registering them.
@@ -111,6 +106,9 @@ type wiring struct {
 	textChannels []string
 	// handlers are mounted on the HTTP server (webhooks, the web inbox).
 	handlers map[string]http.Handler
+	// webhooks are the patterns of handlers that are platform webhooks
+	// (all but the web inbox): they check their own signatures or secrets.
+	webhooks []string
 	// runners are inbound loops (long polling, gateways, sockets).
 	runners []namedRunner
 	// jobs run beside the server until it stops.
@@ -126,6 +124,9 @@ func (w *wiring) mount(name, pattern string, h http.Handler) error {
 		return fmt.Errorf("channels.%s: path %s is already served by another part of the bridge; give it a path of its own", name, pattern)
 	}
 	w.handlers[pattern] = h
+	if name != web.Name {
+		w.webhooks = append(w.webhooks, pattern)
+	}
 	return nil
 }
 
@@ -137,7 +138,9 @@ func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location,
 		w.textChannels = append(w.textChannels, cli.Name)
 	}
 	if !cfg.Channels.Web.Disabled {
-		ch, err := web.New(cfg.Channels.Web.Config, b, b, web.Options{Loopback: loop, Logger: log.With("channel", web.Name), Location: loc})
+		// Both stores keep sign-in sessions, so every instance accepts them.
+		sessions, _ := b.Store().(broker.Sessions)
+		ch, err := web.New(cfg.Channels.Web.Config, b, b, web.Options{Loopback: loop, Logger: log.With("channel", web.Name), Location: loc, Sessions: sessions})
 		if err != nil {
 			return nil, fmt.Errorf("channels.web: %w", err)
 		}

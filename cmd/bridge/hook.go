@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,19 +23,6 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
 )
-
-const hookUsage = `Usage:
-  bridge hook claude [--timeout 29m] [--connect-timeout 5s] [--route R]
-                                  Claude Code PermissionRequest and AskUserQuestion hook
-  bridge hook codex  [--timeout 29m] [--connect-timeout 5s] [--route R]
-                                  Codex PermissionRequest hook
-  bridge hook install claude|codex [--project | --local] [--command CMD]
-  bridge hook uninstall claude|codex [--project | --local] [--command CMD]
-
-The hook reads the agent's event JSON on standard input and prints the
-decision JSON. No decision (timeout, cancelled, bridge down) prints nothing
-and exits 0: the agent then shows its own dialog.
-`
 
 // Defaults of the hook commands. The installed hook's own timeout
 // (hookInstallTimeout) is longer than the question's, so that the question
@@ -55,28 +41,6 @@ const (
 	// whose earlier questions have all ended.
 	maxHookRepeats = 100
 )
-
-func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, hookUsage)
-		return exitBadInput
-	}
-	switch args[0] {
-	case "claude":
-		return runAgentHook(claudeAgent, args[1:], stdin, stdout, stderr)
-	case "codex":
-		return runAgentHook(codexAgent, args[1:], stdin, stdout, stderr)
-	case "install":
-		return runHookInstall(args[1:], stdout, stderr, false)
-	case "uninstall":
-		return runHookInstall(args[1:], stdout, stderr, true)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, hookUsage)
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "bridge hook: unknown hook %q\n\n%s", args[0], hookUsage)
-	return exitBadInput
-}
 
 // hookOptions are the flags of `bridge hook claude|codex`.
 type hookOptions struct {
@@ -109,23 +73,11 @@ type hookAsk struct {
 	decide func(res *client.Result) any
 }
 
-// runAgentHook is `bridge hook claude` and `bridge hook codex`. Exit 1 is
-// for bad flags or an unreadable event (a setup error both agents treat as
-// "no decision"); every outcome of the question exits 0.
-func runAgentHook(h agentHook, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hook "+h.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o hookOptions
-	fs.DurationVar(&o.timeout, "timeout", defaultHookTimeout, "how long people have to answer (10s–7d); keep it below the hook's timeout in the agent's settings")
-	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultHookConnectTimeout, "give up when the bridge cannot be reached within this long")
-	fs.StringVar(&o.route, "route", "", "the route to post to (default: default)")
-	if err := fs.Parse(args); err != nil {
-		return exitFailure
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "bridge hook %s: takes no arguments, got %q\n", h.name, fs.Args())
-		return exitFailure
-	}
+// runAgentHook is `bridge hook claude` and `bridge hook codex` with
+// their flags parsed. Exit 1 is for bad flags or an unreadable event (a
+// setup error both agents treat as "no decision"); every outcome of the
+// question exits 0.
+func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.timeout < broker.MinTimeout || o.timeout > broker.MaxTimeout {
 		fmt.Fprintf(stderr, "bridge hook %s: --timeout must be between %s and 7d, got %s\n", h.name, broker.MinTimeout, o.timeout)
 		return exitFailure

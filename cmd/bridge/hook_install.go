@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -73,45 +72,29 @@ func homeFile(dir, name string) (string, error) {
 	return filepath.Join(home, dir, name), nil
 }
 
-// runHookInstall is `bridge hook install` and `bridge hook uninstall`.
-func runHookInstall(args []string, stdout, stderr io.Writer, remove bool) int {
+// runHookInstall is `bridge hook install` and `bridge hook uninstall`
+// with their flags parsed: it edits the agent's settings file of the
+// chosen scope.
+func runHookInstall(agentArg string, project, local bool, command string, stdout, stderr io.Writer, remove bool) int {
 	verb := "install"
 	if remove {
 		verb = "uninstall"
-	}
-	fs := flag.NewFlagSet("hook "+verb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	project := fs.Bool("project", false, "the project's shared settings in the current directory instead of your user settings")
-	local := fs.Bool("local", false, "the project's personal settings, .claude/settings.local.json (Claude Code only)")
-	command := fs.String("command", "", `the hook command (default: this bridge's path + " hook AGENT")`)
-	agentArg, rest := "", args
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		agentArg, rest = args[0], args[1:]
-	}
-	if err := fs.Parse(rest); err != nil {
-		return exitBadInput
-	}
-	if agentArg == "" && fs.NArg() == 1 {
-		agentArg = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "bridge hook %s: unexpected arguments %q\n", verb, fs.Args())
-		return exitBadInput
 	}
 	t, ok := hookTargets[agentArg]
 	if !ok {
 		fmt.Fprintf(stderr, "bridge hook %s: name the agent: bridge hook %s claude|codex [--project | --local]\n", verb, verb)
 		return exitBadInput
 	}
-	path, err := t.file(*project, *local)
+	path, err := t.file(project, local)
 	if err != nil {
 		fmt.Fprintf(stderr, "bridge hook %s: %v\n", verb, err)
 		return exitBadInput
 	}
-	cmd := *command
+	cmd := command
 	if cmd == "" {
 		cmd = shellQuote(bridgeExecutable()) + " hook " + t.agent
 	}
-	report, err := editHookFile(path, t, cmd, remove, *project || *local)
+	report, err := editHookFile(path, t, cmd, remove, project || local)
 	for _, line := range report {
 		fmt.Fprintf(stdout, "%s: %s\n", path, line)
 	}

@@ -331,11 +331,11 @@ func TestHookInstallUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"install"}, "name the agent: bridge hook install claude|codex"},
+		{[]string{"install"}, "missing agent (claude or codex) (usage: bridge hook install claude|codex [flags])"},
 		{[]string{"install", "cursor"}, "name the agent"},
 		{[]string{"install", "codex", "--local"}, "codex has no local scope; use --project or no flag"},
 		{[]string{"install", "claude", "--project", "--local"}, "give --project or --local, not both"},
-		{[]string{"uninstall", "claude", "extra"}, `unexpected arguments ["extra"]`},
+		{[]string{"uninstall", "claude", "extra"}, `unexpected argument "extra"`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

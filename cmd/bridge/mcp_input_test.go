@@ -36,13 +36,13 @@ func TestMCPBadInput(t *testing.T) {
 		{"header of the second question", askArgs(prompt("Which region?", "EU", "US"), longHeader), "questions[1].header: at most 16 characters, got 17"},
 		{"one option", askArgs(prompt("Proceed?", "Yes")), "questions[0].options: give no options (free text) or 2–4 options, got 1"},
 		{"an Other option", askArgs(prompt("Which editor?", "Vim", "Other")), `questions[0].options[1].label: do not add an "Other" option`},
-		{"questions is not an array", map[string]any{"questions": "Which database?"}, "questions: must be an array, got JSON string"},
-		{"a number for the question", map[string]any{"questions": []any{map[string]any{"question": 42}}}, "questions.question: must be a string, got JSON number"},
-		{"a number for the timeout", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "timeout": 30}, "timeout: must be a string, got JSON number"},
-		{"a bad timeout", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "timeout": "soon"}, `invalid duration "soon"`},
-		{"an unknown field", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "colour": "red"}, `unknown field "colour"`},
+		{"questions is not an array", map[string]any{"questions": "Which database?"}, "questions: must be a list of questions, got a string"},
+		{"a number for the question", map[string]any{"questions": []any{map[string]any{"question": 42}}}, "questions[0].question: must be a string, got the number 42"},
+		{"a number for the timeout", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "timeout": 30}, "timeout: must be a string, got the number 30"},
+		{"a bad timeout", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "timeout": "soon"}, `"soon" is not a duration`},
+		{"an unknown field", map[string]any{"questions": []any{prompt("Now?", "Yes", "No")}, "colour": "red"}, `unknown field colour`},
 		{"no arguments", nil, "questions: at least one question is required"},
-		{"arguments that are not an object", json.RawMessage(`["Which database?"]`), "the arguments must be a JSON object, got JSON array"},
+		{"arguments that are not an object", json.RawMessage(`["Which database?"]`), "the input must be a JSON object, got a list"},
 	}
 	before := len(listQuestions(t, api))
 	for _, tc := range tests {

@@ -67,7 +67,13 @@ type proc struct {
 // waits until /readyz answers.
 func startServe(t *testing.T, addr string, env []string, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(bridgeBinary(t), append([]string{"serve", "--listen", addr}, args...)...)
+	return startServeBinary(t, bridgeBinary(t), addr, env, args...)
+}
+
+// startServeBinary is startServe with the binary at bin.
+func startServeBinary(t *testing.T, bin, addr string, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	p := &proc{cmd: cmd, addr: addr, out: &testutil.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out

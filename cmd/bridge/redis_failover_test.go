@@ -101,7 +101,7 @@ func TestRedisRestartMidTraffic(t *testing.T) {
 	srv.Kill()
 	until(t, "/readyz to report the store unreachable", func() bool {
 		code, raw := apiCall(t, "GET", a.addr, "/readyz", nil)
-		return code == http.StatusServiceUnavailable && strings.Contains(string(raw), "store unreachable")
+		return code == http.StatusServiceUnavailable && strings.Contains(string(raw), `"message":"store unavailable"}`)
 	})
 	down := []struct {
 		name, method, path string

@@ -3,47 +3,41 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 )
 
-// serveFlags are the flags of `bridge serve`; they override the file.
+// serveFlags are the flags of `bridge serve` and `bridge check-config`;
+// they override the file.
 type serveFlags struct {
 	config, listen, dataDir, store string
 }
 
-func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
-	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.config, "config", os.Getenv("ASKBRIDGE_CONFIG"), "configuration file (YAML); none means the embedded defaults")
-	fs.StringVar(&f.listen, "listen", "", "address to listen on (default "+DefaultListen+")")
-	fs.StringVar(&f.dataDir, "data-dir", "", "data directory (default "+DefaultDataDir()+")")
-	fs.StringVar(&f.store, "store", "", "store URL: sqlite:///path/file.db or redis://host:port/db")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
-	}
-	return f, nil
+// addServeFlags adds the flags that choose and override the config file.
+func addServeFlags(cmd *cobra.Command, f *serveFlags) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.config, "config", "", "configuration `FILE` (YAML; default $ASKBRIDGE_CONFIG; none: the embedded defaults)")
+	fs.StringVar(&f.listen, "listen", "", "`ADDR` to listen on (default "+DefaultListen+")")
+	fs.StringVar(&f.dataDir, "data-dir", "", "data `DIR` (default $ASKBRIDGE_DATA_DIR, else $XDG_DATA_HOME/askbridge, else ~/.local/share/askbridge)")
+	fs.StringVar(&f.store, "store", "", "store `URL`: sqlite:///path/file.db or redis://host:port/db")
 }
 
 // configFor loads the file and applies the flags.
 func configFor(f serveFlags) (Config, error) {
+	if f.config == "" {
+		f.config = os.Getenv("ASKBRIDGE_CONFIG")
+	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return cfg, err
@@ -58,7 +52,7 @@ func configFor(f serveFlags) (Config, error) {
 		cfg.Store.URL = f.store
 	}
 	if err := cfg.finish(); err != nil {
-		return cfg, fmt.Errorf("config: %w", err)
+		return cfg, &ConfigError{File: f.config, Problems: list(err)}
 	}
 	return cfg, nil
 }
@@ -73,24 +67,34 @@ func newLogger(cfg LogConfig, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// runServe is `bridge serve`: it runs until SIGINT or SIGTERM, then drains.
-func runServe(args []string, stdout, stderr io.Writer) int {
-	f, err := parseServeFlags(args, stderr)
-	if err != nil {
-		return exitBadInput
+// newServeCmd is `bridge serve`: it runs until SIGINT or SIGTERM, then
+// drains.
+func newServeCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run the bridge",
+		Long: `Run the bridge: the HTTP API, the web inbox, the configured chat channels
+and the MCP endpoint, until SIGINT or SIGTERM; then release waiting agents
+(they re-attach after a restart) and drain. With no configuration it uses
+SQLite in the data directory, the web inbox and the text channel, on
+` + DefaultListen + `. It refuses to start on any problem in the
+configuration: "bridge check-config" lists them all.`,
+		Example: `  bridge serve
+  bridge serve --config askbridge.yaml
+  bridge serve --listen 127.0.0.1:9000 --store redis://127.0.0.1:6379/0`,
+		Args: args(0, 0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := configFor(f)
+			if err != nil {
+				return exitCode(exitBadInput, err)
+			}
+			return serve(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	cfg, err := configFor(f)
-	if err != nil {
-		fmt.Fprintln(stderr, "bridge serve:", err)
-		return exitBadInput
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := serve(ctx, cfg, stdout, stderr); err != nil {
-		fmt.Fprintln(stderr, "bridge serve:", err)
-		return exitFailure
-	}
-	return exitOK
+	addServeFlags(cmd, &f)
+	withExitCodes(cmd, exitOK, "stopped by SIGINT or SIGTERM after draining", exitBadInput, "a problem in the configuration or the flags", exitFailure, "the store, a channel or the listen address failed")
+	return cmd
 }
 
 // serve builds everything from cfg, serves until ctx ends, and shuts down
@@ -116,11 +120,17 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := cfg.Server.listen(cfg.Listen, log)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: app.api, ReadHeaderTimeout: 10 * time.Second}
+	stopMetrics, err := serveMetrics(cfg, app.metrics, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopMetrics()
+	srv := cfg.Server.httpServer(app.handler)
 	runCtx, cancelRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { app.broker.Run(runCtx) })
@@ -163,10 +173,14 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 type app struct {
 	broker    *broker.Broker
 	api       *api.Server
+	metrics   *api.Metrics
 	jobs      []func(ctx context.Context)
 	storeName string
 	inboxURL  func(addr string) string
 	drainMCP  func()
+	// handler is the API (with the inbox, MCP and webhooks mounted on it)
+	// behind the edge guard: what the HTTP server serves.
+	handler http.Handler
 }
 
 // build wires store, broker, channels and API from the typed config.
@@ -177,6 +191,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	b, err := broker.New(broker.Config{
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
+		PendingPerAgent: cfg.Limits.PendingPerAgent,
 	})
 	if err != nil {
 		return nil, err
@@ -189,18 +204,24 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if err != nil {
 		return nil, err
 	}
+	metricsKey, metricsRefusal := cfg.Metrics.onMain(cfg.exposed())
 	srv := api.New(api.Config{
 		AgentKeys: agentAPIKeys(cfg.Agents), ResponderKeys: responderAPIKeys(cfg.People), Loopback: loop,
 		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
+		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
+		StreamsPerAgent: cfg.Limits.StreamsPerAgent,
 	}, b)
 	for pattern, h := range w.handlers {
 		srv.Handle(pattern, h)
 	}
-	a := &app{broker: b, api: srv, storeName: storeName(cfg), inboxURL: w.inboxURL}
+	a := &app{broker: b, api: srv, metrics: metrics, storeName: storeName(cfg), inboxURL: w.inboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
 	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
 	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
 	if a.drainMCP, err = mountMCP(cfg, b, srv, log); err != nil {
+		return nil, err
+	}
+	if a.handler, err = guard(cfg, w, srv, log); err != nil {
 		return nil, err
 	}
 	for _, r := range w.runners {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -34,12 +35,12 @@ type SweepInterval time.Duration
 
 // UnmarshalYAML parses a Go duration of at least one second.
 func (d *SweepInterval) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(n.Value)
+	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: timeouts.sweep_every: %q is not a duration (use e.g. 1s, 5s)", n.Line, n.Value)
+		return valueError(n, fmt.Errorf("timeouts.sweep_every: %q is not a duration (use e.g. 1s, 5s)", n.Value))
 	}
 	if err := checkSweepEvery(v); err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*d = SweepInterval(v)
 	return nil
@@ -52,10 +53,10 @@ type SweepBatch int
 func (b *SweepBatch) UnmarshalYAML(n *yaml.Node) error {
 	var v int
 	if err := n.Decode(&v); err != nil {
-		return fmt.Errorf("line %d: timeouts.batch: %q is not a whole number", n.Line, n.Value)
+		return valueError(n, fmt.Errorf("timeouts.batch: %q is not a whole number", n.Value))
 	}
 	if err := checkBatch(v); err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*b = SweepBatch(v)
 	return nil
@@ -84,7 +85,7 @@ func (t TimeoutsConfig) validate() error {
 	if d := time.Duration(t.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
 		return fmt.Errorf("timeouts.default: %s is outside 10s–7d", d)
 	}
-	if err := broker.ValidateReminders("timeouts.reminders", t.Reminders); err != nil {
+	if err := broker.ValidateReminders("timeouts.reminders", t.Reminders, t.deadline()); err != nil {
 		return err
 	}
 	if t.SweepEvery != 0 {
@@ -96,6 +97,11 @@ func (t TimeoutsConfig) validate() error {
 		return checkBatch(int(t.Batch))
 	}
 	return nil
+}
+
+// deadline is the default deadline in effect: Default, or 30m when unset.
+func (t TimeoutsConfig) deadline() time.Duration {
+	return cmp.Or(time.Duration(t.Default), broker.DefaultTimeout)
 }
 
 // sweeperOptions turns the configuration into the sweeper's options.

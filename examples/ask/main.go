@@ -50,8 +50,9 @@ func run() int {
 	res, err := c.Ask(ctx, q)
 
 	var declined *client.DeclinedError
-	var timedOut *client.TimeoutError
 	switch {
+	case err == nil && res.Status == client.StatusTimedOut:
+		fmt.Println("nobody answered; going with the default:", choice(res, q.Question))
 	case err == nil:
 		who := "someone"
 		if res.AnsweredBy != nil {
@@ -62,8 +63,6 @@ func run() int {
 		fmt.Println("the person wants to discuss first:", declined.Reason)
 	case errors.As(err, &declined):
 		fmt.Println("declined:", declined.Reason)
-	case errors.As(err, &timedOut) && timedOut.UsedDefault():
-		fmt.Println("nobody answered; going with the default:", choice(res, q.Question))
 	case errors.Is(err, client.ErrTimeout):
 		fmt.Println("nobody answered and there is no default; stopping here")
 		return 4

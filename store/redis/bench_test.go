@@ -218,13 +218,15 @@ func BenchmarkPendingMemory(b *testing.B) {
 // Sentinel and Cluster are measured by their conformance tests.
 func TestCycleRoundTrips(t *testing.T) {
 	addr, _ := redistest.StartServer(t)
-	testCycleRoundTrips(t, redisstore.Config{Addrs: []string{addr}}, 5)
+	testCycleRoundTrips(t, redisstore.Config{Addrs: []string{addr}}, 5, 5)
 }
 
 // testCycleRoundTrips counts the client round trips of one cycle without
-// and with a tool call id; the first must take at most 5, the second at
-// most maxIdem.
-func testCycleRoundTrips(t *testing.T, cfg redisstore.Config, maxIdem int64) {
+// and with a tool call id; the first must take at most maxPlain, the
+// second at most maxIdem. (On Cluster each takes one more than elsewhere:
+// counting the question among its agent's pending ones is a step of its
+// own there.)
+func testCycleRoundTrips(t *testing.T, cfg redisstore.Config, maxPlain, maxIdem int64) {
 	s := open(t, cfg)
 	if err := s.LoadScripts(context.Background()); err != nil {
 		t.Fatal(err)
@@ -237,7 +239,7 @@ func testCycleRoundTrips(t *testing.T, cfg redisstore.Config, maxIdem int64) {
 		name       string
 		idempotent bool
 		max        int64
-	}{{"NoToolCallID", false, 5}, {"WithToolCallID", true, maxIdem}} {
+	}{{"NoToolCallID", false, maxPlain}, {"WithToolCallID", true, maxIdem}} {
 		t.Run(c.name, func(t *testing.T) {
 			rt.n.Store(0)
 			cycle(t, s, c.idempotent, 1)

@@ -13,6 +13,8 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/askbridge/askbridge/broker"
 )
 
 // Defaults of Config.
@@ -175,9 +177,9 @@ func ParseURL(raw string) (Config, error) {
 		c.Cluster = b
 	}
 	if v := q.Get("retention"); v != "" {
-		d, err := time.ParseDuration(v)
+		d, err := broker.ParseDuration(v)
 		if err != nil {
-			return Config{}, fmt.Errorf("store url %q: retention=%q is not a duration", raw, v)
+			return Config{}, fmt.Errorf("store url %q: retention=%w", raw, err)
 		}
 		c.Retention = d
 	}

@@ -46,11 +46,19 @@ if v and string.match(v, '^([^:]*):') == ARGV[1] then redis.call('DEL', KEYS[1])
 return 1
 `)
 
-// Create stores q as pending. With a ToolCallID, a second Create with the
-// same key returns the first question. Off Cluster the key is reserved
-// and the record written by one script; on Cluster the key lives in
-// another slot, so it is reserved first, then the record is written.
+// Create stores q as pending; see CreateCapped.
 func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Question, bool, error) {
+	return s.CreateCapped(ctx, q, 0)
+}
+
+// CreateCapped stores q as pending, unless its agent has max pending
+// questions already (max <= 0: no cap). With a ToolCallID, a second
+// Create with the same key returns the first question. Off Cluster the
+// key is reserved, the question counted in its agent's pending set and
+// the record written by one script; on Cluster the key and the set live
+// in other slots, so the key is reserved first, then the question is
+// counted, then the record is written.
+func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (*broker.Question, bool, error) {
 	if q == nil || !validID(q.ID) {
 		return nil, false, fmt.Errorf("redis store: create: %w", &broker.FieldError{Field: "id", Message: "not a question id"})
 	}
@@ -59,8 +67,11 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 	if st.CreatedAt.IsZero() {
 		st.CreatedAt = time.Now().UTC()
 	}
+	if max < 0 {
+		max = 0 // no cap, as the scripts spell it
+	}
 	if st.ToolCallID == "" {
-		if err := s.create(ctx, st, ""); err != nil {
+		if err := s.create(ctx, st, "", max); err != nil {
 			return nil, false, err
 		}
 		return st, true, nil
@@ -72,7 +83,7 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 			return nil, false, fmt.Errorf("redis store: create: a question with this tool_call_id is being created: %w", broker.ErrUnavailable)
 		}
 		now := time.Now()
-		h, err := s.claim(ctx, st, key, now, takeover, from)
+		h, err := s.claim(ctx, st, key, now, takeover, from, max)
 		if err != nil {
 			return nil, false, err
 		}
@@ -115,8 +126,9 @@ type holder struct {
 
 // claim reserves the idempotency key for st (taking it over from the id
 // in from when takeover is "1") and stores st. It fails with
-// broker.ErrIDTaken, leaving the key unclaimed, when the id is in use.
-func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now time.Time, takeover, from string) (holder, error) {
+// broker.ErrIDTaken when the id is in use, and with a *broker.LimitError
+// when the agent has max pending questions, leaving the key unclaimed.
+func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now time.Time, takeover, from string, max int) (holder, error) {
 	var v []any
 	var err error
 	if s.cluster {
@@ -125,8 +137,8 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 			return holder{}, wrap("create", err)
 		}
 		if len(v) == 1 {
-			if err := s.create(ctx, st, key); err != nil {
-				if errors.Is(err, broker.ErrIDTaken) {
+			if err := s.create(ctx, st, key, max); err != nil {
+				if errors.Is(err, broker.ErrIDTaken) || errors.Is(err, broker.ErrLimit) {
 					_ = releaseScript.Run(ctx, s.c, []string{key}, st.ID).Err()
 				}
 				return holder{}, err
@@ -134,12 +146,12 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 			return holder{stored: true}, nil
 		}
 	} else {
-		keys, args, err := s.createArgs(st, key)
+		keys, args, err := s.createArgs(st, key, max)
 		if err != nil {
 			return holder{}, err
 		}
-		keys = append(keys, key)
-		args = append(args[:16:16], append([]any{now.UnixMilli(), takeover, from}, args[16:]...)...)
+		keys = append(keys, key, s.k.evPending(st.Agent))
+		args = append(args[:fixedArgs:fixedArgs], append([]any{now.UnixMilli(), takeover, from}, args[fixedArgs:]...)...)
 		v, err = createIdemScript.Run(ctx, s.c, keys, args...).Slice()
 		if err != nil {
 			return holder{}, wrap("create", err)
@@ -149,6 +161,8 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 			return holder{stored: true}, nil
 		case "taken":
 			return holder{}, fmt.Errorf("redis store: create %s: %w", st.ID, broker.ErrIDTaken)
+		case "full":
+			return holder{}, fmt.Errorf("redis store: create: %w", pendingLimit(max))
 		}
 	}
 	if len(v) < 3 {
@@ -175,24 +189,68 @@ func (s *Store) trimBefore(now time.Time) int64 {
 	return usec(now.Add(-(maxLifetime + s.cfg.Retention + grace)))
 }
 
-func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string) error {
-	keys, args, err := s.createArgs(q, idemKey)
+// create counts q among its agent's pending questions, unless they are at
+// max, and writes its record: one script off Cluster; on Cluster, where
+// the pending set is in another slot, two, and the count is taken back
+// when the id proves taken. (When the second step fails otherwise, the
+// entry stays until the question's deadline plus an hour: a question that
+// may exist is counted rather than not.)
+func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, max int) error {
+	keys, args, err := s.createArgs(q, idemKey, max)
 	if err != nil {
 		return err
+	}
+	pending := s.k.evPending(q.Agent)
+	added := int64(0)
+	if s.cluster {
+		added, err = admitScript.Run(ctx, s.c, []string{pending}, q.ID, args[16], args[17], args[18]).Int64()
+		if err != nil {
+			return wrap("create", err)
+		}
+		if added == 0 {
+			return fmt.Errorf("redis store: create: %w", pendingLimit(max))
+		}
+	} else {
+		keys = append(keys, pending)
 	}
 	ok, err := createScript.Run(ctx, s.c, keys, args...).Int()
 	if err != nil {
 		return wrap("create", err)
 	}
-	if ok == 0 {
+	switch ok {
+	case 0:
+		if added == 1 {
+			_ = s.c.ZRem(context.WithoutCancel(ctx), pending, q.ID).Err()
+		}
 		return fmt.Errorf("redis store: create %s: %w", q.ID, broker.ErrIDTaken)
+	case -1:
+		return fmt.Errorf("redis store: create: %w", pendingLimit(max))
 	}
 	return nil
 }
 
+// pendingLimit is the error of a Create refused by the cap.
+func pendingLimit(max int) error {
+	return &broker.LimitError{What: "pending questions", Limit: max}
+}
+
+// pendingEnd is when q's entry in its agent's pending set lapses: an hour
+// after its deadline, by when the sweeper has resolved it (and dropped the
+// entry) unless every instance was down.
+func pendingEnd(q *broker.Question) time.Time {
+	if q.ExpiresAt.IsZero() {
+		return q.CreatedAt.Add(maxLifetime)
+	}
+	return q.ExpiresAt.Add(grace)
+}
+
+// fixedArgs is how many arguments of createScript come before the
+// field/value pairs.
+const fixedArgs = 19
+
 // createArgs returns the KEYS and ARGV of createScript for q (see
-// createWrite): 16 arguments, then field/value pairs.
-func (s *Store) createArgs(q *broker.Question, idemKey string) ([]string, []any, error) {
+// createWrite): fixedArgs arguments, then field/value pairs.
+func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]string, []any, error) {
 	// Progress and selections live in their own fields, so that the
 	// scripts that change them see them; the JSON holds the rest.
 	var extra []any
@@ -242,6 +300,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string) ([]string, []any,
 		q.ID, body, q.Agent, q.SessionID, usec(q.CreatedAt), expires,
 		strings.Join(rts, ","), next, leaseNs, leaseUs, idemKey, q.CallbackURL,
 		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(time.Now()), q.RemindersSent,
+		max, usec(pendingEnd(q)), usec(time.Now()),
 	}, extra...)
 	return keys, args, nil
 }

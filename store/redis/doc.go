@@ -12,6 +12,8 @@
 //
 //	P{sN}:q:<id>             hash: the question's changing parts (below)
 //	P{sN}:j:<id>             string: the question's static part (JSON)
+//	P{sN}:f:<id>             hash: files sent with answers (attachments.go),
+//	                         expiring with the record
 //	P{sN}:due                zset id -> deadline (µs); pending only
 //	P{sN}:rem                zset id -> next reminder (µs); pending only
 //	P{sN}:lease              zset id -> lease end (µs); pending only
@@ -30,8 +32,13 @@
 //	P{ev}:log                zset seq -> "<at µs> <event JSON>"
 //	P{ev}:a:<agent>          the same per agent
 //	P{ev}:ids                hash id -> "<seq> <agent>" (one event each)
-//	Presolved                pub/sub channel of resolved ids
+//	P{ev}:p:<agent>          zset id -> end (µs): the agent's pending
+//	                         questions, for the cap; end is an hour after
+//	                         the question's deadline
+//	Presolved                pub/sub channel: "<id>\t<agent>" per resolution
 //	Pleader:<name>           leader lease: instance id with a TTL
+//	Pws:<digest>             string: a web inbox session's expiry (ms),
+//	                         with a TTL; read alone, so it may hash anywhere
 //
 // The body key holds what never changes (prompts, route, targets,
 // deadline, callback URL...) as JSON. The record hash holds everything a
@@ -48,14 +55,14 @@
 // # Scripts and slots
 //
 // Each change is one Lua script over keys of one slot: create (record and
-// indexes), resolve (the compare-and-set pending -> terminal, unindexing,
+// indexes; off Cluster also the pending set, below), resolve (the compare-and-set pending -> terminal, unindexing,
 // outbox entry, unlogged-event marker, record expiry), save progress
 // (first answer wins), set selection, claim reminder, renew lease, add
 // message, claim and update delivery, purge of one shard. Scripts derive
 // record keys from a prefix that carries the shard's tag, so they stay in
 // the slot of the keys they are given.
 //
-// Three things cross slots and are ordered so that a crash leaves nothing
+// Four things cross slots and are ordered so that a crash leaves nothing
 // wrong behind:
 //   - An idempotent Create maps the key to the id (unless the key maps
 //     already) and creates the record. On a single server or through
@@ -77,6 +84,15 @@
 //     steps loses no event.
 //   - AddMessage writes the message lookup key in the same pipeline as its
 //     script; the key is only read alone, so it may hash anywhere.
+//   - CreateCapped counts the question in its agent's pending set (slot
+//     {ev}), refusing it when the set holds the cap. Off Cluster the
+//     create script does it, so the check and the write are one step. On
+//     Cluster a script in {ev} adds the entry (the check and the add are
+//     one step, so instances together never pass the cap), then the
+//     record is written; the entry is taken back when the id proves
+//     taken, and one left by a crash in between lapses with its end.
+//     Logging a resolution's event (slot {ev}, repaired by Due as above)
+//     drops the entry.
 //
 // Reads that span shards (List, Due, DueReminders, LapsedLeases,
 // ClaimDeliveries) send one command or script per shard in one pipeline
@@ -85,7 +101,8 @@
 // without a chat scans all and checks the posted copies.
 //
 // A full ask -> answer cycle (Create, AddMessage, Resolve, Get) takes 5
-// round trips, with or without an idempotency key; on Cluster, 6 with one.
+// round trips, with or without an idempotency key; on Cluster 6, and 7
+// with one.
 //
 // # Retention
 //
@@ -100,8 +117,9 @@
 //
 // # Resolution feed
 //
-// Every Store subscribes once to Presolved and fans ids out to its
-// watchers without blocking; a watcher that fell behind gets "" (re-check
+// Every Store subscribes once to Presolved and fans resolutions (id and
+// agent; a bare id from an older bridge has no agent) out to its watchers
+// without blocking; a watcher that fell behind gets "" (re-check
 // everything) once it has room. After the subscription is lost and back,
 // every watcher gets "", since ids published meanwhile are gone. Resolve
 // also wakes local watchers directly.

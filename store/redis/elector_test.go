@@ -55,12 +55,15 @@ func (l *leaderLog) leaders() int {
 	return n
 }
 
-// TestElectorFailover: two instances on one Redis, ttl 300ms. The first
+// TestElectorFailover: two instances on one Redis, ttl 2s. The first
 // leads; it dies without releasing (its client closes, as with kill -9);
-// the second takes over once the lease runs out.
+// the second takes over once the lease runs out. Each renewal has a third
+// of the ttl to complete: with a shorter ttl a busy machine that delays
+// one renewal past that ends the lease of a living leader, as it should,
+// and the test would read it as a second leader.
 func TestElectorFailover(t *testing.T) {
 	addr, _ := redistest.StartServer(t)
-	const ttl = 300 * time.Millisecond
+	const ttl = 2 * time.Second
 	ca := goredis.NewClient(&goredis.Options{Addr: addr})
 	cb := goredis.NewClient(&goredis.Options{Addr: addr})
 	t.Cleanup(func() { _ = cb.Close() })

@@ -15,7 +15,7 @@ func (s *Store) IdemKey(agent, session, toolCallID string) string {
 // cluster), so that counted runs send no script twice.
 func (s *Store) LoadScripts(ctx context.Context) error {
 	for _, sc := range []*goredis.Script{
-		createScript, createIdemScript, reserveScript, releaseScript, resolveScript,
+		createScript, createIdemScript, admitScript, reserveScript, releaseScript, resolveScript,
 		progressScript, claimReminderScript, renewLeaseScript, addMessageScript, listScript,
 		claimDeliveryScript, updateDeliveryScript, logEventScript, purgeEventsScript, purgeScript,
 	} {

@@ -66,7 +66,7 @@ func TestSentinelFailover(t *testing.T) {
 		t.Fatalf("question after failover = %s, want pending", got.Status)
 	}
 	deadline := time.After(30 * time.Second)
-	for hint := "x"; hint != ""; {
+	for hint := (broker.Resolved{ID: "x"}); hint.ID != ""; {
 		select {
 		case hint = <-watch:
 		case <-deadline:

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/askbridge/askbridge/broker"
 )
 
 // watchBuffer is the buffer of each Watch channel; a watcher that falls
-// behind gets "" (re-check everything) once it has room again.
+// behind gets an empty hint (re-check everything) once it has room again.
 const watchBuffer = 64
 
 // feed fans the resolution feed out to the local watchers.
@@ -23,17 +26,18 @@ type feed struct {
 }
 
 type watcher struct {
-	ch     chan string
+	ch     chan broker.Resolved
 	missed bool
 }
 
 func newFeed() *feed { return &feed{subs: map[*watcher]struct{}{}, stop: make(chan struct{})} }
 
-// Watch returns the resolution feed of this store: ids resolved here or on
-// any other instance sharing the Redis, and "" after a lost connection or
-// a dropped id. The channel closes when ctx ends or the store closes.
-func (s *Store) Watch(ctx context.Context) <-chan string {
-	w := &watcher{ch: make(chan string, watchBuffer)}
+// Watch returns the resolution feed of this store: questions resolved here
+// or on any other instance sharing the Redis, with their agents, and an
+// empty hint after a lost connection or a dropped one. The channel closes
+// when ctx ends or the store closes.
+func (s *Store) Watch(ctx context.Context) <-chan broker.Resolved {
+	w := &watcher{ch: make(chan broker.Resolved, watchBuffer)}
 	f := s.feed
 	f.mu.Lock()
 	if f.closed {
@@ -58,35 +62,35 @@ func (s *Store) Watch(ctx context.Context) <-chan string {
 	return w.ch
 }
 
-// broadcast offers id to every watcher without blocking.
-func (f *feed) broadcast(id string) {
+// broadcast offers r to every watcher without blocking.
+func (f *feed) broadcast(r broker.Resolved) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for w := range f.subs {
 		if w.missed {
 			select {
-			case w.ch <- "":
+			case w.ch <- broker.Resolved{}:
 				w.missed = false
 			default:
 				continue
 			}
 		}
 		select {
-		case w.ch <- id:
+		case w.ch <- r:
 		default:
 			w.missed = true
 		}
 	}
 }
 
-// flush sends the pending "" of watchers that missed ids.
+// flush sends the pending empty hint of watchers that missed one.
 func (f *feed) flush() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for w := range f.subs {
 		if w.missed {
 			select {
-			case w.ch <- "":
+			case w.ch <- broker.Resolved{}:
 				w.missed = false
 			default:
 			}
@@ -168,12 +172,19 @@ func (s *Store) listen(ctx context.Context, ps *goredis.PubSub) {
 			if lost {
 				s.log.Info("resolution feed back")
 			}
-			s.feed.broadcast("")
+			s.feed.broadcast(broker.Resolved{})
 			lost, backoff = false, 50*time.Millisecond
 		case *goredis.Message:
-			s.feed.broadcast(m.Payload)
+			s.feed.broadcast(feedMessage(m.Payload))
 		}
 	}
+}
+
+// feedMessage reads a message of the feed channel: "<id>\t<agent>", or
+// a bare id (from an older bridge: the agent is not known).
+func feedMessage(payload string) broker.Resolved {
+	id, agent, _ := strings.Cut(payload, "\t")
+	return broker.Resolved{ID: id, Agent: agent}
 }
 
 // subscribe replaces the feed subscription; it returns nil once the store

@@ -66,3 +66,8 @@ func (k keys) evIDs() string               { return k.prefix + "{ev}:ids" }
 func (k keys) evAgentPrefix() string       { return k.prefix + "{ev}:a:" }
 func (k keys) evAgent(agent string) string { return k.evAgentPrefix() + agent }
 func (k keys) feed() string                { return k.prefix + "resolved" }
+
+// evPending is the set of an agent's pending questions. It lives in the
+// event log's slot, so that logging a resolution's event drops the
+// question from it in the same script.
+func (k keys) evPending(agent string) string { return k.prefix + "{ev}:p:" + agent }

@@ -69,6 +69,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 			return nil, wrap("claim deliveries", err)
 		}
 		if ok {
+			d.Claim = d.NextAt
 			out = append(out, d)
 		}
 	}
@@ -77,6 +78,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 
 // UpdateDelivery records the outcome of an attempt: a pending delivery is
 // rescheduled at d.NextAt, a delivered or failed one leaves the outbox.
+// With d.Claim, it records only while the delivery is pending with its
+// next attempt still at the claim's end.
 func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 	id := d.QuestionID
 	if id == "" {
@@ -94,13 +97,20 @@ func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 	if updated.IsZero() {
 		updated = time.Now()
 	}
+	claim := ""
+	if !d.Claim.IsZero() {
+		claim = strconv.FormatInt(nsec(d.Claim), 10)
+	}
 	r, err := updateDeliveryScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.outbox(shardOf(id))},
-		id, d.State, d.Attempts, nsec(d.NextAt), usec(d.NextAt), d.LastError, nsec(updated)).Int()
+		id, d.State, d.Attempts, nsec(d.NextAt), usec(d.NextAt), d.LastError, nsec(updated), claim).Int()
 	if err != nil {
 		return wrap("update delivery", err)
 	}
-	if r == 0 {
+	switch r {
+	case 0:
 		return fmt.Errorf("redis store: delivery %s: %w", d.ID, broker.ErrNotFound)
+	case -1:
+		return fmt.Errorf("redis store: %w: delivery %s was claimed again or finished since its claim", broker.ErrConflict, d.ID)
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func TestRedisDown(t *testing.T) {
 	// The feed reconnects and asks watchers to re-check.
 	timer := time.NewTimer(15 * time.Second)
 	defer timer.Stop()
-	for hint := "x"; hint != ""; {
+	for hint := (broker.Resolved{ID: "x"}); hint.ID != ""; {
 		select {
 		case hint = <-watch:
 		case <-timer.C:
@@ -161,8 +161,11 @@ func testFeedAcrossStores(t *testing.T, cfg redisstore.Config) {
 	defer timer.Stop()
 	for {
 		select {
-		case id := <-watch:
-			if id == q.ID {
+		case r := <-watch:
+			if r.ID == q.ID {
+				if r.Agent != q.Agent {
+					t.Fatalf("the other store's watcher saw %s with agent %q, want %q", q.ID, r.Agent, q.Agent)
+				}
 				return
 			}
 		case <-timer.C:

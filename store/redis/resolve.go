@@ -34,9 +34,13 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	n := shardOf(id)
 	keys := []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.done(n), s.k.outbox(n), s.k.unlogged(n)}
 	now := time.Now()
+	ifProgress := ""
+	if r.IfProgress != nil {
+		ifProgress = strconv.Itoa(*r.IfProgress)
+	}
 	v, err := resolveScript.Run(ctx, s.c, keys, body, string(r.Status), usec(r.ResolvedAt),
 		(s.cfg.Retention + grace).Milliseconds(), nsec(r.ResolvedAt), id,
-		usec(now.Add(-(s.cfg.Retention + grace)))).Result()
+		usec(now.Add(-(s.cfg.Retention + grace))), ifProgress).Result()
 	if err != nil {
 		return nil, wrap("resolve", err)
 	}
@@ -49,7 +53,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		// The resolution stands; Due logs the event later (see repair).
 		s.log.Warn("resolution event not logged yet", "question_id", id, "err", err)
 	}
-	s.feed.broadcast(id)
+	s.feed.broadcast(broker.Resolved{ID: id, Agent: q.Agent})
 	return q, nil
 }
 
@@ -74,6 +78,8 @@ func (s *Store) mutationResult(op, id string, v any) (*broker.Question, error) {
 		return nil, &broker.ClosedError{Question: q}
 	case "conflict":
 		return nil, fmt.Errorf("redis store: %s %s: prompt already answered: %w", op, id, broker.ErrConflict)
+	case "stale":
+		return nil, fmt.Errorf("redis store: %s %s: %d prompts are answered now, not the number the resolution was built on: %w", op, id, q.ProgressCount(), broker.ErrConflict)
 	case "range":
 		return nil, fmt.Errorf("redis store: %s %s: %w", op, id, &broker.FieldError{Field: "prompt", Message: fmt.Sprintf("the question has %d prompt(s)", len(q.Prompts))})
 	}
@@ -171,7 +177,8 @@ type pendingEvent struct {
 }
 
 // logEvent appends the event of a resolution once (again calls return the
-// sequence number of the first) and publishes the id on the feed.
+// sequence number of the first), drops the question from its agent's
+// pending set and publishes it on the feed.
 func (s *Store) logEvent(ctx context.Context, e pendingEvent) error {
 	keys, args := s.eventCall(e)
 	if err := logEventScript.Run(ctx, s.c, keys, args...).Err(); err != nil {
@@ -184,7 +191,7 @@ func (s *Store) logEvent(ctx context.Context, e pendingEvent) error {
 func (s *Store) eventCall(e pendingEvent) ([]string, []any) {
 	body, _ := json.Marshal(broker.Event{QuestionID: e.id, Agent: e.agent, SessionID: e.session, Status: e.status, At: e.at})
 	member := strconv.FormatInt(usec(e.at), 10) + " " + string(body)
-	keys := []string{s.k.evSeq(), s.k.evLog(), s.k.evIDs(), s.k.evAgent(e.agent)}
+	keys := []string{s.k.evSeq(), s.k.evLog(), s.k.evIDs(), s.k.evAgent(e.agent), s.k.evPending(e.agent)}
 	cutoff := usec(time.Now().Add(-(s.cfg.Retention + grace)))
 	return keys, []any{e.id, e.agent, member, s.k.feed(), cutoff, s.k.evAgentPrefix()}
 }

@@ -3,10 +3,12 @@ package redis
 import goredis "github.com/redis/go-redis/v9"
 
 // prelude gives scripts the question body key of a record key
-// ("...q:<id>" -> "...j:<id>", same tag, so same slot) and whole(k), the
+// ("...q:<id>" -> "...j:<id>", same tag, so same slot), its files key
+// ("...f:<id>", attachments.go) and whole(k), the
 // record and its body as {HGETALL, body}.
 const prelude = `
 local function jkey(k) return (string.gsub(k, 'q:([^:]*)$', 'j:%1')) end
+local function fkey(k) return (string.gsub(k, 'q:([^:]*)$', 'f:%1')) end
 local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey(k)) or ''} end
 `
 
@@ -16,14 +18,17 @@ local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey
 // every key (not on Cluster), and is given every key it touches.
 
 // createWrite is the part of the create scripts that writes a new
-// question: its record, its body and its index entries.
+// question: its record, its body and its index entries; and admit, which
+// counts it among its agent's pending questions unless they are at the
+// cap.
 // KEYS: 1 rec, 2 body, 3 due, 4 rem, 5 lease, 6 all, 7 agent, 8 session.
 // ARGV: 1 id, 2 json, 3 agent, 4 session, 5 createdUs, 6 expiresUs|empty,
 // 7 reminders csv|empty, 8 nextReminderUs|empty, 9 leaseUntilNs|empty,
 // 10 leaseUntilUs, 11 idemKey|empty, 12 callbackURL|empty, 13 prompts,
-// 14 indexTTLms, 15 trimBeforeUs, 16 remindersSent; from ARGV[extra] on,
+// 14 indexTTLms, 15 trimBeforeUs, 16 remindersSent, 17 pending cap (0:
+// none), 18 pending entry's end (µs), 19 nowUs; from ARGV[extra] on,
 // field/value pairs of initial progress and selections.
-const createWrite = `
+const createWrite = admitFunc + `
 local function write(extra)
   local id = ARGV[1]
   redis.call('SET', KEYS[2], ARGV[2])
@@ -51,43 +56,78 @@ local function write(extra)
 end
 `
 
+// admitFunc defines admit(k, id, cap, endUs, nowUs): it drops the
+// entries of the pending set k whose end (their question's deadline plus
+// an hour) is before now, then adds id with score endUs unless the set
+// holds cap entries already (0: no cap). It returns 1 when it added the
+// id, 2 when the id was there already, 0 when the cap refuses it.
+const admitFunc = `
+local function admit(k, id, cap, endUs, nowUs)
+  redis.call('ZREMRANGEBYSCORE', k, '-inf', '(' .. nowUs)
+  if redis.call('ZSCORE', k, id) then return 2 end
+  cap = tonumber(cap)
+  if cap > 0 and redis.call('ZCARD', k) >= cap then return 0 end
+  redis.call('ZADD', k, endUs, id)
+  return 1
+end
+`
+
 // createScript stores a new question and its index entries, all in the
-// question's shard. KEYS and ARGV as createWrite, pairs from ARGV[17].
-// Returns 0 when the id is taken, 1 when stored.
+// question's shard. KEYS and ARGV as createWrite, pairs from ARGV[20];
+// with a KEYS[9], the agent's pending set (off Cluster), it admits the
+// question there first. Returns 0 when the id is taken, -1 when the cap
+// refuses it, 1 when stored.
 var createScript = goredis.NewScript(createWrite + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-write(17)
+if KEYS[9] and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then return -1 end
+write(20)
 return 1
 `)
 
 // createIdemScript reserves an idempotency key and stores the question in
 // one step, for servers where every key lives on one node (standalone,
-// Sentinel): the key is in another slot than the record.
-// KEYS: as createWrite, then 9 idem. ARGV: as createWrite, then 17 nowMs,
-// 18 "1" to take the key over when it still names ARGV[19]; pairs from
-// ARGV[20]. Returns {'ok'}, {'taken'} (the id is in use; the key is left
-// alone) or {'have', id, reservedMs} (the key names another question).
+// Sentinel): the key and the pending set are in other slots than the
+// record. KEYS: as createWrite, then 9 idem, 10 pending set. ARGV: as
+// createWrite, then 20 nowMs, 21 "1" to take the key over when it still
+// names ARGV[22]; pairs from ARGV[23]. Returns {'ok'}, {'taken'} (the id
+// is in use; the key is left alone), {'full'} (the cap refuses it) or
+// {'have', id, reservedMs} (the key names another question).
 var createIdemScript = goredis.NewScript(createWrite + `
 local v = redis.call('GET', KEYS[9])
 if v then
   local old, t = string.match(v, '^([^:]*):(%d+)$')
   old = old or ''
-  if ARGV[18] ~= '1' or old ~= ARGV[19] then return {'have', old, t or '0'} end
+  if ARGV[21] ~= '1' or old ~= ARGV[22] then return {'have', old, t or '0'} end
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'taken'} end
-redis.call('SET', KEYS[9], ARGV[1] .. ':' .. ARGV[17], 'PX', ARGV[14])
-write(20)
+if admit(KEYS[10], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then return {'full'} end
+redis.call('SET', KEYS[9], ARGV[1] .. ':' .. ARGV[20], 'PX', ARGV[14])
+write(23)
 return {'ok'}
+`)
+
+// admitScript counts a question among its agent's pending ones on
+// Cluster, where the set is in another slot than the record: Create runs
+// it before createScript and undoes it when the id is taken. KEYS:
+// pending set. ARGV: 1 id, 2 cap, 3 endUs, 4 nowUs. Returns as admit.
+var admitScript = goredis.NewScript(admitFunc + `
+return admit(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 `)
 
 // resolveScript is the compare-and-set pending -> terminal.
 // KEYS: rec, due, rem, lease, done, outbox, unlogged.
 // ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
-// 5 resolvedNs, 6 id, 7 doneTrimBeforeUs.
+// 5 resolvedNs, 6 id, 7 doneTrimBeforeUs, 8 the number of prompts with
+// progress the resolution expects, or empty for no condition.
 var resolveScript = goredis.NewScript(prelude + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
 if st ~= 'pending' then return {'closed', whole(KEYS[1])} end
+if ARGV[8] ~= '' then
+  local n, np = 0, tonumber(redis.call('HGET', KEYS[1], 'np') or '0')
+  for i = 0, np - 1 do n = n + redis.call('HEXISTS', KEYS[1], 'p' .. i) end
+  if n ~= tonumber(ARGV[8]) then return {'stale', whole(KEYS[1])} end
+end
 local id = ARGV[6]
 redis.call('HSET', KEYS[1], 'st', ARGV[2], 'r', ARGV[1])
 redis.call('ZREM', KEYS[2], id)
@@ -104,6 +144,7 @@ redis.call('ZADD', KEYS[7], ARGV[3], id)
 redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', '(' .. ARGV[7])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
+redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4])
 return {'ok', whole(KEYS[1])}
 `)
 
@@ -219,26 +260,31 @@ return redis.call('HGETALL', KEYS[1])
 
 // updateDeliveryScript records an attempt. KEYS: rec, outbox.
 // ARGV: 1 id, 2 state, 3 attempts, 4 nextNs, 5 nextUs, 6 lastError,
-// 7 updatedNs. Returns 0 when there is no such delivery.
+// 7 updatedNs, 8 claimNs (empty: no claim to check). Returns 0 when there
+// is no such delivery, -1 when the claim is no longer the delivery's.
 var updateDeliveryScript = goredis.NewScript(`
-if not redis.call('HGET', KEYS[1], 'ds') then return 0 end
+local ds = redis.call('HGET', KEYS[1], 'ds')
+if not ds then return 0 end
+if ARGV[8] ~= '' and (ds ~= 'pending' or redis.call('HGET', KEYS[1], 'dn') ~= ARGV[8]) then return -1 end
 redis.call('HSET', KEYS[1], 'ds', ARGV[2], 'da', ARGV[3], 'dn', ARGV[4], 'de', ARGV[6], 'du', ARGV[7])
 if ARGV[2] == 'pending' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1]) else redis.call('ZREM', KEYS[2], ARGV[1]) end
 return 1
 `)
 
-// logEventScript appends the resolution event of a question once, and
-// publishes its id. KEYS: seq, log, ids, agent log.
+// logEventScript appends the resolution event of a question once, drops
+// the question from its agent's pending set, and publishes "<id>\t<agent>"
+// on the feed. KEYS: seq, log, ids, agent log, agent's pending set.
 // ARGV: 1 id, 2 agent, 3 member ("<atUs> <json>"), 4 feed channel,
 // 5 trimBeforeUs, 6 agent log prefix. Returns the event's seq.
 var logEventScript = goredis.NewScript(`
+redis.call('ZREM', KEYS[5], ARGV[1])
 local have = redis.call('HGET', KEYS[3], ARGV[1])
 if have then return tonumber(string.match(have, '^(%d+)')) end
 local seq = redis.call('INCR', KEYS[1])
 redis.call('ZADD', KEYS[2], seq, ARGV[3])
 redis.call('ZADD', KEYS[4], seq, ARGV[3])
 redis.call('HSET', KEYS[3], ARGV[1], seq .. ' ' .. ARGV[2])
-redis.call('PUBLISH', ARGV[4], ARGV[1])
+redis.call('PUBLISH', ARGV[4], ARGV[1] .. '\t' .. ARGV[2])
 local cutoff = tonumber(ARGV[5])
 local old = redis.call('ZRANGE', KEYS[2], 0, 3, 'WITHSCORES')
 for i = 1, #old, 2 do
@@ -293,7 +339,7 @@ for _, id in ipairs(ids) do
         end
       end
       if f[4] then cross[#cross + 1] = f[4] end
-      redis.call('DEL', rec, jkey(rec))
+      redis.call('DEL', rec, jkey(rec), fkey(rec))
       removed = removed + 1
     end
     redis.call('ZREM', KEYS[2], id)

@@ -53,7 +53,7 @@ func TestWatchClosesWithStore(t *testing.T) {
 	s := open(t, redistest.Shared(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	chs := []<-chan string{s.Watch(ctx), s.Watch(ctx)}
+	chs := []<-chan broker.Resolved{s.Watch(ctx), s.Watch(ctx)}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +84,9 @@ func TestSlowWatcher(t *testing.T) {
 	got := make(chan int, 1)
 	go func() {
 		seen := map[string]bool{}
-		for id := range fast {
-			if id != "" {
-				seen[id] = true
+		for r := range fast {
+			if r.ID != "" {
+				seen[r.ID] = true
 			}
 			if len(seen) == n {
 				got <- len(seen)
@@ -111,8 +111,8 @@ func TestSlowWatcher(t *testing.T) {
 	deadline := time.After(10 * time.Second)
 	for {
 		select {
-		case id := <-slow:
-			if id == "" {
+		case r := <-slow:
+			if r.ID == "" {
 				return
 			}
 		case <-deadline:

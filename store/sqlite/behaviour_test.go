@@ -41,12 +41,12 @@ func TestFeedOverflow(t *testing.T) {
 	sawRecheck, count := false, 0
 	for !sawRecheck {
 		select {
-		case id := <-ch:
+		case r := <-ch:
 			count++
-			if id == "" {
+			if r.ID == "" {
 				sawRecheck = true
 			}
-			if id == last {
+			if r.ID == last {
 				t.Fatalf("the last id arrived after %d ids without a re-check hint, yet %d were resolved", count, n)
 			}
 		case <-timer.C:
@@ -195,5 +195,46 @@ func TestPurgeManyInChunks(t *testing.T) {
 	}
 	if _, err := s.LookupMessage(ctx, "web", "", "p00007"); !errors.Is(err, broker.ErrNotFound) {
 		t.Fatalf("LookupMessage of a purged copy: %v, want ErrNotFound", err)
+	}
+}
+
+// A deliverer's poll that finds nothing due does not need the file's
+// write lock, so it neither waits for another writer (another process on
+// the same file) nor holds up the outcomes that writer is recording.
+func TestClaimWithNothingDueTakesNoWriteLock(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	now := time.Now()
+	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
+	q.CallbackURL = "https://agent.example/cb"
+	if _, _, err := s.Create(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := s.ClaimDeliveries(ctx, now, 10, time.Minute); err != nil || len(ds) != 1 {
+		t.Fatalf("first claim = %+v, %v; want the one delivery", ds, err)
+	}
+
+	other, err := sql.Open("sqlite", "file:"+s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK") //nolint:errcheck // the test is over
+
+	pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if ds, err := s.ClaimDeliveries(pollCtx, now.Add(time.Second), 10, time.Minute); err != nil || len(ds) != 0 {
+		t.Errorf("a poll while the delivery is held and another writer has the file = %+v, %v; want nothing and no error", ds, err)
 	}
 }

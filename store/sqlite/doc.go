@@ -12,7 +12,8 @@
 // millisecond, in the JSON, so both always agree. Posted copies live in
 // messages (indexed by channel, chat and platform message id), the
 // resolution log in events (an AUTOINCREMENT sequence, so a number is never
-// reused even after a purge), and the callback outbox in deliveries. The
+// reused even after a purge), the callback outbox in deliveries, and the
+// web inbox's sign-in sessions (a digest and an expiry) in web_sessions. The
 // schema carries a version number in schema_version and is created or
 // migrated when the file is opened.
 //

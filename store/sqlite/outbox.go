@@ -53,13 +53,29 @@ func (s *Store) Events(ctx context.Context, agent string, after int64, limit int
 const deliveryColumns = `id, question_id, agent, url, state, attempts, next_at, last_error, created_at, updated_at`
 
 // ClaimDeliveries returns up to limit pending deliveries due at now and
-// moves their next attempt to now+hold, in one statement.
+// moves their next attempt to now+hold, in one statement. A reader looks
+// first whether anything is due, so that the deliverers' polls take the
+// file's write lock only when there is something to claim: a poll that
+// finds nothing must not hold up the writes of attempts' outcomes (of
+// this process or of another one on the same file).
 func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, hold time.Duration) ([]broker.Delivery, error) {
 	if hold <= 0 {
 		return nil, fmt.Errorf("sqlite: claim deliveries: %w: hold must be positive, got %v", broker.ErrInvalid, hold)
 	}
+	if s.closed.Load() {
+		return nil, s.fail("claim deliveries", errStoreClosed)
+	}
+	var due int
+	err := s.reader.QueryRowContext(ctx,
+		`SELECT EXISTS (SELECT 1 FROM deliveries WHERE state = 'pending' AND next_at <= ?)`, ms(now)).Scan(&due)
+	if err != nil {
+		return nil, s.fail("claim deliveries", err)
+	}
+	if due == 0 {
+		return nil, nil
+	}
 	var out []broker.Delivery
-	err := s.write(ctx, "claim deliveries", func(ctx context.Context, tx *sql.Tx) error {
+	err = s.write(ctx, "claim deliveries", func(ctx context.Context, tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE deliveries SET next_at = ?
 			WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?)
 			RETURNING `+deliveryColumns, ms(now.Add(hold)), ms(now), limitArg(limit))
@@ -72,6 +88,9 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 	if err != nil {
 		return nil, err
 	}
+	for i := range out {
+		out[i].Claim = out[i].NextAt
+	}
 	slices.SortFunc(out, func(a, b broker.Delivery) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 	})
@@ -79,7 +98,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 }
 
 // UpdateDelivery records the outcome of an attempt: state, attempts, next
-// attempt, last error and update time.
+// attempt, last error and update time; with d.Claim, only while the
+// delivery is pending with its next attempt still at the claim's end.
 func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 	switch d.State {
 	case broker.DeliveryPending, broker.DeliveryDelivered, broker.DeliveryFailed:
@@ -87,18 +107,27 @@ func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 		return fmt.Errorf("sqlite: update delivery %s: %w: unknown state %q", d.ID, broker.ErrInvalid, d.State)
 	}
 	return s.write(ctx, "update delivery "+d.ID, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
-			`UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, updated_at = ? WHERE id = ?`,
-			d.State, d.Attempts, ms(d.NextAt), d.LastError, ms(d.UpdatedAt), d.ID)
+		query := `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, updated_at = ? WHERE id = ?`
+		args := []any{d.State, d.Attempts, ms(d.NextAt), d.LastError, ms(d.UpdatedAt), d.ID}
+		if !d.Claim.IsZero() {
+			query += ` AND state = 'pending' AND next_at = ?`
+			args = append(args, ms(d.Claim))
+		}
+		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil {
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
 			return err
-		} else if n == 0 {
-			return broker.ErrNotFound
 		}
-		return nil
+		var exists int
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE id = ?)`, d.ID).Scan(&exists); err != nil {
+			return err
+		}
+		if exists == 1 {
+			return fmt.Errorf("%w: delivery %s was claimed again or finished since its claim", broker.ErrConflict, d.ID)
+		}
+		return broker.ErrNotFound
 	})
 }
 

@@ -15,6 +15,14 @@ import (
 
 // Create stores q as pending; see broker.Store.
 func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Question, bool, error) {
+	return s.CreateCapped(ctx, q, 0)
+}
+
+// CreateCapped stores q as pending unless its agent has max pending
+// questions already; see broker.Store. The count is read in the write
+// transaction, from a table that triggers keep (schema step 2), so that
+// the check and the insert are one step.
+func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (*broker.Question, bool, error) {
 	if q == nil || q.ID == "" {
 		return nil, false, fmt.Errorf("sqlite: create: %w: the question has no id", broker.ErrInvalid)
 	}
@@ -41,6 +49,16 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err
+			}
+		}
+		if max > 0 {
+			var n int
+			err := tx.StmtContext(ctx, s.stmts.pendingCount).QueryRowContext(ctx, nq.Agent).Scan(&n)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if n >= max {
+				return &broker.LimitError{What: "pending questions", Limit: max}
 			}
 		}
 		_, err := tx.StmtContext(ctx, s.stmts.insert).ExecContext(ctx,
@@ -100,6 +118,9 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		if q.Status != broker.StatusPending {
 			return &broker.ClosedError{Question: q}
 		}
+		if r.IfProgress != nil && q.ProgressCount() != *r.IfProgress {
+			return fmt.Errorf("%w: %d prompts are answered now, the resolution was built on %d", broker.ErrConflict, q.ProgressCount(), *r.IfProgress)
+		}
 		q.Status, q.Answers, q.Fallback, q.Reason = r.Status, r.Answers, r.Fallback, r.Reason
 		q.NotReady, q.AnsweredBy, q.ResolvedAt = r.NotReady, r.AnsweredBy, at
 		data, err := json.Marshal(q)
@@ -127,7 +148,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	if err != nil {
 		return nil, err
 	}
-	s.feed.publish(id)
+	s.feed.publish(broker.Resolved{ID: id, Agent: out.Agent})
 	return out, nil
 }
 

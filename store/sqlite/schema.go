@@ -72,6 +72,47 @@ var migrations = []string{
 	);
 	CREATE INDEX deliveries_due ON deliveries (next_at) WHERE state = 'pending';
 	CREATE INDEX deliveries_question ON deliveries (question_id);`,
+
+	// 2: the pending questions of each agent, counted by triggers on every
+	// change of questions, so that Create reads the count in one lookup
+	// instead of counting rows, and no code path can forget to keep it.
+	`CREATE TABLE pending_counts (
+		agent TEXT PRIMARY KEY,
+		n     INTEGER NOT NULL
+	) WITHOUT ROWID;
+	INSERT INTO pending_counts (agent, n) SELECT agent, count(*) FROM questions WHERE status = 'pending' GROUP BY agent;
+	CREATE TRIGGER pending_counts_insert AFTER INSERT ON questions WHEN NEW.status = 'pending' BEGIN
+		INSERT OR IGNORE INTO pending_counts (agent, n) VALUES (NEW.agent, 0);
+		UPDATE pending_counts SET n = n + 1 WHERE agent = NEW.agent;
+	END;
+	CREATE TRIGGER pending_counts_update AFTER UPDATE OF status ON questions WHEN OLD.status = 'pending' AND NEW.status != 'pending' BEGIN
+		UPDATE pending_counts SET n = n - 1 WHERE agent = OLD.agent;
+		DELETE FROM pending_counts WHERE agent = OLD.agent AND n <= 0;
+	END;
+	CREATE TRIGGER pending_counts_delete AFTER DELETE ON questions WHEN OLD.status = 'pending' BEGIN
+		UPDATE pending_counts SET n = n - 1 WHERE agent = OLD.agent;
+		DELETE FROM pending_counts WHERE agent = OLD.agent AND n <= 0;
+	END;`,
+
+	// 3: web inbox sign-in sessions, by digest (sessions.go).
+	`CREATE TABLE web_sessions (
+		digest     TEXT PRIMARY KEY,
+		expires_at INTEGER NOT NULL
+	) WITHOUT ROWID;
+	CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);`,
+
+	// 4: files sent with answers (attachments.go). A deleted file keeps
+	// its row with no data, so that its number is never given again. The
+	// rows go with their question.
+	`CREATE TABLE attachments (
+		question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+		n           INTEGER NOT NULL,
+		name        TEXT NOT NULL,
+		type        TEXT NOT NULL,
+		size        INTEGER NOT NULL,
+		data        BLOB
+	);
+	CREATE UNIQUE INDEX attachments_question ON attachments (question_id, n);`,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

@@ -22,7 +22,9 @@ type statements struct {
 	due        *sql.Stmt
 	reminders  *sql.Stmt
 	leases     *sql.Stmt
-	all        []*sql.Stmt
+	// pendingCount reads an agent's pending questions, inside Create.
+	pendingCount *sql.Stmt
+	all          []*sql.Stmt
 }
 
 const (
@@ -39,6 +41,7 @@ const (
 	sqlDue        = `SELECT id FROM questions WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at, id LIMIT ?`
 	sqlReminders  = `SELECT id FROM questions WHERE status = 'pending' AND next_reminder_at IS NOT NULL AND next_reminder_at <= ? ORDER BY next_reminder_at, id LIMIT ?`
 	sqlLeases     = `SELECT id FROM questions WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until <= ? ORDER BY lease_until, id LIMIT ?`
+	sqlPending    = `SELECT n FROM pending_counts WHERE agent = ?`
 )
 
 func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
@@ -69,6 +72,7 @@ func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
 	st.due = p(reader, sqlDue)
 	st.reminders = p(reader, sqlReminders)
 	st.leases = p(reader, sqlLeases)
+	st.pendingCount = p(writer, sqlPending)
 	if err != nil {
 		st.close()
 		return nil, err

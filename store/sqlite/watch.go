@@ -3,14 +3,17 @@ package sqlite
 import (
 	"context"
 	"sync"
+
+	"github.com/askbridge/askbridge/broker"
 )
 
-// subscriberQueue is how many ids a subscriber may fall behind before its
-// backlog is replaced by one empty id ("re-check everything").
+// subscriberQueue is how many resolutions a subscriber may fall behind
+// before its backlog is replaced by one empty hint ("re-check
+// everything").
 const subscriberQueue = 256
 
-// feed fans the ids of resolved questions out to the subscribers in this
-// process. Publishing never blocks.
+// feed fans resolved questions out to the subscribers in this process.
+// Publishing never blocks.
 type feed struct {
 	mu     sync.Mutex
 	subs   map[*subscriber]struct{}
@@ -18,10 +21,10 @@ type feed struct {
 	once   sync.Once
 }
 
-// subscriber is one Watch call. Its goroutine moves queued ids to out.
+// subscriber is one Watch call. Its goroutine moves queued hints to out.
 type subscriber struct {
 	mu       sync.Mutex
-	queue    []string
+	queue    []broker.Resolved
 	overflow bool
 	wake     chan struct{} // capacity 1: "the queue has something"
 }
@@ -30,15 +33,15 @@ func newFeed() *feed {
 	return &feed{subs: map[*subscriber]struct{}{}, closed: make(chan struct{})}
 }
 
-// Watch returns the resolution feed of this store: the id of every
-// question resolved through it after the call returns. The channel closes
-// when ctx ends or the store closes.
-func (s *Store) Watch(ctx context.Context) <-chan string {
+// Watch returns the resolution feed of this store: every question
+// resolved through it after the call returns, with its agent. The channel
+// closes when ctx ends or the store closes.
+func (s *Store) Watch(ctx context.Context) <-chan broker.Resolved {
 	return s.feed.subscribe(ctx)
 }
 
-func (f *feed) subscribe(ctx context.Context) <-chan string {
-	out := make(chan string, 16)
+func (f *feed) subscribe(ctx context.Context) <-chan broker.Resolved {
+	out := make(chan broker.Resolved, 16)
 	sub := &subscriber{wake: make(chan struct{}, 1)}
 	f.mu.Lock()
 	select {
@@ -55,7 +58,7 @@ func (f *feed) subscribe(ctx context.Context) <-chan string {
 }
 
 // run delivers sub's queue to out until ctx ends or the feed closes.
-func (f *feed) run(ctx context.Context, sub *subscriber, out chan<- string) {
+func (f *feed) run(ctx context.Context, sub *subscriber, out chan<- broker.Resolved) {
 	defer close(out)
 	defer func() {
 		f.mu.Lock()
@@ -70,9 +73,9 @@ func (f *feed) run(ctx context.Context, sub *subscriber, out chan<- string) {
 			return
 		case <-sub.wake:
 		}
-		for _, id := range sub.take() {
+		for _, r := range sub.take() {
 			select {
-			case out <- id:
+			case out <- r:
 			case <-ctx.Done():
 				return
 			case <-f.closed:
@@ -82,20 +85,20 @@ func (f *feed) run(ctx context.Context, sub *subscriber, out chan<- string) {
 	}
 }
 
-// take empties the queue; after an overflow it is one empty id.
-func (sub *subscriber) take() []string {
+// take empties the queue; after an overflow it is one empty hint.
+func (sub *subscriber) take() []broker.Resolved {
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
 	q := sub.queue
 	if sub.overflow {
-		q = []string{""}
+		q = []broker.Resolved{{}}
 	}
 	sub.queue, sub.overflow = nil, false
 	return q
 }
 
-// publish queues id for every subscriber without waiting for any.
-func (f *feed) publish(id string) {
+// publish queues r for every subscriber without waiting for any.
+func (f *feed) publish(r broker.Resolved) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for sub := range f.subs {
@@ -103,7 +106,7 @@ func (f *feed) publish(id string) {
 		if len(sub.queue) >= subscriberQueue {
 			sub.overflow = true
 		} else if !sub.overflow {
-			sub.queue = append(sub.queue, id)
+			sub.queue = append(sub.queue, r)
 		}
 		sub.mu.Unlock()
 		select {

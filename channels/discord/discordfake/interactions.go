@@ -74,11 +74,20 @@ func (s *Server) SelectInteraction(u User, m *Message, customID string, values .
 // ModalInteraction is the submission of the modal customID, opened from
 // a component of m, with text typed into its text input inputID.
 func (s *Server) ModalInteraction(u User, m *Message, customID, inputID, text string) (string, []byte) {
-	data := map[string]any{"custom_id": customID, "components": []any{
-		map[string]any{"type": TypeActionRow, "components": []any{
-			map[string]any{"type": TypeTextInput, "custom_id": inputID, "value": text},
-		}},
-	}}
+	return s.ModalFieldsInteraction(u, m, customID, inputID, text)
+}
+
+// ModalFieldsInteraction is the submission of the modal customID, opened
+// from a component of m, with its text inputs given as id, value pairs in
+// the modal's order (an input left empty has the value "").
+func (s *Server) ModalFieldsInteraction(u User, m *Message, customID string, fields ...string) (string, []byte) {
+	rows := []any{}
+	for i := 0; i+1 < len(fields); i += 2 {
+		rows = append(rows, map[string]any{"type": TypeActionRow, "components": []any{
+			map[string]any{"type": TypeTextInput, "custom_id": fields[i], "value": fields[i+1]},
+		}})
+	}
+	data := map[string]any{"custom_id": customID, "components": rows}
 	id, p := s.interactionBase(5, u, m.ChannelID, m, data)
 	return id, mustJSON(p)
 }
@@ -133,6 +142,14 @@ func (s *Server) SubmitModal(u User, m *Message, customID, inputID, text string)
 	return id
 }
 
+// SubmitModalFields submits a modal with several text inputs (id, value
+// pairs) over the gateway.
+func (s *Server) SubmitModalFields(u User, m *Message, customID string, fields ...string) string {
+	id, b := s.ModalFieldsInteraction(u, m, customID, fields...)
+	s.Dispatch("INTERACTION_CREATE", json.RawMessage(b))
+	return id
+}
+
 // Command uses a slash command over the gateway.
 func (s *Server) Command(u User, channel, name string, opts ...string) string {
 	id, b := s.CommandInteraction(u, channel, name, opts...)
@@ -144,13 +161,18 @@ func (s *Server) Command(u User, channel, name string, opts ...string) string {
 // a reply to that message. It dispatches MESSAGE_CREATE and returns the
 // message id.
 func (s *Server) Say(u User, channel, content, replyTo string) string {
+	return s.say(u, channel, content, replyTo, nil)
+}
+
+// say is Say with files attached to the message.
+func (s *Server) say(u User, channel, content, replyTo string, files []File) string {
 	s.mu.Lock()
 	id := s.snowflakeLocked()
 	guild := ""
 	if ch, ok := s.channels[channel]; ok {
 		guild = ch.guildID
 	}
-	m := &Message{ID: id, ChannelID: channel, GuildID: guild, Author: u, Content: content}
+	m := &Message{ID: id, ChannelID: channel, GuildID: guild, Author: u, Content: content, Attachments: s.attachLocked(channel, files)}
 	var referenced map[string]any
 	if replyTo != "" {
 		m.Reference = &Reference{MessageID: replyTo, ChannelID: channel, GuildID: guild}

@@ -233,6 +233,11 @@ func (s *Server) respond(id, token string, body []byte) (status int, msg string,
 			return http.StatusBadRequest, "Invalid Form Body: " + err.Error(), 50035
 		}
 	}
+	if resp.Type == ResponseModal {
+		if err := checkModal(body); err != nil {
+			return http.StatusBadRequest, "Invalid Form Body: " + err.Error(), 50035
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	in, ok := s.interactions[id]

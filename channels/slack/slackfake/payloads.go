@@ -138,8 +138,16 @@ func SubmitCheckboxes(m Message, u User, submit Button, ticked ...int) (map[stri
 }
 
 // SubmitView is the view_submission payload of u typing text into the
-// first input of the modal v and pressing its submit button.
+// text input of the modal v and pressing its submit button.
 func SubmitView(v OpenedView, u User, text string) (map[string]any, error) {
+	return SubmitViewChoosing(v, u, text)
+}
+
+// SubmitViewChoosing is the view_submission payload of u ticking the
+// options at the 0-based indexes picked in the modal's radio buttons or
+// checkboxes, typing text into its text input (none when empty), and
+// pressing its submit button.
+func SubmitViewChoosing(v OpenedView, u User, text string, picked ...int) (map[string]any, error) {
 	var view struct {
 		CallbackID      string  `json:"callback_id"`
 		PrivateMetadata string  `json:"private_metadata"`
@@ -149,23 +157,55 @@ func SubmitView(v OpenedView, u User, text string) (map[string]any, error) {
 	if err := json.Unmarshal(v.View, &view); err != nil {
 		return nil, fmt.Errorf("slackfake: bad view: %w", err)
 	}
+	values := map[string]any{}
+	inputs := 0
 	for _, b := range view.Blocks {
 		if b.Type != "input" {
 			continue
 		}
-		p := interactionBase("view_submission", u)
-		p["view"] = map[string]any{
-			"id": nextID("VFAKE"), "team_id": TeamID, "type": "modal", "blocks": view.Blocks,
-			"private_metadata": view.PrivateMetadata, "callback_id": view.CallbackID, "title": view.Title,
-			"state": map[string]any{"values": map[string]any{
-				b.BlockID: map[string]any{b.Element.ActionID: map[string]any{"type": b.Element.Type, "value": text}},
-			}},
-			"hash": "1700000000.fakehash", "app_id": AppID, "bot_id": BotID, "root_view_id": "VROOT", "previous_view_id": nil,
+		inputs++
+		el := b.Element
+		switch el.Type {
+		case "plain_text_input":
+			state := map[string]any{"type": el.Type, "value": nil}
+			if text != "" {
+				state["value"] = text
+			}
+			values[b.BlockID] = map[string]any{el.ActionID: state}
+		case "radio_buttons", "checkboxes":
+			selected := []json.RawMessage{}
+			for _, k := range picked {
+				if k < 0 || k >= len(el.Options) {
+					return nil, fmt.Errorf("slackfake: no option %d in the modal's %s", k, el.Type)
+				}
+				selected = append(selected, el.Options[k])
+			}
+			if el.Type == "checkboxes" {
+				values[b.BlockID] = map[string]any{el.ActionID: map[string]any{"type": el.Type, "selected_options": selected}}
+				break
+			}
+			if len(selected) > 1 {
+				return nil, fmt.Errorf("slackfake: radio buttons take one option, not %d", len(selected))
+			}
+			state := map[string]any{"type": el.Type, "selected_option": nil}
+			if len(selected) == 1 {
+				state["selected_option"] = selected[0]
+			}
+			values[b.BlockID] = map[string]any{el.ActionID: state}
 		}
-		p["response_urls"] = []any{}
-		return p, nil
 	}
-	return nil, fmt.Errorf("slackfake: the view has no input block")
+	if inputs == 0 {
+		return nil, fmt.Errorf("slackfake: the view has no input block")
+	}
+	p := interactionBase("view_submission", u)
+	p["view"] = map[string]any{
+		"id": nextID("VFAKE"), "team_id": TeamID, "type": "modal", "blocks": view.Blocks,
+		"private_metadata": view.PrivateMetadata, "callback_id": view.CallbackID, "title": view.Title,
+		"state": map[string]any{"values": values},
+		"hash":  "1700000000.fakehash", "app_id": AppID, "bot_id": BotID, "root_view_id": "VROOT", "previous_view_id": nil,
+	}
+	p["response_urls"] = []any{}
+	return p, nil
 }
 
 // SlashCommand is the form Slack sends for "/command text" typed by u in

@@ -34,6 +34,48 @@ function textForm(cls, id, label, buttonCls, buttonText) {
   return { form, input };
 }
 
+// accepted lists the files a person may attach: pictures, text and logs,
+// PDFs. The bridge checks the bytes again; this only guides the picker.
+const accepted = 'image/png,image/jpeg,image/gif,image/webp,text/plain,.txt,.log,application/pdf,.pdf';
+
+// fileInput is the "Attach files" picker under an Other box. A picture
+// pasted into the text field joins the chosen files.
+function fileInput(id, textField, act) {
+  const row = el('div', 'files');
+  const lab = text('label', '', 'Attach files');
+  lab.htmlFor = id;
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.id = id;
+  input.multiple = true;
+  input.accept = accepted;
+  const list = text('span', 'chosen', '');
+  const show = () => {
+    list.textContent = Array.from(input.files).map((f) => f.name).join(', ');
+  };
+  input.addEventListener('change', show);
+  textField.addEventListener('paste', (e) => {
+    const pasted = Array.from(e.clipboardData ? e.clipboardData.files : []).filter((f) => f.type.startsWith('image/'));
+    if (!pasted.length) return;
+    e.preventDefault();
+    const dt = new DataTransfer();
+    Array.from(input.files).forEach((f) => dt.items.add(f));
+    pasted.forEach((f) => dt.items.add(f));
+    input.files = dt.files;
+    show();
+    act.notice(pasted.length === 1 ? 'Picture attached: send it with your answer.' : pasted.length + ' pictures attached.', true);
+  });
+  row.append(lab, input, list);
+  return {
+    row,
+    input,
+    clear() {
+      input.value = '';
+      show();
+    },
+  };
+}
+
 function button(label, cls, onClick) {
   const b = text('button', cls, label);
   b.type = 'button';
@@ -41,6 +83,30 @@ function button(label, cls, onClick) {
   return b;
 }
 
+// choiceRow is one option as a radio button (one answer) or a checkbox
+// (several), with its label, the Recommended badge and its description.
+function choiceRow(p, o, k, base) {
+  const lab = el('label', 'choice');
+  const box = document.createElement('input');
+  box.type = p.multi_select ? 'checkbox' : 'radio';
+  box.name = base;
+  box.id = base + '-' + k;
+  box.value = String(k + 1);
+  box.checked = !!o.selected;
+  box.dataset.command = o.command;
+  const words = el('span', 'words');
+  const head = el('span', 'head');
+  head.append(text('span', 'label', o.label));
+  if (o.recommended) head.append(text('span', 'badge', 'Recommended'));
+  words.append(head);
+  if (o.description) words.append(text('span', 'desc', o.description));
+  lab.append(box, words);
+  return { lab, box };
+}
+
+// promptBlock is one prompt as one form: the options (radio buttons or
+// checkboxes), the Other box, which is the answer on its own or a note
+// beside the picked options, one Submit, and Skip.
 function promptBlock(v, p, i, card, act) {
   const fs = el('fieldset', 'prompt');
   const legend = el('legend');
@@ -52,69 +118,82 @@ function promptBlock(v, p, i, card, act) {
     return fs;
   }
   const base = 'q-' + v.id + '-' + i;
-  if (p.options && p.options.length && !p.multi_select) {
+  const form = el('form', 'answer');
+  const boxes = [];
+  const hasOptions = !!(p.options && p.options.length);
+  if (hasOptions) {
     const opts = el('div', 'options');
-    p.options.forEach((o) => {
-      const b = el('button', 'option' + (o.recommended ? ' primary' : ''));
-      b.type = 'button';
-      b.dataset.command = o.command;
-      b.append(text('span', 'label', o.label));
-      if (o.description) b.append(text('span', 'desc', o.description));
-      b.addEventListener('click', () => act.send(o.command, card));
-      opts.append(b);
-    });
-    fs.append(opts);
-  }
-  if (p.options && p.options.length && p.multi_select) {
-    const opts = el('div', 'options');
-    const boxes = [];
     p.options.forEach((o, k) => {
-      const lab = el('label', 'check' + (o.recommended ? ' recommended' : ''));
-      const box = document.createElement('input');
-      box.type = 'checkbox';
-      box.id = base + '-' + k;
-      box.value = String(k + 1);
-      box.checked = !!o.selected;
+      const { lab, box } = choiceRow(p, o, k, base);
       boxes.push(box);
-      const words = el('span');
-      words.append(text('span', 'label', o.label));
-      if (o.description) words.append(text('span', 'desc', o.description));
-      lab.append(box, words);
       opts.append(lab);
     });
-    fs.append(opts);
-    const actions = el('div', 'actions');
-    actions.append(button('Submit', 'primary submit', () => {
-      const picked = boxes.filter((b) => b.checked).map((b) => b.value);
-      if (!picked.length) {
-        act.notice('Choose at least one option, then Submit.', false);
-        return;
-      }
-      act.send(p.choose + picked.join(','), card);
-    }));
-    fs.append(actions);
+    form.append(opts);
+    if (p.hint) form.append(text('p', 'hint recommended-hint', p.hint));
   }
+  let input = null;
+  let files = null;
   if (p.other) {
-    const { form, input } = textForm('other', base + '-other',
-      p.options && p.options.length ? 'Other answer' : 'Your answer', '', 'Send');
-    form.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      const t = input.value.trim();
-      if (!t) {
-        act.notice('Type an answer first.', false);
-        input.focus();
-        return;
-      }
-      if (await act.send(p.other + t, card)) input.value = '';
-    });
-    fs.append(form);
+    const box = el('div', 'other');
+    const lab = text('label', '', hasOptions
+      ? (p.note ? 'Other answer, or a note to go with your choice' : 'Other answer')
+      : 'Your answer');
+    lab.htmlFor = base + '-other';
+    input = document.createElement('input');
+    input.type = 'text';
+    input.id = base + '-other';
+    input.autocomplete = 'off';
+    box.append(lab, input);
+    form.append(box);
+    files = fileInput(base + '-files', input, act);
+    box.append(files.row);
   }
-  if (p.skip) {
-    const actions = el('div', 'actions');
-    actions.append(button('Skip this question', 'skip', () => act.send(p.skip, card)));
-    fs.append(actions);
-  }
+  const actions = el('div', 'actions');
+  const submit = text('button', 'primary submit', 'Submit');
+  submit.type = 'submit';
+  actions.append(submit);
+  if (p.skip) actions.append(button('Skip', 'skip', () => act.send(p.skip, card)));
+  form.append(actions);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const picked = boxes.filter((b) => b.checked).map((b) => b.value);
+    const t = input ? input.value.trim() : '';
+    let command;
+    if (picked.length && t && p.note) command = p.choose + picked.join(',') + p.note + t;
+    else if (picked.length) command = p.choose + picked.join(',');
+    else if (t) command = p.other + t;
+    const chosen = files ? Array.from(files.input.files) : [];
+    if (!command && !chosen.length) {
+      act.notice(hasOptions ? (p.other ? 'Choose an option, type an answer or attach a file, then Submit.'
+        : 'Choose an option, then Submit.') : 'Type an answer or attach a file first.', false);
+      (boxes[0] || input).focus();
+      return;
+    }
+    const done = chosen.length
+      ? await act.upload(command || '', v.id, i + 1, chosen, card)
+      : await act.send(command, card);
+    if (done) {
+      if (input) input.value = '';
+      if (files) files.clear();
+    }
+  });
+  fs.append(form);
   return fs;
+}
+
+// footerForm is a disclosure with an optional text and a button that
+// sends command, with the text after a space when there is one.
+function footerForm(v, cls, field, summary, label, buttonText, command, li, act) {
+  const d = el('details', cls);
+  d.append(text('summary', '', summary));
+  const { form, input } = textForm('', 'q-' + v.id + '-' + field, label, cls + '-button', buttonText);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const r = input.value.trim();
+    act.send(r ? command + ' ' + r : command, li);
+  });
+  d.append(form);
+  return d;
 }
 
 export function openCard(v, act) {
@@ -129,18 +208,15 @@ export function openCard(v, act) {
   if (v.reminder) li.append(text('p', 'reminder', v.reminder));
   if (v.context) li.append(text('p', 'context', v.context));
   v.prompts.forEach((p, i) => li.append(promptBlock(v, p, i, li, act)));
-  if (v.decline) {
-    const d = el('details', 'decline');
-    d.append(text('summary', '', 'Decline…'));
-    const { form, input } = textForm('', 'q-' + v.id + '-reason', 'Reason (optional)', 'decline-button', 'Decline');
-    form.addEventListener('submit', (e) => {
-      e.preventDefault();
-      const r = input.value.trim();
-      act.send(r ? v.decline + ' ' + r : v.decline, li);
-    });
-    d.append(form);
-    li.append(d);
+  const footer = el('div', 'card-actions');
+  if (v.discuss) {
+    footer.append(footerForm(v, 'discuss', 'message', 'Not ready…', 'What would you like to discuss first? (optional)',
+      'Not ready to answer', v.discuss, li, act));
   }
+  if (v.decline) {
+    footer.append(footerForm(v, 'decline', 'reason', 'Decline…', 'Reason (optional)', 'Decline', v.decline, li, act));
+  }
+  if (footer.children.length) li.append(footer);
   return li;
 }
 

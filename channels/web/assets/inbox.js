@@ -13,6 +13,13 @@ import { openCard, pastItem } from './cards.js';
   const cards = new Map(); // id -> {key, node}
   let events = 0;
   let historyLimit = 50;
+  // The open questions come in pages, newest first: openMore follow the
+  // loaded ones (at least that many when openCapped), openCursor reads
+  // the next page, and pages is how many pages the person opened.
+  let openMore = 0;
+  let openCursor = '';
+  let openCapped = false;
+  let pages = 1;
   let source = null;
   let poller = null;
   let retry = null;
@@ -31,18 +38,23 @@ import { openCard, pastItem } from './cards.js';
   }
 
   // send posts one command and shows the bridge's reply.
-  async function send(command, card) {
+  function send(command, card) {
+    return post('/inbox/command', { text: command }, card);
+  }
+
+  // post sends a JSON body to path and shows the bridge's reply.
+  async function post(path, payload, card) {
     if (card) card.setAttribute('aria-busy', 'true');
     const buttons = card ? Array.from(card.querySelectorAll('button')) : [];
     buttons.forEach((b) => { b.disabled = true; });
     let res;
     let body = {};
     try {
-      res = await fetch('/inbox/command', {
+      res = await fetch(path, {
         method: 'POST',
         credentials: 'same-origin',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ text: command }),
+        body: JSON.stringify(payload),
       });
       body = await res.json().catch(() => ({}));
     } catch (e) {
@@ -60,6 +72,47 @@ import { openCard, pastItem } from './cards.js';
     notice(body.reply || ('The bridge answered ' + res.status), !!body.ok);
     loadState();
     return !!body.ok;
+  }
+
+  // The limits the bridge enforces on files; checked here first so that
+  // nobody waits for an upload the bridge will refuse.
+  const maxFile = 10 << 20;
+  const maxFiles = 25 << 20;
+
+  function mib(n) {
+    return (n / (1 << 20)).toFixed(1).replace(/\.0$/, '') + ' MiB';
+  }
+
+  // base64 reads a file as base64, for the JSON of an answer.
+  function base64(file) {
+    return new Promise((resolve, reject) => {
+      const r = new FileReader();
+      r.onload = () => resolve(String(r.result).replace(/^data:[^,]*,/, ''));
+      r.onerror = () => reject(r.error);
+      r.readAsDataURL(file);
+    });
+  }
+
+  // upload sends an answer with files: command is what the Other box
+  // would send, or empty for files alone on prompt n of question id.
+  async function upload(command, id, n, files, card) {
+    const big = files.find((f) => f.size > maxFile);
+    if (big) {
+      notice(big.name + ' is ' + mib(big.size) + '; files may be at most 10 MiB each. Nothing was sent.', false);
+      return false;
+    }
+    if (files.reduce((s, f) => s + f.size, 0) > maxFiles) {
+      notice('These files come to more than 25 MiB; a question keeps at most that. Nothing was sent.', false);
+      return false;
+    }
+    let payload;
+    try {
+      payload = await Promise.all(files.map(async (f) => ({ name: f.name, type: f.type, data: await base64(f) })));
+    } catch (e) {
+      notice('Could not read the file: ' + e, false);
+      return false;
+    }
+    return post('/inbox/answer', { text: command, question: id, prompt: n, files: payload }, card);
   }
 
   // place puts nodes into list in order, moving only what must move, so
@@ -80,27 +133,53 @@ import { openCard, pastItem } from './cards.js';
     return node;
   }
 
+  // newest orders open questions as the server pages them: newest first,
+  // by creation time, then by id.
+  function newest(a, b) {
+    const d = Date.parse(b.created_at) - Date.parse(a.created_at);
+    if (d !== 0) return d;
+    return a.id < b.id ? 1 : (a.id > b.id ? -1 : 0);
+  }
+
   function render() {
     const all = Array.from(model.values());
-    const open = all.filter((v) => v.status === 'pending')
-      .sort((a, b) => b.created_at.localeCompare(a.created_at));
+    const open = all.filter((v) => v.status === 'pending').sort(newest);
     const past = all.filter((v) => v.status !== 'pending')
       .sort((a, b) => (b.resolved_at || '').localeCompare(a.resolved_at || ''))
       .slice(0, historyLimit);
-    place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { send, notice }))));
+    place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { send, upload, notice }))));
     place($('history'), past.map((v) => nodeFor(v, pastItem)));
-    const keep = new Set(open.concat(past).map((v) => v.id));
+    const kept = new Set(open.concat(past).map((v) => v.id));
     for (const id of Array.from(model.keys())) {
-      if (!keep.has(id)) { model.delete(id); cards.delete(id); seen.delete(id); }
+      if (!kept.has(id)) { model.delete(id); cards.delete(id); seen.delete(id); }
     }
+    const more = $('open-more');
+    more.hidden = openMore <= 0;
+    more.textContent = 'Show more (' + openMore + (openCapped ? '+' : '') + ' more open)';
     $('empty').hidden = open.length > 0;
     $('history-empty').hidden = past.length > 0;
-    $('open-count').textContent = open.length ? '(' + open.length + ')' : '';
-    document.title = (open.length ? '(' + open.length + ') ' : '') + 'askbridge inbox';
+    const total = open.length + openMore;
+    const shown = total + (openCapped ? '+' : '');
+    $('open-count').textContent = total ? '(' + shown + ')' : '';
+    document.title = (total ? '(' + shown + ') ' : '') + 'askbridge inbox';
   }
 
-  // apply takes a newer version of a question, never an older one.
+  // unloaded tells whether an open question belongs to a page not loaded
+  // yet: it is older than every open question the page shows.
+  function unloaded(v) {
+    if (openMore <= 0 || v.status !== 'pending' || model.has(v.id)) return false;
+    const open = Array.from(model.values()).filter((x) => x.status === 'pending');
+    return open.length > 0 && open.every((x) => newest(x, v) < 0);
+  }
+
+  // apply takes an event's version of a question. An open question on a
+  // page not loaded yet stays counted in "more" instead.
   function apply(v) {
+    if (!unloaded(v)) keep(v);
+  }
+
+  // keep takes a newer version of a question, never an older one.
+  function keep(v) {
     const cur = model.get(v.id);
     if (!cur || v.rank >= cur.rank) model.set(v.id, v);
     seen.set(v.id, ++events);
@@ -108,10 +187,43 @@ import { openCard, pastItem } from './cards.js';
 
   // ---- state and live updates ----
 
-  // loadState reads the whole state from the server and replaces what the
-  // page shows with it. It returns 'ok', 'login' or 'error'.
+  // fetchPage reads the page of open questions after cursor, or returns
+  // null when it cannot.
+  async function fetchPage(cursor) {
+    try {
+      const res = await fetch('/inbox/state?before=' + encodeURIComponent(cursor),
+        { credentials: 'same-origin', cache: 'no-store' });
+      return res.ok ? await res.json() : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // loadMore shows the next page of open questions.
+  async function loadMore() {
+    if (!openCursor) return;
+    const button = $('open-more');
+    button.disabled = true;
+    const page = await fetchPage(openCursor);
+    button.disabled = false;
+    if (!page) {
+      notice('Could not load more questions; try again.', false);
+      return;
+    }
+    pages++;
+    page.open.forEach(keep);
+    openMore = page.open_more || 0;
+    openCursor = page.open_cursor || '';
+    openCapped = !!page.open_more_capped;
+    render();
+  }
+
+  // loadState reads the whole state from the server, with as many pages
+  // of open questions as the person opened, and replaces what the page
+  // shows with it. It returns 'ok', 'login' or 'error'.
   async function loadState() {
     const mark = events;
+    const want = pages;
     let res;
     try {
       res = await fetch('/inbox/state', { credentials: 'same-origin', cache: 'no-store' });
@@ -133,6 +245,23 @@ import { openCard, pastItem } from './cards.js';
     $('signout').hidden = !st.signout;
     const fresh = new Map();
     st.open.concat(st.history).forEach((v) => fresh.set(v.id, v));
+    let more = st.open_more || 0;
+    let cursor = st.open_cursor || '';
+    let capped = !!st.open_more_capped;
+    for (let p = 1; p < want && more > 0; p++) {
+      const page = await fetchPage(cursor);
+      if (!page) break;
+      page.open.forEach((v) => fresh.set(v.id, v));
+      more = page.open_more || 0;
+      cursor = page.open_cursor || '';
+      capped = !!page.open_more_capped;
+    }
+    // "Show more" was clicked while this read was under way: read again
+    // with that page too, or the count of the rest would be a page stale.
+    if (pages !== want) return loadState();
+    openMore = more;
+    openCursor = cursor;
+    openCapped = capped;
     // Keep what events brought while this request was under way.
     for (const [id, v] of model) {
       if ((seen.get(id) || 0) > mark) {
@@ -238,6 +367,10 @@ import { openCard, pastItem } from './cards.js';
     }).catch(() => {});
     model.clear();
     cards.clear();
+    pages = 1;
+    openMore = 0;
+    openCursor = '';
+    openCapped = false;
     render();
     showLogin('Signed out.');
   }
@@ -256,6 +389,7 @@ import { openCard, pastItem } from './cards.js';
   $('login-form').addEventListener('submit', login);
   $('cmd-form').addEventListener('submit', typed);
   $('signout').addEventListener('click', signout);
+  $('open-more').addEventListener('click', loadMore);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && $('login').hidden) loadState();
   });

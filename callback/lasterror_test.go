@@ -1,0 +1,111 @@
+package callback
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// banner is what a receiver says; none of it may reach last_error, which
+// the agent reads.
+const banner = "INFO {\"server_id\":\"NATS-SECRET\",\"version\":\"2.10\"} root:x:0:0 mysql_native_password"
+
+// tcpService listens on loopback and handles each connection with serve.
+func tcpService(t *testing.T, serve func(net.Conn)) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				serve(c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// last_error says what kind of failure an attempt met, as a class and the
+// status code: never the receiver's body, a banner, or the text of a
+// network error.
+func TestLastErrorIsAClassOnly(t *testing.T) {
+	withBody := func(status int) string {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(banner))
+		}))
+		t.Cleanup(s.Close)
+		return s.URL + "/hook"
+	}
+	tlsServer := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(banner))
+	}))
+	t.Cleanup(tlsServer.Close)
+	closed := tcpService(t, func(net.Conn) {})
+	refused := closed
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err == nil {
+		refused = ln.Addr().String()
+		ln.Close()
+	}
+
+	tests := []struct {
+		name      string
+		url       string
+		state     string
+		lastError string
+	}{
+		{"404 with a body", withBody(http.StatusNotFound), broker.DeliveryFailed, "http 404"},
+		{"403 with a body", withBody(http.StatusForbidden), broker.DeliveryFailed, "http 403"},
+		{"503 with a body", withBody(http.StatusServiceUnavailable), broker.DeliveryPending, "http 503"},
+		{"a banner in answer", "http://" + tcpService(t, func(c net.Conn) {
+			_, _ = bufio.NewReader(c).ReadString('\n')
+			_, _ = c.Write([]byte(banner + "\r\n"))
+		}) + "/hook", broker.DeliveryPending, "bad response"},
+		// A service that speaks first (NATS, MySQL, SMTP): depending on
+		// when its banner arrives, the HTTP client sees a bad answer or a
+		// connection spoilt before the request.
+		{"a banner first", "http://" + tcpService(t, func(c net.Conn) {
+			_, _ = c.Write([]byte(banner + "\r\n"))
+			_, _ = bufio.NewReader(c).ReadString('\n')
+		}) + "/hook", broker.DeliveryPending, "bad response|network"},
+		{"closed at once", "http://" + closed + "/hook", broker.DeliveryPending, "reset"},
+		{"nothing listens", "http://" + refused + "/hook", broker.DeliveryPending, "refused"},
+		{"https to an unknown certificate", tlsServer.URL + "/hook", broker.DeliveryPending, "tls"},
+		{"https to plain http", "https://" + strings.TrimPrefix(withBody(http.StatusOK), "http://"), broker.DeliveryPending, "tls"},
+		{"silent", "http://" + tcpService(t, func(c net.Conn) {
+			time.Sleep(5 * time.Second)
+		}) + "/hook", broker.DeliveryPending, "timeout"},
+		{"no such name", "http://nowhere.test/hook", broker.DeliveryPending, "dns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			cfg := testConfig(time.Minute)
+			cfg.Policy = mustPolicy(t, append([]string{"*.test"}, loopback...)...)
+			cfg.Timeout = 2 * time.Second
+			cfg.resolver = newDNSStub(nil).resolver(t)
+			q := e.askAndAnswer(t, tt.url)
+			run(t, New(e.st, cfg, quiet()))
+			waitFor(t, "an attempt", func() bool { return e.delivery(t, q.ID).LastError != "" })
+			del := e.delivery(t, q.ID)
+			if del.State != tt.state || !slices.Contains(strings.Split(tt.lastError, "|"), del.LastError) {
+				t.Errorf("delivery %s, last_error %q; want %s, %q", del.State, del.LastError, tt.state, tt.lastError)
+			}
+		})
+	}
+}

@@ -1,0 +1,21 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/askbridge/askbridge/internal/edge"
+)
+
+// guard puts the edge checks (Host, proxy, cross-site, content type) in
+// front of the whole server.
+func guard(cfg Config, w *wiring, srv http.Handler, log *slog.Logger) (http.Handler, error) {
+	web := cfg.Channels.Web
+	return edge.New(edge.Config{
+		Listen: cfg.Listen, PublicURL: cfg.Server.PublicURL, AllowedHosts: cfg.Server.AllowedHosts,
+		Webhooks:  w.webhooks,
+		AgentKeys: len(cfg.Agents) > 0, ResponderKeys: len(cfg.People) > 0,
+		InboxLocked: web.Disabled || web.TokenEnv != "",
+		Logger:      log.With("component", "edge"),
+	}, srv)
+}

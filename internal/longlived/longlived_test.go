@@ -1,0 +1,153 @@
+package longlived
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// short is the server's ReadTimeout and WriteTimeout in these tests; the
+// handlers last several times longer.
+const short = 300 * time.Millisecond
+
+func newServer(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ReadTimeout = short
+	srv.Config.WriteTimeout = short
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// longPoll answers after 4×short, unless the request's context ends
+// first, as a long-poll would.
+func longPoll(w http.ResponseWriter, r *http.Request) {
+	if _, err := io.ReadAll(r.Body); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	select {
+	case <-time.After(4 * short):
+	case <-r.Context().Done():
+		return
+	}
+	fmt.Fprint(w, `{"status":"answered"}`)
+}
+
+// stream sends six events 0.5×short apart, as an event stream would.
+func stream(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	rc := http.NewResponseController(w)
+	for i := range 6 {
+		if _, err := fmt.Fprintf(w, "data: %d\n\n", i); err != nil || rc.Flush() != nil {
+			return
+		}
+		select {
+		case <-time.After(short / 2):
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+func TestLongResponsesOutliveTheServerTimeouts(t *testing.T) {
+	tests := []struct {
+		name    string
+		h       http.Handler
+		method  string
+		body    string
+		want    string
+		wantCut bool
+	}{
+		{"long-poll without a body", Handler(http.HandlerFunc(longPoll)), http.MethodGet, "", `{"status":"answered"}`, false},
+		{"long-poll after a body", Handler(http.HandlerFunc(longPoll)), http.MethodPost, `{"wait":"10m"}`, `{"status":"answered"}`, false},
+		{"event stream", Handler(http.HandlerFunc(stream)), http.MethodGet, "", "data: 0\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\ndata: 5\n\n", false},
+		// Without Handler the server's WriteTimeout cuts both off: this is
+		// what the package is for.
+		{"long-poll, unwrapped", http.HandlerFunc(longPoll), http.MethodGet, "", "", true},
+		{"event stream, unwrapped", http.HandlerFunc(stream), http.MethodGet, "", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, tt.h)
+			req, err := http.NewRequest(tt.method, srv.URL, strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := srv.Client().Do(req)
+			var got []byte
+			if err == nil {
+				got, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			if tt.wantCut {
+				if err == nil && string(got) == tt.want {
+					t.Fatalf("the unwrapped response was not cut off: %q", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the response was cut off: %v (got %q)", err, got)
+			}
+			if string(got) != tt.want {
+				t.Errorf("body = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A wrapped route still reads its request under ReadTimeout.
+func TestASlowBodyIsStillCutOff(t *testing.T) {
+	read := make(chan error, 1)
+	srv := newServer(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.ReadAll(r.Body)
+		read <- err
+	})))
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+	select {
+	case err := <-read:
+		if err == nil {
+			t.Fatal("a body that never arrived was read without error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a stalled body was waited for past the server's ReadTimeout")
+	}
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.Copy(io.Discard, c); err != nil {
+		t.Fatalf("the server did not close the stalled connection: %v", err)
+	}
+}
+
+func TestKeepAliveAfterALongResponse(t *testing.T) {
+	srv := newServer(t, Handler(http.HandlerFunc(longPoll)))
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := range 2 {
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d on the same connection: %v", i+1, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(b) != `{"status":"answered"}` {
+			t.Fatalf("request %d: %q, %v", i+1, b, err)
+		}
+	}
+}
