@@ -1,7 +1,8 @@
 // Package api is the agent-facing HTTP API v1 of askbridge: asking
 // (blocking up to a bound, or in pending mode), getting with long-polls,
-// listing for recovery, cancelling, the text-command door for text-only
-// channels, and health, readiness and Prometheus metrics.
+// listing for recovery, cancelling, the files people sent with their
+// answers (GET /v1/questions/{id}/attachments/{n}), the text-command door
+// for text-only channels, and health, readiness and Prometheus metrics.
 //
 // Every request is authenticated with a bearer key from the configuration:
 // agent keys for the question calls, responder keys for /v1/commands. Each

@@ -75,6 +75,10 @@ type Broker struct {
 	followers map[string]map[chan struct{}]struct{}
 
 	updates sync.WaitGroup
+	// edits are the questions whose copies are being edited now, each
+	// with the newest version waiting to be shown next (edits.go).
+	editMu sync.Mutex
+	edits  map[string]*copyEdit
 	// closing ends the retries of copy edits when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
@@ -303,67 +307,6 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 	b.wake(id, q)
 	b.updateCopies(q)
 	return q, nil
-}
-
-// updateCopies edits every posted copy of q in the background; Close
-// waits for them. The edit of a resolved copy is retried with backoff
-// while the platform is unreachable, so that no copy keeps live buttons
-// after a resolution; progress edits of a pending dialog are not retried,
-// since a later one supersedes them.
-func (b *Broker) updateCopies(q *Question) {
-	b.updates.Add(1)
-	go func() {
-		defer b.updates.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
-		refs, err := b.store.Messages(ctx, q.ID)
-		cancel()
-		if err != nil {
-			b.log.Error("update copies: list messages", "question_id", q.ID, "err", err)
-			return
-		}
-		for _, m := range refs {
-			if ch, ok := b.channels[m.Channel]; ok {
-				b.updates.Add(1)
-				go func() {
-					defer b.updates.Done()
-					b.updateCopy(ch, q, m)
-				}()
-			}
-		}
-	}()
-}
-
-// updateCopy edits one copy, retrying failures that are not permanent
-// until UpdateRetry has passed or the broker closes.
-func (b *Broker) updateCopy(ch Channel, q *Question, m MessageRef) {
-	giveUp := time.Now().Add(b.cfg.UpdateRetry)
-	delay := time.Second
-	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
-		err := ch.Update(ctx, q, m)
-		cancel()
-		log := b.log.With("question_id", q.ID, "channel", m.Channel, "chat", m.Chat, "attempt", attempt)
-		switch {
-		case err == nil:
-			if attempt > 1 {
-				log.Info("copy updated after retrying")
-			}
-			return
-		case errors.Is(err, ErrPermanent), !q.Status.Terminal():
-			log.Warn("update copy failed", "err", err)
-			return
-		case time.Now().Add(delay).After(giveUp):
-			log.Error("update copy failed; giving up", "err", err, "after", b.cfg.UpdateRetry)
-			return
-		}
-		log.Warn("update copy failed; will retry", "err", err, "in", delay)
-		select {
-		case <-b.closing.Done():
-			return
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, time.Minute)
-	}
 }
 
 func (b *Broker) eachCopy(ctx context.Context, q *Question, what string, fn func(Channel, MessageRef) error) {

@@ -64,6 +64,11 @@ type Inbound struct {
 	VerbsNeedSlash bool
 	// Roles are the platform roles of the user, for responder checks.
 	Roles []string
+	// Attachments are the files sent with the message (attachments.go).
+	Attachments []Attachment
+	// Prompt, beside QuestionID, is the 1-based prompt of a dialog the
+	// platform context names (a reply box under one prompt), or 0.
+	Prompt int
 }
 
 // Responder returns who acted. The name and user id, shown after

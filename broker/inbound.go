@@ -64,10 +64,10 @@ func refuse(kind error, format string, args ...any) Reply {
 // answer in a private chat with exactly one open question.
 func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 	text := strings.TrimSpace(in.Text)
-	if text == "" {
+	if text == "" && len(in.Attachments) == 0 {
 		return Reply{Ignored: true}
 	}
-	id := in.QuestionID
+	id, n := in.QuestionID, in.Prompt
 	if id == "" && in.ReplyTo != "" {
 		found, err := b.store.LookupMessage(ctx, in.Channel, in.Chat, in.ReplyTo)
 		switch {
@@ -78,7 +78,7 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 		}
 	}
 	if id != "" {
-		return b.answer(ctx, in, id, 0, text)
+		return b.answer(ctx, in, id, n, text)
 	}
 	if !in.Private {
 		return Reply{Ignored: true}
@@ -221,11 +221,31 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	if err != nil {
 		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
 	}
-	a, err := Interpret(q.Prompts[i], ParseChoice(choice))
-	if err != nil {
-		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
+	if r := checkFiles(q, q.Prompts[i], nil, in.Attachments); r != nil {
+		return *r
+	}
+	a := Answer{Selected: []string{}}
+	if strings.TrimSpace(choice) != "" || len(in.Attachments) == 0 {
+		a, err = Interpret(q.Prompts[i], ParseChoice(choice))
+		if err != nil {
+			return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
+		}
 	}
 	a.AnsweredBy = in.Responder()
+	files, refused := b.attachFiles(ctx, in, q, i, &a)
+	if refused != nil {
+		return *refused
+	}
+	reply := b.record(ctx, in, q, i, a)
+	if errors.Is(reply.Err, ErrClosed) || errors.Is(reply.Err, ErrConflict) {
+		b.dropFiles(q.ID, files)
+	}
+	return reply
+}
+
+// record records a as the answer to prompt i of q: the whole answer of a
+// single question, or one part of a dialog.
+func (b *Broker) record(ctx context.Context, in Inbound, q *Question, i int, a Answer) Reply {
 	if len(q.Prompts) == 1 {
 		q, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusAnswered, Answers: map[string]Answer{q.Prompts[0].Question: a}, AnsweredBy: in.Responder()})
 		if reply, done := b.resolveFailed(q, err); done {

@@ -94,6 +94,9 @@ type Answer struct {
 	Action     string     `json:"action,omitempty"`
 	Prefill    string     `json:"prefill,omitempty"`
 	AnsweredBy *Responder `json:"answered_by,omitempty"`
+	// Attachments are the files sent with the answer; CustomText carries
+	// a marker for each ("[Image #1]", "[File #2: build.log]").
+	Attachments []FileRef `json:"attachments,omitempty"`
 }
 
 // Responder names who acted on a question.

@@ -1,9 +1,6 @@
 package client
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // Ask asks q and blocks until it ends, with long-polls that re-attach
 // after lost connections and server restarts (the question keeps its
@@ -33,19 +30,16 @@ func (c *Client) AskAsync(ctx context.Context, q Question) (string, error) {
 		q.ToolCallID = NewToolCallID()
 	}
 	q.Wait = "0s"
-	delay := c.RetryDelay
+	r := c.newRetrier()
+	ctx = r.trace(ctx)
 	for {
 		res, err := c.Submit(ctx, q)
 		if err == nil {
 			return res.ID, nil
 		}
-		if !Transient(err) || ctx.Err() != nil {
+		if err := r.pause(ctx, err); err != nil {
 			return "", err
 		}
-		if err := sleep(ctx, delay); err != nil {
-			return "", err
-		}
-		delay = min(2*delay, 5*time.Second)
 	}
 }
 

@@ -29,7 +29,19 @@ type Client struct {
 	// RetryDelay is the first pause before re-attaching after a lost
 	// connection; it doubles up to 5 s.
 	RetryDelay time.Duration
+	// ConnectTimeout bounds how long a blocking call (AskRaw, Ask,
+	// AskAsync, Wait, Events) keeps trying to reach a server that has not
+	// answered it yet; then the call returns an *UnreachableError. Zero
+	// keeps trying until ctx ends. Once the server has answered, a lost
+	// connection is re-attached until ctx ends, whatever ConnectTimeout.
+	ConnectTimeout time.Duration
+	// OnRetry, when set, is told of every retry of a blocking call before
+	// its pause, so that a program can say it is waiting for the server.
+	OnRetry func(RetryInfo)
 }
+
+// Server returns the base URL of the server.
+func (c *Client) Server() string { return c.base }
 
 // New returns a client for the server at baseURL ("" means
 // DefaultServer), authenticating with key ("" sends none).
@@ -160,7 +172,11 @@ func (c *Client) Get(ctx context.Context, id string, wait time.Duration) (*Resul
 // Wait blocks until the question resolves or ctx ends, with long-polls
 // that survive lost connections and server restarts.
 func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
-	delay := c.RetryDelay
+	r := c.newRetrier()
+	return c.wait(r.trace(ctx), id, r)
+}
+
+func (c *Client) wait(ctx context.Context, id string, r *retrier) (*Result, error) {
 	for {
 		start := time.Now()
 		res, err := c.Get(ctx, id, pollWait)
@@ -170,20 +186,18 @@ func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
 		case err == nil && time.Since(start) < time.Second:
 			// The server let go early (it is shutting down): pause
 			// before re-attaching rather than polling it in a loop.
+			r.ok()
 			if err := sleep(ctx, c.RetryDelay); err != nil {
 				return nil, err
 			}
 			continue
 		case err == nil:
-			delay = c.RetryDelay
+			r.ok()
 			continue
-		case !Transient(err) || ctx.Err() != nil:
+		}
+		if err := r.pause(ctx, err); err != nil {
 			return nil, err
 		}
-		if err := sleep(ctx, delay); err != nil {
-			return nil, err
-		}
-		delay = min(2*delay, 5*time.Second)
 	}
 }
 
@@ -197,22 +211,20 @@ func (c *Client) AskRaw(ctx context.Context, q Question) (*Result, error) {
 	if q.Wait == "" {
 		q.Wait = pollWait.String()
 	}
-	delay := c.RetryDelay
+	r := c.newRetrier()
+	ctx = r.trace(ctx)
 	for {
 		res, err := c.Submit(ctx, q)
 		if err == nil {
 			if res.Terminal() {
 				return res, nil
 			}
-			return c.Wait(ctx, res.ID)
+			r.ok()
+			return c.wait(ctx, res.ID, r)
 		}
-		if !Transient(err) || ctx.Err() != nil {
+		if err := r.pause(ctx, err); err != nil {
 			return nil, err
 		}
-		if err := sleep(ctx, delay); err != nil {
-			return nil, err
-		}
-		delay = min(2*delay, 5*time.Second)
 	}
 }
 

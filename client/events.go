@@ -50,30 +50,29 @@ func (c *Client) Events(ctx context.Context, f EventsFilter) (<-chan Event, <-ch
 		defer close(errc)
 		defer close(out)
 		last := f.LastEventID
-		delay := c.RetryDelay
+		r := c.newRetrier()
+		tctx := r.trace(ctx)
 		for {
-			got, err := c.stream(ctx, f.SessionID, &last, out)
+			reached, err := c.stream(tctx, f.SessionID, &last, out)
 			if ctx.Err() != nil {
 				return
 			}
-			if err != nil && !Transient(err) {
-				errc <- err
+			if reached {
+				r.ok()
+			}
+			if err := r.pause(ctx, err); err != nil {
+				if ctx.Err() == nil {
+					errc <- err
+				}
 				return
 			}
-			if got {
-				delay = c.RetryDelay
-			}
-			if sleep(ctx, delay) != nil {
-				return
-			}
-			delay = min(2*delay, 5*time.Second)
 		}
 	}()
 	return out, errc
 }
 
 // stream reads one connection of the event stream into out, moving *last
-// along; it reports whether it read anything.
+// along; it reports whether the server accepted the stream.
 func (c *Client) stream(ctx context.Context, session string, last *string, out chan<- Event) (bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -101,7 +100,10 @@ func (c *Client) stream(ctx context.Context, session string, last *string, out c
 	hc := &http.Client{Transport: c.http.Transport}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return false, fmt.Errorf("askbridge: GET /v1/events: %w", err)
+		if ctx.Err() != nil {
+			return false, fmt.Errorf("askbridge: GET /v1/events: %w", ctx.Err())
+		}
+		return false, &ConnError{Server: c.base, Err: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -110,7 +112,6 @@ func (c *Client) stream(ctx context.Context, session string, last *string, out c
 	idle := time.AfterFunc(streamIdle, cancel)
 	defer idle.Stop()
 
-	got := false
 	rd := bufio.NewReader(resp.Body)
 	var id, typ string
 	var data strings.Builder
@@ -119,12 +120,11 @@ func (c *Client) stream(ctx context.Context, session string, last *string, out c
 		line, err := rd.ReadString('\n')
 		if err != nil {
 			if err == io.EOF || ctx.Err() != nil {
-				return got, fmt.Errorf("askbridge: event stream ended: %w", io.ErrUnexpectedEOF)
+				return true, fmt.Errorf("askbridge: event stream ended: %w", io.ErrUnexpectedEOF)
 			}
-			return got, fmt.Errorf("askbridge: event stream: %w", err)
+			return true, fmt.Errorf("askbridge: event stream: %w", err)
 		}
 		idle.Reset(streamIdle)
-		got = true
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
 			if hasID {
@@ -133,12 +133,12 @@ func (c *Client) stream(ctx context.Context, session string, last *string, out c
 			if typ != "" && data.Len() > 0 {
 				ev := Event{ID: id, Type: typ}
 				if err := json.Unmarshal([]byte(data.String()), &ev.Result); err != nil {
-					return got, fmt.Errorf("askbridge: event %s: %w", id, err)
+					return true, fmt.Errorf("askbridge: event %s: %w", id, err)
 				}
 				select {
 				case out <- ev:
 				case <-ctx.Done():
-					return got, ctx.Err()
+					return true, ctx.Err()
 				}
 			}
 			typ, hasID = "", false

@@ -1,6 +1,9 @@
 package client
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Status is where a question stands.
 type Status string
@@ -68,7 +71,24 @@ type Answer struct {
 	Action     string     `json:"action,omitempty"`
 	Prefill    string     `json:"prefill,omitempty"`
 	AnsweredBy *Responder `json:"answered_by,omitempty"`
+	// Attachments are the files sent with the answer; CustomText carries
+	// a marker for each ("[Image #1]", "[File #2: build.log]"). Fetch
+	// one with Client.Attachment.
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
+
+// Attachment is a file sent with an answer. URL is the path on the bridge
+// that returns its bytes to the asking agent.
+type Attachment struct {
+	N    int    `json:"n"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Size int64  `json:"size"`
+	URL  string `json:"url"`
+}
+
+// IsImage reports whether the file is a picture.
+func (a Attachment) IsImage() bool { return strings.HasPrefix(a.Type, "image/") }
 
 // Responder names who acted.
 type Responder struct {

@@ -71,13 +71,13 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 	s.log.Info("mcp question asked", "question_id", res.ID, "session_id", session, "tool_call_id", q.ToolCallID, "wait", wait)
 	if !wait || res.Terminal() {
 		s.leases.hold(asker, sessionOf(req), res, lease)
-		return resultFor(res), nil
+		return s.result(ctx, asker, res), nil
 	}
 	stop := s.progress(ctx, req, res)
 	defer stop()
 	res, err = s.waitFor(ctx, asker, res.ID, 0)
 	if err == nil && res.Terminal() {
-		return resultFor(res), nil
+		return s.result(ctx, asker, res), nil
 	}
 	if ctx.Err() == nil && s.draining.Err() != nil && err == nil {
 		s.leases.hold(asker, sessionOf(req), res, lease)
@@ -91,7 +91,7 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		return toolError(bridgeError(err, len(in.Questions))), nil
 	}
 	s.leases.hold(asker, sessionOf(req), res, lease)
-	return resultFor(res), nil // pending: only when the wait ended otherwise
+	return s.result(ctx, asker, res), nil // pending: only when the wait ended otherwise
 }
 
 // sessionOf is the id of the call's MCP session ("" on stdio, whose

@@ -133,7 +133,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest) (*sdk.
 		return withText(fmt.Sprintf("Still pending: nobody has answered question %s yet. Call get_answer again later, or cancel_question to withdraw it.", in.ID), outcomeOf(res)), nil
 	}
 	s.leases.release(in.ID)
-	return resultFor(res), nil
+	return s.result(ctx, asker, res), nil
 }
 
 // getOnce reads the question, retrying a bridge that is restarting for a

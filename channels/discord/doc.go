@@ -29,7 +29,8 @@
 // verified with the application's Ed25519 public key). Messages (replies
 // and typed commands) only ever arrive over the gateway, so Run keeps a
 // gateway connection in both modes; the platform allows one per bot, hence
-// Singleton.
+// Singleton. A message's attachments go to the broker as files, fetched
+// from their signed CDN URLs without the bot token (files.go).
 //
 // The REST base URL is configurable: requests for discord.com are rewritten
 // to it by the session's HTTP transport, which is also how tests point the

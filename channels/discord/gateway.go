@@ -143,7 +143,8 @@ func (c *Channel) onInteraction(s *discordgo.Session, ev *discordgo.InteractionC
 }
 
 // onMessage hands a person's message to the broker: a reply to a question
-// message (with ReplyTo) or a typed command. The broker ignores chatter.
+// message (with ReplyTo) or a typed command, with the files attached to it
+// (files.go). The broker ignores chatter.
 func (c *Channel) onMessage(s *discordgo.Session, m *discordgo.MessageCreate) {
 	if m.Message == nil || m.Author == nil || m.Author.Bot || m.Author.System || m.WebhookID != "" {
 		return
@@ -158,12 +159,13 @@ func (c *Channel) onMessage(s *discordgo.Session, m *discordgo.MessageCreate) {
 		return
 	}
 	text := stripMention(m.Content, bot)
-	if text == "" {
+	files := c.messageFiles(m.Message)
+	if text == "" && len(files) == 0 {
 		return // no content: the message-content intent is off
 	}
 	in := broker.Inbound{
 		Channel: Name, Chat: m.ChannelID, User: m.Author.ID, Name: m.Author.Username,
-		Text: text, Private: m.GuildID == "",
+		Text: text, Private: m.GuildID == "", Attachments: files,
 	}
 	if in.Private {
 		in.Chat = dmChat(m.Author.ID)

@@ -26,6 +26,10 @@
 //     the question's thread (Inbound.ReplyTo is the thread's ts, which is the
 //     question message's ts).
 //
+// A message that shares files (subtype file_share) carries them to the
+// broker as attachments, downloaded from url_private_download with the bot
+// token (files.go) once the broker has checked the person.
+//
 // The broker's Reply is shown to the person as an ephemeral message; chatter
 // the broker ignores gets no answer.
 //

@@ -227,19 +227,20 @@ func (c *Channel) eventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent, 
 }
 
 // message records a message a person typed: a command, or a reply in a
-// question's thread. Bot messages, edits, joins and other subtypes are
-// ignored.
+// question's thread, with the files shared with it (file_share). Bot
+// messages, edits, joins and other subtypes are ignored.
 func (c *Channel) message(ctx context.Context, m *slackevents.MessageEvent) followUp {
-	if m.SubType != "" || m.BotID != "" || m.User == "" {
+	if (m.SubType != "" && m.SubType != "file_share") || m.BotID != "" || m.User == "" {
 		return nil
 	}
 	text := strings.TrimSpace(leadingMentions.ReplaceAllString(unescapeMessage(m.Text), ""))
-	if text == "" {
+	files := c.messageFiles(m)
+	if text == "" && len(files) == 0 {
 		return nil
 	}
 	in := broker.Inbound{
 		Channel: ChannelName, Chat: chatOf(m.Channel, m.User), User: m.User, Text: text,
-		Private: m.ChannelType == "im" || isDM(m.Channel),
+		Private: m.ChannelType == "im" || isDM(m.Channel), Attachments: files,
 	}
 	if m.ThreadTimeStamp != "" && m.ThreadTimeStamp != m.TimeStamp {
 		in.ReplyTo = messageID(m.Channel, m.ThreadTimeStamp)

@@ -152,6 +152,14 @@ var (
 	noteTarget  = regexp.MustCompile(`/answer ([a-z0-9]+(?:\.[1-9])?) (?:N|[0-9,]+) other …`)
 )
 
+// otherQuestion splits the target of a free-text prompt ("k7m2qx.2")
+// into the question id and its 1-based prompt (0 when not named).
+func otherQuestion(target string) (string, int) {
+	id, num, _ := strings.Cut(target, ".")
+	n, _ := strconv.Atoi(num)
+	return id, n
+}
+
 // askText answers "Other…" (kind otherData) or "Note…" (noteData) with a
 // force-reply message that asks for text. The reply becomes
 // broker.FormatOther, or is held as a note when it goes with a choice:
@@ -218,7 +226,11 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, kind 
 // handleMessage handles typed text: commands, replies to a question or to
 // a free-text prompt, and bare answers in private chats.
 func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
-	if m.From == nil || m.From.IsBot || m.Chat == nil || strings.TrimSpace(m.Text) == "" {
+	text, files := m.Text, c.messageFiles(m)
+	if len(files) > 0 {
+		text = m.Caption // a photo or document: the caption is its text
+	}
+	if m.From == nil || m.From.IsBot || m.Chat == nil || (strings.TrimSpace(text) == "" && len(files) == 0) {
 		return
 	}
 	if at := m.CommandWithAt(); strings.Contains(at, "@") {
@@ -227,23 +239,30 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 		}
 	}
 	in := inbound(m.Chat, m.From)
-	in.Text = m.Text
+	in.Text, in.Attachments = text, files
 	var other *chatMessage
 	var reply broker.Reply
 	if r := m.ReplyToMessage; r != nil {
 		in.ReplyTo = strconv.Itoa(r.MessageID)
-		if !strings.HasPrefix(strings.TrimSpace(m.Text), "/") {
+		if !strings.HasPrefix(strings.TrimSpace(text), "/") {
 			if p, ok := c.others.get(m.Chat.ID, r.MessageID); ok {
 				if p.note {
 					c.others.drop(m.Chat.ID, r.MessageID)
-					reply = broker.Reply{OK: true, Text: c.holdNote(ctx, m.Chat.ID, p, strings.TrimSpace(m.Text))}
+					reply = broker.Reply{OK: true, Text: c.holdNote(ctx, m.Chat.ID, p, strings.TrimSpace(text))}
 				}
-				in.Text, in.ReplyTo = broker.FormatOther(p.q, p.prompt, strings.TrimSpace(m.Text)), ""
+				in.Text, in.ReplyTo = broker.FormatOther(p.q, p.prompt, strings.TrimSpace(text)), ""
+				if strings.TrimSpace(text) == "" {
+					in.Text, in.QuestionID, in.Prompt = "", p.q.ID, p.prompt+1
+				}
 				other = &chatMessage{m.Chat.ID, r.MessageID}
 			} else if r.From != nil && r.From.ID == c.bot.Self.ID {
 				switch t := otherTarget.FindStringSubmatch(r.Text); {
 				case t != nil:
-					in.Text, in.ReplyTo = "/answer "+t[1]+" other "+strings.TrimSpace(m.Text), ""
+					in.Text, in.ReplyTo = "/answer "+t[1]+" other "+strings.TrimSpace(text), ""
+					if strings.TrimSpace(text) == "" {
+						in.Text = ""
+						in.QuestionID, in.Prompt = otherQuestion(t[1])
+					}
 				case noteTarget.MatchString(r.Text):
 					reply = broker.Reply{Text: "Your note was not kept (the bridge restarted); nothing was recorded. Tap Other… or Note… again, or type the command shown above with your note.", Err: broker.ErrInvalid}
 				}

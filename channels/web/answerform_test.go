@@ -85,7 +85,7 @@ func testAnswerForm(t *testing.T, browser context.Context) {
 		page := tab(t, browser, false)
 		open(t, page, e.url)
 		click(t, page, card(q.ID)+" button.submit")
-		waitText(t, page, "#notice", "Choose an option or type an answer, then Submit.")
+		waitText(t, page, "#notice", "Choose an option, type an answer or attach a file, then Submit.")
 		if s := e.get(t, q.ID).Status; s != broker.StatusPending {
 			t.Fatalf("an empty Submit changed the question to %s", s)
 		}

@@ -52,6 +52,9 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //	                       (each write bounded by the server's write_timeout,
 //	                       the stream itself not)
 //	POST /inbox/command    {"text"} → {"ok","reply"}
+//	POST /inbox/answer     {"text","question","prompt","files":[{"name","type","data"}]}
+//	                       → {"ok","reply"}: an answer with files, data in base64
+//	                       (upload.go); the only endpoint with a larger body
 //	POST /inbox/login      {"token"} → sets the session cookie
 //	POST /inbox/logout     clears it
 func (c *Channel) Handler() http.Handler {
@@ -68,6 +71,7 @@ func (c *Channel) Handler() http.Handler {
 	mux.HandleFunc("GET /inbox/state", c.serveState)
 	mux.Handle("GET /inbox/events", longlived.Handler(http.HandlerFunc(c.serveEvents)))
 	mux.HandleFunc("POST /inbox/command", c.posted(c.serveCommand))
+	mux.HandleFunc("POST /inbox/answer", c.postedUpTo(maxUploadBody, c.serveAnswer))
 	mux.HandleFunc("POST /inbox/login", c.posted(c.serveLogin))
 	mux.HandleFunc("POST /inbox/logout", c.posted(c.serveLogout))
 	return headers(mux)
@@ -109,7 +113,10 @@ type reply struct {
 var crossOrigin = http.NewCrossOriginProtection()
 
 // posted guards a POST endpoint: same origin only, JSON only, bounded body.
-func (c *Channel) posted(next http.HandlerFunc) http.HandlerFunc {
+func (c *Channel) posted(next http.HandlerFunc) http.HandlerFunc { return c.postedUpTo(maxBody, next) }
+
+// postedUpTo is posted with a body of at most limit bytes.
+func (c *Channel) postedUpTo(limit int64, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := crossOrigin.Check(r); err != nil {
 			c.log.Warn("cross-site post refused", "path", r.URL.Path, "origin", r.Header.Get("Origin"))
@@ -121,7 +128,7 @@ func (c *Channel) posted(next http.HandlerFunc) http.HandlerFunc {
 			writeJSON(w, http.StatusUnsupportedMediaType, reply{Reply: "Refused: send JSON with Content-Type: application/json"})
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next(w, r)
 	}
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -15,7 +12,6 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/callback"
-	"github.com/askbridge/askbridge/client"
 )
 
 // CallbacksConfig configures webhook delivery of results (the callbacks:
@@ -75,32 +71,37 @@ func (c CallbacksConfig) deliveryConfig() (callback.Config, error) {
 		BaseBackoff: time.Duration(c.BaseBackoff), MaxBackoff: time.Duration(c.MaxBackoff),
 		Window: time.Duration(c.Window), Timeout: time.Duration(c.Timeout),
 	}
+	var problems []error
 	if c.SecretEnv != "" {
 		if out.DefaultSecret = os.Getenv(c.SecretEnv); out.DefaultSecret == "" {
-			return out, fmt.Errorf("callbacks.secret_env: environment variable %s is not set", c.SecretEnv)
+			problems = append(problems, &UnsetEnvError{Field: "callbacks.secret_env", Var: c.SecretEnv})
 		}
 	}
+	seen := map[string]bool{}
 	for i, s := range c.Secrets {
 		f := fmt.Sprintf("callbacks.secrets[%d]", i)
 		switch {
 		case s.Agent == "":
-			return out, fmt.Errorf("%s.agent: name the agent the secret is for", f)
-		case out.Secrets[s.Agent] != "":
-			return out, fmt.Errorf("%s.agent: %q appears twice", f, s.Agent)
-		case s.SecretEnv == "":
-			return out, fmt.Errorf("%s.secret_env: name the environment variable that holds the secret", f)
-		case os.Getenv(s.SecretEnv) == "":
-			return out, fmt.Errorf("%s.secret_env: environment variable %s is not set", f, s.SecretEnv)
+			problems = append(problems, fmt.Errorf("%s.agent: name the agent the secret is for", f))
+		case seen[s.Agent]:
+			problems = append(problems, fmt.Errorf("%s.agent: %q appears twice", f, s.Agent))
 		}
-		out.Secrets[s.Agent] = os.Getenv(s.SecretEnv)
+		seen[s.Agent] = true
+		switch {
+		case s.SecretEnv == "":
+			problems = append(problems, fmt.Errorf("%s.secret_env: name the environment variable that holds the secret", f))
+		case os.Getenv(s.SecretEnv) == "":
+			problems = append(problems, &UnsetEnvError{Field: f + ".secret_env", Var: s.SecretEnv})
+		default:
+			out.Secrets[s.Agent] = os.Getenv(s.SecretEnv)
+		}
 	}
 	if c.Concurrency < 0 {
-		return out, fmt.Errorf("callbacks.concurrency: must be positive, got %d", c.Concurrency)
+		problems = append(problems, fmt.Errorf("callbacks.concurrency: must be positive, got %d", c.Concurrency))
+	} else if err := out.Validate(); err != nil {
+		problems = append(problems, fmt.Errorf("callbacks: %w", err))
 	}
-	if err := out.Validate(); err != nil {
-		return out, fmt.Errorf("callbacks: %w", err)
-	}
-	return out, nil
+	return out, errors.Join(problems...)
 }
 
 // callbackJobs returns the jobs that deliver results to callback URLs,
@@ -115,43 +116,4 @@ func callbackJobs(cfg Config, b *broker.Broker, log *slog.Logger, reg prometheus
 	dc.Registerer = reg
 	d := callback.New(b.Store(), dc, log.With("component", "callbacks"))
 	return []func(context.Context){d.Run}
-}
-
-// eventLine is one line of `bridge events`.
-type eventLine struct {
-	EventID string        `json:"event_id"`
-	Type    string        `json:"type"`
-	Result  client.Result `json:"result"`
-}
-
-// runEvents is `bridge events`: it prints each resolution of the agent's
-// questions as one JSON line, following the server's event stream and
-// resuming after reconnects, until interrupted.
-func runEvents(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("events", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	session := fs.String("session", "", "only this session's resolutions")
-	last := fs.String("last-event-id", "", `resume after this event id ("0" replays what the server keeps; default: from now)`)
-	if err := fs.Parse(args); err != nil {
-		return exitBadInput
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "bridge events: usage: bridge events [--session S] [--last-event-id N]")
-		return exitBadInput
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	events, errc := newClient(false).Events(ctx, client.EventsFilter{SessionID: *session, LastEventID: *last})
-	enc := json.NewEncoder(jsonTerminal{stdout})
-	enc.SetEscapeHTML(false)
-	for ev := range events {
-		if err := enc.Encode(eventLine{EventID: ev.ID, Type: ev.Type, Result: ev.Result}); err != nil {
-			fmt.Fprintln(stderr, "bridge events:", err)
-			return exitFailure
-		}
-	}
-	if err := <-errc; err != nil && !errors.Is(err, context.Canceled) {
-		return fail(stderr, "events", err)
-	}
-	return exitOK
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -70,39 +71,33 @@ func (c *Config) defaultTargets() []string {
 	return out
 }
 
-// checkChannels validates each configured channel's own settings.
+// checkChannels validates each configured channel's own settings,
+// reporting every problem.
 func (c *Config) checkChannels() error {
+	var p problems
 	if err := c.Channels.Web.Validate(); err != nil {
-		return fmt.Errorf("channels.%w", err)
+		p.add(fmt.Errorf("channels.%w", err))
 	}
-	if err := checkEnv("channels.web", c.Channels.Web.Config); err != nil {
-		return err
-	}
+	p.add(checkEnv("channels.web", c.Channels.Web.Config))
 	if t := c.Channels.Telegram; t != nil {
 		if err := t.Validate(); err != nil {
-			return fmt.Errorf("channels.%w", err)
+			p.add(fmt.Errorf("channels.%w", err))
 		}
-		if err := checkEnv("channels.telegram", t); err != nil {
-			return err
-		}
+		p.add(checkEnv("channels.telegram", t))
 	}
 	if s := c.Channels.Slack; s != nil {
 		if err := s.Validate(); err != nil {
-			return fmt.Errorf("channels.%w", err)
+			p.add(fmt.Errorf("channels.%w", err))
 		}
-		if err := checkEnv("channels.slack", s); err != nil {
-			return err
-		}
+		p.add(checkEnv("channels.slack", s))
 	}
 	if d := c.Channels.Discord; d != nil {
 		if err := d.Validate(); err != nil {
-			return fmt.Errorf("channels.%w", err)
+			p.add(fmt.Errorf("channels.%w", err))
 		}
-		if err := checkEnv("channels.discord", d); err != nil {
-			return err
-		}
+		p.add(checkEnv("channels.discord", d))
 	}
-	return nil
+	return errors.Join(p...)
 }
 
 // wiring is what serve needs from the channels besides registering them.

@@ -4,21 +4,28 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"maps"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
-	"os/signal"
-	"slices"
 	"strings"
-	"syscall"
-	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/askbridge/askbridge/client"
-	"github.com/askbridge/askbridge/internal/jsonerr"
 )
+
+// clientEnv is the paragraph on the environment in the help of the
+// client commands.
+const clientEnv = `It talks to $ASKBRIDGE_SERVER (default http://127.0.0.1:8377) with the
+agent key in $ASKBRIDGE_KEY.`
+
+// defaultConnectTimeout is how long a blocking command tries to reach
+// the bridge before it gives up.
+const defaultConnectTimeout = 30 * time.Second
 
 func newClient(responder bool) *client.Client {
 	key := os.Getenv("ASKBRIDGE_KEY")
@@ -30,121 +37,126 @@ func newClient(responder bool) *client.Client {
 	return client.New(os.Getenv("ASKBRIDGE_SERVER"), key)
 }
 
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// addConnectTimeout adds --connect-timeout to a blocking command.
+func addConnectTimeout(cmd *cobra.Command, d *time.Duration) {
+	cmd.Flags().DurationVar(d, "connect-timeout", defaultConnectTimeout,
+		"give up (exit 1) when the bridge cannot be reached for this long; 0 tries until interrupted (a lost connection is re-attached regardless)")
 }
 
-// repeated is a flag that may be given several times.
-type repeated []string
-
-func (r *repeated) String() string     { return strings.Join(*r, ", ") }
-func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
-
-func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var q client.Question
-	var options, defaults, responders repeated
-	var noOther, pending bool
-	var jsonFile string
-	fs.Var(&options, "option", `an option "Label" or "Label|Description" (repeat 2–4 times)`)
-	fs.StringVar(&q.Header, "header", "", "a short chip shown above the question (≤ 16 characters)")
-	fs.BoolVar(&q.MultiSelect, "multi", false, "allow several options to be chosen")
-	fs.BoolVar(&noOther, "no-other", false, "forbid free-text answers")
-	fs.Var(&defaults, "default", "the answer used when the question times out (repeat for multi-select)")
-	fs.StringVar(&q.Timeout, "timeout", "", "how long people have to answer, e.g. 30m (10s–7d; default 30m)")
-	fs.StringVar(&q.Route, "route", "", "the route to post to (default: default)")
-	fs.StringVar(&q.Context, "context", "", "context shown with the question")
-	fs.StringVar(&q.SessionID, "session", "", "the asking session's id")
-	fs.StringVar(&q.ToolCallID, "tool-call-id", "", "idempotency key within the session (default: random)")
-	fs.StringVar(&q.CallbackURL, "callback-url", "", "POST the result here when the question resolves")
-	fs.StringVar(&q.Lease, "lease", "", "cancel the question when this client is gone this long, e.g. 60s")
-	fs.Var(&responders, "responder", "a person allowed to answer ([channel:]user-id; repeat)")
-	fs.BoolVar(&pending, "pending", false, "print the question id and return at once")
-	fs.StringVar(&jsonFile, "json", "", "read the whole request as JSON from this file (- for standard input)")
-	if err := fs.Parse(args); err != nil {
-		return exitBadInput
-	}
-	if jsonFile != "" {
-		if err := readJSON(jsonFile, stdin, &q); err != nil {
-			fmt.Fprintln(stderr, "bridge ask:", err)
-			return exitBadInput
-		}
-	} else {
-		q.Question = strings.Join(fs.Args(), " ")
-		if strings.TrimSpace(q.Question) == "" {
-			fmt.Fprintln(stderr, `bridge ask: give the question, e.g. bridge ask --option Postgres --option SQLite "Which database?"`)
-			return exitBadInput
-		}
-		for _, o := range options {
-			label, desc, _ := strings.Cut(o, "|")
-			q.Options = append(q.Options, client.Option{Label: strings.TrimSpace(label), Description: strings.TrimSpace(desc)})
-		}
-		q.Default, q.Responders = defaults, responders
-		if noOther {
-			f := false
-			q.Other = &f
-		}
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
+// blockingClient is the client of a command that waits on the bridge: it
+// says on standard error when the bridge cannot be reached, and gives up
+// after connectTimeout while it has never reached it.
+func blockingClient(cmd *cobra.Command, connectTimeout time.Duration) *client.Client {
 	c := newClient(false)
-	if pending {
-		q.Wait = "0s"
-		res, err := c.Submit(ctx, q)
-		if err != nil {
-			return fail(stderr, "ask", err)
+	c.ConnectTimeout = connectTimeout
+	stderr, name := cmd.ErrOrStderr(), cmd.CommandPath()
+	c.OnRetry = func(r client.RetryInfo) {
+		if r.Attempt != 1 {
+			return
 		}
-		if !res.Terminal() {
-			enc := json.NewEncoder(jsonTerminal{stdout})
-			enc.SetIndent("", "  ")
-			_ = enc.Encode(map[string]any{"id": res.ID, "status": res.Status, "expires_at": res.ExpiresAt})
-			return exitOK
+		switch {
+		case r.Reached:
+			fmt.Fprintf(stderr, "%s: lost the connection to %s (%s); reconnecting\n", name, r.Server, reachCause(r.Err))
+		case connectTimeout > 0:
+			fmt.Fprintf(stderr, "%s: cannot reach %s (%s); retrying for up to %s, --connect-timeout to change\n", name, r.Server, reachCause(r.Err), connectTimeout)
+		default:
+			fmt.Fprintf(stderr, "%s: cannot reach %s (%s); retrying until interrupted\n", name, r.Server, reachCause(r.Err))
 		}
-		return printResult(stdout, res)
 	}
-	res, err := c.AskRaw(ctx, q)
-	if err != nil {
-		return fail(stderr, "ask", err)
-	}
-	return printResult(stdout, res)
+	return c
 }
 
-func readJSON(name string, stdin io.Reader, v any) error {
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(name)
+// reachCause is the short reason a request did not get through:
+// "connection refused", "no such host", "HTTP 503: …".
+func reachCause(err error) string {
+	var ae *client.APIError
+	var se *os.SyscallError
+	var dnsErr *net.DNSError
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &ae):
+		return fmt.Sprintf("HTTP %d: %s", ae.StatusCode, ae.Message)
+	case errors.As(err, &se):
+		return se.Err.Error()
+	case errors.As(err, &dnsErr):
+		return "no such host " + dnsErr.Name
+	case errors.As(err, &oe):
+		return oe.Err.Error()
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection closed"
 	}
-	if err != nil {
-		return err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
 	}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	err = dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("unexpected data after the JSON object")
-	}
-	if err != nil {
-		what := "the file " + name
-		if name == "-" {
-			what = "standard input"
-		}
-		return errors.New(jsonerr.Describe(what, data, v, err).Message)
-	}
-	return nil
+	return err.Error()
 }
 
-// printResult prints the result JSON and returns the exit code of its
-// status.
-func printResult(w io.Writer, res *client.Result) int {
+// clientError turns an error of the client into what a person reads,
+// with the command's exit code: 2 for the server's 400s and 413s, else 1.
+// notFoundHint is added to 404 answers. The client's own errors start
+// with "askbridge: " for programs that use it; a person at the command
+// line knows what they ran, and reads the command's name instead.
+func clientError(err error, notFoundHint string) error {
+	var ae *client.APIError
+	var ue *client.UnreachableError
+	var ce *client.ConnError
+	var urlErr *url.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		return exitCode(exitFailure, errors.New("interrupted"))
+	case errors.As(err, &ue):
+		return exitCode(exitFailure, fmt.Errorf("%s; gave up after %s", withoutPrefix(ue.Err), ue.After.Round(100*time.Millisecond)))
+	case errors.As(err, &ce):
+		return exitCode(exitFailure, errors.New(withoutPrefix(ce)))
+	case errors.As(err, &ae):
+		msg := ae.Message
+		switch ae.StatusCode {
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+			return exitCode(exitBadInput, errors.New(msg))
+		case http.StatusNotFound:
+			if notFoundHint != "" {
+				msg += " " + notFoundHint
+			}
+		case http.StatusUnauthorized:
+			msg += " (the key comes from $ASKBRIDGE_KEY, or $ASKBRIDGE_RESPONDER_KEY for answer and decline)"
+		}
+		return exitCode(exitFailure, errors.New(msg))
+	case errors.As(err, &urlErr):
+		server := urlErr.URL
+		if u, perr := url.Parse(urlErr.URL); perr == nil {
+			server = u.Scheme + "://" + u.Host
+		}
+		return exitCode(exitFailure, fmt.Errorf("cannot reach the bridge at %s (%s)", server, reachCause(err)))
+	}
+	return exitCode(exitFailure, errors.New(withoutPrefix(err)))
+}
+
+// withoutPrefix is err's text without the client's "askbridge: ".
+func withoutPrefix(err error) string {
+	return strings.TrimPrefix(err.Error(), "askbridge: ")
+}
+
+// listHint is said with a 404 for a question id.
+const listHint = `Run "bridge list" to see open questions' ids.`
+
+// printJSON prints v as indented JSON, with the characters a terminal
+// would act on escaped.
+func printJSON(w io.Writer, v any) {
 	enc := json.NewEncoder(jsonTerminal{w})
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(res)
-	return statusExit(res.Status)
+	_ = enc.Encode(v)
+}
+
+// printResult prints the result JSON and returns the exit code of its
+// status as an error (nil for 0).
+func printResult(w io.Writer, res *client.Result) error {
+	printJSON(w, res)
+	if code := statusExit(res.Status); code != exitOK {
+		return exitCode(code, nil)
+	}
+	return nil
 }
 
 func statusExit(s client.Status) int {
@@ -161,139 +173,4 @@ func statusExit(s client.Status) int {
 		return exitUnsupported
 	}
 	return exitFailure
-}
-
-// fail prints err and returns 2 for the server's 400s and 413s, else 1.
-func fail(stderr io.Writer, cmd string, err error) int {
-	// The client's errors start with "askbridge: " for programs that
-	// use it; a person at the command line knows what they ran.
-	fmt.Fprintf(stderr, "bridge %s: %s\n", cmd, printable(strings.TrimPrefix(err.Error(), "askbridge: "), true))
-	var ae *client.APIError
-	if errors.As(err, &ae) && (ae.StatusCode == http.StatusBadRequest || ae.StatusCode == http.StatusRequestEntityTooLarge) {
-		return exitBadInput
-	}
-	return exitFailure
-}
-
-func runAnswer(args []string, stdout, stderr io.Writer) int {
-	if len(args) < 2 {
-		fmt.Fprintln(stderr, "bridge answer: usage: bridge answer ID CHOICE (2 | 1,3 | a label | other <text> | 1,3 other <text> | skip)")
-		return exitBadInput
-	}
-	return sendCommand("answer", "/answer "+strings.Join(args, " "), stdout, stderr)
-}
-
-func runDecline(args []string, stdout, stderr io.Writer) int {
-	if len(args) < 1 {
-		fmt.Fprintln(stderr, "bridge decline: usage: bridge decline ID [REASON...]")
-		return exitBadInput
-	}
-	return sendCommand("decline", "/decline "+strings.Join(args, " "), stdout, stderr)
-}
-
-func sendCommand(name, text string, stdout, stderr io.Writer) int {
-	ctx, cancel := signalContext()
-	defer cancel()
-	res, err := newClient(true).Command(ctx, "", text)
-	if err != nil {
-		return fail(stderr, name, err)
-	}
-	fmt.Fprintln(stdout, printable(res.Reply, true))
-	return exitOK
-}
-
-func runWait(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "bridge wait: usage: bridge wait ID")
-		return exitBadInput
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	res, err := newClient(false).Wait(ctx, args[0])
-	if err != nil {
-		return fail(stderr, "wait", err)
-	}
-	return printResult(stdout, res)
-}
-
-func runList(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	session := fs.String("session", "", "only this session's questions")
-	status := fs.String("status", "", "only questions with this status (pending, answered, …)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return exitBadInput
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	qs, err := newClient(false).List(ctx, *session, client.Status(*status))
-	if err != nil {
-		return fail(stderr, "list", err)
-	}
-	if *asJSON {
-		enc := json.NewEncoder(jsonTerminal{stdout})
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(qs)
-		return exitOK
-	}
-	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tEXPIRES\tQUESTION\tOPTIONS")
-	for _, q := range qs {
-		text, opts := "", ""
-		if len(q.Questions) > 0 {
-			text = printable(q.Questions[0].Question, false)
-			for i, o := range q.Questions[0].Options {
-				opts += fmt.Sprintf("%d=%s ", i+1, printable(o.Label, false))
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.ID, q.Status, q.ExpiresAt.Local().Format("15:04:05"), text, strings.TrimSpace(opts))
-	}
-	_ = tw.Flush()
-	return exitOK
-}
-
-func runCancel(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("cancel", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	session := fs.String("session", "", "cancel every open question of this session")
-	reason := fs.String("reason", "", "the reason shown to people")
-	if err := fs.Parse(args); err != nil {
-		return exitBadInput
-	}
-	if (*session == "") == (fs.NArg() != 1) {
-		fmt.Fprintln(stderr, "bridge cancel: usage: bridge cancel ID | --session S [--reason R]")
-		return exitBadInput
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	c := newClient(false)
-	if *session != "" {
-		qs, err := c.CancelSession(ctx, *session, *reason)
-		if err != nil {
-			return fail(stderr, "cancel", err)
-		}
-		fmt.Fprintf(stdout, "cancelled %d question(s)\n", len(qs))
-		return exitOK
-	}
-	res, err := c.Cancel(ctx, fs.Arg(0), *reason)
-	if err != nil {
-		return fail(stderr, "cancel", err)
-	}
-	printResult(stdout, res)
-	return exitOK
-}
-
-func runCheckConfig(args []string, stdout, stderr io.Writer) int {
-	f, err := parseServeFlags(args, stderr)
-	if err != nil {
-		return exitBadInput
-	}
-	cfg, err := configFor(f)
-	if err != nil {
-		fmt.Fprintln(stderr, "bridge check-config:", err)
-		return exitBadInput
-	}
-	fmt.Fprintf(stdout, "config OK: listen %s, store %s, %d route(s), channels: %s\n", cfg.Listen, storeName(cfg), len(cfg.Routes), strings.Join(slices.Sorted(maps.Keys(cfg.enabledChannels())), ", "))
-	return exitOK
 }

@@ -107,7 +107,7 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*d = Duration(v)
 	return nil
@@ -151,13 +151,15 @@ func loadConfig(path string) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
+		return cfg, &ConfigError{File: path, Problems: explainYAML(data, err)}
 	}
 	return cfg, nil
 }
 
-// finish fills what depends on other settings and checks everything.
+// finish fills what depends on other settings and checks everything,
+// returning every problem found, not only the first, joined (one a line).
 func (c *Config) finish() error {
+	var p problems
 	if c.DataDir == "" {
 		c.DataDir = DefaultDataDir()
 	}
@@ -165,107 +167,86 @@ func (c *Config) finish() error {
 		c.Listen = DefaultListen
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		return fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err)
+		p.add(fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err))
 	}
 	if _, err := time.LoadLocation(c.Timezone); err != nil {
-		return fmt.Errorf("timezone: %q is not a time zone name (e.g. UTC, Europe/Berlin)", c.Timezone)
+		p.add(fmt.Errorf("timezone: %q is not a time zone name (e.g. UTC, Europe/Berlin)", c.Timezone))
 	}
 	switch c.Log.Level {
 	case "", "debug", "info", "warn", "error":
 	default:
-		return fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level)
+		p.add(fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level))
 	}
 	switch c.Log.Format {
 	case "", "text", "json":
 	default:
-		return fmt.Errorf("log.format: %q is not text or json", c.Log.Format)
+		p.add(fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
 	}
 	if d := time.Duration(c.Timeouts.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-		return fmt.Errorf("timeouts.default: %s is outside 10s–7d", d)
+		p.add(fmt.Errorf("timeouts.default: %s is outside 10s–7d", d))
 	}
-	if err := broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()); err != nil {
-		return err
-	}
-	if err := checkKeys("agents", c.agentKeys()); err != nil {
-		return err
-	}
+	p.add(broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()))
+	p.add(checkKeys("agents", c.agentKeys()))
 	people := make([]KeyConfig, len(c.People))
-	for i, p := range c.People {
-		people[i] = p.KeyConfig
+	for i, person := range c.People {
+		people[i] = person.KeyConfig
 	}
-	if err := checkKeys("responders", people); err != nil {
-		return err
-	}
-	if err := c.checkSecrets(); err != nil {
-		return err
-	}
-	if err := c.Metrics.check(c.exposed()); err != nil {
-		return err
-	}
+	p.add(checkKeys("responders", people))
+	p.add(c.checkSecrets())
+	p.add(c.Metrics.check(c.exposed()))
 	if len(c.Routes) == 0 {
 		c.Routes = map[string]RouteConfig{broker.DefaultRoute: {Targets: c.defaultTargets()}}
 	}
 	if _, ok := c.Routes[broker.DefaultRoute]; !ok {
-		return fmt.Errorf("routes: a route named %q is required (questions that name no route go there)", broker.DefaultRoute)
+		p.add(fmt.Errorf("routes: a route named %q is required (questions that name no route go there)", broker.DefaultRoute))
 	}
 	channels := c.enabledChannels()
-	for name, r := range c.Routes {
+	for _, name := range slices.Sorted(maps.Keys(c.Routes)) {
+		r := c.Routes[name]
 		for i, t := range r.Targets {
 			tg := parseTarget(t)
 			if !channels[tg.Channel] {
-				return fmt.Errorf("routes.%s.targets[%d]: channel %q is not configured (configured: %s)", name, i, tg.Channel, strings.Join(slices.Sorted(maps.Keys(channels)), ", "))
+				p.add(fmt.Errorf("routes.%s.targets[%d]: channel %q is not configured (configured: %s)", name, i, tg.Channel, strings.Join(slices.Sorted(maps.Keys(channels)), ", ")))
 			}
 		}
 		if d := time.Duration(r.Timeout); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-			return fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d)
+			p.add(fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d))
 		}
-		if err := broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())); err != nil {
-			return err
-		}
-		if err := broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets); err != nil {
-			return err
-		}
+		p.add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())))
+		p.add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
 	}
-	if err := c.Store.check(); err != nil {
-		return err
-	}
-	if err := c.Callbacks.validate(); err != nil {
-		return err
-	}
-	if err := c.Timeouts.validate(); err != nil {
-		return err
-	}
-	if err := c.Server.checkConnections(); err != nil {
-		return err
-	}
-	if err := c.Server.checkHosts(len(c.Agents)); err != nil {
-		return err
-	}
-	if err := c.Limits.checkLimits(); err != nil {
-		return err
-	}
-	return c.checkChannels()
+	p.add(c.Store.check())
+	p.add(c.Callbacks.validate())
+	p.add(c.Timeouts.validate())
+	p.add(c.Server.checkConnections())
+	p.add(c.Server.checkHosts(len(c.Agents)))
+	p.add(c.Limits.checkLimits())
+	p.add(c.checkChannels())
+	return errors.Join(p...)
 }
 
+// checkKeys checks a list of named keys, reporting every problem; an
+// unset variable is an *UnsetEnvError.
 func checkKeys(section string, keys []KeyConfig) error {
+	var p problems
 	seen := map[string]bool{}
 	for i, k := range keys {
 		f := fmt.Sprintf("%s[%d]", section, i)
-		if strings.TrimSpace(k.Name) == "" {
-			return fmt.Errorf("%s.name: must not be empty", f)
-		}
-		if seen[k.Name] {
-			return fmt.Errorf("%s.name: %q appears twice", f, k.Name)
+		switch {
+		case strings.TrimSpace(k.Name) == "":
+			p.add(fmt.Errorf("%s.name: must not be empty", f))
+		case seen[k.Name]:
+			p.add(fmt.Errorf("%s.name: %q appears twice", f, k.Name))
 		}
 		seen[k.Name] = true
-		if k.KeyEnv == "" {
-			return fmt.Errorf("%s.key_env: name the environment variable that holds the key", f)
-		}
-		if os.Getenv(k.KeyEnv) == "" {
-			return fmt.Errorf("%s.key_env: environment variable %s is not set", f, k.KeyEnv)
+		switch {
+		case k.KeyEnv == "":
+			p.add(fmt.Errorf("%s.key_env: name the environment variable that holds the key", f))
+		case os.Getenv(k.KeyEnv) == "":
+			p.add(&UnsetEnvError{Field: f + ".key_env", Var: k.KeyEnv})
 		}
 	}
-	return nil
+	return errors.Join(p...)
 }
 
 func parseTarget(s string) broker.Target {

@@ -251,9 +251,12 @@ func TestInboxPageWorksBehindGuard(t *testing.T) {
 			defer closeTab()
 			tctx, cancel := context.WithTimeout(tab, 30*time.Second)
 			defer cancel()
-			button := fmt.Sprintf("#q-%s button.option:nth-child(2)", id)
+			// Pick the second option of the one prompt, then Submit.
+			option := fmt.Sprintf("#q-%s-0-1", id)
+			submit := fmt.Sprintf("#q-%s button.submit", id)
 			err = chromedp.Do(tctx, chromedp.Navigate("http://"+host+":"+b.port+"/"),
-				chromedp.Click(chromedp.CSS(button), chromedp.NodeVisible))
+				chromedp.Click(chromedp.CSS(option), chromedp.NodeVisible),
+				chromedp.Click(chromedp.CSS(submit), chromedp.NodeVisible))
 			if err != nil {
 				t.Fatalf("inbox at %s: %v", host, err)
 			}

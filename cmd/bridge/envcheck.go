@@ -1,20 +1,22 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"reflect"
 	"strings"
 )
 
-// checkEnv reports the first `*_env` setting of a channel or store section
-// that names an environment variable which is not set, so that
-// check-config finds a missing token before serve does.
+// checkEnv reports every `*_env` setting of a channel or store section
+// that names an environment variable which is not set (as
+// *UnsetEnvError), so that check-config finds a missing token before
+// serve does.
 func checkEnv(section string, cfg any) error {
 	v := reflect.Indirect(reflect.ValueOf(cfg))
 	if v.Kind() != reflect.Struct {
 		return nil
 	}
+	var errs []error
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -24,8 +26,8 @@ func checkEnv(section string, cfg any) error {
 		}
 		name := v.Field(i).String()
 		if name != "" && os.Getenv(name) == "" {
-			return fmt.Errorf("%s.%s: environment variable %s is not set", section, tag, name)
+			errs = append(errs, &UnsetEnvError{Field: section + "." + tag, Var: name})
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -21,7 +21,7 @@ func TestCLIErrorsAreForPeople(t *testing.T) {
 		want string
 	}{
 		{"bridge not running", []string{"list"}, "bridge list: cannot reach the bridge at http://" + addr + ": nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?)\n"},
-		{"request file does not fit", []string{"ask", "--json", bad}, "bridge ask: questions: must be a list of questions, got a string\n"},
+		{"request file does not fit", []string{"ask", "--request", bad}, "bridge ask: questions: must be a list of questions, got a string\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,7 +32,7 @@ func TestLimitsConfigKeys(t *testing.T) {
 		{name: "negative streams", yaml: "limits:\n  streams_per_agent: -5\n", wantErr: "limits.streams_per_agent: must be a whole number from 1 to 10000, got -5"},
 		{name: "streams too large", yaml: "limits:\n  streams_per_agent: 100000\n", wantErr: "limits.streams_per_agent: must be a whole number from 1 to 10000, got 100000"},
 		{name: "not a number", yaml: "limits:\n  streams_per_agent: many\n", wantErr: "line 2"},
-		{name: "unknown key", yaml: "limits:\n  pending: 5\n", wantErr: "field pending not found"},
+		{name: "unknown key", yaml: "limits:\n  pending: 5\n", wantErr: `line 2: unknown key "pending" in limits (did you mean "pending_per_agent"?)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

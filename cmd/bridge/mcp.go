@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/askbridge/askbridge/api"
@@ -39,10 +39,10 @@ type ProgressInterval time.Duration
 func (p *ProgressInterval) UnmarshalYAML(n *yaml.Node) error {
 	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Line, n.Value)
+		return valueError(n, fmt.Errorf("mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Value))
 	}
 	if err := checkProgressEvery(v); err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*p = ProgressInterval(v)
 	return nil
@@ -92,43 +92,51 @@ func mountMCP(cfg Config, b *broker.Broker, srv *api.Server, log *slog.Logger) (
 	return s.Drain, nil
 }
 
-// runMCP is `bridge mcp`: an MCP server on standard input and output that
-// asks through the bridge at $ASKBRIDGE_SERVER with $ASKBRIDGE_KEY.
-func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	every := fs.Duration("progress-every", mcp.DefaultProgressEvery, "how often a waiting ask_user call sends a progress notification")
-	session := fs.String("session", os.Getenv("ASKBRIDGE_SESSION_ID"), "session id of the questions (default: $ASKBRIDGE_SESSION_ID, else random per process)")
-	logLevel := fs.String("log-level", "warn", "log level on standard error: debug, info, warn, error")
-	noQuestion := fs.Bool("no-user-question", envSwitch("ASKBRIDGE_NO_USER_QUESTION"), "ask_user returns at once, asking nobody, for unattended runs (default: $ASKBRIDGE_NO_USER_QUESTION)")
-	if err := fs.Parse(args); err != nil {
-		return exitBadInput
+// newMCPCmd is `bridge mcp`: an MCP server on standard input and output
+// that asks through the bridge at $ASKBRIDGE_SERVER with $ASKBRIDGE_KEY.
+func newMCPCmd() *cobra.Command {
+	var (
+		every             time.Duration
+		session, logLevel string
+		noQuestion        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "mcp [flags]",
+		Short: "Serve MCP on standard input and output",
+		Long: `Serve the Model Context Protocol on standard input and output, with the
+tools ask_user, get_answer and cancel_question, asking through the bridge.
+Add it to an MCP client as a server command ("bridge mcp"). Logs go to
+standard error.
+
+` + clientEnv,
+		Example: `  bridge mcp --session build-42`,
+		Args:    args(0, 0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkProgressEvery(every); err != nil {
+				return usageErr("--progress-every: %s", strings.TrimPrefix(err.Error(), "mcp.progress_every: "))
+			}
+			if session == "" {
+				session = os.Getenv("ASKBRIDGE_SESSION_ID")
+			}
+			log := newLogger(LogConfig{Level: logLevel}, cmd.ErrOrStderr())
+			s, err := mcp.New(mcp.Config{
+				Asker: mcp.Fixed(mcpClient()), SessionID: session, NoUserQuestion: noQuestion,
+				ProgressEvery: every, Version: versionString(), Logger: log,
+			})
+			if err != nil {
+				return err
+			}
+			t := &sdk.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
+			return s.Run(cmd.Context(), t)
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "bridge mcp: takes no arguments, got %q\n", fs.Args())
-		return exitBadInput
-	}
-	if err := checkProgressEvery(*every); err != nil {
-		fmt.Fprintln(stderr, "bridge mcp: --progress-every:", strings.TrimPrefix(err.Error(), "mcp.progress_every: "))
-		return exitBadInput
-	}
-	log := newLogger(LogConfig{Level: *logLevel}, stderr)
-	s, err := mcp.New(mcp.Config{
-		Asker: mcp.Fixed(mcpClient()), SessionID: *session, NoUserQuestion: *noQuestion,
-		ProgressEvery: *every, Version: versionString(), Logger: log,
-	})
-	if err != nil {
-		fmt.Fprintln(stderr, "bridge mcp:", err)
-		return exitFailure
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	t := &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
-	if err := s.Run(ctx, t); err != nil {
-		fmt.Fprintln(stderr, "bridge mcp:", err)
-		return exitFailure
-	}
-	return exitOK
+	f := cmd.Flags()
+	f.DurationVar(&every, "progress-every", mcp.DefaultProgressEvery, "how often a waiting ask_user call sends a progress notification")
+	f.StringVar(&session, "session", "", "session id of the questions (default: $ASKBRIDGE_SESSION_ID, else random per process)")
+	f.StringVar(&logLevel, "log-level", "warn", "log level on standard error: debug, info, warn, error")
+	f.BoolVar(&noQuestion, "no-user-question", envSwitch("ASKBRIDGE_NO_USER_QUESTION"), "ask_user returns at once, asking nobody, for unattended runs (default: $ASKBRIDGE_NO_USER_QUESTION)")
+	withExitCodes(cmd, exitOK, "standard input closed, or interrupted", exitBadInput, "bad input (unknown flag, a --progress-every out of range)", exitFailure, "failure")
+	return cmd
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -21,7 +21,7 @@ func TestMCPConfig(t *testing.T) {
 		{"progress", "mcp:\n  progress_every: 15s\n", true, 15 * time.Second, ""},
 		{"progress too often", "mcp:\n  progress_every: 1ms\n", true, 0, "line 2: mcp.progress_every: 1ms is outside 100ms–5m"},
 		{"progress not a duration", "mcp:\n  progress_every: often\n", true, 0, `line 2: mcp.progress_every: "often" is not a duration`},
-		{"unknown key", "mcp:\n  enable: false\n", true, 0, "field enable not found"},
+		{"unknown key", "mcp:\n  enable: false\n", true, 0, `unknown key "enable" in mcp (did you mean "enabled"?)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

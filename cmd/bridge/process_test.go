@@ -183,12 +183,28 @@ func TestCheckConfig(t *testing.T) {
 		code             int
 	}{
 		{"ok", "listen: 127.0.0.1:9999\nagents:\n  - name: claude\n    key_env: ASKBRIDGE_TEST_AGENT_KEY\n", "config OK: listen 127.0.0.1:9999", 0},
-		{"typo with line", "listen: 127.0.0.1:9999\nroutse:\n  default: {targets: [cli]}\n", "line 2: field routse not found", exitBadInput},
+		{"typo with line", "listen: 127.0.0.1:9999\nroutse:\n  default: {targets: [cli]}\n", `line 2: unknown key "routse" (did you mean "routes"?)`, exitBadInput},
+		{"typo in a section", "listen: 127.0.0.1:9999\ntimeouts:\n  default: 30m\n  remindrs: [0.5]\n", `line 4: unknown key "remindrs" in timeouts (did you mean "reminders"?)`, exitBadInput},
+		{"typo in a route", "routes:\n  default:\n    targts: [cli]\n", `line 3: unknown key "targts" in routes.default (did you mean "targets"?)`, exitBadInput},
+		{"typo in a list item", "agents:\n  - nmae: a\n    key_env: ASKBRIDGE_TEST_AGENT_KEY\n", `line 2: unknown key "nmae" in agents[0] (did you mean "name"?)`, exitBadInput},
+		{"wrong type", "mcp:\n  enabled: maybe\n", `line 2: mcp.enabled must be true or false, got "maybe"`, exitBadInput},
+		{"list for text", "log:\n  level: [debug, info]\n", "line 2: log.level must be text, got a list", exitBadInput},
+		{"every yaml problem at once", "timeouts:\n  remindrs: [0.5]\nlog:\n  levle: info\n", "2 problems:\n  line 2: unknown key \"remindrs\" in timeouts (did you mean \"reminders\"?)\n  line 4: unknown key \"levle\" in log (did you mean \"level\"?)", exitBadInput},
 		{"unset key env", "agents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "agents[0].key_env: environment variable ASKBRIDGE_TEST_UNSET_VAR is not set", exitBadInput},
 		{"unknown channel", "routes:\n  default: {targets: [pigeon:42]}\n", `routes.default.targets[0]: channel "pigeon" is not configured`, exitBadInput},
 		{"no default route", "routes:\n  ops: {targets: [cli]}\n", `a route named "default" is required`, exitBadInput},
 		{"bad timeout", "timeouts:\n  default: 2s\n", "timeouts.default: 2s is outside 10s–7d", exitBadInput},
 		{"bad duration", "timeouts:\n  default: soon\n", `line 2: "soon" is not a duration`, exitBadInput},
+		{"every problem at once", "listen: nowhere\ntimezone: Mars/Olympus\nlog:\n  level: loud\nagents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "4 problems:\n" +
+			`  listen: "nowhere" is not host:port: address nowhere: missing port in address` + "\n" +
+			`  timezone: "Mars/Olympus" is not a time zone name (e.g. UTC, Europe/Berlin)` + "\n" +
+			`  log.level: "loud" is not one of debug, info, warn, error` + "\n" +
+			"  agents[0].key_env: environment variable ASKBRIDGE_TEST_UNSET_VAR is not set\n" +
+			"Of these, 1 unset secret: ASKBRIDGE_TEST_UNSET_VAR.", exitBadInput},
+		{"every yaml value problem at once", "timeouts:\n  default: soon\n  batch: lots\nmcp:\n  progress_every: 1h\n", "3 problems:\n" +
+			`  line 2: "soon" is not a duration (use e.g. 30s, 30m, 2h, 7d)` + "\n" +
+			`  line 3: timeouts.batch: "lots" is not a whole number` + "\n" +
+			"  line 5: mcp.progress_every: 1h0m0s is outside 100ms–5m", exitBadInput},
 		{"bad reminder", "timeouts:\n  reminders: [0.5, 1.5]\n", "timeouts.reminders[1]", exitBadInput},
 		{"bad timezone", "timezone: Mars/Olympus\n", `timezone: "Mars/Olympus" is not a time zone name`, exitBadInput},
 		{"unset channel token", "channels:\n  slack:\n    bot_token_env: ASKBRIDGE_TEST_UNSET_SLACK\n    app_token_env: ASKBRIDGE_TEST_AGENT_KEY\n", "channels.slack.bot_token_env: environment variable ASKBRIDGE_TEST_UNSET_SLACK is not set", exitBadInput},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
@@ -38,14 +39,18 @@ func (c *Config) checkSecrets() error {
 		all = append(all, secretEntry{fmt.Sprintf("responders[%d].key_env", i), p.KeyEnv, os.Getenv(p.KeyEnv)})
 	}
 	seen := map[string]secretEntry{}
+	var errs []error
 	for _, e := range all {
+		if e.secret == "" {
+			continue // unset: checkKeys says so
+		}
 		if c.exposed() && len(e.secret) < minSecretLen {
-			return fmt.Errorf("%s: the key in %s has %d characters; a bridge reachable beyond loopback needs keys of at least %d (e.g. openssl rand -hex 24)", e.field, e.env, len(e.secret), minSecretLen)
+			errs = append(errs, fmt.Errorf("%s: the key in %s has %d characters; a bridge reachable beyond loopback needs keys of at least %d (e.g. openssl rand -hex 24)", e.field, e.env, len(e.secret), minSecretLen))
 		}
 		if first, dup := seen[e.secret]; dup {
-			return fmt.Errorf("%s: the key in %s is the same as the key of %s (%s); give every agent and responder a key of its own", e.field, e.env, first.field, first.env)
+			errs = append(errs, fmt.Errorf("%s: the key in %s is the same as the key of %s (%s); give every agent and responder a key of its own", e.field, e.env, first.field, first.env))
 		}
 		seen[e.secret] = e
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -3,46 +3,41 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 )
 
-// serveFlags are the flags of `bridge serve`; they override the file.
+// serveFlags are the flags of `bridge serve` and `bridge check-config`;
+// they override the file.
 type serveFlags struct {
 	config, listen, dataDir, store string
 }
 
-func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
-	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.config, "config", os.Getenv("ASKBRIDGE_CONFIG"), "configuration file (YAML); none means the embedded defaults")
-	fs.StringVar(&f.listen, "listen", "", "address to listen on (default "+DefaultListen+")")
-	fs.StringVar(&f.dataDir, "data-dir", "", "data directory (default "+DefaultDataDir()+")")
-	fs.StringVar(&f.store, "store", "", "store URL: sqlite:///path/file.db or redis://host:port/db")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
-	}
-	return f, nil
+// addServeFlags adds the flags that choose and override the config file.
+func addServeFlags(cmd *cobra.Command, f *serveFlags) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.config, "config", "", "configuration `FILE` (YAML; default $ASKBRIDGE_CONFIG; none: the embedded defaults)")
+	fs.StringVar(&f.listen, "listen", "", "`ADDR` to listen on (default "+DefaultListen+")")
+	fs.StringVar(&f.dataDir, "data-dir", "", "data `DIR` (default $ASKBRIDGE_DATA_DIR, else $XDG_DATA_HOME/askbridge, else ~/.local/share/askbridge)")
+	fs.StringVar(&f.store, "store", "", "store `URL`: sqlite:///path/file.db or redis://host:port/db")
 }
 
 // configFor loads the file and applies the flags.
 func configFor(f serveFlags) (Config, error) {
+	if f.config == "" {
+		f.config = os.Getenv("ASKBRIDGE_CONFIG")
+	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return cfg, err
@@ -57,7 +52,7 @@ func configFor(f serveFlags) (Config, error) {
 		cfg.Store.URL = f.store
 	}
 	if err := cfg.finish(); err != nil {
-		return cfg, fmt.Errorf("config: %w", err)
+		return cfg, &ConfigError{File: f.config, Problems: list(err)}
 	}
 	return cfg, nil
 }
@@ -72,24 +67,34 @@ func newLogger(cfg LogConfig, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// runServe is `bridge serve`: it runs until SIGINT or SIGTERM, then drains.
-func runServe(args []string, stdout, stderr io.Writer) int {
-	f, err := parseServeFlags(args, stderr)
-	if err != nil {
-		return exitBadInput
+// newServeCmd is `bridge serve`: it runs until SIGINT or SIGTERM, then
+// drains.
+func newServeCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run the bridge",
+		Long: `Run the bridge: the HTTP API, the web inbox, the configured chat channels
+and the MCP endpoint, until SIGINT or SIGTERM; then release waiting agents
+(they re-attach after a restart) and drain. With no configuration it uses
+SQLite in the data directory, the web inbox and the text channel, on
+` + DefaultListen + `. It refuses to start on any problem in the
+configuration: "bridge check-config" lists them all.`,
+		Example: `  bridge serve
+  bridge serve --config askbridge.yaml
+  bridge serve --listen 127.0.0.1:9000 --store redis://127.0.0.1:6379/0`,
+		Args: args(0, 0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := configFor(f)
+			if err != nil {
+				return exitCode(exitBadInput, err)
+			}
+			return serve(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	cfg, err := configFor(f)
-	if err != nil {
-		fmt.Fprintln(stderr, "bridge serve:", err)
-		return exitBadInput
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := serve(ctx, cfg, stdout, stderr); err != nil {
-		fmt.Fprintln(stderr, "bridge serve:", err)
-		return exitFailure
-	}
-	return exitOK
+	addServeFlags(cmd, &f)
+	withExitCodes(cmd, exitOK, "stopped by SIGINT or SIGTERM after draining", exitBadInput, "a problem in the configuration or the flags", exitFailure, "the store, a channel or the listen address failed")
+	return cmd
 }
 
 // serve builds everything from cfg, serves until ctx ends, and shuts down

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -75,7 +76,7 @@ func (m MetricsConfig) check(mainExposed bool) error {
 	}
 	key := os.Getenv(m.KeyEnv)
 	if key == "" {
-		return fmt.Errorf("metrics.key_env: environment variable %s is not set", m.KeyEnv)
+		return &UnsetEnvError{Field: "metrics.key_env", Var: m.KeyEnv}
 	}
 	if exposed && len(key) < minSecretLen {
 		return fmt.Errorf("metrics.key_env: the key in %s has %d characters; /metrics reachable beyond loopback needs a key of at least %d", m.KeyEnv, len(key), minSecretLen)
@@ -122,11 +123,12 @@ const (
 // checkConnections fills in the defaults of max_connections and the three
 // timeouts, and checks their ranges.
 func (s *ServerConfig) checkConnections() error {
+	var errs []error
 	switch {
 	case s.MaxConnections == 0:
 		s.MaxConnections = defaultMaxConnections
 	case s.MaxConnections < 0 || s.MaxConnections > maxMaxConnections:
-		return fmt.Errorf("server.max_connections: %d is outside 1–%d", s.MaxConnections, maxMaxConnections)
+		errs = append(errs, fmt.Errorf("server.max_connections: %d is outside 1–%d", s.MaxConnections, maxMaxConnections))
 	}
 	for _, d := range []struct {
 		key      string
@@ -144,10 +146,10 @@ func (s *ServerConfig) checkConnections() error {
 			continue
 		}
 		if v < d.min || v > d.max {
-			return fmt.Errorf("%s: %s is outside %s–%s", d.key, shortDuration(v), shortDuration(d.min), shortDuration(d.max))
+			errs = append(errs, fmt.Errorf("%s: %s is outside %s–%s", d.key, shortDuration(v), shortDuration(d.min), shortDuration(d.max)))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // shortDuration writes d without zero units: 10m rather than 10m0s.

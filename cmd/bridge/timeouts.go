@@ -37,10 +37,10 @@ type SweepInterval time.Duration
 func (d *SweepInterval) UnmarshalYAML(n *yaml.Node) error {
 	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: timeouts.sweep_every: %q is not a duration (use e.g. 1s, 5s)", n.Line, n.Value)
+		return valueError(n, fmt.Errorf("timeouts.sweep_every: %q is not a duration (use e.g. 1s, 5s)", n.Value))
 	}
 	if err := checkSweepEvery(v); err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*d = SweepInterval(v)
 	return nil
@@ -53,10 +53,10 @@ type SweepBatch int
 func (b *SweepBatch) UnmarshalYAML(n *yaml.Node) error {
 	var v int
 	if err := n.Decode(&v); err != nil {
-		return fmt.Errorf("line %d: timeouts.batch: %q is not a whole number", n.Line, n.Value)
+		return valueError(n, fmt.Errorf("timeouts.batch: %q is not a whole number", n.Value))
 	}
 	if err := checkBatch(v); err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*b = SweepBatch(v)
 	return nil

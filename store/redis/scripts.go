@@ -3,10 +3,12 @@ package redis
 import goredis "github.com/redis/go-redis/v9"
 
 // prelude gives scripts the question body key of a record key
-// ("...q:<id>" -> "...j:<id>", same tag, so same slot) and whole(k), the
+// ("...q:<id>" -> "...j:<id>", same tag, so same slot), its files key
+// ("...f:<id>", attachments.go) and whole(k), the
 // record and its body as {HGETALL, body}.
 const prelude = `
 local function jkey(k) return (string.gsub(k, 'q:([^:]*)$', 'j:%1')) end
+local function fkey(k) return (string.gsub(k, 'q:([^:]*)$', 'f:%1')) end
 local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey(k)) or ''} end
 `
 
@@ -142,6 +144,7 @@ redis.call('ZADD', KEYS[7], ARGV[3], id)
 redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', '(' .. ARGV[7])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
+redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4])
 return {'ok', whole(KEYS[1])}
 `)
 
@@ -336,7 +339,7 @@ for _, id in ipairs(ids) do
         end
       end
       if f[4] then cross[#cross + 1] = f[4] end
-      redis.call('DEL', rec, jkey(rec))
+      redis.call('DEL', rec, jkey(rec), fkey(rec))
       removed = removed + 1
     end
     redis.call('ZREM', KEYS[2], id)

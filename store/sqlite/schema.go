@@ -100,6 +100,19 @@ var migrations = []string{
 		expires_at INTEGER NOT NULL
 	) WITHOUT ROWID;
 	CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);`,
+
+	// 4: files sent with answers (attachments.go). A deleted file keeps
+	// its row with no data, so that its number is never given again. The
+	// rows go with their question.
+	`CREATE TABLE attachments (
+		question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+		n           INTEGER NOT NULL,
+		name        TEXT NOT NULL,
+		type        TEXT NOT NULL,
+		size        INTEGER NOT NULL,
+		data        BLOB
+	);
+	CREATE UNIQUE INDEX attachments_question ON attachments (question_id, n);`,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

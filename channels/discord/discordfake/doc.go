@@ -7,7 +7,9 @@
 // reads identify (op 2), sends READY, acknowledges heartbeats (op 11) and
 // dispatches INTERACTION_CREATE and MESSAGE_CREATE events made by the
 // test: a person tapping a button, choosing in a select menu, submitting a
-// modal, using a slash command, or replying to a message.
+// modal, using a slash command, or replying to a message, with files
+// attached (served on the fake's CDN path, /attachments/…, as signed URLs
+// that need no token).
 //
 // It keeps the messages it was sent and every request, so tests assert
 // what a person would see in Discord. A real discordgo session reaches it

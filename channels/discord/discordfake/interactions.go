@@ -161,13 +161,18 @@ func (s *Server) Command(u User, channel, name string, opts ...string) string {
 // a reply to that message. It dispatches MESSAGE_CREATE and returns the
 // message id.
 func (s *Server) Say(u User, channel, content, replyTo string) string {
+	return s.say(u, channel, content, replyTo, nil)
+}
+
+// say is Say with files attached to the message.
+func (s *Server) say(u User, channel, content, replyTo string, files []File) string {
 	s.mu.Lock()
 	id := s.snowflakeLocked()
 	guild := ""
 	if ch, ok := s.channels[channel]; ok {
 		guild = ch.guildID
 	}
-	m := &Message{ID: id, ChannelID: channel, GuildID: guild, Author: u, Content: content}
+	m := &Message{ID: id, ChannelID: channel, GuildID: guild, Author: u, Content: content, Attachments: s.attachLocked(channel, files)}
 	var referenced map[string]any
 	if replyTo != "" {
 		m.Reference = &Reference{MessageID: replyTo, ChannelID: channel, GuildID: guild}

@@ -45,6 +45,11 @@ type Server struct {
 	identifies   []json.RawMessage
 	resumes      int
 	seq          int64
+
+	// cdn holds attached files by CDN path; downloads are the fetches
+	// (files.go).
+	cdn       map[string]cdnFile
+	downloads []string
 }
 
 type fakeChannel struct {
@@ -91,6 +96,7 @@ func New() *Server {
 	mux.HandleFunc("PUT /api/v9/applications/{app}/guilds/{guild}/commands", s.rest(s.overwriteCommands))
 	mux.HandleFunc("PATCH /api/v9/webhooks/{app}/{token}/messages/{message}", s.rest(s.editOriginal))
 	mux.HandleFunc("POST /api/v9/webhooks/{app}/{token}", s.rest(s.followUp))
+	mux.HandleFunc("GET /attachments/{channel}/{id}/{name}", s.serveAttachment)
 	mux.HandleFunc("GET /gateway", s.serveGateway)
 	mux.HandleFunc("GET /gateway/", s.serveGateway)
 	mux.HandleFunc("/", s.rest(func(w http.ResponseWriter, r *http.Request, _ []byte) {

@@ -110,6 +110,9 @@ type Message struct {
 	Edits              int
 	Timestamp          time.Time
 	EditedAt           time.Time
+
+	// Attachments are the files a person sent with the message (files.go).
+	Attachments []Attachment
 }
 
 // Buttons returns the message's buttons in order, across rows.
@@ -162,6 +165,13 @@ func (m *Message) json() map[string]any {
 	}
 	if m.GuildID != "" {
 		out["guild_id"] = m.GuildID
+	}
+	if len(m.Attachments) > 0 {
+		list := make([]any, len(m.Attachments))
+		for i, a := range m.Attachments {
+			list[i] = a.json()
+		}
+		out["attachments"] = list
 	}
 	if m.Reference != nil {
 		out["type"] = 19

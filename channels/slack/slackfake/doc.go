@@ -9,5 +9,7 @@
 // WebSocket pings and records the acks it gets. Tests push envelopes built
 // from what a person would do on a posted message (ClickButton,
 // SubmitCheckboxes, SubmitView, SlashCommand, ThreadReply), so a test can
-// only tap a button that the message really has.
+// only tap a button that the message really has. Files people share
+// (ShareFile, FileShareEvent) are served at their url_private_download,
+// to the bot token only, as Slack does.
 package slackfake

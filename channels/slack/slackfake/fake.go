@@ -83,6 +83,9 @@ type Server struct {
 	users      map[string]User
 	hooks      []HookPost
 	changed    chan struct{}
+	// files are the files people shared, by path (files.go).
+	files     map[string][]byte
+	downloads []string
 
 	sock socketState
 }
@@ -98,6 +101,7 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/link/", s.serveSocket)
 	mux.HandleFunc("/hooks/", s.serveHook)
+	mux.HandleFunc("/files-pri/", s.serveFile)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/api"
 	t.Cleanup(func() {

@@ -3,7 +3,8 @@
 // such as {"ok":false,"error_code":429,...,"parameters":{"retry_after":3}}),
 // keeps the messages a bot sent and edited the way a Telegram client would
 // show them, and lets tests act as people: tap a button, send a command,
-// reply to a message. Updates are delivered the way the bot asked for them:
+// reply to a message, send a photo or a document (served by getFile and
+// the file download path, /file/bot<token>/<file_path>). Updates are delivered the way the bot asked for them:
 // through long-polled getUpdates, or POSTed to the webhook set with
 // setWebhook (with its secret token header).
 //

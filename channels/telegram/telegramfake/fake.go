@@ -115,6 +115,8 @@ type Server struct {
 	pollGen     int
 	hookClient  *http.Client
 	webhookWait sync.WaitGroup
+	// files are the files people sent, by file_id (files.go).
+	files map[string]*storedFile
 }
 
 // New starts a fake Bot API for the bot token, whose bot is bot.
@@ -269,6 +271,10 @@ func copyMessage(m *Message) Message {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok {
+		s.serveFile(w, rest)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	if !ok {
 		writeError(w, Failure{Code: 404, Description: "Not Found"})

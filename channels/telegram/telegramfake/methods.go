@@ -20,6 +20,7 @@ func (s *Server) handlers() map[string]handler {
 		"setWebhook":             s.setWebhook,
 		"deleteWebhook":          s.deleteWebhook,
 		"getWebhookInfo":         s.getWebhookInfo,
+		"getFile":                s.getFile,
 	}
 }
 

@@ -34,6 +34,48 @@ function textForm(cls, id, label, buttonCls, buttonText) {
   return { form, input };
 }
 
+// accepted lists the files a person may attach: pictures, text and logs,
+// PDFs. The bridge checks the bytes again; this only guides the picker.
+const accepted = 'image/png,image/jpeg,image/gif,image/webp,text/plain,.txt,.log,application/pdf,.pdf';
+
+// fileInput is the "Attach files" picker under an Other box. A picture
+// pasted into the text field joins the chosen files.
+function fileInput(id, textField, act) {
+  const row = el('div', 'files');
+  const lab = text('label', '', 'Attach files');
+  lab.htmlFor = id;
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.id = id;
+  input.multiple = true;
+  input.accept = accepted;
+  const list = text('span', 'chosen', '');
+  const show = () => {
+    list.textContent = Array.from(input.files).map((f) => f.name).join(', ');
+  };
+  input.addEventListener('change', show);
+  textField.addEventListener('paste', (e) => {
+    const pasted = Array.from(e.clipboardData ? e.clipboardData.files : []).filter((f) => f.type.startsWith('image/'));
+    if (!pasted.length) return;
+    e.preventDefault();
+    const dt = new DataTransfer();
+    Array.from(input.files).forEach((f) => dt.items.add(f));
+    pasted.forEach((f) => dt.items.add(f));
+    input.files = dt.files;
+    show();
+    act.notice(pasted.length === 1 ? 'Picture attached: send it with your answer.' : pasted.length + ' pictures attached.', true);
+  });
+  row.append(lab, input, list);
+  return {
+    row,
+    input,
+    clear() {
+      input.value = '';
+      show();
+    },
+  };
+}
+
 function button(label, cls, onClick) {
   const b = text('button', cls, label);
   b.type = 'button';
@@ -90,6 +132,7 @@ function promptBlock(v, p, i, card, act) {
     if (p.hint) form.append(text('p', 'hint recommended-hint', p.hint));
   }
   let input = null;
+  let files = null;
   if (p.other) {
     const box = el('div', 'other');
     const lab = text('label', '', hasOptions
@@ -102,6 +145,8 @@ function promptBlock(v, p, i, card, act) {
     input.autocomplete = 'off';
     box.append(lab, input);
     form.append(box);
+    files = fileInput(base + '-files', input, act);
+    box.append(files.row);
   }
   const actions = el('div', 'actions');
   const submit = text('button', 'primary submit', 'Submit');
@@ -117,13 +162,20 @@ function promptBlock(v, p, i, card, act) {
     if (picked.length && t && p.note) command = p.choose + picked.join(',') + p.note + t;
     else if (picked.length) command = p.choose + picked.join(',');
     else if (t) command = p.other + t;
-    if (!command) {
-      act.notice(hasOptions ? (p.other ? 'Choose an option or type an answer, then Submit.'
-        : 'Choose an option, then Submit.') : 'Type an answer first.', false);
+    const chosen = files ? Array.from(files.input.files) : [];
+    if (!command && !chosen.length) {
+      act.notice(hasOptions ? (p.other ? 'Choose an option, type an answer or attach a file, then Submit.'
+        : 'Choose an option, then Submit.') : 'Type an answer or attach a file first.', false);
       (boxes[0] || input).focus();
       return;
     }
-    if (await act.send(command, card) && input) input.value = '';
+    const done = chosen.length
+      ? await act.upload(command || '', v.id, i + 1, chosen, card)
+      : await act.send(command, card);
+    if (done) {
+      if (input) input.value = '';
+      if (files) files.clear();
+    }
   });
   fs.append(form);
   return fs;

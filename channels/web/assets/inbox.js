@@ -38,18 +38,23 @@ import { openCard, pastItem } from './cards.js';
   }
 
   // send posts one command and shows the bridge's reply.
-  async function send(command, card) {
+  function send(command, card) {
+    return post('/inbox/command', { text: command }, card);
+  }
+
+  // post sends a JSON body to path and shows the bridge's reply.
+  async function post(path, payload, card) {
     if (card) card.setAttribute('aria-busy', 'true');
     const buttons = card ? Array.from(card.querySelectorAll('button')) : [];
     buttons.forEach((b) => { b.disabled = true; });
     let res;
     let body = {};
     try {
-      res = await fetch('/inbox/command', {
+      res = await fetch(path, {
         method: 'POST',
         credentials: 'same-origin',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ text: command }),
+        body: JSON.stringify(payload),
       });
       body = await res.json().catch(() => ({}));
     } catch (e) {
@@ -67,6 +72,47 @@ import { openCard, pastItem } from './cards.js';
     notice(body.reply || ('The bridge answered ' + res.status), !!body.ok);
     loadState();
     return !!body.ok;
+  }
+
+  // The limits the bridge enforces on files; checked here first so that
+  // nobody waits for an upload the bridge will refuse.
+  const maxFile = 10 << 20;
+  const maxFiles = 25 << 20;
+
+  function mib(n) {
+    return (n / (1 << 20)).toFixed(1).replace(/\.0$/, '') + ' MiB';
+  }
+
+  // base64 reads a file as base64, for the JSON of an answer.
+  function base64(file) {
+    return new Promise((resolve, reject) => {
+      const r = new FileReader();
+      r.onload = () => resolve(String(r.result).replace(/^data:[^,]*,/, ''));
+      r.onerror = () => reject(r.error);
+      r.readAsDataURL(file);
+    });
+  }
+
+  // upload sends an answer with files: command is what the Other box
+  // would send, or empty for files alone on prompt n of question id.
+  async function upload(command, id, n, files, card) {
+    const big = files.find((f) => f.size > maxFile);
+    if (big) {
+      notice(big.name + ' is ' + mib(big.size) + '; files may be at most 10 MiB each. Nothing was sent.', false);
+      return false;
+    }
+    if (files.reduce((s, f) => s + f.size, 0) > maxFiles) {
+      notice('These files come to more than 25 MiB; a question keeps at most that. Nothing was sent.', false);
+      return false;
+    }
+    let payload;
+    try {
+      payload = await Promise.all(files.map(async (f) => ({ name: f.name, type: f.type, data: await base64(f) })));
+    } catch (e) {
+      notice('Could not read the file: ' + e, false);
+      return false;
+    }
+    return post('/inbox/answer', { text: command, question: id, prompt: n, files: payload }, card);
   }
 
   // place puts nodes into list in order, moving only what must move, so
@@ -101,7 +147,7 @@ import { openCard, pastItem } from './cards.js';
     const past = all.filter((v) => v.status !== 'pending')
       .sort((a, b) => (b.resolved_at || '').localeCompare(a.resolved_at || ''))
       .slice(0, historyLimit);
-    place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { send, notice }))));
+    place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { send, upload, notice }))));
     place($('history'), past.map((v) => nodeFor(v, pastItem)));
     const kept = new Set(open.concat(past).map((v) => v.id));
     for (const id of Array.from(model.keys())) {

@@ -1,0 +1,369 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// People answer with a screenshot or a log file. A channel hands the files
+// of a message to the broker as Attachments of its Inbound; the broker
+// checks them (size, and a type sniffed from the bytes), stores them beside
+// the question through the store's Attachments role, and records an answer
+// whose custom text carries a marker per file ("[Image #1]", "[File #2:
+// build.log]") and whose Attachments list says where the agent fetches
+// each one. Files are stored before the answer is recorded, so an answer
+// never names a missing file; the files of an answer that loses (the
+// question was answered meanwhile) are deleted again.
+
+// The limits of files sent with answers.
+const (
+	// MaxFileSize is the largest file accepted.
+	MaxFileSize = 10 << 20
+	// MaxQuestionFiles is the most bytes of files one question keeps.
+	MaxQuestionFiles = 25 << 20
+	// MaxFilesPerAnswer is the most files one answer carries.
+	MaxFilesPerAnswer = 10
+	// FetchTimeout bounds downloading the files of one answer from the
+	// platform.
+	FetchTimeout = 2 * time.Minute
+)
+
+// AllowedFileTypes are the media types a file may have, as sniffed from
+// its bytes: images, plain text (logs included) and PDF.
+var AllowedFileTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp", "text/plain", "application/pdf"}
+
+// FileRule is the sentence that tells people which files are accepted.
+const FileRule = "images (PNG, JPEG, GIF, WebP), text and log files, and PDFs, up to 10 MiB each and 25 MiB per question"
+
+// Attachment is a file a person sent with a message, as the channel
+// received it. The broker fetches it only after it has checked that the
+// person may answer the question.
+type Attachment struct {
+	// Name is the file's name as sent; empty for a photo without one.
+	Name string
+	// Type is the media type the platform declared. It is a hint for
+	// the name only: the stored type is sniffed from the bytes.
+	Type string
+	// Size is the size the platform declared, 0 when unknown; a file
+	// declared larger than MaxFileSize is refused without a download.
+	Size int64
+	// Data holds the bytes when the channel has them already.
+	Data []byte
+	// Fetch downloads the bytes otherwise. It returns at most max+1
+	// bytes, so that a file over max is told from one of exactly max.
+	Fetch func(ctx context.Context, max int64) ([]byte, error)
+}
+
+// File is one file stored with a question.
+type File struct {
+	// N numbers the files of a question from 1; the store assigns it.
+	N    int
+	Name string
+	// Type is the media type sniffed from Data, without parameters.
+	Type string
+	Size int64
+	// Data is empty in ListAttachments.
+	Data []byte
+}
+
+// FileRef is a file in an answer, as agents see it: url is the API path
+// that returns its bytes to the asking agent.
+type FileRef struct {
+	N    int    `json:"n"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Size int64  `json:"size"`
+	URL  string `json:"url"`
+}
+
+// IsImage reports whether the file is a picture.
+func (f FileRef) IsImage() bool { return strings.HasPrefix(f.Type, "image/") }
+
+// Marker is the file's marker in an answer's custom text: "[Image #1]" or
+// "[File #2: build.log]".
+func (f FileRef) Marker() string {
+	if f.IsImage() {
+		return "[Image #" + strconv.Itoa(f.N) + "]"
+	}
+	return "[File #" + strconv.Itoa(f.N) + ": " + f.Name + "]"
+}
+
+// FileURL is the API path of file n of question id.
+func FileURL(id string, n int) string {
+	return "/v1/questions/" + id + "/attachments/" + strconv.Itoa(n)
+}
+
+// Attachments keeps the files of answers beside their question. A store
+// that implements it (store/sqlite and store/redis do) lets people answer
+// with files; files go when their question is purged or expires. All
+// methods are safe for concurrent use and return ErrUnavailable (wrapped)
+// when the store cannot be reached.
+type Attachments interface {
+	// PutAttachment stores f with pending question id and returns its
+	// number. When the question's files would pass maxTotal bytes it
+	// stores nothing and returns an error matching ErrLimit; a closed
+	// question gives a *ClosedError, an unknown one ErrNotFound.
+	PutAttachment(ctx context.Context, id string, f File, maxTotal int64) (int, error)
+	// GetAttachment returns file n of question id, or ErrNotFound.
+	GetAttachment(ctx context.Context, id string, n int) (*File, error)
+	// ListAttachments lists the files of question id without their
+	// bytes, by number.
+	ListAttachments(ctx context.Context, id string) ([]File, error)
+	// DeleteAttachments removes files ns of question id; unknown numbers
+	// are not an error.
+	DeleteAttachments(ctx context.Context, id string, ns []int) error
+}
+
+// fileRefusal is a reply refusing an answer because of its files.
+func fileRefusal(q *Question, format string, args ...any) *Reply {
+	return &Reply{Text: fmt.Sprintf(format, args...) + " Nothing was recorded.", Question: q, Err: ErrInvalid}
+}
+
+// checkFiles refuses files an answer to prompt p cannot carry before
+// anything is downloaded: too many, declared too large, or a prompt that
+// takes no free text.
+func checkFiles(q *Question, p Prompt, a *Answer, files []Attachment) *Reply {
+	switch {
+	case len(files) == 0:
+		return nil
+	case !p.AllowsOther():
+		return fileRefusal(q, "Files are not accepted here: this question takes only its options.")
+	case a != nil && a.Skipped:
+		return fileRefusal(q, "A skipped question takes no files.")
+	case len(files) > MaxFilesPerAnswer:
+		return fileRefusal(q, "That is %d files; one answer carries at most %d.", len(files), MaxFilesPerAnswer)
+	}
+	for _, f := range files {
+		if f.Size > MaxFileSize {
+			return fileRefusal(q, "%s %s; files may be at most %s each.", describeFile(f), sizeOver(f.Size), SizeText(MaxFileSize))
+		}
+	}
+	return nil
+}
+
+// attachFiles downloads, checks and stores the files of in for the answer
+// a to prompt i of q, and adds their markers and references to a. It
+// returns the numbers of the stored files, so that they can be deleted
+// should the answer lose, or the reply that refuses the answer.
+func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int, a *Answer) ([]int, *Reply) {
+	if len(in.Attachments) == 0 {
+		return nil, nil
+	}
+	if r := checkFiles(q, q.Prompts[i], a, in.Attachments); r != nil {
+		return nil, r
+	}
+	store, ok := b.store.(Attachments)
+	if !ok {
+		return nil, fileRefusal(q, "This bridge keeps no files: answer in text.")
+	}
+	fctx, cancel := context.WithTimeout(ctx, FetchTimeout)
+	defer cancel()
+	var ready []File
+	var total int64
+	for _, at := range in.Attachments {
+		data := at.Data
+		if data == nil && at.Fetch != nil {
+			var err error
+			if data, err = at.Fetch(fctx, MaxFileSize); err != nil {
+				b.log.Warn("file download failed", "question_id", q.ID, "channel", in.Channel, "chat", in.Chat, "err", err)
+				return nil, &Reply{Text: fmt.Sprintf("Could not download %s from %s; please send it again.", describeFile(at), in.Channel), Question: q, Err: ErrUnavailable}
+			}
+		}
+		if len(data) > MaxFileSize {
+			return nil, fileRefusal(q, "%s %s; files may be at most %s each.", describeFile(at), sizeOver(int64(len(data))), SizeText(MaxFileSize))
+		}
+		if len(data) == 0 {
+			return nil, fileRefusal(q, "%s is empty.", describeFile(at))
+		}
+		typ, allowed := SniffFileType(data)
+		if !allowed {
+			return nil, fileRefusal(q, "%s is not a file type accepted here (accepted: %s).", describeFile(at), FileRule)
+		}
+		total += int64(len(data))
+		if total > MaxQuestionFiles {
+			return nil, fileRefusal(q, "These files come to more than %s; a question keeps at most that.", SizeText(MaxQuestionFiles))
+		}
+		ready = append(ready, File{Name: FileName(at.Name, typ), Type: typ, Size: int64(len(data)), Data: data})
+	}
+	var stored []int
+	var refs []FileRef
+	for _, f := range ready {
+		n, err := store.PutAttachment(ctx, q.ID, f, MaxQuestionFiles)
+		if err != nil {
+			b.dropFiles(q.ID, stored)
+			return nil, b.putFailed(q, err)
+		}
+		stored = append(stored, n)
+		refs = append(refs, FileRef{N: n, Name: f.Name, Type: f.Type, Size: f.Size, URL: FileURL(q.ID, n)})
+	}
+	markers := make([]string, len(refs))
+	for k, r := range refs {
+		markers[k] = r.Marker()
+	}
+	a.CustomText = strings.TrimSpace(a.CustomText + " " + strings.Join(markers, " "))
+	a.Attachments = refs
+	b.log.Info("files stored with an answer", "question_id", q.ID, "channel", in.Channel, "chat", in.Chat, "files", len(refs), "bytes", total)
+	return stored, nil
+}
+
+// putFailed is the reply to a file the store refused.
+func (b *Broker) putFailed(q *Question, err error) *Reply {
+	var closed *ClosedError
+	switch {
+	case errors.As(err, &closed):
+		return &Reply{Text: ClosedText(closed.Question, b.cfg.Location), Question: closed.Question, Err: ErrClosed}
+	case errors.Is(err, ErrLimit):
+		return fileRefusal(q, "Question %s already keeps files close to %s; a question keeps at most that.", q.ID, SizeText(MaxQuestionFiles))
+	case errors.Is(err, ErrNotFound):
+		return &Reply{Text: fmt.Sprintf("There is no question %s here.", q.ID), Err: ErrNotFound}
+	}
+	b.log.Error("store file", "question_id", q.ID, "err", err)
+	return &Reply{Text: "Could not store the files right now; please try again.", Question: q, Err: ErrUnavailable}
+}
+
+// dropFiles deletes files stored for an answer that was not recorded. It
+// runs on its own context: the answer's may be over, and a file left
+// behind would only wait for its question's purge.
+func (b *Broker) dropFiles(id string, ns []int) {
+	if len(ns) == 0 {
+		return
+	}
+	store, ok := b.store.(Attachments)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
+	defer cancel()
+	if err := store.DeleteAttachments(ctx, id, ns); err != nil {
+		b.log.Warn("deleting the files of an unrecorded answer failed; they go with the question", "question_id", id, "files", ns, "err", err)
+	}
+}
+
+// Attachment returns file n of the agent's question id. Only files that
+// the question's answers name are returned: the files of an answer that
+// lost, should any be left, are as unknown as a number never used.
+func (b *Broker) Attachment(ctx context.Context, agent, id string, n int) (*File, error) {
+	q, err := b.Get(ctx, agent, id)
+	if err != nil {
+		return nil, err
+	}
+	store, ok := b.store.(Attachments)
+	if !ok || !answerNames(q, n) {
+		return nil, fmt.Errorf("%w: question %s has no file %d", ErrNotFound, id, n)
+	}
+	f, err := store.GetAttachment(ctx, id, n)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("%w: question %s has no file %d", ErrNotFound, id, n)
+	}
+	return f, err
+}
+
+// answerNames reports whether an answer or a recorded part of q names
+// file n.
+func answerNames(q *Question, n int) bool {
+	names := func(a Answer) bool {
+		for _, r := range a.Attachments {
+			if r.N == n {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range q.Answers {
+		if names(a) {
+			return true
+		}
+	}
+	for _, a := range q.Progress {
+		if a != nil && names(*a) {
+			return true
+		}
+	}
+	return false
+}
+
+// describeFile names a file in a reply to a person.
+func describeFile(a Attachment) string {
+	if name := cleanFileName(a.Name); name != "" {
+		return "“" + name + "”"
+	}
+	return "That file"
+}
+
+// SizeText renders a byte count for people: "10 MiB", "2.5 MiB", "640 KiB".
+func SizeText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		s := strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64)
+		return strings.TrimSuffix(s, ".0") + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatInt((n+1<<9)>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// sizeOver says how large a file over MaxFileSize is: "is 12 MiB", or
+// "is over 10 MiB" when it would read as the limit itself.
+func sizeOver(n int64) string {
+	if SizeText(n) == SizeText(MaxFileSize) {
+		return "is over " + SizeText(MaxFileSize)
+	}
+	return "is " + SizeText(n)
+}
+
+// maxFileName bounds a stored file name, in characters.
+const maxFileName = 100
+
+// FileName returns the name a file is stored and shown under: the sent
+// name without any directory, control characters, brackets or quotes, at
+// most 100 characters; or, when nothing is left, "image.png",
+// "file.txt"… after its sniffed type.
+func FileName(sent, typ string) string {
+	name := cleanFileName(sent)
+	if name == "" {
+		base := "file"
+		if strings.HasPrefix(typ, "image/") {
+			base = "image"
+		}
+		return base + extensions[typ]
+	}
+	return name
+}
+
+var extensions = map[string]string{
+	"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp",
+	"text/plain": ".txt", "application/pdf": ".pdf",
+}
+
+func cleanFileName(s string) string {
+	s = strings.ToValidUTF8(s, "")
+	if k := strings.LastIndexAny(s, `/\`); k >= 0 {
+		s = s[k+1:]
+	}
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '[' || r == ']' || r == '"' || r == '\'' || r == '`' || r == '<' || r == '>':
+			return '_'
+		case r == '\n' || r == '\t' || r == '\u2028' || r == '\u2029':
+			return ' '
+		case isControl(r), isBidiControl(r):
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.Trim(strings.TrimSpace(s), ".")
+	if utf8.RuneCountInString(s) > maxFileName {
+		ext := ""
+		if k := strings.LastIndexByte(s, '.'); k > 0 && len(s)-k <= 10 {
+			ext = s[k:]
+		}
+		r := []rune(strings.TrimSuffix(s, ext))
+		s = string(r[:maxFileName-utf8.RuneCountInString(ext)]) + ext
+	}
+	return s
+}

@@ -1,0 +1,93 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// maxUploadBody bounds the body of POST /inbox/answer: the files of one
+// question in base64 (4 bytes per 3), and room for names and the text.
+const maxUploadBody = (broker.MaxQuestionFiles+2)/3*4 + broker.MaxFilesPerAnswer*(1<<10) + maxBody
+
+// uploadTimeout bounds reading an answer with files and writing its reply:
+// longer than the server's read timeout, which suits small JSON bodies, so
+// that 25 MiB get through a slow uplink, yet a sender that stalls is cut
+// off.
+const uploadTimeout = 3 * time.Minute
+
+// uploadFile is one file of an answer, as the page sends it.
+type uploadFile struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	// Data is the file's bytes, base64 in the JSON.
+	Data []byte `json:"data"`
+}
+
+// serveAnswer takes an answer with files from the Other box of a prompt:
+// text is the command the box would send ("/answer k7m2qx.2 other …"),
+// or empty when only files are sent; question and prompt (1-based) name
+// the prompt then. The broker checks the files (size, type sniffed from
+// the bytes) as it does for every channel.
+func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(uploadTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(uploadTimeout + time.Minute))
+	if !c.signedIn(w, r) {
+		return
+	}
+	var body struct {
+		Text     string       `json:"text"`
+		Question string       `json:"question"`
+		Prompt   int          `json:"prompt"`
+		Files    []uploadFile `json:"files"`
+	}
+	if err := decode(r, &body); err != nil {
+		status := http.StatusBadRequest
+		if strings.Contains(err.Error(), "too large") {
+			status = http.StatusRequestEntityTooLarge
+			err = errTooMuch
+		}
+		writeJSON(w, status, reply{Reply: "Refused: " + err.Error()})
+		return
+	}
+	text := strings.TrimSpace(body.Text)
+	switch {
+	case len(body.Files) == 0:
+		writeJSON(w, http.StatusBadRequest, reply{Reply: "Choose a file to send, or send your answer as text"})
+		return
+	case len(text) > maxCommandLen || !utf8.ValidString(text):
+		writeJSON(w, http.StatusBadRequest, reply{Reply: "That answer is too long or not valid text"})
+		return
+	case text == "" && !broker.ValidID(body.Question):
+		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: question: name the question the files answer"})
+		return
+	case body.Prompt < 0 || body.Prompt > broker.MaxPrompts:
+		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: prompt: must be 1–4 (the question of a dialog), or 0"})
+		return
+	}
+	files := make([]broker.Attachment, len(body.Files))
+	for i, f := range body.Files {
+		files[i] = broker.Attachment{Name: f.Name, Type: f.Type, Size: int64(len(f.Data)), Data: f.Data}
+	}
+	in := broker.Inbound{Channel: Name, User: c.userName, Name: c.userName, Text: text, Private: true, Attachments: files}
+	if text == "" {
+		in.QuestionID, in.Prompt = body.Question, body.Prompt
+	}
+	rep := c.in.HandleInbound(r.Context(), in)
+	if rep.Question != nil {
+		c.publish(rep.Question, false)
+	}
+	msg := rep.Text
+	if rep.Ignored || msg == "" {
+		msg = "Not an answer. Use the Other box of a question to send files"
+	}
+	writeJSON(w, http.StatusOK, reply{OK: rep.OK, Reply: msg})
+}
+
+// errTooMuch is the refusal of a body over maxUploadBody.
+var errTooMuch = errors.New("these files come to more than " + broker.SizeText(broker.MaxQuestionFiles) + "; send " + broker.FileRule)

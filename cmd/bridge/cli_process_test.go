@@ -1,0 +1,286 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// closedAddr is a loopback address where nothing listens.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	return freeAddr(t) // freeAddr closes its listener
+}
+
+// Every command prints its help on stdout with exit 0: a synopsis, the
+// flags and the exit codes, whether asked with -h, --help or "help CMD",
+// and never waits for a bridge (none runs here).
+func TestProcessHelpOfEveryCommand(t *testing.T) {
+	addr := closedAddr(t)
+	names := []string{""}
+	for _, c := range newRootCmd().Commands() {
+		names = append(names, c.Name())
+	}
+	for _, name := range names {
+		forms := [][]string{{"-h"}, {"--help"}, {"help"}}
+		if name != "" {
+			forms = [][]string{{name, "-h"}, {name, "--help"}, {"help", name}, {name, "k7m2qx", "--help"}}
+		}
+		for _, args := range forms {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				r := runBridge(t, addr, args...)
+				synopsis := "Usage:\n  bridge " + name
+				if r.code != exitOK || r.stderr != "" {
+					t.Fatalf("exit %d, stderr %q; want 0 and help on stdout", r.code, r.stderr)
+				}
+				for _, want := range []string{synopsis, "Flags:\n", "-h, --help", "Exit codes:\n  0  "} {
+					if !strings.Contains(r.stdout, want) {
+						t.Errorf("help does not show %q:\n%s", want, r.stdout)
+					}
+				}
+			})
+		}
+	}
+}
+
+// Bad command lines exit 2 with a message that names the problem and
+// points to the command's help.
+func TestProcessBadCommandLines(t *testing.T) {
+	addr := closedAddr(t)
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"cancel", "k7m2qx", "--bogus"}, []string{"bridge cancel: unknown flag: --bogus", `Run "bridge cancel --help" for usage.`}},
+		{[]string{"wait"}, []string{"bridge wait: missing the question's ID (usage: bridge wait [flags] ID)"}},
+		{[]string{"wait", "a", "b"}, []string{`bridge wait: unexpected argument "b"`}},
+		{[]string{"answer", "k7m2qx"}, []string{"bridge answer: missing ID and CHOICE"}},
+		{[]string{"cancel", "k7m2qx", "--session", "s"}, []string{"bridge cancel: give an ID or --session, not both"}},
+		{[]string{"ask", "--timeout"}, []string{"bridge ask: flag needs an argument: --timeout"}},
+		{[]string{"ask", "--connect-timeout", "soon", "Q?"}, []string{`bridge ask: invalid argument "soon" for "--connect-timeout"`}},
+		{[]string{"ask"}, []string{"bridge ask: give the question"}},
+		{[]string{"lsit"}, []string{`bridge: unknown command "lsit" (did you mean "list"?)`}},
+		{[]string{"completion", "tcsh"}, []string{`bridge completion: "tcsh" is not a shell this knows`}},
+		{nil, []string{"Usage:\n  bridge COMMAND"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := runBridge(t, addr, tt.args...)
+			if r.code != exitBadInput {
+				t.Errorf("exit %d, want %d", r.code, exitBadInput)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr %q does not say %q", r.stderr, w)
+				}
+			}
+		})
+	}
+}
+
+// A blocking command that cannot reach the bridge says so on stderr at
+// once and keeps trying; with a short --connect-timeout it gives up with
+// exit 1.
+func TestProcessUnreachableBridge(t *testing.T) {
+	commands := [][]string{
+		{"ask", "Which database?"},
+		{"wait", "k7m2qx"},
+		{"events"},
+	}
+	for _, args := range commands {
+		t.Run(args[0], func(t *testing.T) {
+			addr := closedAddr(t)
+			server := "http://" + addr
+			bg := startBridge(t, addr, append(args, "--connect-timeout", "10m")...)
+			say := "bridge " + args[0] + ": cannot reach " + server + " (connection refused); retrying for up to 10m0s, --connect-timeout to change"
+			deadline := time.Now().Add(20 * time.Second)
+			for !strings.Contains(bg.errb.String(), say) {
+				select {
+				case code := <-bg.done:
+					t.Fatalf("exit %d before saying it cannot reach the bridge; stderr %q", code, bg.errb.String())
+				default:
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("stderr %q does not say %q", bg.errb.String(), say)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			_ = bg.cmd.Process.Kill()
+
+			r := runBridge(t, addr, append(args, "--connect-timeout", "300ms")...)
+			if r.code != exitFailure || r.stdout != "" {
+				t.Fatalf("exit %d, stdout %q; want 1 and nothing", r.code, r.stdout)
+			}
+			gaveUp := "bridge " + args[0] + ": cannot reach the bridge at " + server + ": nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?); gave up after 300ms\n"
+			if !strings.HasSuffix(r.stderr, gaveUp) {
+				t.Fatalf("stderr %q does not end with %q", r.stderr, gaveUp)
+			}
+		})
+	}
+	// A command that does not wait says it at once.
+	r := runBridge(t, closedAddr(t), "list")
+	if r.code != exitFailure || !strings.HasPrefix(r.stderr, "bridge list: cannot reach the bridge at http://") {
+		t.Fatalf("list: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// Flags go before or after the arguments; every result prints as JSON
+// with --json; errors carry one prefix and a hint.
+func TestProcessFlagsAnywhereJSONAndHints(t *testing.T) {
+	addr := freeAddr(t)
+	startServe(t, addr, nil, "--data-dir", t.TempDir())
+
+	if r := runBridge(t, addr, "list", "--json"); r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("list --json with no questions: exit %d, %q", r.code, r.stdout)
+	}
+	asked := runBridge(t, addr, "ask", "Rename the repo?", "--pending", "--session", "s1", "--timeout", "1h")
+	if asked.code != 0 {
+		t.Fatalf("ask with flags after the question: exit %d, %s", asked.code, asked.stderr)
+	}
+	id := decodeResult(t, asked.stdout).ID
+	other := decodeResult(t, runBridge(t, addr, "ask", "--pending", "Ship it?", "--option", "Yes", "--option", "No").stdout).ID
+
+	req := filepath.Join(t.TempDir(), "question.json")
+	if err := os.WriteFile(req, []byte(`{"question": "Merge it?", "session_id": "s2"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fromFile := runBridge(t, addr, "ask", "--request", req, "--pending")
+	if fromFile.code != 0 || decodeResult(t, fromFile.stdout).Status != "pending" {
+		t.Fatalf("ask --request FILE --pending: exit %d, %s %s", fromFile.code, fromFile.stdout, fromFile.stderr)
+	}
+	// The old spelling still reads the file, and says so.
+	old := runBridge(t, addr, "ask", "--json", req, "--pending")
+	if old.code != 0 || decodeResult(t, old.stdout).Status != "pending" || !strings.Contains(old.stderr, "bridge ask: reading the request from "+req+" (--json FILE is the old spelling of --request FILE)") {
+		t.Fatalf("ask --json FILE: exit %d, %s %s", old.code, old.stdout, old.stderr)
+	}
+
+	var listed []resultJSON
+	r := runBridge(t, addr, "list", "--status", "pending", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil || len(listed) != 4 {
+		t.Fatalf("list --json: %v, %s", err, r.stdout)
+	}
+
+	var answered struct {
+		OK       bool       `json:"ok"`
+		Reply    string     `json:"reply"`
+		Question resultJSON `json:"question"`
+	}
+	r = runBridge(t, addr, "answer", other, "1", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &answered); err != nil || r.code != 0 || !answered.OK || answered.Reply != "Recorded: Yes" || answered.Question.Status != "answered" {
+		t.Fatalf("answer --json: exit %d, %v, %s", r.code, err, r.stdout)
+	}
+
+	r = runBridge(t, addr, "cancel", id, "--reason", "cleanup")
+	if res := decodeResult(t, r.stdout); r.code != 0 || res.Status != "cancelled" || res.Reason != "cleanup" {
+		t.Fatalf("cancel ID --reason: exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+	var cancelled struct {
+		Cancelled []resultJSON `json:"cancelled"`
+	}
+	r = runBridge(t, addr, "cancel", "--json", "--session", "nobody")
+	if err := json.Unmarshal([]byte(r.stdout), &cancelled); err != nil || r.code != 0 || cancelled.Cancelled == nil {
+		t.Fatalf("cancel --session --json: exit %d, %v, %q", r.code, err, r.stdout)
+	}
+
+	var v struct {
+		Version string `json:"version"`
+	}
+	r = runBridge(t, addr, "version", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || v.Version == "" {
+		t.Fatalf("version --json: %v, %q", err, r.stdout)
+	}
+
+	tests := []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"answer", "k7m2qx", "2"}, `bridge answer: There is no question k7m2qx here. Run "bridge list" to see open questions' ids.` + "\n"},
+		{[]string{"decline", "k7m2qx", "--json"}, `bridge decline: There is no question k7m2qx here. Run "bridge list" to see open questions' ids.` + "\n"},
+		{[]string{"answer", other, "2"}, "bridge answer: Already answered by local"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := runBridge(t, addr, tt.args...)
+			if r.code != exitFailure || !strings.HasPrefix(r.stderr, tt.stderr) || strings.Contains(r.stderr, "askbridge:") || r.stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and %q", r.code, r.stdout, r.stderr, tt.stderr)
+			}
+		})
+	}
+}
+
+// completion prints a script for each shell.
+func TestProcessCompletion(t *testing.T) {
+	tests := []struct{ shell, want string }{
+		{"bash", "complete -o default -F __start_bridge bridge"},
+		{"zsh", "#compdef bridge"},
+		{"fish", "complete -c bridge"},
+		{"powershell", "Register-ArgumentCompleter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.shell, func(t *testing.T) {
+			r := runBridge(t, closedAddr(t), "completion", tt.shell)
+			if r.code != 0 || !strings.Contains(r.stdout, tt.want) {
+				t.Fatalf("exit %d; the script does not contain %q:\n%.300s", r.code, tt.want, r.stdout)
+			}
+		})
+	}
+	// The script completes commands through the binary itself.
+	r := runBridge(t, closedAddr(t), "__complete", "ch")
+	if r.code != 0 || !strings.Contains(r.stdout, "check-config") {
+		t.Fatalf("completing \"ch\": exit %d, %q", r.code, r.stdout)
+	}
+}
+
+// The secrets config.example.yaml names, which are not set here.
+var exampleSecrets = []string{
+	"ASKBRIDGE_AGENT_KEY_CLAUDE", "ASKBRIDGE_RESPONDER_KEY_ANA", "ASKBRIDGE_CALLBACK_SECRET_CLAUDE",
+	"ASKBRIDGE_TELEGRAM_TOKEN", "ASKBRIDGE_SLACK_BOT_TOKEN", "ASKBRIDGE_SLACK_APP_TOKEN", "ASKBRIDGE_DISCORD_TOKEN",
+}
+
+// check-config on the example, as the README and the file recommend, on
+// a machine without its secrets: every unset one in one run, told apart
+// from mistakes; --allow-missing-env accepts them; serve still refuses.
+func TestProcessCheckConfigExampleWithoutSecrets(t *testing.T) {
+	for _, env := range exampleSecrets {
+		t.Setenv(env, "")
+	}
+	addr := closedAddr(t)
+	example := "../../config.example.yaml"
+
+	r := runBridge(t, addr, "check-config", "--config", example)
+	if r.code != exitBadInput || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q; want 2 and nothing", r.code, r.stdout)
+	}
+	want := "The configuration is OK apart from 7 unset secrets: " + strings.Join(exampleSecrets, ", ") + ". Set them, or pass --allow-missing-env to accept them."
+	if !strings.Contains(r.stderr, "7 problems:\n") || !strings.Contains(r.stderr, want) {
+		t.Fatalf("stderr does not list the 7 unset secrets in one run and say %q:\n%s", want, r.stderr)
+	}
+	for _, env := range exampleSecrets {
+		if !strings.Contains(r.stderr, "environment variable "+env+" is not set\n") {
+			t.Errorf("stderr does not name %s:\n%s", env, r.stderr)
+		}
+	}
+
+	r = runBridge(t, addr, "check-config", "--config", example, "--allow-missing-env")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "config OK apart from 7 unset secrets: "+strings.Join(exampleSecrets, ", ")+"; listen 127.0.0.1:8377") {
+		t.Fatalf("--allow-missing-env: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+
+	var report struct {
+		OK       bool     `json:"ok"`
+		Problems []string `json:"problems"`
+		UnsetEnv []string `json:"unset_env"`
+	}
+	r = runBridge(t, addr, "check-config", "--config", example, "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || r.code != exitBadInput || report.OK || len(report.Problems) != 7 || strings.Join(report.UnsetEnv, ",") != strings.Join(exampleSecrets, ",") {
+		t.Fatalf("--json: exit %d, %v, %+v", r.code, err, report)
+	}
+
+	r = runBridge(t, addr, "serve", "--config", example, "--listen", addr, "--data-dir", t.TempDir())
+	if r.code != exitBadInput || !strings.Contains(r.stderr, "bridge serve: config "+example+": 7 problems:") {
+		t.Fatalf("serve with unset secrets: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
