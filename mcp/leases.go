@@ -161,6 +161,7 @@ func (s *Server) keepLeases(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		s.endGoneSessions()
 		l := s.leases
 		type due struct {
 			id string
@@ -185,6 +186,28 @@ func (s *Server) keepLeases(ctx context.Context) {
 				l.release(d.id)
 			}
 		}
+	}
+}
+
+// endGoneSessions ends, as if the client had, every session that holds
+// questions but is no longer open: the SDK closed it after its idle
+// timeout (SessionTimeout), which no request reports.
+func (s *Server) endGoneSessions() {
+	live := map[string]bool{}
+	for ss := range s.sdk.Sessions() {
+		live[ss.ID()] = true
+	}
+	gone := map[string]bool{}
+	s.leases.mu.Lock()
+	for _, h := range s.leases.held {
+		if h.session != "" && !live[h.session] {
+			gone[h.session] = true
+		}
+	}
+	s.leases.mu.Unlock()
+	for session := range gone {
+		s.log.Info("mcp session closed after its idle timeout", "session_id", session)
+		s.sessionEnded(session)
 	}
 }
 

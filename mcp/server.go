@@ -86,6 +86,10 @@ type Config struct {
 	// on a loopback connection, is then off: behind a reverse proxy the
 	// connection is loopback and the Host is the public name.
 	HostChecked bool
+	// SessionTimeout closes an HTTP session that sent no request for this
+	// long (an hour when zero); its pending questions are then cancelled,
+	// as when the client ends the session.
+	SessionTimeout time.Duration
 }
 
 // Server is an MCP server with the ask_user, get_answer and
@@ -186,9 +190,10 @@ func (s *Server) HTTPHandler() http.Handler {
 	go s.keepLeases(s.draining)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger: s.log,
-		// Sessions of clients that went away are closed after an hour of
-		// silence; a waiting tool call keeps its session open.
-		SessionTimeout:             time.Hour,
+		// Sessions of clients that went away are closed after
+		// SessionTimeout of silence (an hour by default); a waiting tool
+		// call keeps its session open.
+		SessionTimeout:             s.sessionTimeout(),
 		DisableLocalhostProtection: s.cfg.HostChecked,
 	})
 	return longlived.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -213,4 +218,12 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// sessionTimeout is how long an idle HTTP session lives.
+func (s *Server) sessionTimeout() time.Duration {
+	if s.cfg.SessionTimeout > 0 {
+		return s.cfg.SessionTimeout
+	}
+	return time.Hour
 }

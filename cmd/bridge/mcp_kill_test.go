@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/client"
 )
@@ -57,5 +59,40 @@ func TestMCPStdioKilledMidCall(t *testing.T) {
 	})
 	if got.Status != client.StatusCancelled || !strings.Contains(got.Reason, "the asking agent is gone") {
 		t.Fatalf("after kill -9 the question is %s (%q), want cancelled because the asking agent is gone", got.Status, got.Reason)
+	}
+}
+
+// TestMCPHTTPSessionEndCancels: a question that ask_user left pending on
+// /mcp (wait: false) stays open while its MCP session lives, and is
+// cancelled with "the asking agent is gone" when the client ends the
+// session (DELETE /mcp).
+func TestMCPHTTPSessionEndCancels(t *testing.T) {
+	addr := freeAddr(t)
+	startServe(t, addr, nil, "--data-dir", t.TempDir())
+	api := client.New("http://"+addr, "")
+	conn, err := connectHTTP(t, addr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res := conn.call(t, ctx, "ask_user", withWait(askArgs(prompt("Rotate the signing key?", "Yes", "No")), false), nil)
+	if res.IsError {
+		t.Fatalf("ask_user: %s", text(res))
+	}
+	q := questionNamed(t, api, "Rotate the signing key?")
+	time.Sleep(3 * time.Second) // well past a progress tick, still within the session
+	if q = questionNamed(t, api, "Rotate the signing key?"); q.Status != client.StatusPending {
+		t.Fatalf("while the session lives the question is %s (%q), want pending", q.Status, q.Reason)
+	}
+	if err := conn.cs.Close(); err != nil {
+		t.Fatalf("end the session: %v", err)
+	}
+	until(t, "the question to be cancelled", func() bool {
+		q = questionNamed(t, api, "Rotate the signing key?")
+		return q.Status != client.StatusPending
+	})
+	if q.Status != client.StatusCancelled || !strings.Contains(q.Reason, "the asking agent is gone") {
+		t.Fatalf("after the session ended the question is %s (%q), want cancelled because the asking agent is gone", q.Status, q.Reason)
 	}
 }
