@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -14,7 +12,6 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/client"
-	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 // hookFixture reads a recorded hook event from testdata/hooks and gives it
@@ -41,24 +38,7 @@ func hookFixture(t *testing.T, name, sid string) []byte {
 // event on its standard input.
 func startHook(t *testing.T, addr string, event []byte, args ...string) *background {
 	t.Helper()
-	cmd := bridgeCmd(t, addr, append([]string{"hook"}, args...)...)
-	cmd.Stdin = bytes.NewReader(event)
-	bg := &background{cmd: cmd, out: &testutil.Buffer{}, errb: &testutil.Buffer{}, done: make(chan int, 1)}
-	cmd.Stdout, cmd.Stderr = bg.out, bg.errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			bg.done <- ee.ExitCode()
-			return
-		}
-		bg.done <- 0
-	}()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return bg
+	return startBridgeIn(t, addr, bytes.NewReader(event), append([]string{"hook"}, args...)...)
 }
 
 var waitingRe = regexp.MustCompile(`waiting for an answer in chat to question (\w+)`)

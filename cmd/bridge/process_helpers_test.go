@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -168,7 +169,17 @@ type background struct {
 
 func startBridge(t *testing.T, addr string, args ...string) *background {
 	t.Helper()
+	return startBridgeIn(t, addr, nil, args...)
+}
+
+// startBridgeIn runs the bridge command in the background with stdin as
+// its standard input (none when nil).
+func startBridgeIn(t *testing.T, addr string, stdin io.Reader, args ...string) *background {
+	t.Helper()
 	cmd := bridgeCmd(t, addr, args...)
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
 	bg := &background{cmd: cmd, out: &testutil.Buffer{}, errb: &testutil.Buffer{}, done: make(chan int, 1)}
 	cmd.Stdout, cmd.Stderr = bg.out, bg.errb
 	if err := cmd.Start(); err != nil {
