@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -44,18 +42,7 @@ func toString(v any) string {
 // client would, with progress every 300ms.
 func startMCPStdio(t *testing.T, addr string, env ...string) *mcpConn {
 	t.Helper()
-	cmd := exec.Command(bridgeBinary(t), "mcp", "--progress-every", "300ms")
-	cmd.Env = append(append(os.Environ(), "ASKBRIDGE_SERVER=http://"+addr), env...)
-	cmd.Stderr = os.Stderr
-	c := &mcpConn{progress: map[string][]string{}}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs, err := newMCPClient(c).Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
-	if err != nil {
-		t.Fatalf("connect to bridge mcp: %v", err)
-	}
-	c.cs = cs
-	t.Cleanup(func() { _ = cs.Close() })
+	c, _ := startMCPArgs(t, "http://"+addr, []string{"--progress-every", "300ms"}, env...)
 	return c
 }
 
