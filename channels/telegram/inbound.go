@@ -219,7 +219,7 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, kind 
 		c.answerCallback(ctx, cq.ID, "Could not open the answer box; reply to the question message with your answer.", true)
 		return
 	}
-	c.others.put(chat.ID, sent.MessageID, otherPrompt{q: q, prompt: i, at: c.cfg.Now(), note: note, message: cq.Message.MessageID})
+	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{q: q, prompt: i, note: note, message: cq.Message.MessageID}, c.cfg.Now())
 	c.answerCallback(ctx, cq.ID, toast, false)
 }
 
@@ -245,9 +245,9 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 	if r := m.ReplyToMessage; r != nil {
 		in.ReplyTo = strconv.Itoa(r.MessageID)
 		if !strings.HasPrefix(strings.TrimSpace(text), "/") {
-			if p, ok := c.others.get(m.Chat.ID, r.MessageID); ok {
+			if p, ok := c.others.get(chatMessage{m.Chat.ID, r.MessageID}); ok {
 				if p.note {
-					c.others.drop(m.Chat.ID, r.MessageID)
+					c.others.drop(chatMessage{m.Chat.ID, r.MessageID})
 					reply = broker.Reply{OK: true, Text: c.holdNote(ctx, m.Chat.ID, p, strings.TrimSpace(text))}
 				}
 				in.Text, in.ReplyTo = broker.FormatOther(p.q, p.prompt, strings.TrimSpace(text)), ""
@@ -274,7 +274,7 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 	}
 	c.log.Debug("message", "chat", in.Chat, "chat_type", m.Chat.Type, "chat_title", m.Chat.Title, "user", in.User, "ignored", reply.Ignored)
 	if reply.OK && other != nil {
-		c.others.drop(other.chat, other.msg)
+		c.others.drop(*other)
 	}
 	if reply.Ignored || reply.Text == "" {
 		return

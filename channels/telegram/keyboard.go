@@ -54,7 +54,7 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 		_, canToggle := c.h.(toggler)
 		toggles := p.MultiSelect && canToggle
 		sel := broker.SelectedOptions(q.Selections[cur])
-		_, hasNote := c.notes.get(q.ID, cur)
+		_, hasNote := c.notes.get(noteKey{q.ID, cur})
 		for k, o := range p.Options {
 			var row []tgbotapi.InlineKeyboardButton
 			label := strconv.Itoa(k+1) + ". " + o.Label

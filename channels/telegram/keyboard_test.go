@@ -99,7 +99,7 @@ func TestKeyboards(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newBareChannel(t, tt.h)
 			if tt.q.Prompts[0].Question == "Held?" {
-				c.notes.put(tt.q.ID, 0, "a note", time.Now())
+				c.notes.put(noteKey{tt.q.ID, 0}, "a note", time.Now())
 			}
 			v := c.render(tt.q)
 			var got [][]string

@@ -60,7 +60,6 @@ func (c *questionCache) drop(id string) {
 type otherPrompt struct {
 	q      *broker.Question
 	prompt int
-	at     time.Time
 	// note is set when the reply is a note for the choice, not an answer.
 	note bool
 	// message is the question message, whose keyboard shows a held note.
@@ -72,57 +71,18 @@ type chatMessage struct {
 	msg  int
 }
 
-// otherPrompts maps the force-reply messages sent after "Other…" to the
-// question prompt they ask about, so that the reply becomes
-// broker.FormatOther.
-type otherPrompts struct {
-	mu sync.Mutex
-	m  map[chatMessage]otherPrompt
-}
-
-func newOtherPrompts() *otherPrompts { return &otherPrompts{m: map[chatMessage]otherPrompt{}} }
-
-func (o *otherPrompts) put(chat int64, msg int, p otherPrompt) {
-	now := p.at
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for k, v := range o.m {
-		if now.Sub(v.at) > otherPromptTTL {
-			delete(o.m, k)
-		}
-	}
-	if len(o.m) >= maxCached {
-		for k := range o.m {
-			delete(o.m, k)
-			break
-		}
-	}
-	o.m[chatMessage{chat, msg}] = p
-}
-
-func (o *otherPrompts) get(chat int64, msg int) (otherPrompt, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	p, ok := o.m[chatMessage{chat, msg}]
-	return p, ok
-}
-
-func (o *otherPrompts) drop(chat int64, msg int) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	delete(o.m, chatMessage{chat, msg})
-}
-
 // noteKey names a prompt of a question.
 type noteKey struct {
 	id     string
 	prompt int
 }
 
-type heldNote struct {
-	text string
-	at   time.Time
-}
+// otherPrompts maps the force-reply messages sent after "Other…" to the
+// question prompt they ask about, so that the reply becomes
+// broker.FormatOther.
+type otherPrompts = memo[chatMessage, otherPrompt]
+
+func newOtherPrompts() *otherPrompts { return newMemo[chatMessage, otherPrompt](otherPromptTTL) }
 
 // heldNotes keeps the notes people typed after "Other…" (with options
 // ticked) or "Note…", until the option or Done button that sends the
@@ -130,41 +90,56 @@ type heldNote struct {
 // a note belongs to the question, not to one person. A note lost in a
 // restart is said so when the button is tapped; nothing is sent without
 // it.
-type heldNotes struct {
-	mu sync.Mutex
-	m  map[noteKey]heldNote
+type heldNotes = memo[noteKey, string]
+
+func newHeldNotes() *heldNotes { return newMemo[noteKey, string](otherPromptTTL) }
+
+// memo is a small map that forgets: an entry lives for ttl, and when the
+// map holds maxCached entries an arbitrary one goes (a bound, not a
+// policy).
+type memo[K comparable, V any] struct {
+	ttl time.Duration
+	mu  sync.Mutex
+	m   map[K]memoEntry[V]
 }
 
-func newHeldNotes() *heldNotes { return &heldNotes{m: map[noteKey]heldNote{}} }
+type memoEntry[V any] struct {
+	v  V
+	at time.Time
+}
 
-func (h *heldNotes) put(id string, prompt int, text string, now time.Time) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for k, v := range h.m {
-		if now.Sub(v.at) > otherPromptTTL {
-			delete(h.m, k)
+func newMemo[K comparable, V any](ttl time.Duration) *memo[K, V] {
+	return &memo[K, V]{ttl: ttl, m: map[K]memoEntry[V]{}}
+}
+
+func (c *memo[K, V]) put(k K, v V, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for old, e := range c.m {
+		if now.Sub(e.at) > c.ttl {
+			delete(c.m, old)
 		}
 	}
-	if len(h.m) >= maxCached {
-		for k := range h.m {
-			delete(h.m, k)
+	if len(c.m) >= maxCached {
+		for old := range c.m {
+			delete(c.m, old)
 			break
 		}
 	}
-	h.m[noteKey{id, prompt}] = heldNote{text: text, at: now}
+	c.m[k] = memoEntry[V]{v: v, at: now}
 }
 
-func (h *heldNotes) get(id string, prompt int) (string, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	n, ok := h.m[noteKey{id, prompt}]
-	return n.text, ok
+func (c *memo[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[k]
+	return e.v, ok
 }
 
-func (h *heldNotes) drop(id string, prompt int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.m, noteKey{id, prompt})
+func (c *memo[K, V]) drop(k K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, k)
 }
 
 // recentUpdates remembers the last update ids handled, so that an update

@@ -73,7 +73,7 @@ func parseWithNote(data string) (noteStep, bool) {
 // the question message's keyboard to offer the choice with it, and says
 // what to tap next.
 func (c *Channel) holdNote(ctx context.Context, chat int64, p otherPrompt, text string) string {
-	c.notes.put(p.q.ID, p.prompt, text, c.cfg.Now())
+	c.notes.put(noteKey{p.q.ID, p.prompt}, text, c.cfg.Now())
 	q := c.questions.get(p.q.ID)
 	if q == nil {
 		q = p.q
@@ -108,7 +108,7 @@ func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, 
 		c.answerCallback(ctx, cq.ID, "This button is not from a current question.", true)
 		return
 	}
-	note, ok := c.notes.get(s.id, s.prompt)
+	note, ok := c.notes.get(noteKey{s.id, s.prompt})
 	if !ok {
 		c.answerCallback(ctx, cq.ID, "Your note was lost (the bridge restarted, or it was sent already); nothing was recorded. Type it again with Other… or Note….", true)
 		if q := c.questions.get(s.id); q != nil {
@@ -119,7 +119,7 @@ func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, 
 	in.Text = broker.FormatOptionsOther(s.question(), s.prompt, s.options, note)
 	reply := c.h.HandleInbound(ctx, in)
 	if reply.OK {
-		c.notes.drop(s.id, s.prompt)
+		c.notes.drop(noteKey{s.id, s.prompt})
 	}
 	c.answerCallback(ctx, cq.ID, reply.Text, !reply.OK)
 }
@@ -131,7 +131,7 @@ func (c *Channel) dropNote(ctx context.Context, cq *tgbotapi.CallbackQuery) {
 		c.answerCallback(ctx, cq.ID, "This button is not from a current question.", true)
 		return
 	}
-	c.notes.drop(id, n[0])
+	c.notes.drop(noteKey{id, n[0]})
 	if q := c.questions.get(id); q != nil {
 		c.redraw(ctx, cq.Message.Chat.ID, cq.Message.MessageID, q, n[0])
 	}

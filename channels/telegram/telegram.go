@@ -153,7 +153,7 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	}
 	for i := range q.Prompts {
 		if q.Status.Terminal() || (i < len(q.Progress) && q.Progress[i] != nil) {
-			c.notes.drop(q.ID, i) // the prompt is answered: its note went, or never will
+			c.notes.drop(noteKey{q.ID, i}) // the prompt is answered: its note went, or never will
 		}
 	}
 	var edit tgbotapi.EditMessageTextConfig

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,32 +18,6 @@ import (
 
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
-
-// The bridge built without the race detector, once per test run.
-var (
-	plainOnce sync.Once
-	plainPath string
-	plainErr  error
-)
-
-func plainBridgeBinary(t *testing.T) string {
-	t.Helper()
-	plainOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "askbridge-plain-")
-		if err != nil {
-			plainErr = err
-			return
-		}
-		plainPath = filepath.Join(dir, "bridge")
-		if out, err := exec.Command("go", "build", "-o", plainPath, ".").CombinedOutput(); err != nil {
-			plainErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if plainErr != nil {
-		t.Fatal(plainErr)
-	}
-	return plainPath
-}
 
 // vmRSS reads the resident set size of process pid, in bytes.
 func vmRSS(t *testing.T, pid int) int64 {

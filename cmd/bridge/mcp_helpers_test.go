@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -44,6 +46,36 @@ func startMCPStdio(t *testing.T, addr string, env ...string) *mcpConn {
 	t.Helper()
 	c, _ := startMCPArgs(t, "http://"+addr, []string{"--progress-every", "300ms"}, env...)
 	return c
+}
+
+// startMCPArgs runs `bridge mcp` with args and env against the bridge at
+// server, and returns the connection and the process.
+func startMCPArgs(t *testing.T, server string, args []string, env ...string) (*mcpConn, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(bridgeBinary(t), append([]string{"mcp"}, args...)...)
+	cmd.Env = append(append(os.Environ(), "ASKBRIDGE_SERVER="+server), env...)
+	cmd.Stderr = os.Stderr
+	c, err := connectMCP(t, &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second})
+	if err != nil {
+		t.Fatalf("connect to bridge mcp: %v", err)
+	}
+	return c, cmd
+}
+
+// connectMCP opens an MCP client session over transport, recording the
+// progress notifications it receives; the session closes with the test.
+func connectMCP(t *testing.T, transport sdk.Transport) (*mcpConn, error) {
+	t.Helper()
+	c := &mcpConn{progress: map[string][]string{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := newMCPClient(c).Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.cs = cs
+	t.Cleanup(func() { _ = cs.Close() })
+	return c, nil
 }
 
 // call calls a tool and fails the test on a protocol error.

@@ -31,20 +31,11 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // connectHTTP opens an MCP session on /mcp with an agent key.
 func connectHTTP(t *testing.T, addr, key string) (*mcpConn, error) {
 	t.Helper()
-	c := &mcpConn{progress: map[string][]string{}}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := newMCPClient(c).Connect(ctx, &sdk.StreamableClientTransport{
+	return connectMCP(t, &sdk.StreamableClientTransport{
 		Endpoint:   "http://" + addr + "/mcp",
 		HTTPClient: &http.Client{Transport: bearer{key, http.DefaultTransport}},
 		MaxRetries: -1,
-	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	c.cs = cs
-	t.Cleanup(func() { _ = cs.Close() })
-	return c, nil
+	})
 }
 
 // TestMCPStreamableHTTP uses /mcp on `bridge serve` with agent keys: the

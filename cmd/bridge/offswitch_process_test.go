@@ -9,30 +9,9 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/askbridge/askbridge/client"
 	"github.com/askbridge/askbridge/mcp"
 )
-
-// startMCPArgs runs `bridge mcp` with args and env against the bridge at
-// server, and returns the connection and the process.
-func startMCPArgs(t *testing.T, server string, args []string, env ...string) (*mcpConn, *exec.Cmd) {
-	t.Helper()
-	cmd := exec.Command(bridgeBinary(t), append([]string{"mcp"}, args...)...)
-	cmd.Env = append(append(os.Environ(), "ASKBRIDGE_SERVER="+server), env...)
-	cmd.Stderr = os.Stderr
-	c := &mcpConn{progress: map[string][]string{}}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs, err := newMCPClient(c).Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
-	if err != nil {
-		t.Fatalf("connect to bridge mcp: %v", err)
-	}
-	c.cs = cs
-	t.Cleanup(func() { _ = cs.Close() })
-	return c, cmd
-}
 
 // TestNobodyAskedOnPurpose: an agent with questions: off and a route
 // without targets resolve asks at once as unsupported, and `bridge ask`

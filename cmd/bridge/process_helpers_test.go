@@ -19,32 +19,44 @@ import (
 	"github.com/askbridge/askbridge/internal/testutil"
 )
 
-// The process tests run the real binary, built once per test run.
+// builtBridge is the bridge binary built once per test run with flags.
+type builtBridge struct {
+	flags []string
+	once  sync.Once
+	path  string
+	err   error
+}
+
+// The process tests run the real binary with the race detector; the
+// memory measurements run one without it, whose RSS is the user's.
 var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	raceBridge  = &builtBridge{flags: []string{"-race"}}
+	plainBridge = &builtBridge{}
 )
 
-func bridgeBinary(t *testing.T) string {
+func (b *builtBridge) get(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "askbridge-bin-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "bridge")
-		out, err := exec.Command("go", "build", "-race", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		b.path = filepath.Join(dir, "bridge")
+		args := append(append([]string{"build"}, b.flags...), "-o", b.path, ".")
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
+
+func bridgeBinary(t *testing.T) string { return raceBridge.get(t) }
+
+func plainBridgeBinary(t *testing.T) string { return plainBridge.get(t) }
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
