@@ -193,6 +193,12 @@ func (s *Server) keepLeases(ctx context.Context) {
 // questions but is no longer open: the SDK closed it after its idle
 // timeout (SessionTimeout), which no request reports.
 func (s *Server) endGoneSessions() {
+	s.leases.mu.Lock()
+	none := len(s.leases.held) == 0
+	s.leases.mu.Unlock()
+	if none {
+		return
+	}
 	live := map[string]bool{}
 	for ss := range s.sdk.Sessions() {
 		live[ss.ID()] = true
