@@ -113,6 +113,11 @@ var migrations = []string{
 		data        BLOB
 	);
 	CREATE UNIQUE INDEX attachments_question ON attachments (question_id, n);`,
+
+	// 5: the platform outbox (platform_outbox.go): one row per
+	// (question, kind, target), going with its question; and the pacing
+	// slots shared by every instance on the file.
+	platformOutboxSchema,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses
