@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -74,7 +75,21 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, agent string) {
 		writeBrokerError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, q.Result())
+	view := questionView{Result: q.Result()}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+	defer cancel()
+	if view.Copies, err = s.b.Copies(ctx, q.ID); err != nil {
+		writeBrokerError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+// questionView is a question as GET /v1/questions/{id} shows it: its
+// result and what became of each copy on the platforms.
+type questionView struct {
+	broker.Result
+	Copies []broker.Copy `json:"copies"`
 }
 
 func (s *Server) waitParam(w http.ResponseWriter, r *http.Request) (time.Duration, bool) {

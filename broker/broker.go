@@ -307,7 +307,9 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 }
 
 // Remind queues a reminder under every copy of a pending question whose
-// channel can nudge; the outbox sends them, retrying until the deadline.
+// channel can nudge and makes the first attempts, waiting for them at
+// most the outbox's grace; the outbox retries failures until the
+// deadline.
 func (b *Broker) Remind(ctx context.Context, id string) error {
 	q, err := b.store.Get(ctx, id)
 	if err != nil {
@@ -330,7 +332,15 @@ func (b *Broker) Remind(ctx context.Context, id string) error {
 	if err := b.store.EnqueuePlatformWork(ctx, id, TaskRemind, targets, b.cfg.Now(), q.ExpiresAt); err != nil {
 		return err
 	}
-	b.deliverNow(id)
+	// The first attempts are made now, as the sweeper expects of a
+	// reminder it marked sent; failures are retried by the outbox.
+	grace := time.NewTimer(b.ocfg.Grace)
+	defer grace.Stop()
+	select {
+	case <-b.deliverNow(id):
+	case <-grace.C:
+	case <-ctx.Done():
+	}
 	return nil
 }
 

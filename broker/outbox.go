@@ -23,8 +23,8 @@ type OutboxConfig struct {
 	// BaseBackoff and MaxBackoff bound the pause between attempts of one
 	// task (1 s and 1 min, with jitter).
 	BaseBackoff, MaxBackoff time.Duration
-	// Pacing holds the sending rates per channel; nil means
-	// DefaultPacing. A channel not named is not paced.
+	// Pacing holds the sending rates per channel; a channel not named is
+	// not paced. The bridge sets DefaultPacing unless configured.
 	Pacing map[string]Pacing
 }
 
@@ -43,9 +43,6 @@ func (c OutboxConfig) withDefaults() OutboxConfig {
 	}
 	if c.MaxBackoff < c.BaseBackoff {
 		c.MaxBackoff = max(time.Minute, c.BaseBackoff)
-	}
-	if c.Pacing == nil {
-		c.Pacing = DefaultPacing()
 	}
 	return c
 }
