@@ -21,7 +21,8 @@ type OutboxConfig struct {
 	// Concurrency bounds the attempts under way on this instance (16).
 	Concurrency int
 	// BaseBackoff and MaxBackoff bound the pause between attempts of one
-	// task (1 s and 1 min, with jitter).
+	// task (1 s and 8 s, with jitter): a copy is posted within seconds of
+	// its platform's return.
 	BaseBackoff, MaxBackoff time.Duration
 	// Pacing holds the sending rates per channel; a channel not named is
 	// not paced. The bridge sets DefaultPacing unless configured.
@@ -42,7 +43,7 @@ func (c OutboxConfig) withDefaults() OutboxConfig {
 		c.BaseBackoff = time.Second
 	}
 	if c.MaxBackoff < c.BaseBackoff {
-		c.MaxBackoff = max(time.Minute, c.BaseBackoff)
+		c.MaxBackoff = max(8*time.Second, c.BaseBackoff)
 	}
 	return c
 }

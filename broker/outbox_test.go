@@ -228,3 +228,53 @@ func TestEveryTargetFailingForGoodIsUnsupported(t *testing.T) {
 		t.Fatalf("copies = %+v, want two failed, the first with a permanent \"chat not found\"", cs)
 	}
 }
+
+// A bridge stopped during a platform outage, after a question was
+// resolved, leaves the edits in the store: the next bridge on the same
+// store edits the copies once the platform is back.
+func TestRestartedBridgeEditsAfterOutage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.db")
+	ch := brokertest.NewChannel("chat")
+	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}}}
+	start := func() (*broker.Broker, func()) {
+		st, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := broker.New(broker.Config{Store: st, Routes: routes, Logger: slog.New(slog.DiscardHandler),
+			Outbox: broker.OutboxConfig{Poll: 10 * time.Millisecond, BaseBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Register(ch)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { b.RunOutbox(ctx); close(done) }()
+		return b, func() { cancel(); <-done; b.Close(); st.Close() }
+	}
+	first, stop := start()
+	q, _, err := first.Ask(context.Background(), "agent", dbQuestion())
+	if err != nil || len(ch.Posts()) != 1 {
+		t.Fatalf("Ask: %v, %d posts; want one copy", err, len(ch.Posts()))
+	}
+	ch.SetDown(true)
+	if r := first.HandleInbound(context.Background(), in("c1", "ana", "/answer "+q.ID+" 2")); !r.OK {
+		t.Fatal(r.Text)
+	}
+	if !ch.WaitFor(10*time.Second, func(c *brokertest.Channel) bool { return c.UpdateAttempts() >= 1 }) {
+		t.Fatal("the edit was never attempted during the outage")
+	}
+	stop()
+	if n := len(ch.Updates()); n != 0 {
+		t.Fatalf("%d edits went through during the outage", n)
+	}
+	ch.SetDown(false)
+	_, stop2 := start()
+	defer stop2()
+	if !ch.WaitFor(15*time.Second, func(c *brokertest.Channel) bool { return len(c.Updates()) == 1 }) {
+		t.Fatalf("the restarted bridge never edited the copy (%d attempts)", ch.UpdateAttempts())
+	}
+	if got := ch.Updates()[0]; got.Status != broker.StatusAnswered {
+		t.Fatalf("copy edited to %s, want answered", got.Status)
+	}
+}

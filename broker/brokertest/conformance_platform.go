@@ -16,6 +16,7 @@ import (
 var platformOutboxTests = []storeTest{
 	{"CreateWritesPosts", testPostTasksOnCreate},
 	{"ResolveWritesEdits", testEditTasksOnResolve},
+	{"ResolveDatedLaterEditsNow", testEditTasksDueAtOnce},
 	{"ClaimHolds", testTaskClaimHold},
 	{"UpdateFencedByClaim", testTaskUpdateFenced},
 	{"RenewedWhileClaimed", testTaskRenewedWhileClaimed},
@@ -387,4 +388,24 @@ func testPace(t *testing.T, s broker.Store) {
 		t.Fatalf("Pace of another key: %v, %v", ok, err)
 	}
 	sameTime(t, "slot of another key", other, now)
+}
+
+// A resolution dated later than now (a timeout recorded at its deadline)
+// has its edits due at once, given up a day after the resolution.
+func testEditTasksDueAtOnce(t *testing.T, s broker.Store) {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	q := withTargets(broker.NewID(), now)
+	mustCreate(t, s, q)
+	mustResolve(t, s, q.ID, broker.Resolution{Status: broker.StatusTimedOut, ResolvedAt: q.ExpiresAt})
+	got := claimTasks(t, s, q.ID, time.Now(), 10, time.Minute)
+	edits := 0
+	for _, x := range got {
+		if x.Kind == broker.TaskEdit {
+			edits++
+			sameTime(t, "edit deadline", x.Deadline, q.ExpiresAt.Add(broker.EditWindow))
+		}
+	}
+	if edits != 2 {
+		t.Fatalf("claim right after a resolution dated %s = %v, want both edits", q.ExpiresAt, taskNames(got))
+	}
 }

@@ -43,8 +43,10 @@ func (k keys) pace(key string) string      { return k.prefix + "pace:" + key }
 
 // outboxLua defines the helpers of the scripts that touch tasks:
 // tsplit/tjoin read and write a task's value, pokey derives the shard's
-// set from its deadline set, and renew(rec, po, id, field, now, deadline)
-// adds or renews a task (see broker.PlatformOutbox).
+// set from its deadline set, renew(rec, po, id, field, now, deadline)
+// adds or renews a task (see broker.PlatformOutbox), and editAll(rec,
+// due, id, atUs, nowUs) renews the edit of every target of a question
+// resolved at atUs: due at once, even for a resolution dated later.
 const outboxLua = `
 local function tsplit(s)
   local t = {}
@@ -73,9 +75,10 @@ local function renew(rec, po, id, field, now, deadline)
   redis.call('HSET', rec, field, tjoin(t))
   redis.call('ZADD', po, t[3], member)
 end
-local function editAll(rec, due, id, nowUs)
-  local now = string.format('%d', math.floor(tonumber(nowUs) / 1000))
-  local deadline = string.format('%d', tonumber(now) + ` + editWindowMS + `)
+local function editAll(rec, due, id, atUs, nowUs)
+  local at = math.floor(tonumber(atUs) / 1000)
+  local now = string.format('%d', math.min(at, math.floor(tonumber(nowUs) / 1000)))
+  local deadline = string.format('%d', at + ` + editWindowMS + `)
   for _, f in ipairs(redis.call('HKEYS', rec)) do
     if string.sub(f, 1, 7) == 'o\tpost\t' then renew(rec, pokey(due), id, 'o\tedit\t' .. string.sub(f, 8), now, deadline) end
   end

@@ -125,7 +125,7 @@ return admit(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 // KEYS: rec, due, rem, lease, done, outbox, unlogged.
 // ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
 // 5 resolvedNs, 6 id, 7 doneTrimBeforeUs, 8 the number of prompts with
-// progress the resolution expects, or empty for no condition.
+// progress the resolution expects, or empty for no condition, 9 nowUs.
 var resolveScript = goredis.NewScript(prelude + outboxLua + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
@@ -137,7 +137,7 @@ if ARGV[8] ~= '' then
 end
 local id = ARGV[6]
 redis.call('HSET', KEYS[1], 'st', ARGV[2], 'r', ARGV[1])
-editAll(KEYS[1], KEYS[2], id, ARGV[3])
+editAll(KEYS[1], KEYS[2], id, ARGV[3], ARGV[9])
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
 redis.call('ZREM', KEYS[4], id)

@@ -77,9 +77,12 @@ func postTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question) error {
 	return enqueueTasksTx(ctx, tx, q.ID, broker.TaskPost, q.Targets, q.CreatedAt, deadline)
 }
 
-// editTasksTx writes the edit tasks of a resolved question (Resolve).
+// editTasksTx writes the edit tasks of a question resolved at at
+// (Resolve): due at once, even for a resolution dated later (a timeout
+// recorded at its deadline).
 func editTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question, at time.Time) error {
-	return enqueueTasksTx(ctx, tx, q.ID, broker.TaskEdit, q.Targets, at, at.Add(broker.EditWindow))
+	due := min(ms(at), ms(time.Now()))
+	return enqueueTasksTx(ctx, tx, q.ID, broker.TaskEdit, q.Targets, fromMS(due), at.Add(broker.EditWindow))
 }
 
 // EnqueuePlatformWork adds or renews tasks; see broker.PlatformOutbox.
