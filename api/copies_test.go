@@ -1,7 +1,17 @@
 package api_test
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 )
 
 // GET /v1/questions/{id} lists each copy of the question with its target
@@ -36,5 +46,32 @@ func TestQuestionListsItsCopies(t *testing.T) {
 	}
 	if status, _ := s.call(t, "GET", "/v1/questions/"+id, otherKey, nil); status != 404 {
 		t.Fatalf("another agent's question: %d, want 404", status)
+	}
+}
+
+// The metrics show the platform work not finished yet, per channel.
+func TestOutboxMetrics(t *testing.T) {
+	s := newServer(t)
+	s.metrics.WatchOutbox(s.st)
+	q := brokertest.NewQuestion(broker.NewID(), "claude", time.Now().Add(-time.Minute))
+	q.Targets = []broker.Target{{Channel: "slack", Chat: "C1"}, {Channel: "slack", Chat: "C2"}}
+	if _, _, err := s.st.Create(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), `askbridge_outbox_depth{channel="slack"} 2`) {
+		t.Fatalf("metrics lack the slack outbox depth of 2:\n%s", body)
+	}
+	m := regexp.MustCompile(`askbridge_outbox_oldest_seconds\{channel="slack"\} ([0-9.e+]+)`).FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("metrics lack the age of the slack outbox:\n%s", body)
+	}
+	if age, _ := strconv.ParseFloat(string(m[1]), 64); age < 59 {
+		t.Fatalf("oldest slack work is %vs old, want at least a minute", age)
 	}
 }
