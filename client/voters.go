@@ -36,3 +36,16 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// MarshalJSON writes r as the server does: answered_by is the array of
+// Voters when there are any.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	if len(r.Voters) == 0 {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		AnsweredBy []Responder `json:"answered_by"`
+	}{plain(r), r.Voters})
+}
