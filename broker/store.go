@@ -14,6 +14,7 @@ import (
 // concurrent use. Methods return ErrUnavailable (wrapped) when the backing
 // service cannot be reached.
 type Store interface {
+	PolicyStore
 	// PlatformOutbox keeps the platform work of questions
 	// (store_outbox.go).
 	PlatformOutbox

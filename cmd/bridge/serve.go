@@ -192,7 +192,8 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
 		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: cfg.questionsOff(),
-		Outbox: broker.OutboxConfig{Pacing: broker.DefaultPacing()},
+		OnBehalfOf: cfg.onBehalfOf(),
+		Outbox:     broker.OutboxConfig{Pacing: broker.DefaultPacing()},
 	})
 	if err != nil {
 		return nil, err

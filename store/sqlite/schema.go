@@ -114,7 +114,17 @@ var migrations = []string{
 	);
 	CREATE UNIQUE INDEX attachments_question ON attachments (question_id, n);`,
 
-	// 5: the platform outbox (platform_outbox.go): one row per
+	// 5: the audit log of team policies (votes.go): votes, refusals,
+	// snoozes, escalations, oldest first by seq. The rows go with their
+	// question.
+	`CREATE TABLE audit (
+		seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+		question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+		data        TEXT NOT NULL
+	);
+	CREATE INDEX audit_question ON audit (question_id, seq);`,
+
+	// 6: the platform outbox (platform_outbox.go): one row per
 	// (question, kind, target), going with its question; and the pacing
 	// slots shared by every instance on the file.
 	platformOutboxSchema,
