@@ -117,6 +117,11 @@ type Store interface {
 type Resolved struct {
 	ID    string
 	Agent string
+	// Callback is set when the question has a CallbackURL, so that a
+	// delivery was enqueued with the resolution. Only the instance that
+	// resolved the question sets it; a hint from another instance has it
+	// unset, and that instance's deliverer sends the callback.
+	Callback bool
 }
 
 // Filter selects questions for List. Empty fields match everything.

@@ -148,7 +148,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	if err != nil {
 		return nil, err
 	}
-	s.feed.publish(broker.Resolved{ID: id, Agent: out.Agent})
+	s.feed.publish(broker.Resolved{ID: id, Agent: out.Agent, Callback: out.CallbackURL != ""})
 	return out, nil
 }
 
