@@ -179,22 +179,6 @@ type Question struct {
 	ResolvedAt time.Time `json:"resolved_at,omitzero"`
 }
 
-// Clone returns a deep copy of q, so that callers may change it freely.
-func (q *Question) Clone() *Question {
-	if q == nil {
-		return nil
-	}
-	b, err := json.Marshal(q)
-	if err != nil {
-		panic(fmt.Sprintf("broker: clone question: %v", err)) // only plain data: cannot fail
-	}
-	var c Question
-	if err := json.Unmarshal(b, &c); err != nil {
-		panic(fmt.Sprintf("broker: clone question: %v", err))
-	}
-	return &c
-}
-
 // NextReminder returns the time of the next reminder still to send, or the
 // zero time when none is left.
 func (q *Question) NextReminder() time.Time {
