@@ -16,6 +16,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/debugserver"
 )
 
 // serveFlags are the flags of `bridge serve` and `bridge check-config`;
@@ -71,6 +72,7 @@ func newLogger(cfg LogConfig, w io.Writer) *slog.Logger {
 // drains.
 func newServeCmd() *cobra.Command {
 	var f serveFlags
+	var debugAddr string
 	cmd := &cobra.Command{
 		Use:   "serve [flags]",
 		Short: "Run the bridge",
@@ -89,10 +91,19 @@ configuration: "bridge check-config" lists them all.`,
 			if err != nil {
 				return exitCode(exitBadInput, err)
 			}
+			if debugAddr != "" {
+				d, err := debugserver.Start(debugAddr)
+				if err != nil {
+					return exitCode(exitBadInput, err)
+				}
+				defer d.Close()
+				fmt.Fprintf(cmd.ErrOrStderr(), "Profiles (net/http/pprof): %s\n", d.URL())
+			}
 			return serve(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addServeFlags(cmd, &f)
+	cmd.Flags().StringVar(&debugAddr, "debug-addr", "", "serve net/http/pprof on this loopback `ADDR` (such as 127.0.0.1:6060); off by default")
 	withExitCodes(cmd, exitOK, "stopped by SIGINT or SIGTERM after draining", exitBadInput, "a problem in the configuration or the flags", exitFailure, "the store, a channel or the listen address failed")
 	return cmd
 }
