@@ -58,4 +58,3 @@ func BenchmarkPublish(b *testing.B) {
 		})
 	}
 }
-

@@ -27,7 +27,7 @@ type statements struct {
 	// anyDue (read pool) and claim (writer) are ClaimDeliveries'.
 	anyDue *sql.Stmt
 	claim  *sql.Stmt
-	all          []*sql.Stmt
+	all    []*sql.Stmt
 }
 
 const (
