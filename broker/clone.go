@@ -39,6 +39,22 @@ func (q *Question) Clone() *Question {
 		}
 	}
 	c.AnsweredBy = cloneResponder(q.AnsweredBy)
+	c.RequestedBy = slices.Clone(q.RequestedBy)
+	if q.Policy.Snooze != nil {
+		sp := *q.Policy.Snooze
+		c.Policy.Snooze = &sp
+	}
+	c.State.Snoozes = slices.Clone(q.State.Snoozes)
+	if q.State.Votes != nil {
+		c.State.Votes = make([]Vote, len(q.State.Votes))
+		for i, v := range q.State.Votes {
+			if v.Answer != nil {
+				a := v.Answer.clone()
+				v.Answer = &a
+			}
+			c.State.Votes[i] = v
+		}
+	}
 	return &c
 }
 
