@@ -70,15 +70,6 @@ func DefaultAnswer(p Prompt) Answer {
 	return a
 }
 
-// Given returns the answer a person gave to prompt i of a pending dialog,
-// or nil when there is none yet.
-func (q *Question) Given(i int) *Answer {
-	if i >= 0 && i < len(q.Progress) {
-		return q.Progress[i]
-	}
-	return nil
-}
-
 // expireAttempts bounds how often Expire rebuilds a timeout whose dialog
 // received answers meanwhile; each retry means another answer was saved,
 // and a dialog has at most MaxPrompts.

@@ -29,10 +29,9 @@ type Channel struct {
 	// sleep waits out rate limits; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
 
-	questions *questionCache
-	others    *otherPrompts
-	notes     *heldNotes
-	seen      *recentUpdates
+	others *otherPrompts
+	notes  *heldNotes
+	seen   *recentUpdates
 	// refusals logs refused webhook requests at most once a second.
 	refusals *logthrottle.Logger
 }
@@ -43,11 +42,6 @@ var (
 	_ broker.Runner    = (*Channel)(nil)
 	_ broker.Singleton = (*Channel)(nil)
 )
-
-// toggler is the broker's multi-select toggle, kept in the store.
-type toggler interface {
-	Toggle(ctx context.Context, in broker.Inbound, id string, prompt, option int) (*broker.Question, error)
-}
 
 // New checks cfg, reads the bot token (and webhook secret) from the
 // environment variables it names, and asks Telegram who the bot is
@@ -71,11 +65,10 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 		cfg: cfg, h: h, log: log, refusals: logthrottle.New(log, time.Second),
 		http:  &http.Client{Transport: http.DefaultTransport},
 		token: token, secret: secret,
-		sleep:     sleepCtx,
-		questions: newQuestionCache(),
-		others:    newOtherPrompts(),
-		notes:     newHeldNotes(),
-		seen:      newRecentUpdates(),
+		sleep:  sleepCtx,
+		others: newOtherPrompts(),
+		notes:  newHeldNotes(),
+		seen:   newRecentUpdates(),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -134,7 +127,6 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 	if err != nil {
 		return broker.MessageRef{}, err
 	}
-	c.questions.put(q)
 	c.log.Info("question posted", "question_id", q.ID, "chat", chat, "message_id", sent.MessageID)
 	return broker.MessageRef{
 		Channel: Name, Chat: chat,
@@ -152,17 +144,15 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 		return err
 	}
 	for i := range q.Prompts {
-		if q.Status.Terminal() || (i < len(q.Progress) && q.Progress[i] != nil) {
+		if !q.Open(i) {
 			c.notes.drop(noteKey{q.ID, i}) // the prompt is answered: its note went, or never will
 		}
 	}
 	var edit tgbotapi.EditMessageTextConfig
 	if q.Status.Terminal() {
-		c.questions.drop(q.ID)
 		edit = tgbotapi.NewEditMessageTextAndMarkup(chat, id, c.renderOutcome(q),
 			tgbotapi.InlineKeyboardMarkup{InlineKeyboard: [][]tgbotapi.InlineKeyboardButton{}})
 	} else {
-		c.questions.put(q)
 		v := c.render(q)
 		edit = tgbotapi.NewEditMessageTextAndMarkup(chat, id, v.text,
 			tgbotapi.InlineKeyboardMarkup{InlineKeyboard: nonNil(v.keyboard)})
