@@ -33,6 +33,7 @@ var (
 	bob     = telegramfake.User{ID: 43, FirstName: "Bob"}
 	team    = telegramfake.Chat{ID: -1001234567890, Type: "supergroup", Title: "Team"}
 	outside = telegramfake.Chat{ID: -1009999999999, Type: "supergroup", Title: "Elsewhere"}
+	ops     = telegramfake.Chat{ID: -1005555555555, Type: "supergroup", Title: "Ops"}
 	anaDM   = telegramfake.Chat{ID: 42, Type: "private", FirstName: "Ana", Username: "ana"}
 )
 
@@ -81,7 +82,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	fake := telegramfake.New(testToken, botUser)
-	for _, c := range []telegramfake.Chat{team, outside, anaDM} {
+	for _, c := range []telegramfake.Chat{team, outside, anaDM, ops} {
 		fake.AddChat(c)
 	}
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
@@ -95,6 +96,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Routes: map[string]broker.Route{
 			"default": {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}}, Responders: o.responders},
 			"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
+			"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
 		},
 		Logger: log,
 	})
