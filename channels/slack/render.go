@@ -127,8 +127,16 @@ func promptActions(q *broker.Question, i int) *slackapi.ActionBlock {
 			}
 			opts[k] = slackapi.NewOptionBlockObject(strconv.Itoa(k), plain(o.Label, maxOptionText), desc)
 		}
+		// Options ticked on another platform (Telegram's toggles) show
+		// ticked here too: every copy shows the question's selection.
+		boxes := slackapi.NewCheckboxGroupsBlockElement(actionPick, opts...)
+		for _, k := range broker.SelectedOptions(q.Selections[i]) {
+			if k >= 0 && k < len(opts) {
+				boxes.InitialOptions = append(boxes.InitialOptions, opts[k])
+			}
+		}
 		elems = append(elems,
-			slackapi.NewCheckboxGroupsBlockElement(actionPick, opts...),
+			boxes,
 			slackapi.NewButtonBlockElement(actionSubmit, newRef(q, i).encode(), plain("Submit", maxButtonText)).WithStyle(slackapi.StylePrimary))
 	} else {
 		for k, o := range p.Options {
