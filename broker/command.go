@@ -23,8 +23,11 @@ const (
 // and replies become one of these through Parse.
 type Command struct {
 	Verb Verb
-	ID   string
-	// Prompt is the 1-based prompt number of "/answer <id>.<n>", or 0.
+	// ID is the question the command is for; empty only for "/pending"
+	// without an id.
+	ID string
+	// Prompt is the 1-based prompt number of "/answer <id>.<n>" or
+	// "/toggle <id>.<n>", or 0 when the command names none.
 	Prompt int
 	// Choice is the raw choice text of an answer ("2", "1,3", "Postgres",
 	// "other some text", "skip").
