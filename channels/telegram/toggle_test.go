@@ -98,3 +98,34 @@ func TestToggleRefusedChangesNothing(t *testing.T) {
 		t.Errorf("selection %v, want [1] as before", sel)
 	}
 }
+
+// TestOtherReadsTheQuestionThroughTheBroker: the Other… reply box is
+// opened from the question as the store holds it, with the broker's
+// checks: someone who may not answer, or a question already closed, is
+// told so at the tap and no reply box opens.
+func TestOtherReadsTheQuestionThroughTheBroker(t *testing.T) {
+	e := newEnv(t, envOptions{responders: []string{"telegram:42"}})
+	q, m := e.ask(dbRequest(), team)
+	other := buttons(m)["Other…"]
+	before := len(e.fake.BotMessages(team.ID))
+	got := e.waitCallback(e.fake.Tap(bob, team.ID, m.ID, other))
+	if got.Text != "You are not one of the people asked to answer "+q.ID+"; nothing was recorded." || !got.ShowAlert {
+		t.Errorf("Other… by someone who may not answer told %+v", got)
+	}
+	if n := len(e.fake.BotMessages(team.ID)); n != before {
+		t.Errorf("a reply box opened for someone who may not answer")
+	}
+	if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, other)); got.Text != "Type your answer in the reply box." {
+		t.Errorf("Other… by ana told %+v", got)
+	}
+	if r := e.b.HandleInbound(e.ctx, broker.Inbound{Channel: Name, Chat: chatID(team), User: "42", Name: "@ana", Text: "/decline " + q.ID}); !r.OK {
+		t.Fatalf("decline: %s", r.Text)
+	}
+	before = len(e.fake.BotMessages(team.ID))
+	if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, other)); !strings.HasPrefix(got.Text, "Already declined by @ana at ") || !got.ShowAlert {
+		t.Errorf("Other… on a closed question told %+v", got)
+	}
+	if n := len(e.fake.BotMessages(team.ID)); n != before {
+		t.Errorf("a reply box opened for a closed question")
+	}
+}
