@@ -73,11 +73,12 @@ func (b *Broker) updateCopies(q *Question) {
 // A pending version is read again first: two changes of the same rank
 // (toggles of a multi-select prompt) may reach updateCopies in another
 // order than the store applied them, and the copies must end showing
-// the store's.
+// the store's. A question resolved meanwhile is left to the edit of its
+// resolution, which follows, so that the outcome is shown once.
 func (b *Broker) editAll(q *Question) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
 	if !q.Status.Terminal() {
-		if fresh, err := b.store.Get(ctx, q.ID); err == nil && editRank(fresh) >= editRank(q) {
+		if fresh, err := b.store.Get(ctx, q.ID); err == nil && !fresh.Status.Terminal() && editRank(fresh) >= editRank(q) {
 			q = fresh
 		}
 	}

@@ -155,3 +155,30 @@ func TestPendingOne(t *testing.T) {
 		t.Fatalf("closed: %+v", r)
 	}
 }
+
+// TestCopiesEndShowingTheStoresSelection: a toggle's version of the
+// question that reaches the copy edits after a later toggle's (two taps
+// handled side by side) must not leave the copies showing the older
+// selection.
+func TestCopiesEndShowingTheStoresSelection(t *testing.T) {
+	e := newEnv(t, nil)
+	q := e.ask(t, &broker.AskRequest{Question: "Which caches?", MultiSelect: true, Options: []broker.Option{{Label: "Redis"}, {Label: "Memcached"}}})
+	ctx := context.Background()
+	first := e.b.HandleInbound(ctx, in("c1", "ana", broker.FormatToggle(q.Ref(0), 0)))
+	if !first.OK || !e.b.HandleInbound(ctx, in("c2", "bo", broker.FormatToggle(q.Ref(0), 1))).OK {
+		t.Fatal("toggles refused")
+	}
+	if !e.ch.WaitFor(5*time.Second, func(c *brokertest.Channel) bool { return copiesShow(c, "[0 1]") >= 2 }) {
+		t.Fatalf("copies redrawn with both options: %d of 2", copiesShow(e.ch, "[0 1]"))
+	}
+	n := len(e.ch.Updates())
+	e.b.UpdateCopies(first.Question) // the first toggle's version, late
+	if !e.ch.WaitFor(5*time.Second, func(c *brokertest.Channel) bool { return len(c.Updates()) >= n+2 }) {
+		t.Fatalf("the late version was not shown at all")
+	}
+	for _, u := range e.ch.Updates()[n:] {
+		if fmt.Sprint(u.Selections[0]) != "[0 1]" {
+			t.Fatalf("a copy was redrawn with the older selection %v", u.Selections[0])
+		}
+	}
+}
