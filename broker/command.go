@@ -17,6 +17,7 @@ const (
 	VerbDiscuss Verb = "discuss"
 	VerbPending Verb = "pending"
 	VerbToggle  Verb = "toggle"
+	VerbSnooze  Verb = "snooze"
 )
 
 // Command is a parsed text command. Every channel's buttons, typed commands
@@ -45,9 +46,10 @@ var ErrNotCommand = fmt.Errorf("%w: not a command", ErrInvalid)
 // Parse reads one command. Accepted forms: "/answer k7m2qx 2",
 // "/answer@botname k7m2qx 2", "answer k7m2qx 2", "!answer k7m2qx 2",
 // "/answer k7m2qx.2 1,3", "/decline k7m2qx reason", "/discuss k7m2qx
-// message", "/pending", "/pending k7m2qx", "/toggle k7m2qx.2 3". Text that
-// does not start with a known verb returns ErrNotCommand; a known verb with
-// bad arguments returns an error that says what is wrong.
+// message", "/snooze k7m2qx", "/pending", "/pending k7m2qx", "/toggle
+// k7m2qx.2 3". Text that does not start with a known verb returns
+// ErrNotCommand; a known verb with bad arguments returns an error that says
+// what is wrong.
 func Parse(text string) (Command, error) {
 	s := strings.TrimSpace(text)
 	word, rest := splitWord(s)
@@ -60,7 +62,7 @@ func Parse(text string) (Command, error) {
 	}
 	verb := Verb(strings.ToLower(word))
 	switch verb {
-	case VerbAnswer, VerbDecline, VerbDiscuss, VerbPending, VerbToggle:
+	case VerbAnswer, VerbDecline, VerbDiscuss, VerbPending, VerbToggle, VerbSnooze:
 	default:
 		return Command{}, ErrNotCommand
 	}
