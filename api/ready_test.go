@@ -52,7 +52,7 @@ func edgeServer(t *testing.T, cfg api.Config) (*httptest.Server, broker.Store, *
 	}
 	cfg.Logger, cfg.Loopback = log, true
 	cfg.Metrics = api.NewMetrics(func() int { return 0 })
-	hs := httptest.NewServer(api.New(cfg, b))
+	hs := httptest.NewServer(api.New(cfg, b, st))
 	t.Cleanup(func() { hs.Close(); b.Close(); st.Close() })
 	return hs, st, logs
 }

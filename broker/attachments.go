@@ -98,9 +98,9 @@ func FileURL(id string, n int) string {
 	return "/v1/questions/" + id + "/attachments/" + strconv.Itoa(n)
 }
 
-// Attachments keeps the files of answers beside their question. A store
-// that implements it (store/sqlite and store/redis do) lets people answer
-// with files; files go when their question is purged or expires. All
+// Attachments keeps the files of answers beside their question, so that
+// people can answer with files; files go when their question is purged or
+// expires. It is the role of the Store the broker stores files with. All
 // methods are safe for concurrent use and return ErrUnavailable (wrapped)
 // when the store cannot be reached.
 type Attachments interface {
@@ -157,10 +157,6 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 	if r := checkFiles(q, q.Prompts[i], a, in.Attachments); r != nil {
 		return nil, r
 	}
-	store, ok := b.store.(Attachments)
-	if !ok {
-		return nil, fileRefusal(q, "This bridge keeps no files: answer in text.")
-	}
 	fctx, cancel := context.WithTimeout(ctx, FetchTimeout)
 	defer cancel()
 	var ready []File
@@ -193,7 +189,7 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 	var stored []int
 	var refs []FileRef
 	for _, f := range ready {
-		n, err := store.PutAttachment(ctx, q.ID, f, MaxQuestionFiles)
+		n, err := b.store.PutAttachment(ctx, q.ID, f, MaxQuestionFiles)
 		if err != nil {
 			b.dropFiles(q.ID, stored)
 			return nil, b.putFailed(q, err)
@@ -233,13 +229,9 @@ func (b *Broker) dropFiles(id string, ns []int) {
 	if len(ns) == 0 {
 		return
 	}
-	store, ok := b.store.(Attachments)
-	if !ok {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
 	defer cancel()
-	if err := store.DeleteAttachments(ctx, id, ns); err != nil {
+	if err := b.store.DeleteAttachments(ctx, id, ns); err != nil {
 		b.log.Warn("deleting the files of an unrecorded answer failed; they go with the question", "question_id", id, "files", ns, "err", err)
 	}
 }
@@ -252,11 +244,10 @@ func (b *Broker) Attachment(ctx context.Context, agent, id string, n int) (*File
 	if err != nil {
 		return nil, err
 	}
-	store, ok := b.store.(Attachments)
-	if !ok || !answerNames(q, n) {
+	if !answerNames(q, n) {
 		return nil, fmt.Errorf("%w: question %s has no file %d", ErrNotFound, id, n)
 	}
-	f, err := store.GetAttachment(ctx, id, n)
+	f, err := b.store.GetAttachment(ctx, id, n)
 	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w: question %s has no file %d", ErrNotFound, id, n)
 	}

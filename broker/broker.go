@@ -143,9 +143,6 @@ func (b *Broker) Channel(name string) (Channel, bool) {
 	return ch, ok
 }
 
-// Store returns the broker's store.
-func (b *Broker) Store() Store { return b.store }
-
 // Location returns the time zone used in texts shown to people.
 func (b *Broker) Location() *time.Location { return b.cfg.Location }
 

@@ -67,14 +67,14 @@ func (s *Stats) add(o Stats) {
 // question.
 type Sweeper struct {
 	b    *broker.Broker
-	st   broker.Store
+	st   broker.Schedule
 	opts Options
 	log  *slog.Logger
 }
 
 // New returns a Sweeper that resolves through b the questions it finds due
-// in st (normally b.Store()).
-func New(b *broker.Broker, st broker.Store, opts Options) *Sweeper {
+// in st, the schedule of b's store.
+func New(b *broker.Broker, st broker.Schedule, opts Options) *Sweeper {
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
 	}

@@ -19,7 +19,8 @@ import (
 // channel connected to the fake over Socket Mode.
 type brokerEnv struct {
 	*testEnv
-	b *broker.Broker
+	b  *broker.Broker
+	st *sqlite.Store
 }
 
 func newBrokerEnv(t *testing.T, route broker.Route) *brokerEnv {
@@ -54,7 +55,7 @@ func newBrokerEnvMode(t *testing.T, mode string, route broker.Route) *brokerEnv 
 		st.Close()
 	})
 	env.run(t)
-	return &brokerEnv{testEnv: env, b: b}
+	return &brokerEnv{testEnv: env, b: b, st: st}
 }
 
 // ask asks the sample question and returns it with its posted message.
@@ -307,7 +308,7 @@ func TestEndToEndDialogTimeout(t *testing.T) {
 	e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Redis")))
 	var stored *broker.Question
 	waitFake(t, e.fake, "the cache answer to be saved", func() bool {
-		stored, _ = e.b.Store().Get(context.Background(), q.ID)
+		stored, _ = e.st.Get(context.Background(), q.ID)
 		return stored != nil && stored.Given(1) != nil
 	})
 	if _, err := e.b.Expire(context.Background(), stored, time.Now()); err != nil {

@@ -65,6 +65,7 @@ type env struct {
 	fake  *telegramfake.Server
 	ch    *Channel
 	b     *broker.Broker
+	st    *sqlite.Store
 	logs  *testutil.Buffer
 	sleep *sleeper
 	// hookURL is where the webhook is served in webhook mode.
@@ -144,7 +145,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 			t.Errorf("the bot token appears in the logs")
 		}
 	})
-	return &env{t: t, ctx: ctx, fake: fake, ch: ch, b: b, logs: logs, sleep: sl, hookURL: hookURL}
+	return &env{t: t, ctx: ctx, fake: fake, ch: ch, b: b, st: st, logs: logs, sleep: sl, hookURL: hookURL}
 }
 
 // ask asks a question as agent "agent" and returns it with the message

@@ -131,15 +131,14 @@ func (w *wiring) mount(name, pattern string, h http.Handler) error {
 }
 
 // buildChannels creates every configured channel and registers it.
-func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location, log *slog.Logger) (*wiring, error) {
+func buildChannels(cfg *Config, b *broker.Broker, sessions broker.Sessions, loop bool, loc *time.Location, log *slog.Logger) (*wiring, error) {
 	w := &wiring{handlers: map[string]http.Handler{}}
 	if !cfg.Channels.CLI.Disabled {
 		b.Register(cli.New(cli.Name))
 		w.textChannels = append(w.textChannels, cli.Name)
 	}
 	if !cfg.Channels.Web.Disabled {
-		// Both stores keep sign-in sessions, so every instance accepts them.
-		sessions, _ := b.Store().(broker.Sessions)
+		// The store keeps sign-in sessions, so every instance accepts them.
 		ch, err := web.New(cfg.Channels.Web.Config, b, b, web.Options{Loopback: loop, Logger: log.With("channel", web.Name), Location: loc, Sessions: sessions})
 		if err != nil {
 			return nil, fmt.Errorf("channels.web: %w", err)

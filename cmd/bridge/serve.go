@@ -196,7 +196,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if err != nil {
 		return nil, err
 	}
-	w, err := buildChannels(&cfg, b, loop, loc, log)
+	w, err := buildChannels(&cfg, b, st, loop, loc, log)
 	if err != nil {
 		return nil, err
 	}
@@ -210,14 +210,14 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
 		StreamsPerAgent: cfg.Limits.StreamsPerAgent,
-	}, b)
+	}, b, st)
 	for pattern, h := range w.handlers {
 		srv.Handle(pattern, h)
 	}
 	a := &app{broker: b, api: srv, metrics: metrics, storeName: storeName(cfg), inboxURL: w.inboxURL}
-	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
+	a.jobs = append(a.jobs, timeoutJobs(cfg, b, st, elector, log)...)
 	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
-	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
+	a.jobs = append(a.jobs, callbackJobs(cfg, st, log, metrics.Registry())...)
 	if a.drainMCP, err = mountMCP(cfg, b, srv, log); err != nil {
 		return nil, err
 	}
