@@ -251,8 +251,7 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*
 		Prompts: prompts, Route: routeName, Targets: route.Targets,
 		Timeout: timeout, Context: req.Context, Responders: responders,
 		CallbackURL: req.CallbackURL, Fingerprint: Fingerprint(req, prompts),
-		Pending: req.Wait != nil && *req.Wait == 0,
-		Status:  StatusPending, CreatedAt: now, ExpiresAt: now.Add(timeout),
+		Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(timeout),
 	}
 	for _, p := range points {
 		q.Reminders = append(q.Reminders, now.Add(time.Duration(p*float64(timeout))).Truncate(time.Millisecond))
