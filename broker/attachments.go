@@ -28,14 +28,14 @@ const (
 	MaxQuestionFiles = 25 << 20
 	// MaxFilesPerAnswer is the most files one answer carries.
 	MaxFilesPerAnswer = 10
-	// FetchTimeout bounds downloading the files of one answer from the
+	// fetchTimeout bounds downloading the files of one answer from the
 	// platform.
-	FetchTimeout = 2 * time.Minute
+	fetchTimeout = 2 * time.Minute
 )
 
-// AllowedFileTypes are the media types a file may have, as sniffed from
+// allowedFileTypes are the media types a file may have, as sniffed from
 // its bytes: images, plain text (logs included) and PDF.
-var AllowedFileTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp", "text/plain", "application/pdf"}
+var allowedFileTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp", "text/plain", "application/pdf"}
 
 // FileRule is the sentence that tells people which files are accepted.
 const FileRule = "images (PNG, JPEG, GIF, WebP), text and log files, and PDFs, up to 10 MiB each and 25 MiB per question"
@@ -157,7 +157,7 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 	if r := checkFiles(q, q.Prompts[i], a, in.Attachments); r != nil {
 		return nil, r
 	}
-	fctx, cancel := context.WithTimeout(ctx, FetchTimeout)
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	var ready []File
 	var total int64
@@ -176,7 +176,7 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 		if len(data) == 0 {
 			return nil, fileRefusal(q, "%s is empty.", describeFile(at))
 		}
-		typ, allowed := SniffFileType(data)
+		typ, allowed := sniffFileType(data)
 		if !allowed {
 			return nil, fileRefusal(q, "%s is not a file type accepted here (accepted: %s).", describeFile(at), FileRule)
 		}
@@ -184,7 +184,7 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 		if total > MaxQuestionFiles {
 			return nil, fileRefusal(q, "These files come to more than %s; a question keeps at most that.", SizeText(MaxQuestionFiles))
 		}
-		ready = append(ready, File{Name: FileName(at.Name, typ), Type: typ, Size: int64(len(data)), Data: data})
+		ready = append(ready, File{Name: fileName(at.Name, typ), Type: typ, Size: int64(len(data)), Data: data})
 	}
 	var stored []int
 	var refs []FileRef
@@ -310,11 +310,11 @@ func sizeOver(n int64) string {
 // maxFileName bounds a stored file name, in characters.
 const maxFileName = 100
 
-// FileName returns the name a file is stored and shown under: the sent
+// fileName returns the name a file is stored and shown under: the sent
 // name without any directory, control characters, brackets or quotes, at
 // most 100 characters; or, when nothing is left, "image.png",
 // "file.txt"… after its sniffed type.
-func FileName(sent, typ string) string {
+func fileName(sent, typ string) string {
 	name := cleanFileName(sent)
 	if name == "" {
 		base := "file"
