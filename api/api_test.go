@@ -41,7 +41,7 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	}
 	log := slog.New(slog.DiscardHandler)
 	var b *broker.Broker
-	metrics := api.NewMetrics(func() int { return b.Waiting() })
+	metrics := api.NewMetrics(func() int { return b.Waiting() }, st)
 	b, err = broker.New(broker.Config{Store: st, Logger: log, Observer: metrics, Routes: map[string]broker.Route{
 		broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}},
 	}})

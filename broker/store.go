@@ -78,6 +78,11 @@ type Questions interface {
 
 	// List returns questions matching f, newest first.
 	List(ctx context.Context, f Filter) ([]*Question, error)
+
+	// CountPending returns how many questions are pending, of every
+	// agent. It is cheap (an index or a counter, not a scan), so that it
+	// can be read at every metrics scrape.
+	CountPending(ctx context.Context) (int, error)
 }
 
 // Messages remembers the copies of questions posted on platforms, so that

@@ -187,7 +187,7 @@ type app struct {
 func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elector, loc *time.Location, loop bool, log *slog.Logger) (*app, error) {
 	var metrics *api.Metrics
 	var b *broker.Broker
-	metrics = api.NewMetrics(func() int { return b.Waiting() })
+	metrics = api.NewMetrics(func() int { return b.Waiting() }, st)
 	b, err := broker.New(broker.Config{
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
