@@ -28,14 +28,14 @@ type MCPConfig struct {
 	// Enabled mounts /mcp (true when unset).
 	Enabled *bool `yaml:"enabled"`
 	// ProgressEvery is how often a waiting ask_user call sends a progress
-	// notification (10s when unset; 1s–5m).
+	// notification (10s when unset; 100ms–5m).
 	ProgressEvery ProgressInterval `yaml:"progress_every"`
 }
 
 // ProgressInterval is mcp.progress_every, checked as the file is read.
 type ProgressInterval time.Duration
 
-// UnmarshalYAML parses a Go duration within 1s–5m.
+// UnmarshalYAML parses a duration within 100ms–5m.
 func (p *ProgressInterval) UnmarshalYAML(n *yaml.Node) error {
 	v, err := broker.ParseDuration(n.Value)
 	if err != nil {

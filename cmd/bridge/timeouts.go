@@ -22,18 +22,18 @@ type TimeoutsConfig struct {
 	// Reminders are fractions of the time to the deadline at which people
 	// are nudged (0.5 and 0.9 when unset; [] for none).
 	Reminders []float64 `yaml:"reminders"`
-	// SweepEvery is how often the sweeper runs (1s when unset; at least 1s).
+	// SweepEvery is how often the sweeper runs (1s when unset; 1s–1h).
 	SweepEvery SweepInterval `yaml:"sweep_every"`
 	// Batch is how many due questions one store query returns (500 when
 	// unset; 1–100000). A sweep keeps querying until all due are done.
 	Batch SweepBatch `yaml:"batch"`
 }
 
-// SweepInterval is timeouts.sweep_every: a duration of at least a second,
+// SweepInterval is timeouts.sweep_every: a duration within 1s–1h,
 // checked as the file is read so a mistake names its line.
 type SweepInterval time.Duration
 
-// UnmarshalYAML parses a Go duration of at least one second.
+// UnmarshalYAML parses a duration within 1s–1h.
 func (d *SweepInterval) UnmarshalYAML(n *yaml.Node) error {
 	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
