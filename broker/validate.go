@@ -67,13 +67,6 @@ func (r *AskRequest) Prompts() ([]Prompt, error) {
 	return r.Questions, nil
 }
 
-// validatePrompts checks prompts against every rule of the model and
-// returns the first failure as a *FieldError naming the field.
-func validatePrompts(prompts []Prompt) error {
-	_, err := cleanPrompts(prompts)
-	return err
-}
-
 // cleanPrompts checks prompts and returns them normalised (NFC, "\r\n"
 // as "\n" in questions) in new memory.
 func cleanPrompts(prompts []Prompt) ([]Prompt, error) {
@@ -234,7 +227,7 @@ func BareLabel(label string) string {
 
 // OptionIndex returns the index of the option whose label is s, with or
 // without the Recommended mark, or -1. Labels compare in NFC after full
-// case folding, the same form in which validatePrompts refuses duplicates,
+// case folding, the same form in which cleanPrompts refuses duplicates,
 // so a text matches at most one option.
 func OptionIndex(p Prompt, s string) int {
 	key := foldKey(BareLabel(s))
