@@ -29,6 +29,7 @@ type Store interface {
 	Outbox
 	Attachments
 	Sessions
+	PolicyStore
 	Housekeeping
 }
 
