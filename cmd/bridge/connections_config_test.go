@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/testutil"
 )
 
@@ -46,8 +47,8 @@ func TestServerConnectionsConfig(t *testing.T) {
 				}
 				// check-config says the same and exits 2.
 				var stderr bytes.Buffer
-				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), tt.wantErr) {
-					t.Errorf("check-config: exit %d, said %q; want %d saying %q", code, stderr.String(), exitBadInput, tt.wantErr)
+				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != cmdline.ExitBadInput || !strings.Contains(stderr.String(), tt.wantErr) {
+					t.Errorf("check-config: exit %d, said %q; want %d saying %q", code, stderr.String(), cmdline.ExitBadInput, tt.wantErr)
 				}
 				return
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/mcp"
 )
 
@@ -108,12 +109,12 @@ tools ask_user, get_answer and cancel_question, asking through the bridge.
 Add it to an MCP client as a server command ("bridge mcp"). Logs go to
 standard error.
 
-` + clientEnv,
+` + cmdline.ClientEnv,
 		Example: `  bridge mcp --session build-42`,
-		Args:    args(0, 0, ""),
+		Args:    cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkProgressEvery(every); err != nil {
-				return usageErr("--progress-every: %s", strings.TrimPrefix(err.Error(), "mcp.progress_every: "))
+				return cmdline.UsageErr("--progress-every: %s", strings.TrimPrefix(err.Error(), "mcp.progress_every: "))
 			}
 			if session == "" {
 				session = os.Getenv("ASKBRIDGE_SESSION_ID")
@@ -134,8 +135,8 @@ standard error.
 	f.DurationVar(&every, "progress-every", mcp.DefaultProgressEvery, "how often a waiting ask_user call sends a progress notification")
 	f.StringVar(&session, "session", "", "session id of the questions (default: $ASKBRIDGE_SESSION_ID, else random per process)")
 	f.StringVar(&logLevel, "log-level", "warn", "log level on standard error: debug, info, warn, error")
-	f.BoolVar(&noQuestion, "no-user-question", envSwitch("ASKBRIDGE_NO_USER_QUESTION"), "ask_user returns at once, asking nobody, for unattended runs (default: $ASKBRIDGE_NO_USER_QUESTION)")
-	withExitCodes(cmd, exitOK, "standard input closed, or interrupted", exitBadInput, "bad input (unknown flag, a --progress-every out of range)", exitFailure, "failure")
+	f.BoolVar(&noQuestion, "no-user-question", cmdline.EnvSwitch("ASKBRIDGE_NO_USER_QUESTION"), "ask_user returns at once, asking nobody, for unattended runs (default: $ASKBRIDGE_NO_USER_QUESTION)")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "standard input closed, or interrupted", cmdline.ExitBadInput, "bad input (unknown flag, a --progress-every out of range)", cmdline.ExitFailure, "failure")
 	return cmd
 }
 

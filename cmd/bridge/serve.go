@@ -16,6 +16,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // serveFlags are the flags of `bridge serve` and `bridge check-config`;
@@ -83,17 +84,17 @@ configuration: "bridge check-config" lists them all.`,
 		Example: `  bridge serve
   bridge serve --config askbridge.yaml
   bridge serve --listen 127.0.0.1:9000 --store redis://127.0.0.1:6379/0`,
-		Args: args(0, 0, ""),
+		Args: cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := configFor(f)
 			if err != nil {
-				return exitCode(exitBadInput, err)
+				return cmdline.Exit(cmdline.ExitBadInput, err)
 			}
 			return serve(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addServeFlags(cmd, &f)
-	withExitCodes(cmd, exitOK, "stopped by SIGINT or SIGTERM after draining", exitBadInput, "a problem in the configuration or the flags", exitFailure, "the store, a channel or the listen address failed")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "stopped by SIGINT or SIGTERM after draining", cmdline.ExitBadInput, "a problem in the configuration or the flags", cmdline.ExitFailure, "the store, a channel or the listen address failed")
 	return cmd
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -56,8 +57,8 @@ func TestTimeoutsConfigKeys(t *testing.T) {
 				}
 				// check-config says the same and exits 2.
 				var stderr bytes.Buffer
-				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != exitBadInput {
-					t.Errorf("check-config exit %d, want %d", code, exitBadInput)
+				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != cmdline.ExitBadInput {
+					t.Errorf("check-config exit %d, want %d", code, cmdline.ExitBadInput)
 				}
 				if !strings.Contains(stderr.String(), tt.wantErr[len(tt.wantErr)-1]) {
 					t.Errorf("check-config said %q, want it to say %q", stderr.String(), tt.wantErr[len(tt.wantErr)-1])

@@ -1,4 +1,4 @@
-package main
+package hooks
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // hookInstallTimeout is the hook's timeout written to the agent's
@@ -83,12 +85,12 @@ func runHookInstall(agentArg string, project, local bool, command string, stdout
 	t, ok := hookTargets[agentArg]
 	if !ok {
 		fmt.Fprintf(stderr, "bridge hook %s: name the agent: bridge hook %s claude|codex [--project | --local]\n", verb, verb)
-		return exitBadInput
+		return cmdline.ExitBadInput
 	}
 	path, err := t.file(project, local)
 	if err != nil {
 		fmt.Fprintf(stderr, "bridge hook %s: %v\n", verb, err)
-		return exitBadInput
+		return cmdline.ExitBadInput
 	}
 	cmd := command
 	if cmd == "" {
@@ -100,12 +102,12 @@ func runHookInstall(agentArg string, project, local bool, command string, stdout
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "bridge hook %s: %s: %v; the file was not changed\n", verb, path, err)
-		return exitBadInput
+		return cmdline.ExitBadInput
 	}
 	if !remove && t.note != "" {
 		fmt.Fprintln(stdout, t.note)
 	}
-	return exitOK
+	return cmdline.ExitOK
 }
 
 // file picks the settings file of the chosen scope.

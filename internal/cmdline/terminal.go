@@ -1,4 +1,4 @@
-package main
+package cmdline
 
 import (
 	"fmt"
@@ -15,10 +15,10 @@ import (
 // reorder or hide what is shown (bidirectional controls, zero-width
 // characters) is printed raw: it is shown as a visible escape instead.
 
-// printable returns s with every rune that is not graphic shown as an
+// Printable returns s with every rune that is not graphic shown as an
 // escape: "\x1b", "\u202e", "\n". With keepNewlines, newlines stay, for
 // text of several lines such as a command's reply.
-func printable(s string, keepNewlines bool) string {
+func Printable(s string, keepNewlines bool) string {
 	if isPlain(s, keepNewlines) {
 		return s
 	}
@@ -46,7 +46,7 @@ func printable(s string, keepNewlines bool) string {
 	return b.String()
 }
 
-// isPlain reports whether printable(s) would return s unchanged.
+// isPlain reports whether Printable(s) would return s unchanged.
 func isPlain(s string, keepNewlines bool) bool {
 	for i, r := range s {
 		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
@@ -59,18 +59,20 @@ func isPlain(s string, keepNewlines bool) bool {
 	return true
 }
 
-// jsonTerminal writes JSON for a terminal: every rune that is not
+// JSONTerminal writes JSON for a terminal: every rune that is not
 // graphic, which encoding/json leaves raw (DEL, C1 controls, bidirectional
 // and zero-width characters), becomes a \uXXXX escape. The JSON means the
 // same; only its spelling changes. Outside strings a JSON document holds
 // only ASCII, so the newlines and spaces between its tokens stay. Each
 // Write must hold whole runes, as json.Encoder's one Write per value does.
-type jsonTerminal struct{ w io.Writer }
+type JSONTerminal struct{ W io.Writer }
 
-func (j jsonTerminal) Write(p []byte) (int, error) {
+// Write writes p with its non-graphic runes escaped.
+
+func (j JSONTerminal) Write(p []byte) (int, error) {
 	s := string(p)
 	if isPlain(s, true) {
-		return j.w.Write(p)
+		return j.W.Write(p)
 	}
 	var b strings.Builder
 	for _, r := range s {
@@ -84,7 +86,7 @@ func (j jsonTerminal) Write(p []byte) (int, error) {
 			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
 		}
 	}
-	if _, err := io.WriteString(j.w, b.String()); err != nil {
+	if _, err := io.WriteString(j.W, b.String()); err != nil {
 		return 0, err
 	}
 	return len(p), nil

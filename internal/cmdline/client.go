@@ -1,4 +1,4 @@
-package main
+package cmdline
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,16 +19,16 @@ import (
 	"github.com/askbridge/askbridge/client"
 )
 
-// clientEnv is the paragraph on the environment in the help of the
+// ClientEnv is the paragraph on the environment in the help of the
 // client commands.
-const clientEnv = `It talks to $ASKBRIDGE_SERVER (default http://127.0.0.1:8377) with the
+const ClientEnv = `It talks to $ASKBRIDGE_SERVER (default http://127.0.0.1:8377) with the
 agent key in $ASKBRIDGE_KEY.`
 
 // defaultConnectTimeout is how long a blocking command tries to reach
 // the bridge before it gives up.
 const defaultConnectTimeout = 30 * time.Second
 
-func newClient(responder bool) *client.Client {
+func NewClient(responder bool) *client.Client {
 	key := os.Getenv("ASKBRIDGE_KEY")
 	if responder {
 		if k := os.Getenv("ASKBRIDGE_RESPONDER_KEY"); k != "" {
@@ -37,17 +38,17 @@ func newClient(responder bool) *client.Client {
 	return client.New(os.Getenv("ASKBRIDGE_SERVER"), key)
 }
 
-// addConnectTimeout adds --connect-timeout to a blocking command.
-func addConnectTimeout(cmd *cobra.Command, d *time.Duration) {
+// AddConnectTimeout adds --connect-timeout to a blocking command.
+func AddConnectTimeout(cmd *cobra.Command, d *time.Duration) {
 	cmd.Flags().DurationVar(d, "connect-timeout", defaultConnectTimeout,
 		"give up (exit 1) when the bridge cannot be reached for this long; 0 tries until interrupted (a lost connection is re-attached regardless)")
 }
 
-// blockingClient is the client of a command that waits on the bridge: it
+// BlockingClient is the client of a command that waits on the bridge: it
 // says on standard error when the bridge cannot be reached, and gives up
 // after connectTimeout while it has never reached it.
-func blockingClient(cmd *cobra.Command, connectTimeout time.Duration) *client.Client {
-	c := newClient(false)
+func BlockingClient(cmd *cobra.Command, connectTimeout time.Duration) *client.Client {
+	c := NewClient(false)
 	c.ConnectTimeout = connectTimeout
 	stderr, name := cmd.ErrOrStderr(), cmd.CommandPath()
 	c.OnRetry = func(r client.RetryInfo) {
@@ -92,28 +93,28 @@ func reachCause(err error) string {
 	return err.Error()
 }
 
-// clientError turns an error of the client into what a person reads,
+// ClientError turns an error of the client into what a person reads,
 // with the command's exit code: 2 for the server's 400s and 413s, else 1.
 // notFoundHint is added to 404 answers. The client's own errors start
 // with "askbridge: " for programs that use it; a person at the command
 // line knows what they ran, and reads the command's name instead.
-func clientError(err error, notFoundHint string) error {
+func ClientError(err error, notFoundHint string) error {
 	var ae *client.APIError
 	var ue *client.UnreachableError
 	var ce *client.ConnError
 	var urlErr *url.Error
 	switch {
 	case errors.Is(err, context.Canceled):
-		return exitCode(exitFailure, errors.New("interrupted"))
+		return Exit(ExitFailure, errors.New("interrupted"))
 	case errors.As(err, &ue):
-		return exitCode(exitFailure, fmt.Errorf("%s; gave up after %s", withoutPrefix(ue.Err), ue.After.Round(100*time.Millisecond)))
+		return Exit(ExitFailure, fmt.Errorf("%s; gave up after %s", withoutPrefix(ue.Err), ue.After.Round(100*time.Millisecond)))
 	case errors.As(err, &ce):
-		return exitCode(exitFailure, errors.New(withoutPrefix(ce)))
+		return Exit(ExitFailure, errors.New(withoutPrefix(ce)))
 	case errors.As(err, &ae):
 		msg := ae.Message
 		switch ae.StatusCode {
 		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
-			return exitCode(exitBadInput, errors.New(msg))
+			return Exit(ExitBadInput, errors.New(msg))
 		case http.StatusNotFound:
 			if notFoundHint != "" {
 				msg += " " + notFoundHint
@@ -121,15 +122,15 @@ func clientError(err error, notFoundHint string) error {
 		case http.StatusUnauthorized:
 			msg += " (the key comes from $ASKBRIDGE_KEY, or $ASKBRIDGE_RESPONDER_KEY for answer and decline)"
 		}
-		return exitCode(exitFailure, errors.New(msg))
+		return Exit(ExitFailure, errors.New(msg))
 	case errors.As(err, &urlErr):
 		server := urlErr.URL
 		if u, perr := url.Parse(urlErr.URL); perr == nil {
 			server = u.Scheme + "://" + u.Host
 		}
-		return exitCode(exitFailure, fmt.Errorf("cannot reach the bridge at %s (%s)", server, reachCause(err)))
+		return Exit(ExitFailure, fmt.Errorf("cannot reach the bridge at %s (%s)", server, reachCause(err)))
 	}
-	return exitCode(exitFailure, errors.New(withoutPrefix(err)))
+	return Exit(ExitFailure, errors.New(withoutPrefix(err)))
 }
 
 // withoutPrefix is err's text without the client's "askbridge: ".
@@ -137,40 +138,50 @@ func withoutPrefix(err error) string {
 	return strings.TrimPrefix(err.Error(), "askbridge: ")
 }
 
-// listHint is said with a 404 for a question id.
-const listHint = `Run "bridge list" to see open questions' ids.`
+// ListHint is said with a 404 for a question id.
+const ListHint = `Run "bridge list" to see open questions' ids.`
 
-// printJSON prints v as indented JSON, with the characters a terminal
+// PrintJSON prints v as indented JSON, with the characters a terminal
 // would act on escaped.
-func printJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(jsonTerminal{w})
+func PrintJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(JSONTerminal{W: w})
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
 
-// printResult prints the result JSON and returns the exit code of its
+// PrintResult prints the result JSON and returns the exit code of its
 // status as an error (nil for 0).
-func printResult(w io.Writer, res *client.Result) error {
-	printJSON(w, res)
-	if code := statusExit(res.Status); code != exitOK {
-		return exitCode(code, nil)
+func PrintResult(w io.Writer, res *client.Result) error {
+	PrintJSON(w, res)
+	if code := StatusExit(res.Status); code != ExitOK {
+		return Exit(code, nil)
 	}
 	return nil
 }
 
-func statusExit(s client.Status) int {
+func StatusExit(s client.Status) int {
 	switch s {
 	case client.StatusAnswered, client.StatusPending:
-		return exitOK
+		return ExitOK
 	case client.StatusDeclined:
-		return exitDeclined
+		return ExitDeclined
 	case client.StatusTimedOut:
-		return exitTimedOut
+		return ExitTimedOut
 	case client.StatusCancelled:
-		return exitCancelled
+		return ExitCancelled
 	case client.StatusUnsupported:
-		return exitUnsupported
+		return ExitUnsupported
 	}
-	return exitFailure
+	return ExitFailure
+}
+
+// EnvSwitch reads a boolean environment variable: 1, true, yes or on
+// (any case) turn it on; unset, empty or anything else leave it off.
+func EnvSwitch(name string) bool {
+	v := os.Getenv(name)
+	if b, err := strconv.ParseBool(v); err == nil {
+		return b
+	}
+	return strings.EqualFold(v, "yes") || strings.EqualFold(v, "on")
 }

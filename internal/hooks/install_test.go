@@ -1,4 +1,4 @@
-package main
+package hooks
 
 import (
 	"bytes"
@@ -8,13 +8,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askbridge/askbridge/internal/testutil"
+	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/spf13/cobra"
 )
 
 // hookCLI runs `bridge hook ARGS…` in this process.
 func hookCLI(args ...string) (stdout, stderr string, code int) {
 	var out, errb bytes.Buffer
-	code = run(append([]string{"hook"}, args...), strings.NewReader(""), &out, &errb)
+	root := &cobra.Command{Use: "bridge", SilenceErrors: true, SilenceUsage: true}
+	root.AddCommand(NewCmd())
+	cmdline.WrapRunE(root)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdline.UsageErr("%v", err) })
+	root.SetArgs(append([]string{"hook"}, args...))
+	root.SetIn(strings.NewReader(""))
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	cmd, err := root.ExecuteC()
+	name := "bridge"
+	if cmd != nil {
+		name = cmd.CommandPath()
+	}
+	code = cmdline.Report(err, name, &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -278,7 +292,7 @@ func TestHookInstallRefusesBadSettings(t *testing.T) {
 			for _, verb := range []string{"install", "uninstall"} {
 				out, errOut, code := hookCLI(verb, "claude", "--command", claudeCmd)
 				want := "bridge hook " + verb + ": " + path + ": " + tt.want
-				if code != exitBadInput || !strings.Contains(errOut, want) || !strings.Contains(errOut, "the file was not changed") {
+				if code != cmdline.ExitBadInput || !strings.Contains(errOut, want) || !strings.Contains(errOut, "the file was not changed") {
 					t.Fatalf("%s: exit %d, stdout %q, stderr %q; want %q", verb, code, out, errOut, want)
 				}
 				if readFile(t, path) != tt.before {
@@ -340,54 +354,9 @@ func TestHookInstallUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			_, errOut, code := hookCLI(tt.args...)
-			if code != exitBadInput || !strings.Contains(errOut, tt.want) {
+			if code != cmdline.ExitBadInput || !strings.Contains(errOut, tt.want) {
 				t.Fatalf("exit %d, stderr %q, want %q", code, errOut, tt.want)
 			}
 		})
-	}
-}
-
-// The installed command, run by a shell as the agent runs it, is this
-// bridge's hook: it asks, and prints the decision.
-func TestProcessHookInstalledCommandRuns(t *testing.T) {
-	addr := freeAddr(t)
-	startServe(t, addr, nil, "--data-dir", t.TempDir())
-	home := t.TempDir()
-	install := bridgeCmd(t, addr, "hook", "install", "claude")
-	install.Env = append(install.Env, "HOME="+home)
-	out, err := install.CombinedOutput()
-	settings := filepath.Join(home, ".claude", "settings.json")
-	if err != nil || !strings.Contains(string(out), settings+": added PermissionRequest hook") {
-		t.Fatalf("install: %v\n%s", err, out)
-	}
-	var s struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Command string } `json:"hooks"`
-		} `json:"hooks"`
-	}
-	if err := json.Unmarshal([]byte(readFile(t, settings)), &s); err != nil {
-		t.Fatal(err)
-	}
-	command := s.Hooks["PermissionRequest"][0].Hooks[0].Command
-	if command != bridgeBinary(t)+" hook claude" {
-		t.Fatalf("installed command %q, want the binary's path + \" hook claude\"", command)
-	}
-	sh := bridgeCmd(t, addr)
-	sh.Path, sh.Args = "/bin/sh", []string{"sh", "-c", command}
-	sh.Stdin = bytes.NewReader(hookFixture(t, "claude/webfetch.json", "installed"))
-	bg := &background{cmd: sh, out: &testutil.Buffer{}, errb: &testutil.Buffer{}, done: make(chan int, 1)}
-	sh.Stdout, sh.Stderr = bg.out, bg.errb
-	if err := sh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = sh.Wait(); bg.done <- sh.ProcessState.ExitCode() }()
-	t.Cleanup(func() { _ = sh.Process.Kill() })
-	id := waitingFor(t, bg)
-	if r := runBridge(t, addr, "answer", id, "Allow once"); r.code != 0 {
-		t.Fatalf("answer: %d %s", r.code, r.stderr)
-	}
-	stdout, stderr, code := hookResult(t, bg)
-	if code != 0 || !sameJSON(t, stdout, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`) {
-		t.Fatalf("installed hook: exit %d, printed %q, stderr %q", code, stdout, stderr)
 	}
 }

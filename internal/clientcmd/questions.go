@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // newWaitCmd is `bridge wait`: wait for a question's result.
@@ -24,20 +25,20 @@ func newWaitCmd() *cobra.Command {
 standard output; the exit code says how it ended. A question that has
 already resolved prints at once.
 
-` + clientEnv,
+` + cmdline.ClientEnv,
 		Example: `  bridge wait k7m2qx`,
-		Args:    args(1, 1, "the question's ID"),
+		Args:    cmdline.Args(1, 1, "the question's ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := blockingClient(cmd, connectTimeout).Wait(cmd.Context(), args[0])
+			res, err := cmdline.BlockingClient(cmd, connectTimeout).Wait(cmd.Context(), args[0])
 			if err != nil {
-				return clientError(err, listHint)
+				return cmdline.ClientError(err, cmdline.ListHint)
 			}
-			return printResult(cmd.OutOrStdout(), res)
+			return cmdline.PrintResult(cmd.OutOrStdout(), res)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the result as JSON (always the case: wait prints JSON)")
-	addConnectTimeout(cmd, &connectTimeout)
-	withExitCodes(cmd, resultExitCodes...)
+	cmdline.AddConnectTimeout(cmd, &connectTimeout)
+	cmdline.WithExitCodes(cmd, cmdline.ResultExitCodes...)
 	return cmd
 }
 
@@ -53,21 +54,21 @@ func newListCmd() *cobra.Command {
 		Long: `List the agent's questions, newest first: a table of id, status, deadline,
 question and options, or the results as JSON with --json.
 
-` + clientEnv,
+` + cmdline.ClientEnv,
 		Example: `  bridge list --status pending
   bridge list --session build-42 --json`,
-		Args: args(0, 0, ""),
+		Args: cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			qs, err := newClient(false).List(cmd.Context(), session, client.Status(status))
+			qs, err := cmdline.NewClient(false).List(cmd.Context(), session, client.Status(status))
 			if err != nil {
-				return clientError(err, "")
+				return cmdline.ClientError(err, "")
 			}
 			out := cmd.OutOrStdout()
 			if jsonOut {
 				if qs == nil {
 					qs = []client.Result{}
 				}
-				printJSON(out, qs)
+				cmdline.PrintJSON(out, qs)
 				return nil
 			}
 			tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
@@ -75,9 +76,9 @@ question and options, or the results as JSON with --json.
 			for _, q := range qs {
 				text, opts := "", ""
 				if len(q.Questions) > 0 {
-					text = printable(q.Questions[0].Question, false)
+					text = cmdline.Printable(q.Questions[0].Question, false)
 					for i, o := range q.Questions[0].Options {
-						opts += fmt.Sprintf("%d=%s ", i+1, printable(o.Label, false))
+						opts += fmt.Sprintf("%d=%s ", i+1, cmdline.Printable(o.Label, false))
 					}
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.ID, q.Status, q.ExpiresAt.Local().Format("15:04:05"), text, strings.TrimSpace(opts))
@@ -106,30 +107,30 @@ session; people see the reason. Cancelling one question prints its result as
 JSON; cancelling a session prints how many were cancelled, or their results
 as JSON with --json.
 
-` + clientEnv,
+` + cmdline.ClientEnv,
 		Example: `  bridge cancel k7m2qx --reason "moved on"
   bridge cancel --session build-42`,
 		Args: func(cmd *cobra.Command, a []string) error {
 			switch {
 			case session != "" && len(a) > 0:
-				return usageErr("give an ID or --session, not both (usage: %s)", cmd.UseLine())
+				return cmdline.UsageErr("give an ID or --session, not both (usage: %s)", cmd.UseLine())
 			case session == "":
-				return args(1, 1, "the question's ID (or --session)")(cmd, a)
+				return cmdline.Args(1, 1, "the question's ID (or --session)")(cmd, a)
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, out := newClient(false), cmd.OutOrStdout()
+			c, out := cmdline.NewClient(false), cmd.OutOrStdout()
 			if session != "" {
 				qs, err := c.CancelSession(cmd.Context(), session, reason)
 				if err != nil {
-					return clientError(err, "")
+					return cmdline.ClientError(err, "")
 				}
 				if jsonOut {
 					if qs == nil {
 						qs = []client.Result{}
 					}
-					printJSON(out, map[string]any{"cancelled": qs})
+					cmdline.PrintJSON(out, map[string]any{"cancelled": qs})
 					return nil
 				}
 				fmt.Fprintf(out, "cancelled %d question(s)\n", len(qs))
@@ -137,9 +138,9 @@ as JSON with --json.
 			}
 			res, err := c.Cancel(cmd.Context(), args[0], reason)
 			if err != nil {
-				return clientError(err, listHint)
+				return cmdline.ClientError(err, cmdline.ListHint)
 			}
-			printJSON(out, res)
+			cmdline.PrintJSON(out, res)
 			return nil
 		},
 	}
@@ -147,6 +148,6 @@ as JSON with --json.
 	f.StringVar(&session, "session", "", "cancel every open question of this session")
 	f.StringVar(&reason, "reason", "", "the reason shown to people")
 	f.BoolVar(&jsonOut, "json", false, "print the cancelled questions as JSON (one question always prints JSON)")
-	withExitCodes(cmd, exitOK, "cancelled", exitBadInput, "bad input (unknown flag, missing ID)", exitFailure, "no such question, already resolved, or the bridge cannot be reached")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "cancelled", cmdline.ExitBadInput, "bad input (unknown flag, missing ID)", cmdline.ExitFailure, "no such question, already resolved, or the bridge cannot be reached")
 	return cmd
 }

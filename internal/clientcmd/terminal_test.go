@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -76,7 +77,7 @@ func TestCLIEscapesWhatItPrints(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run(tt.args, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+			if code := run(tt.args, strings.NewReader(""), &stdout, &stderr); code != cmdline.ExitOK {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
 			out := stdout.String()
@@ -111,26 +112,4 @@ func mustMarshal(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func TestPrintable(t *testing.T) {
-	tests := []struct {
-		in    string
-		lines bool
-		want  string
-	}{
-		{"plain ✓ 数据库 ❤️", false, "plain ✓ 数据库 ❤️"},
-		{"a\nb\tc", false, `a\nb\tc`},
-		{"a\nb", true, "a\nb"},
-		{"\x1b[31m", true, `\x1b[31m`},
-		{"\u202e\u200b\u00ad", false, `\u202e\u200b\u00ad`},
-		{"tag \U000E0041", false, `tag \U000e0041`},
-		{"bad \xff byte", false, `bad \xff byte`},
-		{"real \uFFFD stays", false, "real \uFFFD stays"},
-	}
-	for _, tt := range tests {
-		if got := printable(tt.in, tt.lines); got != tt.want {
-			t.Errorf("printable(%q, %v) = %q, want %q", tt.in, tt.lines, got, tt.want)
-		}
-	}
 }

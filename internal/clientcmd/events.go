@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
-// eventLine is one line of `bridge events`.
-type eventLine struct {
+// EventLine is one line of `bridge events`: what a script reads.
+type EventLine struct {
 	EventID string        `json:"event_id"`
 	Type    string        `json:"type"`
 	Result  client.Result `json:"result"`
@@ -35,21 +36,21 @@ func newEventsCmd() *cobra.Command {
 resuming after lost connections without losing or repeating one, until
 interrupted.
 
-` + clientEnv,
+` + cmdline.ClientEnv,
 		Example: `  bridge events --session build-42
   bridge events --last-event-id 0`,
-		Args: args(0, 0, ""),
+		Args: cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			events, errc := blockingClient(cmd, connectTimeout).Events(cmd.Context(), client.EventsFilter{SessionID: session, LastEventID: last})
-			enc := json.NewEncoder(jsonTerminal{cmd.OutOrStdout()})
+			events, errc := cmdline.BlockingClient(cmd, connectTimeout).Events(cmd.Context(), client.EventsFilter{SessionID: session, LastEventID: last})
+			enc := json.NewEncoder(cmdline.JSONTerminal{W: cmd.OutOrStdout()})
 			enc.SetEscapeHTML(false)
 			for ev := range events {
-				if err := enc.Encode(eventLine{EventID: ev.ID, Type: ev.Type, Result: ev.Result}); err != nil {
+				if err := enc.Encode(EventLine{EventID: ev.ID, Type: ev.Type, Result: ev.Result}); err != nil {
 					return err
 				}
 			}
 			if err := <-errc; err != nil && !errors.Is(err, context.Canceled) {
-				return clientError(err, "")
+				return cmdline.ClientError(err, "")
 			}
 			return nil
 		},
@@ -58,7 +59,7 @@ interrupted.
 	f.StringVar(&session, "session", "", "only this session's resolutions")
 	f.StringVar(&last, "last-event-id", "", `resume after this event id ("0" replays what the server keeps; default: from now)`)
 	f.BoolVar(&jsonOut, "json", false, "print JSON lines (always the case: events prints JSON)")
-	addConnectTimeout(cmd, &connectTimeout)
-	withExitCodes(cmd, exitOK, "interrupted", exitBadInput, "bad input (unknown flag, a bad --last-event-id)", exitFailure, "the bridge cannot be reached, or refused the key")
+	cmdline.AddConnectTimeout(cmd, &connectTimeout)
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "interrupted", cmdline.ExitBadInput, "bad input (unknown flag, a bad --last-event-id)", cmdline.ExitFailure, "the bridge cannot be reached, or refused the key")
 	return cmd
 }

@@ -1,4 +1,4 @@
-package main
+package clientcmd
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/jsonerr"
 )
 
@@ -34,7 +35,7 @@ QUESTION are joined with spaces.
 After a lost connection ask re-attaches to the same question (same session
 and tool-call id) until it resolves.
 
-` + clientEnv,
+` + cmdline.ClientEnv,
 		Example: `  bridge ask --header Database --option "Postgres|a server" --option "SQLite|one file" \
     --default SQLite --timeout 10m "Which database should the service use?"
   bridge ask --pending "Rename the repository?"
@@ -48,15 +49,15 @@ and tool-call id) until it resolves.
 			}
 			if request != "" {
 				if len(args) > 0 {
-					return usageErr("give the question either in --request or as arguments, not both")
+					return cmdline.UsageErr("give the question either in --request or as arguments, not both")
 				}
 				if err := readJSON(request, cmd.InOrStdin(), &q); err != nil {
-					return exitCode(exitBadInput, err)
+					return cmdline.Exit(cmdline.ExitBadInput, err)
 				}
 			} else {
 				q.Question = strings.Join(args, " ")
 				if strings.TrimSpace(q.Question) == "" {
-					return usageErr(`give the question, e.g. bridge ask --option Postgres --option SQLite "Which database?"`)
+					return cmdline.UsageErr(`give the question, e.g. bridge ask --option Postgres --option SQLite "Which database?"`)
 				}
 				for _, o := range options {
 					label, desc, _ := strings.Cut(o, "|")
@@ -71,21 +72,21 @@ and tool-call id) until it resolves.
 			ctx, out := cmd.Context(), cmd.OutOrStdout()
 			if pending {
 				q.Wait = "0s"
-				res, err := newClient(false).Submit(ctx, q)
+				res, err := cmdline.NewClient(false).Submit(ctx, q)
 				if err != nil {
-					return clientError(err, "")
+					return cmdline.ClientError(err, "")
 				}
 				if !res.Terminal() {
-					printJSON(out, map[string]any{"id": res.ID, "status": res.Status, "expires_at": res.ExpiresAt})
+					cmdline.PrintJSON(out, map[string]any{"id": res.ID, "status": res.Status, "expires_at": res.ExpiresAt})
 					return nil
 				}
-				return printResult(out, res)
+				return cmdline.PrintResult(out, res)
 			}
-			res, err := blockingClient(cmd, connectTimeout).AskRaw(ctx, q)
+			res, err := cmdline.BlockingClient(cmd, connectTimeout).AskRaw(ctx, q)
 			if err != nil {
-				return clientError(err, "")
+				return cmdline.ClientError(err, "")
 			}
-			return printResult(out, res)
+			return cmdline.PrintResult(out, res)
 		},
 	}
 	f := cmd.Flags()
@@ -105,8 +106,8 @@ and tool-call id) until it resolves.
 	f.BoolVar(&pending, "pending", false, "print the question's id as JSON and return at once")
 	f.StringVar(&request, "request", "", "read the whole request as JSON from `FILE` (- for standard input)")
 	f.BoolVar(&jsonOut, "json", false, "print the result as JSON (always the case: ask prints JSON)")
-	addConnectTimeout(cmd, &connectTimeout)
-	withExitCodes(cmd, resultExitCodes...)
+	cmdline.AddConnectTimeout(cmd, &connectTimeout)
+	cmdline.WithExitCodes(cmd, cmdline.ResultExitCodes...)
 	return cmd
 }
 

@@ -1,9 +1,10 @@
-package main
+package clientcmd
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/spf13/cobra"
 )
 
@@ -15,9 +16,9 @@ on loopback with no responder keys takes answers from "local".`
 
 // respondExitCodes are those of answer and decline.
 var respondExitCodes = []any{
-	exitOK, "recorded",
-	exitBadInput, "bad input (unknown flag, missing argument, a choice that is not an option)",
-	exitFailure, "refused (no such question, already answered, not yours to answer) or the bridge cannot be reached",
+	cmdline.ExitOK, "recorded",
+	cmdline.ExitBadInput, "bad input (unknown flag, missing argument, a choice that is not an option)",
+	cmdline.ExitFailure, "refused (no such question, already answered, not yours to answer) or the bridge cannot be reached",
 }
 
 // newAnswerCmd is `bridge answer`: answer a question as a person.
@@ -35,13 +36,13 @@ Put -- before a text that starts with "-".
 		Example: `  bridge answer k7m2qx 2
   bridge answer k7m2qx other keep the current name
   bridge answer k7m2qx.2 1,3`,
-		Args: args(2, -1, "ID and CHOICE"),
+		Args: cmdline.Args(2, -1, "ID and CHOICE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return sendCommand(cmd, "/answer "+strings.Join(args, " "), jsonOut)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"ok","reply","question"} as JSON`)
-	withExitCodes(cmd, respondExitCodes...)
+	cmdline.WithExitCodes(cmd, respondExitCodes...)
 	return cmd
 }
 
@@ -55,26 +56,26 @@ func newDeclineCmd() *cobra.Command {
 
 ` + responderEnv,
 		Example: `  bridge decline k7m2qx not today`,
-		Args:    args(1, -1, "ID"),
+		Args:    cmdline.Args(1, -1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return sendCommand(cmd, "/decline "+strings.Join(args, " "), jsonOut)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"ok","reply","question"} as JSON`)
-	withExitCodes(cmd, respondExitCodes...)
+	cmdline.WithExitCodes(cmd, respondExitCodes...)
 	return cmd
 }
 
 // sendCommand sends a text command as a responder and prints the reply.
 func sendCommand(cmd *cobra.Command, text string, jsonOut bool) error {
-	res, err := newClient(true).Command(cmd.Context(), "", text)
+	res, err := cmdline.NewClient(true).Command(cmd.Context(), "", text)
 	if err != nil {
-		return clientError(err, listHint)
+		return cmdline.ClientError(err, cmdline.ListHint)
 	}
 	if jsonOut {
-		printJSON(cmd.OutOrStdout(), res)
+		cmdline.PrintJSON(cmd.OutOrStdout(), res)
 		return nil
 	}
-	fmt.Fprintln(cmd.OutOrStdout(), printable(res.Reply, true))
+	fmt.Fprintln(cmd.OutOrStdout(), cmdline.Printable(res.Reply, true))
 	return nil
 }

@@ -1,12 +1,4 @@
-package main
-
-// bridge hook: the permission and question hooks of coding agents (Claude
-// Code, Codex). The agent runs the hook with its event as JSON on standard
-// input; the hook asks people through the bridge and prints the agent's
-// decision JSON on standard output. Whenever no person decided (timeout,
-// cancel, bridge down) it prints nothing and exits 0, so the agent shows
-// its own local dialog: a hook never allows by default. It never exits 2,
-// which both agents read as a denial.
+package hooks
 
 import (
 	"context"
@@ -22,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // Defaults of the hook commands. The installed hook's own timeout
@@ -80,20 +73,20 @@ type hookAsk struct {
 func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.timeout < broker.MinTimeout || o.timeout > broker.MaxTimeout {
 		fmt.Fprintf(stderr, "bridge hook %s: --timeout must be between %s and 7d, got %s\n", h.name, broker.MinTimeout, o.timeout)
-		return exitFailure
+		return cmdline.ExitFailure
 	}
 	payload, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
 	if err != nil {
 		fmt.Fprintf(stderr, "bridge hook %s: read the event: %v\n", h.name, err)
-		return exitFailure
+		return cmdline.ExitFailure
 	}
 	ask, err := h.handle(h, payload)
 	if err != nil {
 		fmt.Fprintf(stderr, "bridge hook %s: %v\n", h.name, err)
-		return exitFailure
+		return cmdline.ExitFailure
 	}
 	if ask == nil {
-		return exitOK
+		return cmdline.ExitOK
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
@@ -104,19 +97,19 @@ func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io
 	res, why := askForHook(ctx, c, ask, o, logf)
 	if res == nil {
 		logf("no decision from chat (%s); the local dialog decides", why)
-		return exitOK
+		return cmdline.ExitOK
 	}
 	out := ask.decide(res)
 	if out == nil {
 		logf("question %s ended %s; the local dialog decides", res.ID, res.Status)
-		return exitOK
+		return cmdline.ExitOK
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
 		fmt.Fprintf(stderr, "bridge hook %s: write the decision: %v\n", h.name, err)
 	}
-	return exitOK
+	return cmdline.ExitOK
 }
 
 // askForHook asks a.q and waits for its end, saying through logf which

@@ -1,14 +1,15 @@
-package main
+package hooks
 
 import (
 	"fmt"
 
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/spf13/cobra"
 )
 
-// newHookCmd is `bridge hook`: the permission and question hooks of coding
+// NewCmd is `bridge hook`: the permission and question hooks of coding
 // agents, and their installation in the agents' settings.
-func newHookCmd() *cobra.Command {
+func NewCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook claude|codex|install|uninstall",
 		Short: "Coding agents' permission prompts and questions, answered from chat",
@@ -19,10 +20,10 @@ decision (timeout, cancelled, bridge down) prints nothing and exits 0: the
 agent then shows its own dialog. "bridge hook install" adds the hook to an
 agent's settings file, "bridge hook uninstall" removes exactly that.
 
-` + clientEnv,
-		Args: args(1, -1, "hook (claude, codex, install or uninstall)"),
+` + cmdline.ClientEnv,
+		Args: cmdline.Args(1, -1, "hook (claude, codex, install or uninstall)"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return usageErr("unknown hook %q%s", a[0], suggest(cmd, a[0]))
+			return cmdline.UsageErr("unknown hook %q%s", a[0], cmdline.Suggest(cmd, a[0]))
 		},
 	}
 	cmd.AddCommand(
@@ -47,19 +48,19 @@ output. It never allows by default: with no decision it prints nothing.`,
 		Example: "  bridge hook " + h.name + " --timeout 20m",
 		Args: func(cmd *cobra.Command, a []string) error {
 			if len(a) > 0 {
-				return exitCode(exitFailure, fmt.Errorf("takes no arguments, got %q", a))
+				return cmdline.Exit(cmdline.ExitFailure, fmt.Errorf("takes no arguments, got %q", a))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return exitCode(runAgentHook(h, o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()), nil)
+			return cmdline.Exit(runAgentHook(h, o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()), nil)
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitCode(exitFailure, err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdline.Exit(cmdline.ExitFailure, err) })
 	cmd.Flags().DurationVar(&o.timeout, "timeout", defaultHookTimeout, "how long people have to answer (10s–7d); keep it below the hook's timeout in the agent's settings")
 	cmd.Flags().DurationVar(&o.connectTimeout, "connect-timeout", defaultHookConnectTimeout, "give up when the bridge cannot be reached within this long")
 	cmd.Flags().StringVar(&o.route, "route", "", "the route to post to (default: default)")
-	withExitCodes(cmd, exitOK, "a decision printed, or none (the agent's own dialog decides)", exitFailure, "bad flags or an unreadable event")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "a decision printed, or none (the agent's own dialog decides)", cmdline.ExitFailure, "bad flags or an unreadable event")
 	return cmd
 }
 
@@ -79,14 +80,14 @@ func newHookInstallCmd(remove bool) *cobra.Command {
 		Short:   what,
 		Long:    what + ". It prints what it changed; a second " + verb + " changes nothing and says so. A malformed settings file is an error and stays untouched.",
 		Example: "  bridge hook " + verb + " claude --project",
-		Args:    args(1, 1, "agent (claude or codex)"),
+		Args:    cmdline.Args(1, 1, "agent (claude or codex)"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return exitCode(runHookInstall(a[0], project, local, command, cmd.OutOrStdout(), cmd.ErrOrStderr(), remove), nil)
+			return cmdline.Exit(runHookInstall(a[0], project, local, command, cmd.OutOrStdout(), cmd.ErrOrStderr(), remove), nil)
 		},
 	}
 	cmd.Flags().BoolVar(&project, "project", false, "the project's shared settings in the current directory instead of your user settings")
 	cmd.Flags().BoolVar(&local, "local", false, "the project's personal settings, .claude/settings.local.json (Claude Code only)")
 	cmd.Flags().StringVar(&command, "command", "", `the hook command (default: this bridge's path + " hook AGENT")`)
-	withExitCodes(cmd, exitOK, "settings written (or already as wanted)", exitBadInput, "bad input: unknown agent, malformed settings file (left untouched)")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "settings written (or already as wanted)", cmdline.ExitBadInput, "bad input: unknown agent, malformed settings file (left untouched)")
 	return cmd
 }
