@@ -27,8 +27,9 @@ const (
 
 type server struct {
 	*httptest.Server
-	b  *broker.Broker
-	st broker.Store
+	api *api.Server
+	b   *broker.Broker
+	st  broker.Store
 }
 
 // newServer starts the API on a test server; configure adjusts the HTTP
@@ -62,7 +63,7 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	}
 	hs.Start()
 	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); b.Close(); st.Close() })
-	return &server{Server: hs, b: b, st: st}
+	return &server{Server: hs, api: srv, b: b, st: st}
 }
 
 // call sends a request and returns the status and decoded JSON body.

@@ -219,7 +219,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
 	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
 	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
-	if a.drainMCP, err = mountMCP(cfg, b, srv, log); err != nil {
+	if a.drainMCP, err = mountMCP(cfg, srv, log); err != nil {
 		return nil, err
 	}
 	if a.handler, err = guard(cfg, w, srv, log); err != nil {
