@@ -12,6 +12,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/callback"
+	"github.com/askbridge/askbridge/internal/config"
 )
 
 // CallbacksConfig configures webhook delivery of results (the callbacks:
@@ -33,10 +34,10 @@ type CallbacksConfig struct {
 	Secrets []CallbackSecret `yaml:"secrets"`
 	// BaseBackoff, MaxBackoff, Window, Timeout: see callback.Config
 	// (defaults 1s, 1h, 24h, 10s).
-	BaseBackoff Duration `yaml:"base_backoff"`
-	MaxBackoff  Duration `yaml:"max_backoff"`
-	Window      Duration `yaml:"window"`
-	Timeout     Duration `yaml:"timeout"`
+	BaseBackoff config.Duration `yaml:"base_backoff"`
+	MaxBackoff  config.Duration `yaml:"max_backoff"`
+	Window      config.Duration `yaml:"window"`
+	Timeout     config.Duration `yaml:"timeout"`
 	// Concurrency is how many deliveries run at once per instance (8).
 	Concurrency int `yaml:"concurrency"`
 }
@@ -74,7 +75,7 @@ func (c CallbacksConfig) deliveryConfig() (callback.Config, error) {
 	var problems []error
 	if c.SecretEnv != "" {
 		if out.DefaultSecret = os.Getenv(c.SecretEnv); out.DefaultSecret == "" {
-			problems = append(problems, &UnsetEnvError{Field: "callbacks.secret_env", Var: c.SecretEnv})
+			problems = append(problems, &config.UnsetEnvError{Field: "callbacks.secret_env", Var: c.SecretEnv})
 		}
 	}
 	seen := map[string]bool{}
@@ -91,7 +92,7 @@ func (c CallbacksConfig) deliveryConfig() (callback.Config, error) {
 		case s.SecretEnv == "":
 			problems = append(problems, fmt.Errorf("%s.secret_env: name the environment variable that holds the secret", f))
 		case os.Getenv(s.SecretEnv) == "":
-			problems = append(problems, &UnsetEnvError{Field: f + ".secret_env", Var: s.SecretEnv})
+			problems = append(problems, &config.UnsetEnvError{Field: f + ".secret_env", Var: s.SecretEnv})
 		default:
 			out.Secrets[s.Agent] = os.Getenv(s.SecretEnv)
 		}

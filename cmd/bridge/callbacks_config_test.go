@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/config"
 )
 
 func TestCallbacksConfigKeys(t *testing.T) {
@@ -62,7 +64,7 @@ func TestCallbacksConfigValidate(t *testing.T) {
 		{"secret without env", CallbacksConfig{Secrets: []CallbackSecret{{Agent: "a"}}}, "callbacks.secrets[0].secret_env"},
 		{"secret env unset", CallbacksConfig{Secrets: []CallbackSecret{{Agent: "a", SecretEnv: "CB_NOT_SET_ANYWHERE"}}}, "CB_NOT_SET_ANYWHERE is not set"},
 		{"agent twice", CallbacksConfig{Secrets: []CallbackSecret{{Agent: "a", SecretEnv: "CB_SET"}, {Agent: "a", SecretEnv: "CB_SET"}}}, `callbacks.secrets[1].agent: "a" appears twice`},
-		{"cap below base", CallbacksConfig{BaseBackoff: Duration(time.Minute), MaxBackoff: Duration(time.Second)}, "backoff"},
+		{"cap below base", CallbacksConfig{BaseBackoff: config.Duration(time.Minute), MaxBackoff: config.Duration(time.Second)}, "backoff"},
 		{"negative concurrency", CallbacksConfig{Concurrency: -1}, "callbacks.concurrency"},
 	}
 	for _, tt := range tests {

@@ -14,6 +14,7 @@ import (
 	"github.com/askbridge/askbridge/channels/slack"
 	"github.com/askbridge/askbridge/channels/telegram"
 	"github.com/askbridge/askbridge/channels/web"
+	"github.com/askbridge/askbridge/internal/config"
 )
 
 // ChannelsConfig configures the channels. The text channel and the web
@@ -74,28 +75,28 @@ func (c *Config) defaultTargets() []string {
 // checkChannels validates each configured channel's own settings,
 // reporting every problem.
 func (c *Config) checkChannels() error {
-	var p problems
+	var p config.Problems
 	if err := c.Channels.Web.Validate(); err != nil {
-		p.add(fmt.Errorf("channels.%w", err))
+		p.Add(fmt.Errorf("channels.%w", err))
 	}
-	p.add(checkEnv("channels.web", c.Channels.Web.Config))
+	p.Add(config.CheckEnv("channels.web", c.Channels.Web.Config))
 	if t := c.Channels.Telegram; t != nil {
 		if err := t.Validate(); err != nil {
-			p.add(fmt.Errorf("channels.%w", err))
+			p.Add(fmt.Errorf("channels.%w", err))
 		}
-		p.add(checkEnv("channels.telegram", t))
+		p.Add(config.CheckEnv("channels.telegram", t))
 	}
 	if s := c.Channels.Slack; s != nil {
 		if err := s.Validate(); err != nil {
-			p.add(fmt.Errorf("channels.%w", err))
+			p.Add(fmt.Errorf("channels.%w", err))
 		}
-		p.add(checkEnv("channels.slack", s))
+		p.Add(config.CheckEnv("channels.slack", s))
 	}
 	if d := c.Channels.Discord; d != nil {
 		if err := d.Validate(); err != nil {
-			p.add(fmt.Errorf("channels.%w", err))
+			p.Add(fmt.Errorf("channels.%w", err))
 		}
-		p.add(checkEnv("channels.discord", d))
+		p.Add(config.CheckEnv("channels.discord", d))
 	}
 	return errors.Join(p...)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/askbridge/askbridge/internal/config"
 	"github.com/spf13/cobra"
 )
 
@@ -36,14 +37,14 @@ not hold its secrets. serve refuses to start on any problem.`,
 		Args: cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := configFor(f)
-			var ce *ConfigError
+			var ce *config.Error
 			if err != nil && !errors.As(err, &ce) {
 				return cmdline.Exit(cmdline.ExitBadInput, err)
 			}
 			r := checkReport{File: f.config, OK: true, Problems: []string{}, UnsetEnv: []string{}}
 			if ce != nil {
 				r.File = ce.File
-				vars, rest := unsetSecrets(ce.Problems)
+				vars, rest := config.UnsetSecrets(ce.Problems)
 				r.UnsetEnv = append(r.UnsetEnv, vars...)
 				list := ce.Problems
 				if allowMissing {
@@ -93,7 +94,7 @@ type checkReport struct {
 }
 
 // print writes the report for a person: the summary on stdout when the
-// configuration is OK, the problems on stderr when not.
+// configuration is OK, the config.Problems on stderr when not.
 func (r checkReport) print(stdout, stderr io.Writer, name string) {
 	secrets := fmt.Sprintf("%d unset secret%s: %s", len(r.UnsetEnv), plural(len(r.UnsetEnv)), strings.Join(r.UnsetEnv, ", "))
 	if r.OK {

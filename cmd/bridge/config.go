@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net"
 	"os"
@@ -14,10 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/store/redis"
 )
 
@@ -62,11 +59,11 @@ type StoreConfig struct {
 	// Retention is how long resolved questions, their events and finished
 	// deliveries are kept (default 7 days); the leader removes older ones
 	// every hour.
-	Retention Duration `yaml:"retention"`
+	Retention config.Duration `yaml:"retention"`
 	// LeaderLease is how long a leader's lease on singleton work (platform
 	// receivers, the timeout trigger) lasts without renewal, with Redis;
 	// another instance takes over within it (default 10s).
-	LeaderLease Duration `yaml:"leader_lease"`
+	LeaderLease config.Duration `yaml:"leader_lease"`
 }
 
 // SQLiteConfig configures the embedded store.
@@ -93,24 +90,10 @@ type ResponderConfig struct {
 // "channel:chat"; a route without targets asks nobody (its questions
 // resolve at once as unsupported).
 type RouteConfig struct {
-	Targets    []string  `yaml:"targets"`
-	Responders []string  `yaml:"responders"`
-	Timeout    Duration  `yaml:"timeout"`
-	Reminders  []float64 `yaml:"reminders"`
-}
-
-// Duration reads "30m" style durations from YAML.
-type Duration time.Duration
-
-// UnmarshalYAML parses a duration as broker.ParseDuration reads it
-// ("30m", "2h", "7d").
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := broker.ParseDuration(n.Value)
-	if err != nil {
-		return valueError(n, err)
-	}
-	*d = Duration(v)
-	return nil
+	Targets    []string        `yaml:"targets"`
+	Responders []string        `yaml:"responders"`
+	Timeout    config.Duration `yaml:"timeout"`
+	Reminders  []float64       `yaml:"reminders"`
 }
 
 // DefaultListen is where the bridge listens by default.
@@ -148,18 +131,13 @@ func loadConfig(path string) (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("config: %w", err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return cfg, &ConfigError{File: path, Problems: explainYAML(data, err)}
-	}
-	return cfg, nil
+	return cfg, config.Decode(path, data, &cfg)
 }
 
 // finish fills what depends on other settings and checks everything,
 // returning every problem found, not only the first, joined (one a line).
 func (c *Config) finish() error {
-	var p problems
+	var p config.Problems
 	if c.DataDir == "" {
 		c.DataDir = DefaultDataDir()
 	}
@@ -167,38 +145,38 @@ func (c *Config) finish() error {
 		c.Listen = DefaultListen
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		p.add(fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err))
+		p.Add(fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err))
 	}
 	if _, err := time.LoadLocation(c.Timezone); err != nil {
-		p.add(fmt.Errorf("timezone: %q is not a time zone name (e.g. UTC, Europe/Berlin)", c.Timezone))
+		p.Add(fmt.Errorf("timezone: %q is not a time zone name (e.g. UTC, Europe/Berlin)", c.Timezone))
 	}
 	switch c.Log.Level {
 	case "", "debug", "info", "warn", "error":
 	default:
-		p.add(fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level))
+		p.Add(fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level))
 	}
 	switch c.Log.Format {
 	case "", "text", "json":
 	default:
-		p.add(fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
+		p.Add(fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
 	}
 	if d := time.Duration(c.Timeouts.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-		p.add(fmt.Errorf("timeouts.default: %s is outside 10s–7d", d))
+		p.Add(fmt.Errorf("timeouts.default: %s is outside 10s–7d", d))
 	}
-	p.add(broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()))
-	p.add(checkKeys("agents", c.agentKeys()))
+	p.Add(broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()))
+	p.Add(checkKeys("agents", c.agentKeys()))
 	people := make([]KeyConfig, len(c.People))
 	for i, person := range c.People {
 		people[i] = person.KeyConfig
 	}
-	p.add(checkKeys("responders", people))
-	p.add(c.checkSecrets())
-	p.add(c.Metrics.check(c.exposed()))
+	p.Add(checkKeys("responders", people))
+	p.Add(c.checkSecrets())
+	p.Add(c.Metrics.check(c.exposed()))
 	if len(c.Routes) == 0 {
 		c.Routes = map[string]RouteConfig{broker.DefaultRoute: {Targets: c.defaultTargets()}}
 	}
 	if _, ok := c.Routes[broker.DefaultRoute]; !ok {
-		p.add(fmt.Errorf("routes: a route named %q is required (questions that name no route go there)", broker.DefaultRoute))
+		p.Add(fmt.Errorf("routes: a route named %q is required (questions that name no route go there)", broker.DefaultRoute))
 	}
 	channels := c.enabledChannels()
 	for _, name := range slices.Sorted(maps.Keys(c.Routes)) {
@@ -206,44 +184,44 @@ func (c *Config) finish() error {
 		for i, t := range r.Targets {
 			tg := parseTarget(t)
 			if !channels[tg.Channel] {
-				p.add(fmt.Errorf("routes.%s.targets[%d]: channel %q is not configured (configured: %s)", name, i, tg.Channel, strings.Join(slices.Sorted(maps.Keys(channels)), ", ")))
+				p.Add(fmt.Errorf("routes.%s.targets[%d]: channel %q is not configured (configured: %s)", name, i, tg.Channel, strings.Join(slices.Sorted(maps.Keys(channels)), ", ")))
 			}
 		}
 		if d := time.Duration(r.Timeout); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-			p.add(fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d))
+			p.Add(fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d))
 		}
-		p.add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())))
-		p.add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
+		p.Add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())))
+		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
 	}
-	p.add(c.Store.check())
-	p.add(c.Callbacks.validate())
-	p.add(c.Timeouts.validate())
-	p.add(c.Server.checkConnections())
-	p.add(c.Server.checkHosts(len(c.Agents)))
-	p.add(c.Limits.checkLimits())
-	p.add(c.checkChannels())
+	p.Add(c.Store.check())
+	p.Add(c.Callbacks.validate())
+	p.Add(c.Timeouts.validate())
+	p.Add(c.Server.checkConnections())
+	p.Add(c.Server.checkHosts(len(c.Agents)))
+	p.Add(c.Limits.checkLimits())
+	p.Add(c.checkChannels())
 	return errors.Join(p...)
 }
 
 // checkKeys checks a list of named keys, reporting every problem; an
-// unset variable is an *UnsetEnvError.
+// unset variable is an *config.UnsetEnvError.
 func checkKeys(section string, keys []KeyConfig) error {
-	var p problems
+	var p config.Problems
 	seen := map[string]bool{}
 	for i, k := range keys {
 		f := fmt.Sprintf("%s[%d]", section, i)
 		switch {
 		case strings.TrimSpace(k.Name) == "":
-			p.add(fmt.Errorf("%s.name: must not be empty", f))
+			p.Add(fmt.Errorf("%s.name: must not be empty", f))
 		case seen[k.Name]:
-			p.add(fmt.Errorf("%s.name: %q appears twice", f, k.Name))
+			p.Add(fmt.Errorf("%s.name: %q appears twice", f, k.Name))
 		}
 		seen[k.Name] = true
 		switch {
 		case k.KeyEnv == "":
-			p.add(fmt.Errorf("%s.key_env: name the environment variable that holds the key", f))
+			p.Add(fmt.Errorf("%s.key_env: name the environment variable that holds the key", f))
 		case os.Getenv(k.KeyEnv) == "":
-			p.add(&UnsetEnvError{Field: f + ".key_env", Var: k.KeyEnv})
+			p.Add(&config.UnsetEnvError{Field: f + ".key_env", Var: k.KeyEnv})
 		}
 	}
 	return errors.Join(p...)

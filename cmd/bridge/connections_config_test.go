@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 func TestServerConnectionsConfig(t *testing.T) {
-	defaults := ServerConfig{MaxConnections: 10000, ReadTimeout: Duration(30 * time.Second), WriteTimeout: Duration(30 * time.Second), IdleTimeout: Duration(90 * time.Second)}
+	defaults := ServerConfig{MaxConnections: 10000, ReadTimeout: config.Duration(30 * time.Second), WriteTimeout: config.Duration(30 * time.Second), IdleTimeout: config.Duration(90 * time.Second)}
 	tests := []struct {
 		name    string
 		yaml    string
@@ -24,7 +25,7 @@ func TestServerConnectionsConfig(t *testing.T) {
 	}{
 		{"defaults", "", defaults, ""},
 		{"all set", "server:\n  max_connections: 500\n  read_timeout: 2s\n  write_timeout: 5s\n  idle_timeout: 2s\n",
-			ServerConfig{MaxConnections: 500, ReadTimeout: Duration(2 * time.Second), WriteTimeout: Duration(5 * time.Second), IdleTimeout: Duration(2 * time.Second)}, ""},
+			ServerConfig{MaxConnections: 500, ReadTimeout: config.Duration(2 * time.Second), WriteTimeout: config.Duration(5 * time.Second), IdleTimeout: config.Duration(2 * time.Second)}, ""},
 		{"negative cap", "server:\n  max_connections: -1\n", ServerConfig{}, "server.max_connections: -1 is outside 1–1000000"},
 		{"cap too large", "server:\n  max_connections: 2000000\n", ServerConfig{}, "server.max_connections: 2000000 is outside 1–1000000"},
 		{"read timeout too short", "server:\n  read_timeout: 100ms\n", ServerConfig{}, "server.read_timeout: 100ms is outside 1s–10m"},

@@ -17,6 +17,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
 	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/mcp"
 )
 
@@ -37,10 +38,10 @@ type ProgressInterval time.Duration
 func (p *ProgressInterval) UnmarshalYAML(n *yaml.Node) error {
 	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
-		return valueError(n, fmt.Errorf("mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Value))
+		return config.ValueError(n, fmt.Errorf("mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Value))
 	}
 	if err := checkProgressEvery(v); err != nil {
-		return valueError(n, err)
+		return config.ValueError(n, err)
 	}
 	*p = ProgressInterval(v)
 	return nil

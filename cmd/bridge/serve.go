@@ -17,6 +17,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/askbridge/askbridge/internal/config"
 )
 
 // serveFlags are the flags of `bridge serve` and `bridge check-config`;
@@ -53,7 +54,7 @@ func configFor(f serveFlags) (Config, error) {
 		cfg.Store.URL = f.store
 	}
 	if err := cfg.finish(); err != nil {
-		return cfg, &ConfigError{File: f.config, Problems: list(err)}
+		return cfg, &config.Error{File: f.config, Problems: config.List(err)}
 	}
 	return cfg, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/internal/edge"
 )
 
@@ -31,9 +32,9 @@ type ServerConfig struct {
 	// WriteTimeout bounds writing a response (long-polls and event streams
 	// set their own deadlines); IdleTimeout closes idle keep-alive
 	// connections.
-	ReadTimeout  Duration `yaml:"read_timeout"`
-	WriteTimeout Duration `yaml:"write_timeout"`
-	IdleTimeout  Duration `yaml:"idle_timeout"`
+	ReadTimeout  config.Duration `yaml:"read_timeout"`
+	WriteTimeout config.Duration `yaml:"write_timeout"`
+	IdleTimeout  config.Duration `yaml:"idle_timeout"`
 }
 
 // LimitsConfig bounds what one agent may hold at once.
@@ -76,7 +77,7 @@ func (m MetricsConfig) check(mainExposed bool) error {
 	}
 	key := os.Getenv(m.KeyEnv)
 	if key == "" {
-		return &UnsetEnvError{Field: "metrics.key_env", Var: m.KeyEnv}
+		return &config.UnsetEnvError{Field: "metrics.key_env", Var: m.KeyEnv}
 	}
 	if exposed && len(key) < minSecretLen {
 		return fmt.Errorf("metrics.key_env: the key in %s has %d characters; /metrics reachable beyond loopback needs a key of at least %d", m.KeyEnv, len(key), minSecretLen)
@@ -132,7 +133,7 @@ func (s *ServerConfig) checkConnections() error {
 	}
 	for _, d := range []struct {
 		key      string
-		v        *Duration
+		v        *config.Duration
 		def      time.Duration
 		min, max time.Duration
 	}{
@@ -142,7 +143,7 @@ func (s *ServerConfig) checkConnections() error {
 	} {
 		v := time.Duration(*d.v)
 		if v == 0 {
-			*d.v = Duration(d.def)
+			*d.v = config.Duration(d.def)
 			continue
 		}
 		if v < d.min || v > d.max {

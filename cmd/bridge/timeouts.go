@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/timeouts"
 )
 
@@ -18,7 +19,7 @@ import (
 type TimeoutsConfig struct {
 	// Default is the deadline of questions whose route and request set
 	// none (30m when unset; 10s–7d).
-	Default Duration `yaml:"default"`
+	Default config.Duration `yaml:"default"`
 	// Reminders are fractions of the time to the deadline at which people
 	// are nudged (0.5 and 0.9 when unset; [] for none).
 	Reminders []float64 `yaml:"reminders"`
@@ -37,10 +38,10 @@ type SweepInterval time.Duration
 func (d *SweepInterval) UnmarshalYAML(n *yaml.Node) error {
 	v, err := broker.ParseDuration(n.Value)
 	if err != nil {
-		return valueError(n, fmt.Errorf("timeouts.sweep_every: %q is not a duration (use e.g. 1s, 5s)", n.Value))
+		return config.ValueError(n, fmt.Errorf("timeouts.sweep_every: %q is not a duration (use e.g. 1s, 5s)", n.Value))
 	}
 	if err := checkSweepEvery(v); err != nil {
-		return valueError(n, err)
+		return config.ValueError(n, err)
 	}
 	*d = SweepInterval(v)
 	return nil
@@ -53,10 +54,10 @@ type SweepBatch int
 func (b *SweepBatch) UnmarshalYAML(n *yaml.Node) error {
 	var v int
 	if err := n.Decode(&v); err != nil {
-		return valueError(n, fmt.Errorf("timeouts.batch: %q is not a whole number", n.Value))
+		return config.ValueError(n, fmt.Errorf("timeouts.batch: %q is not a whole number", n.Value))
 	}
 	if err := checkBatch(v); err != nil {
-		return valueError(n, err)
+		return config.ValueError(n, err)
 	}
 	*b = SweepBatch(v)
 	return nil

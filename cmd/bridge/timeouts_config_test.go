@@ -15,6 +15,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
 	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -30,7 +31,7 @@ func TestTimeoutsConfigKeys(t *testing.T) {
 	}{
 		{name: "unset: defaults", yaml: "listen: 127.0.0.1:8377\n", want: TimeoutsConfig{}},
 		{name: "every key", yaml: "timeouts:\n  default: 1h\n  reminders: [0.25, 0.75]\n  sweep_every: 2s\n  batch: 1000\n",
-			want: TimeoutsConfig{Default: Duration(time.Hour), Reminders: []float64{0.25, 0.75}, SweepEvery: SweepInterval(2 * time.Second), Batch: 1000}},
+			want: TimeoutsConfig{Default: config.Duration(time.Hour), Reminders: []float64{0.25, 0.75}, SweepEvery: SweepInterval(2 * time.Second), Batch: 1000}},
 		{name: "sweep_every below a second", yaml: "timeouts:\n  sweep_every: 500ms\n", wantErr: []string{"line 2", "timeouts.sweep_every", "500ms is below the minimum of 1s"}},
 		{name: "sweep_every above an hour", yaml: "timeouts:\n  sweep_every: 2h\n", wantErr: []string{"line 2", "timeouts.sweep_every", "above the maximum of 1h"}},
 		{name: "sweep_every not a duration", yaml: "timeouts:\n  sweep_every: often\n", wantErr: []string{"line 2", "timeouts.sweep_every", `"often" is not a duration`}},
@@ -91,7 +92,7 @@ func TestTimeoutsConfigValidate(t *testing.T) {
 		want string
 	}{
 		{"zero is the defaults", TimeoutsConfig{}, ""},
-		{"default too short", TimeoutsConfig{Default: Duration(5 * time.Second)}, "timeouts.default: 5s is outside 10s–7d"},
+		{"default too short", TimeoutsConfig{Default: config.Duration(5 * time.Second)}, "timeouts.default: 5s is outside 10s–7d"},
 		{"reminder point 1", TimeoutsConfig{Reminders: []float64{1}}, "timeouts.reminders[0]"},
 		{"sweep_every too short", TimeoutsConfig{SweepEvery: SweepInterval(time.Millisecond)}, "timeouts.sweep_every: 1ms is below the minimum of 1s"},
 		{"negative batch", TimeoutsConfig{Batch: -3}, "timeouts.batch: -3 is outside 1–100000"},

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -7,15 +7,16 @@ import (
 	"strings"
 )
 
-// ConfigError is every problem found in a configuration, one line each.
-type ConfigError struct {
+// Error is every problem found in a configuration, one line each.
+type Error struct {
 	// File is the configuration file ("" for the embedded defaults).
 	File string
 	// Problems are what is wrong, each naming its line or key.
 	Problems []error
 }
 
-func (e *ConfigError) Error() string {
+// Error says where and lists the problems, one a line.
+func (e *Error) Error() string {
 	where := "config"
 	if e.File != "" {
 		where += " " + e.File
@@ -31,7 +32,7 @@ func (e *ConfigError) Error() string {
 }
 
 // Unwrap returns the problems, for errors.Is and errors.As.
-func (e *ConfigError) Unwrap() []error { return e.Problems }
+func (e *Error) Unwrap() []error { return e.Problems }
 
 // UnsetEnvError is a setting that names an environment variable which is
 // not set: a secret the configuration needs but the environment lacks.
@@ -43,23 +44,24 @@ type UnsetEnvError struct {
 	Var string
 }
 
+// Error names the setting and the variable.
 func (e *UnsetEnvError) Error() string {
 	return fmt.Sprintf("%s: environment variable %s is not set", e.Field, e.Var)
 }
 
-// problems collects what is wrong with a configuration, so that one run
+// Problems collects what is wrong with a configuration, so that one run
 // reports all of it: each check adds its error (nil is nothing), a joined
 // error adds each of its lines, and a message already added is not
 // repeated.
-type problems []error
+type Problems []error
 
-func (p *problems) add(err error) {
+func (p *Problems) Add(err error) {
 	if err == nil {
 		return
 	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok && strings.Contains(err.Error(), "\n") {
 		for _, e := range j.Unwrap() {
-			p.add(e)
+			p.Add(e)
 		}
 		return
 	}
@@ -71,17 +73,17 @@ func (p *problems) add(err error) {
 	*p = append(*p, err)
 }
 
-// list returns the problems in err: each of a joined error, or err.
-func list(err error) []error {
+// List returns the problems in err: each of a joined error, or err.
+func List(err error) []error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}
 	return []error{err}
 }
 
-// unsetSecrets splits problems into unset environment variables (their
+// UnsetSecrets splits problems into unset environment variables (their
 // names, in order) and the rest.
-func unsetSecrets(all []error) (vars []string, rest []error) {
+func UnsetSecrets(all []error) (vars []string, rest []error) {
 	for _, e := range all {
 		var u *UnsetEnvError
 		if errors.As(e, &u) {

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// checkEnv reports every `*_env` setting of a channel or store section
+// CheckEnv reports every `*_env` setting of a channel or store section
 // that names an environment variable which is not set (as
 // *UnsetEnvError), so that check-config finds a missing token before
 // serve does.
-func checkEnv(section string, cfg any) error {
+func CheckEnv(section string, cfg any) error {
 	v := reflect.Indirect(reflect.ValueOf(cfg))
 	if v.Kind() != reflect.Struct {
 		return nil

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -17,24 +17,24 @@ import (
 // not found in type main.TimeoutsConfig", "cannot unmarshal !!str `lots`
 // into int"). explainYAML rewrites them for the person who wrote the
 // file: the key's path in the file, what the value must be, and the
-// nearest known key, found from the file's own node tree and the Config
-// struct's yaml tags.
+// nearest known key, found from the file's own node tree and the yaml
+// tags of the struct the file is read into.
 
 var (
 	unknownFieldRE = regexp.MustCompile(`^line (\d+): field (.+) not found in type (.+)$`)
 	wrongTypeRE    = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
 )
 
-// valueError is a bad value met as the file is read, for a type's
+// ValueError is a bad value met as the file is read, for a type's
 // UnmarshalYAML: as a *yaml.TypeError it lets the decoder read on, so that
 // one run reports every problem of the file, each with its line.
-func valueError(n *yaml.Node, err error) error {
+func ValueError(n *yaml.Node, err error) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
 }
 
 // explainYAML returns one error per problem in err, each for a person; it
 // returns err alone when it is not the decoder's list of type errors.
-func explainYAML(data []byte, err error) []error {
+func explainYAML(data []byte, err error, top reflect.Type) []error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		return []error{errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}
@@ -43,12 +43,12 @@ func explainYAML(data []byte, err error) []error {
 	_ = yaml.Unmarshal(data, &root)
 	out := make([]error, 0, len(te.Errors))
 	for _, msg := range te.Errors {
-		out = append(out, explainOne(&root, msg))
+		out = append(out, explainOne(&root, msg, top))
 	}
 	return out
 }
 
-func explainOne(root *yaml.Node, msg string) error {
+func explainOne(root *yaml.Node, msg string, top reflect.Type) error {
 	if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		key := m[2]
@@ -61,7 +61,7 @@ func explainOne(root *yaml.Node, msg string) error {
 		if section != "" {
 			s += " in " + section
 		}
-		if t, ok := typeAt(reflect.TypeOf(Config{}), path); ok {
+		if t, ok := typeAt(top, path); ok {
 			if near := nearest(key, yamlFields(t)); near != "" {
 				s += fmt.Sprintf(" (did you mean %q?)", near)
 			}
@@ -83,7 +83,7 @@ func explainOne(root *yaml.Node, msg string) error {
 			got = strconv.Quote(n.Value)
 		}
 		want := describeType(into)
-		if t, ok := typeAt(reflect.TypeOf(Config{}), path); ok {
+		if t, ok := typeAt(top, path); ok {
 			want = describeKind(t)
 		}
 		return fmt.Errorf("line %d: %s must be %s, got %s", line, strings.TrimPrefix(strings.Join(path, ""), "."), want, got)
@@ -331,7 +331,7 @@ func describeKind(t reflect.Type) string {
 }
 
 // describeType says what a value of a Go type, named by the decoder,
-// looks like in YAML, when its key cannot be found in Config.
+// looks like in YAML, when its key cannot be found in the struct.
 func describeType(goType string) string {
 	switch {
 	case strings.HasPrefix(goType, "[]"):
