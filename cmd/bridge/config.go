@@ -160,9 +160,6 @@ func (c *Config) finish() error {
 	default:
 		p.Add(fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
 	}
-	if d := time.Duration(c.Timeouts.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-		p.Add(fmt.Errorf("timeouts.default: %s is outside 10s–7d", d))
-	}
 	p.Add(broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()))
 	p.Add(checkKeys("agents", c.agentKeys()))
 	people := make([]KeyConfig, len(c.People))
@@ -187,8 +184,8 @@ func (c *Config) finish() error {
 				p.Add(fmt.Errorf("routes.%s.targets[%d]: channel %q is not configured (configured: %s)", name, i, tg.Channel, strings.Join(slices.Sorted(maps.Keys(channels)), ", ")))
 			}
 		}
-		if d := time.Duration(r.Timeout); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-			p.Add(fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d))
+		if d := time.Duration(r.Timeout); d != 0 {
+			p.Add(config.At("routes."+name+".timeout", broker.CheckTimeout(d)))
 		}
 		p.Add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())))
 		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))

@@ -195,7 +195,7 @@ func TestCheckConfig(t *testing.T) {
 		{"unset key env", "agents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "agents[0].key_env: environment variable ASKBRIDGE_TEST_UNSET_VAR is not set", cmdline.ExitBadInput},
 		{"unknown channel", "routes:\n  default: {targets: [pigeon:42]}\n", `routes.default.targets[0]: channel "pigeon" is not configured`, cmdline.ExitBadInput},
 		{"no default route", "routes:\n  ops: {targets: [cli]}\n", `a route named "default" is required`, cmdline.ExitBadInput},
-		{"bad timeout", "timeouts:\n  default: 2s\n", "timeouts.default: 2s is outside 10s–7d", cmdline.ExitBadInput},
+		{"bad timeout", "timeouts:\n  default: 2s\n", "timeouts.default: must be between 10s and 7d, got 2s", cmdline.ExitBadInput},
 		{"bad duration", "timeouts:\n  default: soon\n", `line 2: "soon" is not a duration`, cmdline.ExitBadInput},
 		{"every problem at once", "listen: nowhere\ntimezone: Mars/Olympus\nlog:\n  level: loud\nagents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "4 problems:\n" +
 			`  listen: "nowhere" is not host:port: address nowhere: missing port in address` + "\n" +

@@ -83,8 +83,10 @@ func checkBatch(n int) error {
 // validate checks every timeouts key and names the first bad one. Zero
 // values mean "the default".
 func (t TimeoutsConfig) validate() error {
-	if d := time.Duration(t.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-		return fmt.Errorf("timeouts.default: %s is outside 10s–7d", d)
+	if d := time.Duration(t.Default); d != 0 {
+		if err := broker.CheckTimeout(d); err != nil {
+			return config.At("timeouts.default", err)
+		}
 	}
 	if err := broker.ValidateReminders("timeouts.reminders", t.Reminders, t.deadline()); err != nil {
 		return err

@@ -92,7 +92,7 @@ func TestTimeoutsConfigValidate(t *testing.T) {
 		want string
 	}{
 		{"zero is the defaults", TimeoutsConfig{}, ""},
-		{"default too short", TimeoutsConfig{Default: config.Duration(5 * time.Second)}, "timeouts.default: 5s is outside 10s–7d"},
+		{"default too short", TimeoutsConfig{Default: config.Duration(5 * time.Second)}, "timeouts.default: must be between 10s and 7d, got 5s"},
 		{"reminder point 1", TimeoutsConfig{Reminders: []float64{1}}, "timeouts.reminders[0]"},
 		{"sweep_every too short", TimeoutsConfig{SweepEvery: SweepInterval(time.Millisecond)}, "timeouts.sweep_every: 1ms is below the minimum of 1s"},
 		{"negative batch", TimeoutsConfig{Batch: -3}, "timeouts.batch: -3 is outside 1–100000"},

@@ -96,3 +96,12 @@ func UnsetSecrets(all []error) (vars []string, rest []error) {
 	}
 	return vars, rest
 }
+
+// At names the setting key in err ("routes.ops.timeout: …"); nil stays
+// nil, so that a check's result can be added as it is.
+func At(key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", key, err)
+}

@@ -71,8 +71,8 @@ type hookAsk struct {
 // setup error both agents treat as "no decision"); every outcome of the
 // question exits 0.
 func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io.Writer) int {
-	if o.timeout < broker.MinTimeout || o.timeout > broker.MaxTimeout {
-		fmt.Fprintf(stderr, "bridge hook %s: --timeout must be between %s and 7d, got %s\n", h.name, broker.MinTimeout, o.timeout)
+	if err := broker.CheckTimeout(o.timeout); err != nil {
+		fmt.Fprintf(stderr, "bridge hook %s: --timeout %v\n", h.name, err)
 		return cmdline.ExitFailure
 	}
 	payload, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
