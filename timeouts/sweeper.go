@@ -34,6 +34,9 @@ type Options struct {
 	// Workers is how many due questions are resolved at once
 	// (DefaultWorkers when zero), so reads overlap the store's writes.
 	Workers int
+	// Retention is how long resolved questions are kept before Run's
+	// hourly purge removes them (DefaultRetention when zero).
+	Retention time.Duration
 	// Logger receives the sweeper's and the scheduler's messages.
 	Logger *slog.Logger
 }
@@ -61,8 +64,8 @@ func (s *Stats) add(o Stats) {
 	s.LostRaces += o.LostRaces
 }
 
-// Sweeper ends questions past their deadline, sends reminders and cancels
-// abandoned questions. It is safe for concurrent use; concurrent sweeps,
+// Sweeper ends questions past their deadline, sends reminders, cancels
+// abandoned questions and purges resolved ones past the retention. It is safe for concurrent use; concurrent sweeps,
 // here or on other instances sharing the store, never act twice on one
 // question.
 type Sweeper struct {
@@ -85,6 +88,9 @@ func New(b *broker.Broker, st broker.Store, opts Options) *Sweeper {
 	opts.Every = max(opts.Every, MinEvery)
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

@@ -218,7 +218,6 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	}
 	a := &app{broker: b, api: srv, metrics: metrics, storeName: storeName(cfg), inboxURL: w.inboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
-	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
 	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
 	if a.drainMCP, err = mountMCP(cfg, srv, log); err != nil {
 		return nil, err

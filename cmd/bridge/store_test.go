@@ -1,50 +1,8 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"log/slog"
-	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
-
-func TestPurgeOnceKeepsPendingAndRecent(t *testing.T) {
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	old, recent, pending := brokertest.NewQuestion("aaaaaa", "a", now.Add(-10*24*time.Hour)), brokertest.NewQuestion("bbbbbb", "a", now.Add(-time.Hour)), brokertest.NewQuestion("cccccc", "a", now.Add(-30*24*time.Hour))
-	for _, q := range []*broker.Question{old, recent, pending} {
-		if _, _, err := st.Create(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := st.Resolve(ctx, old.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now.Add(-9 * 24 * time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Resolve(ctx, recent.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now.Add(-time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
-	if n := purgeOnce(ctx, st, now, defaultRetention, slog.New(slog.DiscardHandler)); n != 1 {
-		t.Fatalf("purged %d, want 1", n)
-	}
-	if _, err := st.Get(ctx, old.ID); !errors.Is(err, broker.ErrNotFound) {
-		t.Fatalf("the old resolved question is still there: %v", err)
-	}
-	for _, id := range []string{recent.ID, pending.ID} {
-		if _, err := st.Get(ctx, id); err != nil {
-			t.Fatalf("%s was purged: %v", id, err)
-		}
-	}
-}
 
 // store.url is read once, as the configuration is checked, into the driver
 // and the SQLite path that openStore uses; a bad one is refused there.

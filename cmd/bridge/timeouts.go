@@ -108,12 +108,13 @@ func (t TimeoutsConfig) deadline() time.Duration {
 }
 
 // sweeperOptions turns the configuration into the sweeper's options.
-func (t TimeoutsConfig) sweeperOptions(log *slog.Logger) timeouts.Options {
-	return timeouts.Options{Every: time.Duration(t.SweepEvery), Batch: int(t.Batch), Logger: log}
+func (t TimeoutsConfig) sweeperOptions(retention config.Duration, log *slog.Logger) timeouts.Options {
+	return timeouts.Options{Every: time.Duration(t.SweepEvery), Batch: int(t.Batch), Retention: time.Duration(retention), Logger: log}
 }
 
 // timeoutJobs returns the job that ends questions at their deadlines,
-// sends reminders and cancels abandoned questions: the sweeper's schedule,
+// sends reminders, cancels abandoned questions and purges resolved ones
+// past store.retention: the sweeper's schedule,
 // run on the elected leader only (two sweepers on one store would still
 // never resolve a question twice).
 func timeoutJobs(cfg Config, b *broker.Broker, elector broker.Elector, log *slog.Logger) []func(context.Context) {
@@ -122,7 +123,7 @@ func timeoutJobs(cfg Config, b *broker.Broker, elector broker.Elector, log *slog
 		// configuration built in code. The sweeper clamps what it gets.
 		log.Error("timeouts configuration", "err", err)
 	}
-	s := timeouts.New(b, b.Store(), cfg.Timeouts.sweeperOptions(log))
+	s := timeouts.New(b, b.Store(), cfg.Timeouts.sweeperOptions(cfg.Store.Retention, log))
 	return []func(context.Context){func(ctx context.Context) {
 		err := elector.RunAsLeader(ctx, "sweeper", func(ctx context.Context) {
 			if err := s.Run(ctx); err != nil {
