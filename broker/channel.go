@@ -27,7 +27,10 @@ type Reminder interface {
 }
 
 // Runner is implemented by channels with an inbound loop (long polling, a
-// gateway connection). Run blocks until ctx ends.
+// gateway connection). Run blocks until ctx ends, retrying with backoff
+// every failure that a retry can fix (a lost connection, a platform that
+// is down); it returns an error only for one that no retry fixes (a
+// refused token, wrapping ErrPermanent). Nothing above it retries again.
 type Runner interface {
 	Run(ctx context.Context) error
 }

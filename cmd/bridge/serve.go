@@ -234,32 +234,25 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 }
 
 // runnerJob runs a channel's inbound loop, on the leader only when the
-// platform allows one receiver per bot, restarting it after failures.
+// platform allows one receiver per bot. The one retry layer is the
+// channel's own: Run retries what a retry can fix until ctx ends, and
+// returns an error only for a failure that no retry fixes (a refused
+// token), which stops that channel's receiving until the configuration is
+// fixed and the bridge restarted.
 func runnerJob(r namedRunner, elector broker.Elector, log *slog.Logger) func(context.Context) {
-	loop := func(ctx context.Context) {
-		delay := time.Second
-		for ctx.Err() == nil {
-			err := r.Run(ctx)
-			if ctx.Err() != nil {
-				return
-			}
-			log.Warn("channel receiver stopped; restarting", "channel", r.name, "err", err, "in", delay)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(delay):
-			}
-			delay = min(2*delay, time.Minute)
+	run := func(ctx context.Context) {
+		if err := r.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("channel receiver stopped: fix the configuration and restart", "channel", r.name, "err", err)
 		}
 	}
 	if s, ok := r.Runner.(broker.Singleton); ok && s.Singleton() {
 		return func(ctx context.Context) {
-			if err := elector.RunAsLeader(ctx, "receiver:"+r.name, loop); err != nil && ctx.Err() == nil {
+			if err := elector.RunAsLeader(ctx, "receiver:"+r.name, run); err != nil && ctx.Err() == nil {
 				log.Error("leader election", "channel", r.name, "err", err)
 			}
 		}
 	}
-	return loop
+	return run
 }
 
 type namedRunner struct {
