@@ -16,6 +16,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/store/redis"
+	"github.com/askbridge/askbridge/timeouts"
 )
 
 // Config is the whole configuration file. Every key is documented in
@@ -27,7 +28,7 @@ type Config struct {
 
 	Log      LogConfig              `yaml:"log"`
 	Store    StoreConfig            `yaml:"store"`
-	Timeouts TimeoutsConfig         `yaml:"timeouts"`
+	Timeouts timeouts.Config        `yaml:"timeouts"`
 	Agents   []AgentConfig          `yaml:"agents"`
 	People   []ResponderConfig      `yaml:"responders"`
 	Routes   map[string]RouteConfig `yaml:"routes"`
@@ -160,7 +161,7 @@ func (c *Config) finish() error {
 	default:
 		p.Add(fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
 	}
-	p.Add(broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()))
+	p.Add(broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.Deadline()))
 	p.Add(checkKeys("agents", c.agentKeys()))
 	people := make([]KeyConfig, len(c.People))
 	for i, person := range c.People {
@@ -187,12 +188,12 @@ func (c *Config) finish() error {
 		if d := time.Duration(r.Timeout); d != 0 {
 			p.Add(config.At("routes."+name+".timeout", broker.CheckTimeout(d)))
 		}
-		p.Add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())))
+		p.Add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.Deadline())))
 		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
 	}
 	p.Add(c.Store.check())
 	p.Add(c.Callbacks.validate())
-	p.Add(c.Timeouts.validate())
+	p.Add(c.Timeouts.Validate())
 	p.Add(c.Server.checkConnections())
 	p.Add(c.Server.checkHosts(len(c.Agents)))
 	p.Add(c.Limits.checkLimits())
