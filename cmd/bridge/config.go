@@ -14,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/callback"
 	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/store/redis"
 	"github.com/askbridge/askbridge/timeouts"
@@ -34,7 +35,7 @@ type Config struct {
 	Routes   map[string]RouteConfig `yaml:"routes"`
 	Channels ChannelsConfig         `yaml:"channels"`
 	// Callbacks configures webhook delivery of results (callbacks.go).
-	Callbacks CallbacksConfig `yaml:"callbacks"`
+	Callbacks callback.Settings `yaml:"callbacks"`
 	// MCP configures the MCP endpoint (mcp.go).
 	MCP MCPConfig `yaml:"mcp"`
 	// Server, Limits and Metrics guard the HTTP edge (serverconfig.go).
@@ -192,7 +193,7 @@ func (c *Config) finish() error {
 		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
 	}
 	p.Add(c.Store.check())
-	p.Add(c.Callbacks.validate())
+	p.Add(c.Callbacks.Validate())
 	p.Add(c.Timeouts.Validate())
 	p.Add(c.Server.checkConnections())
 	p.Add(c.Server.checkHosts(len(c.Agents)))

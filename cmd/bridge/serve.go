@@ -202,7 +202,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if err != nil {
 		return nil, err
 	}
-	policy, err := cfg.Callbacks.policy()
+	policy, err := cfg.Callbacks.Policy()
 	if err != nil {
 		return nil, err
 	}
