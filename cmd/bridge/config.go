@@ -16,6 +16,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/callback"
 	"github.com/askbridge/askbridge/internal/config"
+	"github.com/askbridge/askbridge/mcp"
 	"github.com/askbridge/askbridge/store/redis"
 	"github.com/askbridge/askbridge/timeouts"
 )
@@ -37,7 +38,7 @@ type Config struct {
 	// Callbacks configures webhook delivery of results (callbacks.go).
 	Callbacks callback.Settings `yaml:"callbacks"`
 	// MCP configures the MCP endpoint (mcp.go).
-	MCP MCPConfig `yaml:"mcp"`
+	MCP mcp.Settings `yaml:"mcp"`
 	// Server, Limits and Metrics guard the HTTP edge (serverconfig.go).
 	Server  ServerConfig  `yaml:"server"`
 	Limits  LimitsConfig  `yaml:"limits"`

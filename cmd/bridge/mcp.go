@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,48 +10,12 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/askbridge/askbridge/api"
-	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
 	"github.com/askbridge/askbridge/internal/cmdline"
-	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/mcp"
 )
-
-// MCPConfig configures the MCP endpoint of bridge serve (/mcp, streamable
-// HTTP, behind the agent keys).
-type MCPConfig struct {
-	// Enabled mounts /mcp (true when unset).
-	Enabled *bool `yaml:"enabled"`
-	// ProgressEvery is how often a waiting ask_user call sends a progress
-	// notification (10s when unset; 1s–5m).
-	ProgressEvery ProgressInterval `yaml:"progress_every"`
-}
-
-// ProgressInterval is mcp.progress_every, checked as the file is read.
-type ProgressInterval time.Duration
-
-// UnmarshalYAML parses a Go duration within 1s–5m.
-func (p *ProgressInterval) UnmarshalYAML(n *yaml.Node) error {
-	v, err := broker.ParseDuration(n.Value)
-	if err != nil {
-		return config.ValueError(n, fmt.Errorf("mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Value))
-	}
-	if err := checkProgressEvery(v); err != nil {
-		return config.ValueError(n, err)
-	}
-	*p = ProgressInterval(v)
-	return nil
-}
-
-func checkProgressEvery(d time.Duration) error {
-	if d < 100*time.Millisecond || d > 5*time.Minute {
-		return fmt.Errorf("mcp.progress_every: %s is outside 100ms–5m (clients time out without progress)", d)
-	}
-	return nil
-}
 
 // mountMCP mounts the streamable HTTP MCP endpoint at /mcp. Every request
 // must carry an agent key, as on /v1; the tools ask through the API in
@@ -66,10 +29,8 @@ func mountMCP(cfg Config, srv *api.Server, log *slog.Logger) (drain func(), err 
 	if cfg.MCP.Enabled != nil && !*cfg.MCP.Enabled {
 		return func() {}, nil
 	}
-	if d := time.Duration(cfg.MCP.ProgressEvery); d != 0 {
-		if err := checkProgressEvery(d); err != nil {
-			return nil, err
-		}
+	if err := cfg.MCP.Validate(); err != nil {
+		return nil, err
 	}
 	s, err := mcp.New(mcp.Config{
 		Asker: func(h http.Header) (mcp.Asker, error) {
@@ -111,7 +72,7 @@ standard error.
 		Example: `  bridge mcp --session build-42`,
 		Args:    cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkProgressEvery(every); err != nil {
+			if err := mcp.CheckProgressEvery(every); err != nil {
 				return cmdline.UsageErr("--progress-every: %s", strings.TrimPrefix(err.Error(), "mcp.progress_every: "))
 			}
 			if session == "" {
