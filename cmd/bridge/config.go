@@ -16,6 +16,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/callback"
 	"github.com/askbridge/askbridge/internal/config"
+	"github.com/askbridge/askbridge/internal/edge"
 	"github.com/askbridge/askbridge/mcp"
 	"github.com/askbridge/askbridge/store/redis"
 	"github.com/askbridge/askbridge/timeouts"
@@ -40,7 +41,7 @@ type Config struct {
 	// MCP configures the MCP endpoint (mcp.go).
 	MCP mcp.Settings `yaml:"mcp"`
 	// Server, Limits and Metrics guard the HTTP edge (serverconfig.go).
-	Server  ServerConfig  `yaml:"server"`
+	Server  edge.Settings `yaml:"server"`
 	Limits  LimitsConfig  `yaml:"limits"`
 	Metrics MetricsConfig `yaml:"metrics"`
 }
@@ -196,8 +197,7 @@ func (c *Config) finish() error {
 	p.Add(c.Store.check())
 	p.Add(c.Callbacks.Validate())
 	p.Add(c.Timeouts.Validate())
-	p.Add(c.Server.checkConnections())
-	p.Add(c.Server.checkHosts(len(c.Agents)))
+	p.Add(c.Server.Validate(len(c.Agents)))
 	p.Add(c.Limits.checkLimits())
 	p.Add(c.checkChannels())
 	return errors.Join(p...)

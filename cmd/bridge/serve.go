@@ -122,7 +122,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ln, err := cfg.Server.listen(cfg.Listen, log)
+	ln, err := cfg.Server.Listen(cfg.Listen, log)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
@@ -132,7 +132,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer stopMetrics()
-	srv := cfg.Server.httpServer(app.handler)
+	srv := cfg.Server.HTTPServer(app.handler)
 	runCtx, cancelRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { app.broker.Run(runCtx) })
