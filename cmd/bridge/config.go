@@ -23,7 +23,10 @@ import (
 )
 
 // Config is the whole configuration file. Every key is documented in
-// config.example.yaml; an unknown key is an error with its line number.
+// config.example.yaml; an unknown key is an error with its line number
+// (internal/config). A section that configures one package has its type
+// and Validate there: timeouts.Config, callback.Settings, mcp.Settings,
+// edge.Settings, and the channels' Config types.
 type Config struct {
 	Listen   string `yaml:"listen"`
 	DataDir  string `yaml:"data_dir"`
@@ -36,11 +39,12 @@ type Config struct {
 	People   []ResponderConfig      `yaml:"responders"`
 	Routes   map[string]RouteConfig `yaml:"routes"`
 	Channels ChannelsConfig         `yaml:"channels"`
-	// Callbacks configures webhook delivery of results (callbacks.go).
+	// Callbacks configures webhook delivery of results.
 	Callbacks callback.Settings `yaml:"callbacks"`
-	// MCP configures the MCP endpoint (mcp.go).
+	// MCP configures the MCP endpoint.
 	MCP mcp.Settings `yaml:"mcp"`
-	// Server, Limits and Metrics guard the HTTP edge (serverconfig.go).
+	// Server, Limits and Metrics guard the HTTP edge (limits and metrics
+	// in serverconfig.go).
 	Server  edge.Settings `yaml:"server"`
 	Limits  LimitsConfig  `yaml:"limits"`
 	Metrics MetricsConfig `yaml:"metrics"`
