@@ -102,6 +102,8 @@ type RouteConfig struct {
 	Responders []string        `yaml:"responders"`
 	Timeout    config.Duration `yaml:"timeout"`
 	Reminders  []float64       `yaml:"reminders"`
+	// PolicyConfig holds the route's team policies (policies.go).
+	PolicyConfig `yaml:",inline"`
 }
 
 // DefaultListen is where the bridge listens by default.
@@ -197,6 +199,7 @@ func (c *Config) finish() error {
 		}
 		p.Add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.Deadline())))
 		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
+		p.Add(r.checkPolicy(name))
 	}
 	p.Add(c.Store.check())
 	p.Add(c.Callbacks.Validate())
@@ -239,7 +242,7 @@ func parseTarget(s string) broker.Target {
 func (c *Config) brokerRoutes() map[string]broker.Route {
 	out := map[string]broker.Route{}
 	for name, r := range c.Routes {
-		br := broker.Route{Responders: r.Responders, Timeout: time.Duration(r.Timeout), Reminders: r.Reminders}
+		br := broker.Route{Responders: r.Responders, Timeout: time.Duration(r.Timeout), Reminders: r.Reminders, Policy: r.policy()}
 		for _, t := range r.Targets {
 			br.Targets = append(br.Targets, parseTarget(t))
 		}
