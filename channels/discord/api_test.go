@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 )
 
@@ -152,7 +153,7 @@ func TestPostFailures(t *testing.T) {
 func TestPostBadToken(t *testing.T) {
 	e := newEnv(t, &recorder{}, nil)
 	t.Setenv(e.ch.cfg.TokenEnv, "wrong-token")
-	c, err := New(e.ch.cfg, &recorder{}, nil)
+	c, err := New(e.ch.cfg, &recorder{}, channels.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,8 @@ func TestPostToPersonOpensDM(t *testing.T) {
 
 func TestPostShowsTimesInLocation(t *testing.T) {
 	berlin := time.FixedZone("CET", 3600)
-	e := newEnv(t, &recorder{}, func(c *Config) { c.Location = berlin })
+	e := newEnv(t, &recorder{}, nil)
+	e.ch.loc = berlin
 	m, _ := e.post(t, question("k7m2qx", dbPrompt()))
 	if !strings.Contains(m.Content, "Expires 15:30 CET") {
 		t.Errorf("content does not show the deadline in the configured zone:\n%s", m.Content)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 	"github.com/askbridge/askbridge/internal/testutil"
 )
@@ -85,7 +86,7 @@ func newEnv(t *testing.T, h broker.InboundHandler, mutate func(*Config)) *env {
 		mutate(&cfg)
 	}
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	ch, err := New(cfg, h, log)
+	ch, err := New(cfg, h, channels.Options{Logger: log})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

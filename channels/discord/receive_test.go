@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 	"github.com/bwmarrin/discordgo"
 )
@@ -336,7 +337,7 @@ func TestGatewayResumesAfterDrop(t *testing.T) {
 func TestGatewayExplainsBadToken(t *testing.T) {
 	e := newEnv(t, &recorder{}, nil)
 	t.Setenv(e.ch.cfg.TokenEnv, "not-the-token")
-	c, err := New(e.ch.cfg, &recorder{}, slog.New(slog.NewTextHandler(e.logs, nil)))
+	c, err := New(e.ch.cfg, &recorder{}, channels.Options{Logger: slog.New(slog.NewTextHandler(e.logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

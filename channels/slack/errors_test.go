@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -46,7 +47,7 @@ func TestPostClassifiesSlackErrors(t *testing.T) {
 	t.Run("refused token", func(t *testing.T) {
 		e := newEnv(t, ModeSocket, newRecorder(nil))
 		t.Setenv("TEST_SLACK_BOT", "xoxb-revoked-token-123")
-		c, err := New(e.ch.cfg, newRecorder(nil), nil)
+		c, err := New(e.ch.cfg, newRecorder(nil), channels.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +138,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	t.Run("empty variable is named, not read out", func(t *testing.T) {
 		t.Setenv("EMPTY_SLACK_BOT", "")
-		_, err := New(Config{BotTokenEnv: "EMPTY_SLACK_BOT", AppTokenEnv: "A"}, newRecorder(nil), nil)
+		_, err := New(Config{BotTokenEnv: "EMPTY_SLACK_BOT", AppTokenEnv: "A"}, newRecorder(nil), channels.Options{})
 		if err == nil || !strings.Contains(err.Error(), "EMPTY_SLACK_BOT") {
 			t.Errorf("New = %v, want an error naming EMPTY_SLACK_BOT", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 	"github.com/askbridge/askbridge/internal/testutil"
 )
@@ -92,7 +93,7 @@ func newEnv(t *testing.T, mode string, h broker.InboundHandler) *testEnv {
 	ch, err := New(Config{
 		BotTokenEnv: "TEST_SLACK_BOT", AppTokenEnv: "TEST_SLACK_APP", SigningSecretEnv: "TEST_SLACK_SECRET",
 		Mode: mode, APIURL: fake.URL,
-	}, h, log)
+	}, h, channels.Options{Logger: log})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -180,7 +181,7 @@ func TestSocketModeSubmitWithNothingTicked(t *testing.T) {
 func TestRunStopsWithContextAndRefusesBadTokens(t *testing.T) {
 	e := newEnv(t, ModeSocket, newRecorder(nil))
 	t.Setenv("TEST_SLACK_BOT", "xoxb-wrong")
-	bad, err := New(e.ch.cfg, newRecorder(nil), nil)
+	bad, err := New(e.ch.cfg, newRecorder(nil), channels.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

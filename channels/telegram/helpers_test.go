@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 	"github.com/askbridge/askbridge/internal/testutil"
 	"github.com/askbridge/askbridge/store/sqlite"
@@ -114,7 +115,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Setenv(secretEnv, testSecret)
 		cfg.Mode, cfg.WebhookURL, cfg.WebhookSecretEnv = ModeWebhook, hookURL, secretEnv
 	}
-	ch, err := New(cfg, b, log)
+	ch, err := New(cfg, b, channels.Options{Logger: log})
 	if err != nil {
 		t.Fatalf("new channel: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 )
 
@@ -17,7 +18,7 @@ func newBareChannel(t *testing.T, h broker.InboundHandler) *Channel {
 	fake := telegramfake.New(testToken, botUser)
 	t.Cleanup(fake.Close)
 	t.Setenv(tokenEnv, testToken)
-	c, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL()}, h, nil)
+	c, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL()}, h, channels.Options{})
 	if err != nil {
 		t.Fatalf("new: %v", err)
 	}

@@ -52,7 +52,8 @@ func newEnv(t *testing.T, cfg Config, opts Options) *env {
 	if opts.Sessions == nil {
 		opts.Sessions = st
 	}
-	ch, err := New(cfg, b, st, opts)
+	opts.Lister = st
+	ch, err := New(cfg, b, opts)
 	if err != nil {
 		t.Fatalf("new web channel: %v", err)
 	}
