@@ -107,17 +107,6 @@ func isNotModified(err error) bool {
 	return errors.As(err, &te) && te.Code == http.StatusBadRequest && strings.Contains(te.Message, "message is not modified")
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // send sends a message and returns it.
 func (c *Channel) send(ctx context.Context, what string, m tgbotapi.Chattable) (tgbotapi.Message, error) {
 	var out tgbotapi.Message

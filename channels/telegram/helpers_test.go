@@ -15,6 +15,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/channels/channeltest"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 	"github.com/askbridge/askbridge/internal/testutil"
 	"github.com/askbridge/askbridge/store/sqlite"
@@ -23,7 +24,7 @@ import (
 const (
 	testToken  = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 	tokenEnv   = "ASKBRIDGE_TEST_TELEGRAM_TOKEN"
-	waitLimit  = 5 * time.Second
+	waitLimit  = channeltest.WaitLimit
 	secretEnv  = "ASKBRIDGE_TEST_TELEGRAM_SECRET"
 	testSecret = "s3cret_Token-1_webhook"
 )

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/backoff"
 	"github.com/askbridge/askbridge/internal/longlived"
 	"github.com/askbridge/askbridge/internal/webhook"
 )
@@ -63,7 +64,7 @@ func (c *Channel) Run(ctx context.Context) error {
 // retry runs fn until it succeeds, fails permanently or ctx ends,
 // backing off between attempts.
 func (c *Channel) retry(ctx context.Context, what string, fn func() error) error {
-	wait := time.Second
+	retry := backoff.New(time.Second, 30*time.Second)
 	for {
 		err := fn()
 		switch {
@@ -72,11 +73,11 @@ func (c *Channel) retry(ctx context.Context, what string, fn func() error) error
 		case errors.Is(err, broker.ErrPermanent):
 			return err
 		}
+		wait := retry.Next()
 		c.log.Warn(what+" failed; retrying", "in", wait, "err", err)
 		if c.sleep(ctx, wait) != nil {
 			return nil
 		}
-		wait = min(2*wait, 30*time.Second)
 	}
 }
 
@@ -84,7 +85,7 @@ func (c *Channel) retry(ctx context.Context, what string, fn func() error) error
 // handled in order, the offset confirming what was handled.
 func (c *Channel) poll(ctx context.Context) error {
 	offset := 0
-	wait := time.Second
+	retry := backoff.New(time.Second, 30*time.Second)
 	for ctx.Err() == nil {
 		cfg := tgbotapi.NewUpdate(offset)
 		cfg.Timeout = int(c.cfg.PollTimeout / time.Second)
@@ -102,14 +103,14 @@ func (c *Channel) poll(ctx context.Context) error {
 			if errors.Is(err, broker.ErrPermanent) {
 				return err
 			}
+			wait := retry.Next()
 			c.log.Warn("getUpdates failed; retrying", "in", wait, "err", err)
 			if c.sleep(ctx, wait) != nil {
 				return nil
 			}
-			wait = min(2*wait, 30*time.Second)
 			continue
 		}
-		wait = time.Second
+		retry.Reset()
 		for _, u := range updates {
 			if u.UpdateID < offset {
 				continue

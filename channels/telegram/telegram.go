@@ -13,6 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/backoff"
 	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
@@ -80,7 +81,7 @@ func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, 
 		refusals: logthrottle.New(opts.Logger, time.Second),
 		http:     &http.Client{Transport: http.DefaultTransport},
 		token:    token, secret: secret,
-		sleep:     sleepCtx,
+		sleep:     backoff.Sleep,
 		questions: newQuestionCache(),
 		others:    newOtherPrompts(),
 		notes:     newHeldNotes(),
