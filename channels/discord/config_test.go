@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels"
 )
 
@@ -43,7 +44,7 @@ func TestConfigValidate(t *testing.T) {
 
 func TestNewNeedsToken(t *testing.T) {
 	t.Setenv("ASKBRIDGE_TEST_DISCORD_EMPTY", "")
-	_, err := New(Config{TokenEnv: "ASKBRIDGE_TEST_DISCORD_EMPTY"}, &recorder{}, channels.Options{})
+	_, err := New(Config{TokenEnv: "ASKBRIDGE_TEST_DISCORD_EMPTY"}, &brokertest.Inbox{}, channels.Options{})
 	if err == nil || !strings.Contains(err.Error(), "ASKBRIDGE_TEST_DISCORD_EMPTY") {
 		t.Errorf("New = %v, want an error naming the empty variable", err)
 	}

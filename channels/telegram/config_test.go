@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -10,16 +9,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels"
 )
 
 // recorder is an InboundHandler that hears nothing worth answering.
-type recorder struct{}
-
-func (recorder) HandleInbound(context.Context, broker.Inbound) broker.Reply {
-	return broker.Reply{Ignored: true}
-}
-
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
@@ -74,7 +68,7 @@ func TestNewNamesTheMissingVariable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := New(tt.cfg, recorder{}, channels.Options{})
+			_, err := New(tt.cfg, &brokertest.Inbox{}, channels.Options{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
@@ -85,7 +79,7 @@ func TestNewNamesTheMissingVariable(t *testing.T) {
 func TestRunChecksTheToken(t *testing.T) {
 	e := newEnv(t, envOptions{noRun: true})
 	t.Setenv("ASKBRIDGE_TEST_WRONG_TOKEN", "999:wrong")
-	ch, err := New(Config{TokenEnv: "ASKBRIDGE_TEST_WRONG_TOKEN", APIURL: e.fake.URL()}, recorder{}, channels.Options{})
+	ch, err := New(Config{TokenEnv: "ASKBRIDGE_TEST_WRONG_TOKEN", APIURL: e.fake.URL()}, &brokertest.Inbox{}, channels.Options{})
 	if err != nil {
 		t.Fatalf("New, which makes no call, failed: %v", err)
 	}
