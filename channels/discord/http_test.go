@@ -64,7 +64,7 @@ func TestHTTPSignedInteraction(t *testing.T) {
 	if d.Status != http.StatusOK || d.Response.Type != discordfake.ResponseUpdateMessage {
 		t.Fatalf("answered %d %s, want 200 and an update of the message", d.Status, d.Body)
 	}
-	in := rec.Wait(t, 1)[1-1]
+	in := rec.Wait(t, 1)[0]
 	if in.Text != "/answer k7m2qx 2" || in.User != ana.ID || in.Chat != e.chat || in.Roles[0] != "333" {
 		t.Errorf("inbound = %+v", in)
 	}

@@ -330,7 +330,7 @@ func TestGatewayResumesAfterDrop(t *testing.T) {
 		t.Fatalf("the channel did not resume after the gateway dropped it (resumes %d, connected %d)", e.fake.Resumes(), e.fake.Connected())
 	}
 	e.fake.Click(e.fake.NewUser("ana"), m, "/answer k7m2qx 1")
-	if in := rec.Wait(t, 1)[1-1]; in.Text != "/answer k7m2qx 1" {
+	if in := rec.Wait(t, 1)[0]; in.Text != "/answer k7m2qx 1" {
 		t.Errorf("inbound after resuming = %+v", in)
 	}
 }
