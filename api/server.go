@@ -121,6 +121,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/questions", s.agent(s.list))
 	s.mux.Handle("GET /v1/questions/{id}", longlived.Handler(s.agent(s.get)))
 	s.mux.HandleFunc("POST /v1/questions/{id}/cancel", s.agent(s.cancel))
+	s.mux.HandleFunc("GET /v1/questions/{id}/audit", s.agent(s.audit))
 	s.mux.HandleFunc("GET /v1/questions/{id}/attachments/{n}", s.agent(s.attachment))
 	s.mux.HandleFunc("POST /v1/sessions/{session_id}/cancel", s.agent(s.cancelSession))
 	s.eventRoutes() // GET /v1/events, GET /v1/questions/{id}/deliveries (events.go)

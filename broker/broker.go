@@ -40,6 +40,10 @@ type Config struct {
 	// ReasonQuestionsOff (for unattended runs that must not wait on
 	// people).
 	QuestionsOff map[string]bool
+	// OnBehalfOf names, by agent, the people each agent acts for
+	// ("channel:user-id" or "user-id"): its questions are asked for them
+	// (see Policy.ForbidRequester).
+	OnBehalfOf map[string][]string
 }
 
 // DefaultPendingPerAgent is the cap on one agent's pending questions when
@@ -256,6 +260,9 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*
 		CallbackURL: req.CallbackURL, Fingerprint: Fingerprint(req, prompts),
 		Pending: req.Wait != nil && *req.Wait == 0,
 		Status:  StatusPending, CreatedAt: now, ExpiresAt: now.Add(timeout),
+	}
+	if err := b.applyPolicy(q, agent, req, route, prompts); err != nil {
+		return nil, err
 	}
 	for _, p := range points {
 		q.Reminders = append(q.Reminders, now.Add(time.Duration(p*float64(timeout))).Truncate(time.Millisecond))

@@ -137,4 +137,6 @@ type Route struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// Reminders replaces the broker's default reminder points.
 	Reminders []float64 `json:"reminders,omitempty"`
+	// Policy holds the route's team policies (policy.go).
+	Policy Policy `json:"policy,omitzero"`
 }

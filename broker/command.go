@@ -16,6 +16,7 @@ const (
 	VerbDecline Verb = "decline"
 	VerbDiscuss Verb = "discuss"
 	VerbPending Verb = "pending"
+	VerbSnooze  Verb = "snooze"
 )
 
 // Command is a parsed text command. Every channel's buttons, typed commands
@@ -39,7 +40,7 @@ var ErrNotCommand = fmt.Errorf("%w: not a command", ErrInvalid)
 // Parse reads one command. Accepted forms: "/answer k7m2qx 2",
 // "/answer@botname k7m2qx 2", "answer k7m2qx 2", "!answer k7m2qx 2",
 // "/answer k7m2qx.2 1,3", "/decline k7m2qx reason", "/discuss k7m2qx
-// message", "/pending". Text that does not start with a known verb returns
+// message", "/snooze k7m2qx", "/pending". Text that does not start with a known verb returns
 // ErrNotCommand; a known verb with bad arguments returns an error that says
 // what is wrong.
 func Parse(text string) (Command, error) {
@@ -54,7 +55,7 @@ func Parse(text string) (Command, error) {
 	}
 	verb := Verb(strings.ToLower(word))
 	switch verb {
-	case VerbAnswer, VerbDecline, VerbDiscuss, VerbPending:
+	case VerbAnswer, VerbDecline, VerbDiscuss, VerbPending, VerbSnooze:
 	default:
 		return Command{}, ErrNotCommand
 	}

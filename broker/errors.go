@@ -27,6 +27,9 @@ var (
 	// ErrLimit: the agent holds as much as a limit allows; a *LimitError
 	// says which. Retrying later may succeed.
 	ErrLimit = errors.New("limit reached")
+	// ErrNotDue: a question's deadline moved (a snooze) after it was
+	// found due; it stays pending.
+	ErrNotDue = errors.New("deadline moved")
 )
 
 // FieldError is a validation failure that names the offending field in the

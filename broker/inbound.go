@@ -29,6 +29,8 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 		return b.pendingHere(ctx, in)
 	case VerbAnswer:
 		return b.answer(ctx, in, cmd.ID, cmd.Prompt, cmd.Choice)
+	case VerbSnooze:
+		return b.snooze(ctx, in, cmd.ID)
 	default:
 		return b.decline(ctx, in, cmd)
 	}
@@ -151,6 +153,8 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 			switch {
 			case errors.As(err, &closed):
 				q = closed.Question
+			case errors.Is(err, ErrNotDue):
+				q = expired
 			case err != nil:
 				r := refuse(ErrUnavailable, "Could not record that right now; please try again.")
 				return nil, &r
@@ -175,6 +179,9 @@ func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 	reason, err := CheckPersonText(cmd.Text)
 	if err != nil {
 		return personTextRefused(q, err)
+	}
+	if q.voting() && cmd.Verb == VerbDecline {
+		return b.vote(ctx, in, q, nil, true, reason)
 	}
 	r := Resolution{Status: StatusDeclined, Reason: reason, AnsweredBy: in.Responder()}
 	if cmd.Verb == VerbDiscuss {
@@ -213,6 +220,9 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	if refused != nil {
 		return *refused
 	}
+	if r := b.refuseRequester(ctx, in, q); r != nil {
+		return *r
+	}
 	choice, err := CheckPersonText(choice)
 	if err != nil {
 		return personTextRefused(q, err)
@@ -246,6 +256,9 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 // record records a as the answer to prompt i of q: the whole answer of a
 // single question, or one part of a dialog.
 func (b *Broker) record(ctx context.Context, in Inbound, q *Question, i int, a Answer) Reply {
+	if q.voting() {
+		return b.vote(ctx, in, q, &a, false, "")
+	}
 	if len(q.Prompts) == 1 {
 		q, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusAnswered, Answers: map[string]Answer{q.Prompts[0].Question: a}, AnsweredBy: in.Responder()})
 		if reply, done := b.resolveFailed(q, err); done {

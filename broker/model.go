@@ -150,6 +150,14 @@ type Question struct {
 	Pending     bool          `json:"pending_mode,omitempty"`
 	Fingerprint string        `json:"fingerprint,omitempty"`
 
+	// Policy holds the team policies of the question (policy.go), and
+	// RequestedBy the people it is asked for, who may not approve it
+	// when Policy.ForbidRequester is set; State is what the policies
+	// recorded so far (votes, snoozes).
+	Policy      Policy      `json:"policy,omitzero"`
+	RequestedBy []string    `json:"requested_by,omitempty"`
+	State       PolicyState `json:"policy_state,omitzero"`
+
 	// Lease is how long the asking agent may stay silent before the
 	// question is treated as abandoned; zero means no lease.
 	Lease      time.Duration `json:"lease,omitempty"`
@@ -221,6 +229,10 @@ type Resolution struct {
 	// dialog answer recorded between reading the question and resolving
 	// it is never dropped (see Broker.Expire).
 	IfProgress *int
+	// IfRev, when set, makes the resolution conditional on the revision
+	// of the question's policy state (State.Rev): a vote or a snooze
+	// recorded after the resolution was built fails it with ErrConflict.
+	IfRev *int64
 }
 
 // ProgressCount is how many prompts of q have a person's answer in
@@ -247,10 +259,13 @@ type Result struct {
 	Reason     string            `json:"reason,omitempty"`
 	NotReady   bool              `json:"not_ready,omitempty"`
 	AnsweredBy *Responder        `json:"answered_by,omitempty"`
-	Route      string            `json:"route,omitempty"`
-	CreatedAt  time.Time         `json:"created_at"`
-	ExpiresAt  time.Time         `json:"expires_at"`
-	ResolvedAt *time.Time        `json:"resolved_at,omitempty"`
+	// Voters lists every voter of the outcome of a question with a
+	// quorum of more than one; answered_by is then this array in JSON.
+	Voters     []Responder `json:"-"`
+	Route      string      `json:"route,omitempty"`
+	CreatedAt  time.Time   `json:"created_at"`
+	ExpiresAt  time.Time   `json:"expires_at"`
+	ResolvedAt *time.Time  `json:"resolved_at,omitempty"`
 }
 
 // Result returns the agent-facing view of q.
@@ -261,6 +276,7 @@ func (q *Question) Result() Result {
 		NotReady: q.NotReady, AnsweredBy: q.AnsweredBy, Route: q.Route,
 		CreatedAt: q.CreatedAt, ExpiresAt: q.ExpiresAt,
 	}
+	r.Voters = q.voters()
 	if r.Answers == nil {
 		r.Answers = map[string]Answer{}
 	}

@@ -25,6 +25,9 @@ func DeadlineText(q *Question, loc *time.Location) string {
 	if defs := DefaultsText(q); defs != "" {
 		s += " · default: " + defs
 	}
+	if pol := PolicyText(q); pol != "" {
+		s += " · " + pol
+	}
 	return s
 }
 

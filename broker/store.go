@@ -14,6 +14,8 @@ import (
 // concurrent use. Methods return ErrUnavailable (wrapped) when the backing
 // service cannot be reached.
 type Store interface {
+	PolicyStore
+
 	// Create stores q (status pending). When q.ToolCallID is not empty and
 	// a question with the same (Agent, SessionID, ToolCallID) exists, it
 	// stores nothing and returns that question with created == false.

@@ -21,7 +21,8 @@ import (
 // dialog answer came in meanwhile.
 func TimedOut(q *Question, now time.Time) Resolution {
 	given := q.ProgressCount()
-	r := Resolution{Status: StatusTimedOut, ResolvedAt: now.UTC().Truncate(time.Millisecond), IfProgress: &given}
+	rev := q.State.Rev
+	r := Resolution{Status: StatusTimedOut, ResolvedAt: now.UTC().Truncate(time.Millisecond), IfProgress: &given, IfRev: &rev}
 	answers := map[string]Answer{}
 	defaulted, missing := 0, 0
 	for i, p := range q.Prompts {
@@ -89,11 +90,16 @@ const expireAttempts = MaxPrompts + 2
 // saved after q was read, the compare-and-set refuses the stale
 // resolution, and Expire reads the question again and retries. It returns
 // the resolved question; a question closed meanwhile gives a
-// *ClosedError, as Resolve does.
+// *ClosedError, as Resolve does; one whose deadline a snooze moved past
+// now gives ErrNotDue, with the question as it stands.
 func (b *Broker) Expire(ctx context.Context, q *Question, now time.Time) (*Question, error) {
 	for attempt := 1; ; attempt++ {
 		if q.Status != StatusPending {
 			return nil, &ClosedError{Question: q}
+		}
+		if now.Before(q.ExpiresAt) {
+			// Snoozed since it was found due: the new deadline stands.
+			return q, fmt.Errorf("broker: expire %s: its deadline moved to %s: %w", q.ID, q.ExpiresAt.Format(time.RFC3339), ErrNotDue)
 		}
 		done, err := b.Resolve(ctx, q.ID, TimedOut(q, now))
 		if !errors.Is(err, ErrConflict) {

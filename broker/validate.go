@@ -52,6 +52,10 @@ type AskRequest struct {
 	MultiSelect bool       `json:"multi_select,omitempty"`
 	Other       *bool      `json:"other,omitempty"`
 	Default     StringList `json:"default,omitempty"`
+	// Policy tightens the route's team policies (policy.go); RequestedBy
+	// names the people the question is asked for.
+	Policy      *Policy  `json:"policy,omitempty"`
+	RequestedBy []string `json:"requested_by,omitempty"`
 }
 
 // Prompts returns the request's prompts, expanding the single-prompt
@@ -336,7 +340,9 @@ func Fingerprint(r *AskRequest, prompts []Prompt) string {
 		CB string
 		L  *Duration
 		RM []float64
-	}{prompts, r.Route, r.Timeout, r.Context, r.Responders, r.CallbackURL, r.Lease, r.Reminders}
+		PO *Policy  `json:",omitempty"`
+		RB []string `json:",omitempty"`
+	}{prompts, r.Route, r.Timeout, r.Context, r.Responders, r.CallbackURL, r.Lease, r.Reminders, r.Policy, r.RequestedBy}
 	b, _ := json.Marshal(v)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])

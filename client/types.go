@@ -111,10 +111,14 @@ type Result struct {
 	Reason     string     `json:"reason,omitempty"`
 	NotReady   bool       `json:"not_ready,omitempty"`
 	AnsweredBy *Responder `json:"answered_by,omitempty"`
-	Route      string     `json:"route,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
-	ExpiresAt  time.Time  `json:"expires_at"`
-	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
+	// Voters lists every voter of the outcome of a question that needed
+	// several people (a quorum); the server then sends answered_by as
+	// this array, and AnsweredBy is its first entry.
+	Voters     []Responder `json:"-"`
+	Route      string      `json:"route,omitempty"`
+	CreatedAt  time.Time   `json:"created_at"`
+	ExpiresAt  time.Time   `json:"expires_at"`
+	ResolvedAt *time.Time  `json:"resolved_at,omitempty"`
 }
 
 // The fallbacks of a timed-out question. Prompts people answered keep

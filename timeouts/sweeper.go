@@ -220,7 +220,7 @@ func (s *Sweeper) sweepDeadlines(ctx context.Context, now time.Time) (Stats, err
 			done, err := s.b.Expire(ctx, q, now)
 			var closed *broker.ClosedError
 			switch {
-			case errors.As(err, &closed), errors.Is(err, broker.ErrNotFound):
+			case errors.As(err, &closed), errors.Is(err, broker.ErrNotFound), errors.Is(err, broker.ErrNotDue):
 				return Stats{LostRaces: 1}, nil
 			case err != nil:
 				return Stats{}, fmt.Errorf("expire %s: %w", id, err)

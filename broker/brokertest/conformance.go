@@ -34,6 +34,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"Purge", purgeTests},
 		{"Limits", limitTests},
 		{"Health", healthTests},
+		{"Policy", policyTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -15,6 +15,10 @@ type AgentConfig struct {
 	// are turned off for this agent", and nobody is asked: for CI jobs and
 	// headless runs that must not wait on people.
 	Questions QuestionsSwitch `yaml:"questions"`
+	// OnBehalfOf names the people the agent acts for ("slack:U123",
+	// "telegram:42"): on a route with forbid_requester they may not
+	// approve its questions.
+	OnBehalfOf []string `yaml:"on_behalf_of"`
 }
 
 // QuestionsSwitch is agents[].questions: on or off, checked as the file

@@ -97,6 +97,8 @@ type RouteConfig struct {
 	Responders []string  `yaml:"responders"`
 	Timeout    Duration  `yaml:"timeout"`
 	Reminders  []float64 `yaml:"reminders"`
+	// PolicyConfig holds the route's team policies (policies.go).
+	PolicyConfig `yaml:",inline"`
 }
 
 // Duration reads "30m" style durations from YAML.
@@ -214,6 +216,7 @@ func (c *Config) finish() error {
 		}
 		p.add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())))
 		p.add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
+		p.add(r.checkPolicy(name))
 	}
 	p.add(c.Store.check())
 	p.add(c.Callbacks.validate())
@@ -257,7 +260,7 @@ func parseTarget(s string) broker.Target {
 func (c *Config) brokerRoutes() map[string]broker.Route {
 	out := map[string]broker.Route{}
 	for name, r := range c.Routes {
-		br := broker.Route{Responders: r.Responders, Timeout: time.Duration(r.Timeout), Reminders: r.Reminders}
+		br := broker.Route{Responders: r.Responders, Timeout: time.Duration(r.Timeout), Reminders: r.Reminders, Policy: r.policy()}
 		for _, t := range r.Targets {
 			br.Targets = append(br.Targets, parseTarget(t))
 		}

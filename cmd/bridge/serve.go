@@ -192,6 +192,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
 		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: cfg.questionsOff(),
+		OnBehalfOf: cfg.onBehalfOf(),
 	})
 	if err != nil {
 		return nil, err

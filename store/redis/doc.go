@@ -14,6 +14,8 @@
 //	P{sN}:j:<id>             string: the question's static part (JSON)
 //	P{sN}:f:<id>             hash: files sent with answers (attachments.go),
 //	                         expiring with the record
+//	P{sN}:au:<id>            list: the audit log of team policies (JSON
+//	                         entries, votes.go), expiring with the record
 //	P{sN}:due                zset id -> deadline (µs); pending only
 //	P{sN}:rem                zset id -> next reminder (µs); pending only
 //	P{sN}:lease              zset id -> lease end (µs); pending only

@@ -31,6 +31,7 @@ func shardOf(s string) int { return int(crc32.ChecksumIEEE([]byte(s)) % shards) 
 
 func (k keys) rec(id string) string              { return k.tags[shardOf(id)] + "q:" + id }
 func (k keys) body(id string) string             { return k.tags[shardOf(id)] + "j:" + id }
+func (k keys) audit(id string) string            { return k.tags[shardOf(id)] + "au:" + id }
 func (k keys) recPrefix(n int) string            { return k.tags[n] + "q:" }
 func (k keys) due(n int) string                  { return k.tags[n] + "due" }
 func (k keys) rem(n int) string                  { return k.tags[n] + "rem" }

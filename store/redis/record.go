@@ -22,6 +22,8 @@ import (
 //	m<n> posted copy n (tab-separated)     r   resolution (JSON)
 //	ra  resolved at (ns)                   p<i> progress of prompt i
 //	s<i> selection of prompt i             ds/da/dn/de/dc/du the delivery
+//	ps  policy state (JSON)                pv  policy state revision
+//	ex  deadline moved by a snooze (µs)
 type record map[string]string
 
 // resolution is the JSON of field r.
@@ -90,6 +92,9 @@ func (r record) question() (*broker.Question, error) {
 	}
 	if v, ok := r["rs"]; ok {
 		q.RemindersSent, _ = strconv.Atoi(v)
+	}
+	if err := r.policyState(&q); err != nil {
+		return nil, err
 	}
 	if v, ok := r["lu"]; ok {
 		ns, _ := strconv.ParseInt(v, 10, 64)

@@ -38,9 +38,13 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	if r.IfProgress != nil {
 		ifProgress = strconv.Itoa(*r.IfProgress)
 	}
+	ifRev := ""
+	if r.IfRev != nil {
+		ifRev = strconv.FormatInt(*r.IfRev, 10)
+	}
 	v, err := resolveScript.Run(ctx, s.c, keys, body, string(r.Status), usec(r.ResolvedAt),
 		(s.cfg.Retention + grace).Milliseconds(), nsec(r.ResolvedAt), id,
-		usec(now.Add(-(s.cfg.Retention + grace))), ifProgress).Result()
+		usec(now.Add(-(s.cfg.Retention + grace))), ifProgress, ifRev).Result()
 	if err != nil {
 		return nil, wrap("resolve", err)
 	}
@@ -79,7 +83,7 @@ func (s *Store) mutationResult(op, id string, v any) (*broker.Question, error) {
 	case "conflict":
 		return nil, fmt.Errorf("redis store: %s %s: prompt already answered: %w", op, id, broker.ErrConflict)
 	case "stale":
-		return nil, fmt.Errorf("redis store: %s %s: %d prompts are answered now, not the number the resolution was built on: %w", op, id, q.ProgressCount(), broker.ErrConflict)
+		return nil, fmt.Errorf("redis store: %s %s: the question changed since the resolution was built (%d prompts answered, policy revision %d): %w", op, id, q.ProgressCount(), q.State.Rev, broker.ErrConflict)
 	case "range":
 		return nil, fmt.Errorf("redis store: %s %s: %w", op, id, &broker.FieldError{Field: "prompt", Message: fmt.Sprintf("the question has %d prompt(s)", len(q.Prompts))})
 	}

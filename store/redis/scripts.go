@@ -9,6 +9,7 @@ import goredis "github.com/redis/go-redis/v9"
 const prelude = `
 local function jkey(k) return (string.gsub(k, 'q:([^:]*)$', 'j:%1')) end
 local function fkey(k) return (string.gsub(k, 'q:([^:]*)$', 'f:%1')) end
+local function akey(k) return (string.gsub(k, 'q:([^:]*)$', 'au:%1')) end
 local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey(k)) or ''} end
 `
 
@@ -118,7 +119,8 @@ return admit(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 // KEYS: rec, due, rem, lease, done, outbox, unlogged.
 // ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
 // 5 resolvedNs, 6 id, 7 doneTrimBeforeUs, 8 the number of prompts with
-// progress the resolution expects, or empty for no condition.
+// progress the resolution expects, or empty for no condition, 9 the
+// policy state revision it expects (field pv), or empty.
 var resolveScript = goredis.NewScript(prelude + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
@@ -127,6 +129,9 @@ if ARGV[8] ~= '' then
   local n, np = 0, tonumber(redis.call('HGET', KEYS[1], 'np') or '0')
   for i = 0, np - 1 do n = n + redis.call('HEXISTS', KEYS[1], 'p' .. i) end
   if n ~= tonumber(ARGV[8]) then return {'stale', whole(KEYS[1])} end
+end
+if ARGV[9] ~= '' and (redis.call('HGET', KEYS[1], 'pv') or '0') ~= ARGV[9] then
+  return {'stale', whole(KEYS[1])}
 end
 local id = ARGV[6]
 redis.call('HSET', KEYS[1], 'st', ARGV[2], 'r', ARGV[1])
@@ -145,6 +150,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', '(' .. ARGV[7])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
 redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4])
+redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4])
 return {'ok', whole(KEYS[1])}
 `)
 
@@ -339,7 +345,7 @@ for _, id in ipairs(ids) do
         end
       end
       if f[4] then cross[#cross + 1] = f[4] end
-      redis.call('DEL', rec, jkey(rec), fkey(rec))
+      redis.call('DEL', rec, jkey(rec), fkey(rec), akey(rec))
       removed = removed + 1
     end
     redis.call('ZREM', KEYS[2], id)

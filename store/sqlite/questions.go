@@ -121,6 +121,9 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		if r.IfProgress != nil && q.ProgressCount() != *r.IfProgress {
 			return fmt.Errorf("%w: %d prompts are answered now, the resolution was built on %d", broker.ErrConflict, q.ProgressCount(), *r.IfProgress)
 		}
+		if r.IfRev != nil && q.State.Rev != *r.IfRev {
+			return fmt.Errorf("%w: the policy state is at revision %d, the resolution was built on %d", broker.ErrConflict, q.State.Rev, *r.IfRev)
+		}
 		q.Status, q.Answers, q.Fallback, q.Reason = r.Status, r.Answers, r.Fallback, r.Reason
 		q.NotReady, q.AnsweredBy, q.ResolvedAt = r.NotReady, r.AnsweredBy, at
 		data, err := json.Marshal(q)

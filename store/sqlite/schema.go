@@ -113,6 +113,16 @@ var migrations = []string{
 		data        BLOB
 	);
 	CREATE UNIQUE INDEX attachments_question ON attachments (question_id, n);`,
+
+	// 5: the audit log of team policies (votes.go): votes, refusals,
+	// snoozes, escalations, oldest first by seq. The rows go with their
+	// question.
+	`CREATE TABLE audit (
+		seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+		question_id TEXT NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
+		data        TEXT NOT NULL
+	);
+	CREATE INDEX audit_question ON audit (question_id, seq);`,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

@@ -1,0 +1,86 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// snooze moves the deadline of question id by its policy's snooze, for
+// in's user, never past the longest deadline the policy allows.
+func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
+	q, refused := b.authorize(ctx, in, id)
+	if refused != nil {
+		return *refused
+	}
+	sp := q.Policy.Snooze
+	if sp == nil {
+		return b.refuseAudited(ctx, in, q, ErrInvalid, fmt.Sprintf("%s cannot be snoozed: its route allows no snooze. Nothing changed.", q.ID))
+	}
+	by := *in.Responder()
+	q, refused = b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
+		now := b.now()
+		limit := q.CreatedAt.Add(q.Policy.longest())
+		switch {
+		case !now.Before(q.ExpiresAt):
+			r := Reply{Text: ClosedText(q, b.cfg.Location), Question: q, Err: ErrClosed}
+			return Amendment{}, &r
+		case len(q.State.Snoozes) >= sp.Max:
+			r := b.refuseAudited(ctx, in, q, ErrLimit, fmt.Sprintf("%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", q.ID, len(q.State.Snoozes), sp.Max, q.ExpiresAt.In(b.cfg.Location).Format(TimeFormat)))
+			return Amendment{}, &r
+		case !q.ExpiresAt.Before(limit):
+			r := b.refuseAudited(ctx, in, q, ErrLimit, fmt.Sprintf("%s already has its latest deadline allowed (%s). Nothing changed.", q.ID, q.ExpiresAt.In(b.cfg.Location).Format(TimeFormat)))
+			return Amendment{}, &r
+		}
+		next := q.ExpiresAt.Add(time.Duration(sp.By))
+		if next.After(limit) {
+			next = limit
+		}
+		delta := next.Sub(q.ExpiresAt)
+		reminders := make([]time.Time, len(q.Reminders))
+		for k, t := range q.Reminders {
+			if k >= q.RemindersSent {
+				t = t.Add(delta)
+			}
+			reminders[k] = t
+		}
+		st := clonedState(q.State)
+		st.Snoozes = append(st.Snoozes, Snooze{By: by, At: now, ExpiresAt: next})
+		at := next
+		entry := AuditEntry{At: now, Kind: AuditSnoozed, By: &by, ExpiresAt: &at, Detail: "by " + ShortDuration(delta)}
+		return Amendment{State: st, ExpiresAt: next, Reminders: reminders, Audit: []AuditEntry{entry}}, nil
+	})
+	if refused != nil {
+		return *refused
+	}
+	b.log.Info("question snoozed", "question_id", q.ID, "expires_at", q.ExpiresAt)
+	b.updateCopies(q)
+	return Reply{OK: true, Text: fmt.Sprintf("Snoozed: %s now expires at %s (%d of %d snoozes).", q.ID, q.ExpiresAt.In(b.cfg.Location).Format(TimeFormat), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
+}
+
+// longest is how far from its creation a question's deadline may be
+// moved.
+func (p Policy) longest() time.Duration {
+	if p.TimeoutMax > 0 {
+		return time.Duration(p.TimeoutMax)
+	}
+	return MaxTimeout
+}
+
+// PolicyText says what a pending copy shows of q's policies: the votes so
+// far, the last snooze and who asked ("1 of 2: Allow by @ana · snoozed by
+// @bo · asked by slack:U1"); "" when there is nothing to show.
+func PolicyText(q *Question) string {
+	var parts []string
+	if v := VotesText(q); v != "" {
+		parts = append(parts, v)
+	}
+	if n := len(q.State.Snoozes); n > 0 {
+		parts = append(parts, "snoozed by "+WhoText(&q.State.Snoozes[n-1].By))
+	}
+	if len(q.RequestedBy) > 0 {
+		parts = append(parts, "asked by "+strings.Join(q.RequestedBy, ", "))
+	}
+	return strings.Join(parts, " · ")
+}

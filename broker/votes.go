@@ -1,0 +1,234 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// amendAttempts bounds how often an amendment is rebuilt because another
+// change of the same question came first.
+const amendAttempts = 16
+
+// amend builds a change of q's policy state with build and stores it with
+// the store's compare-and-set, reading q again and rebuilding when another
+// change came first. build returns a refusal instead of a change when the
+// question as it stands refuses the action.
+func (b *Broker) amend(ctx context.Context, q *Question, build func(q *Question) (Amendment, *Reply)) (*Question, *Reply) {
+	for range amendAttempts {
+		a, refused := build(q)
+		if refused != nil {
+			return q, refused
+		}
+		done, err := b.store.Amend(ctx, q.ID, q.State.Rev, a)
+		if err == nil {
+			return done, nil
+		}
+		if !errors.Is(err, ErrConflict) {
+			r, _ := b.resolveFailed(nil, err)
+			return q, &r
+		}
+		if q, err = b.store.Get(ctx, q.ID); err != nil {
+			r := refuse(ErrUnavailable, "Could not record that right now; please try again.")
+			return nil, &r
+		}
+		if q.Status != StatusPending {
+			r, _ := b.resolveFailed(nil, &ClosedError{Question: q})
+			return q, &r
+		}
+	}
+	r := refuse(ErrUnavailable, "Too many people acted on %s at once; please try again.", q.ID)
+	return q, &r
+}
+
+// audit appends entries to q's audit log; a failure is logged, since the
+// action it records stands or was refused either way.
+func (b *Broker) audit(ctx context.Context, id string, entries ...AuditEntry) {
+	if err := b.store.AddAudit(ctx, id, entries...); err != nil {
+		b.log.Warn("audit entry not recorded", "question_id", id, "err", err)
+	}
+}
+
+// refuseAudited returns a refusal of in's action on q and records it in
+// q's audit log.
+func (b *Broker) refuseAudited(ctx context.Context, in Inbound, q *Question, kind error, text string) Reply {
+	b.audit(ctx, q.ID, AuditEntry{At: b.now(), Kind: AuditRefused, By: in.Responder(), Detail: text})
+	return Reply{Text: text, Question: q, Err: kind}
+}
+
+func (b *Broker) now() time.Time { return b.cfg.Now().UTC().Truncate(time.Millisecond) }
+
+// refuseRequester refuses an answer by one of the people q is asked for,
+// when its policy forbids them to approve it.
+func (b *Broker) refuseRequester(ctx context.Context, in Inbound, q *Question) *Reply {
+	if !q.Policy.ForbidRequester || !q.requester(in) {
+		return nil
+	}
+	r := b.refuseAudited(ctx, in, q, ErrForbidden, fmt.Sprintf("You asked for %s, so you cannot approve it: someone else must answer. Nothing was recorded.", q.ID))
+	return &r
+}
+
+// vote records in's vote on q (an answer a, or a deny with a reason) and
+// resolves q when the votes reach its quorum.
+func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, deny bool, reason string) Reply {
+	by := *in.Responder()
+	v := Vote{By: by, Deny: deny, Reason: reason, Answer: a, At: b.now()}
+	if a != nil {
+		v.Choice = AnswerValue(*a)
+		v.Deny = isDeny(*a)
+	}
+	if v.Deny && a == nil {
+		v.Choice = "Decline"
+	}
+	changed := false
+	q, refused := b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
+		st := clonedState(q.State)
+		k := voteOf(st.Votes, by)
+		entry := AuditEntry{At: v.At, Kind: AuditVote, By: &by, Choice: v.Choice, Detail: reason}
+		changed = false
+		switch {
+		case k >= 0 && st.Votes[k].Choice == v.Choice && st.Votes[k].Deny == v.Deny:
+			r := b.refuseAudited(ctx, in, q, ErrConflict, fmt.Sprintf("You already chose %s on %s; nothing changed.", v.Choice, q.ID))
+			return Amendment{}, &r
+		case k >= 0:
+			entry.Kind, entry.Detail = AuditVoteChange, "was "+st.Votes[k].Choice
+			st.Votes[k] = v
+			changed = true
+		default:
+			st.Votes = append(st.Votes, v)
+		}
+		return Amendment{State: st, Audit: []AuditEntry{entry}}, nil
+	})
+	if refused != nil {
+		return *refused
+	}
+	q, err := b.settleVotes(ctx, q)
+	var closed *ClosedError
+	if errors.As(err, &closed) {
+		// Another vote resolved the question first, counting this one.
+		q, err = closed.Question, nil
+	}
+	if err != nil {
+		r, _ := b.resolveFailed(q, err)
+		return r
+	}
+	verb := "Recorded your vote"
+	if changed {
+		verb = "Changed your vote to"
+	}
+	switch q.Status {
+	case StatusPending:
+		return Reply{OK: true, Text: fmt.Sprintf("%s: %s (%s).", verb, v.Choice, VotesText(q)), Question: q}
+	case StatusAnswered:
+		return Reply{OK: true, Text: fmt.Sprintf("%s: %s. The quorum is reached: %s.", verb, v.Choice, AnswerText(q)), Question: q}
+	}
+	return Reply{OK: true, Text: fmt.Sprintf("%s: %s. The question is %s.", verb, v.Choice, q.Status), Question: q}
+}
+
+// settleVotes resolves q when its votes reach the quorum, with a
+// resolution conditional on the votes it counted: a vote recorded
+// meanwhile makes it count again. Without a quorum it shows the votes on
+// every copy and returns q.
+func (b *Broker) settleVotes(ctx context.Context, q *Question) (*Question, error) {
+	for range amendAttempts {
+		r, ok := tally(q)
+		if !ok {
+			b.updateCopies(q)
+			return q, nil
+		}
+		rev := q.State.Rev
+		r.IfRev = &rev
+		done, err := b.Resolve(ctx, q.ID, r)
+		if !errors.Is(err, ErrConflict) {
+			return done, err
+		}
+		if q, err = b.store.Get(ctx, q.ID); err != nil {
+			return nil, err
+		}
+		if q.Status != StatusPending {
+			return nil, &ClosedError{Question: q}
+		}
+	}
+	return nil, fmt.Errorf("broker: settle votes of %s: votes kept arriving: %w", q.ID, ErrUnavailable)
+}
+
+// tally returns the resolution q's votes call for, if any: declined when
+// the deny votes reach the deny quorum, answered when as many voters as
+// the quorum chose the same answer.
+func tally(q *Question) (Resolution, bool) {
+	var denies []Vote
+	counts := map[string][]Vote{}
+	for _, v := range q.State.Votes {
+		if v.Deny {
+			denies = append(denies, v)
+			continue
+		}
+		counts[v.Choice] = append(counts[v.Choice], v)
+	}
+	if len(denies) >= q.Policy.denyQuorum() {
+		var reasons []string
+		for _, v := range denies {
+			if v.Reason != "" {
+				reasons = append(reasons, v.Reason)
+			}
+		}
+		by := denies[0].By
+		return Resolution{Status: StatusDeclined, AnsweredBy: &by, Reason: strings.Join(reasons, "; ")}, true
+	}
+	for _, v := range q.State.Votes {
+		if vs := counts[v.Choice]; !v.Deny && len(vs) >= q.Policy.quorum() && v.Answer != nil {
+			by := vs[0].By
+			a := *vs[0].Answer
+			return Resolution{Status: StatusAnswered, Answers: map[string]Answer{q.Prompts[0].Question: a}, AnsweredBy: &by}, true
+		}
+	}
+	return Resolution{}, false
+}
+
+// voteOf returns the index of by's vote, or -1.
+func voteOf(votes []Vote, by Responder) int {
+	for k, v := range votes {
+		if v.By.Channel == by.Channel && v.By.User == by.User {
+			return k
+		}
+	}
+	return -1
+}
+
+func clonedState(s PolicyState) PolicyState {
+	c := s
+	c.Votes = append([]Vote(nil), s.Votes...)
+	c.Snoozes = append([]Snooze(nil), s.Snoozes...)
+	return c
+}
+
+// VotesText says where the votes of a pending question with a quorum
+// stand: "1 of 2: Allow by @ana", "2 of 3: Allow by @ana, @bo; Deny by
+// @cy"; "" without a quorum.
+func VotesText(q *Question) string {
+	if !q.voting() {
+		return ""
+	}
+	if len(q.State.Votes) == 0 {
+		return fmt.Sprintf("0 of %d votes", q.Policy.quorum())
+	}
+	var order []string
+	who := map[string][]string{}
+	best := 0
+	for _, v := range q.State.Votes {
+		if _, ok := who[v.Choice]; !ok {
+			order = append(order, v.Choice)
+		}
+		who[v.Choice] = append(who[v.Choice], WhoText(&v.By))
+		if !v.Deny {
+			best = max(best, len(who[v.Choice]))
+		}
+	}
+	parts := make([]string, len(order))
+	for i, c := range order {
+		parts[i] = c + " by " + strings.Join(who[c], ", ")
+	}
+	return fmt.Sprintf("%d of %d: %s", best, q.Policy.quorum(), strings.Join(parts, "; "))
+}

@@ -1,0 +1,75 @@
+package redis_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/store/redis/redistest"
+)
+
+// TestQuorumVotesOnTwoInstances has two responders vote at the same
+// instant, each through another bridge instance on one Redis: the
+// question resolves once, with both votes.
+func TestQuorumVotesOnTwoInstances(t *testing.T) {
+	cfg := redistest.Shared(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	route := broker.Route{Targets: []broker.Target{{Channel: "web"}}, Responders: []string{"ana", "bo", "cy"}, Policy: broker.Policy{Quorum: 2}}
+	newInstance := func() (*broker.Broker, broker.Store) {
+		st := open(t, cfg)
+		b, err := broker.New(broker.Config{Store: st, Routes: map[string]broker.Route{"default": route}, Logger: quiet})
+		if err != nil {
+			t.Fatalf("broker.New: %v", err)
+		}
+		b.Register(brokertest.NewChannel("web"))
+		go b.Run(ctx)
+		t.Cleanup(b.Close)
+		return b, st
+	}
+	a, st := newInstance()
+	b, _ := newInstance()
+	for range 20 {
+		q, _, err := a.Ask(ctx, "agent-1", &broker.AskRequest{Question: "Deploy?", Options: []broker.Option{{Label: "Allow"}, {Label: "Deny"}}})
+		if err != nil {
+			t.Fatalf("Ask: %v", err)
+		}
+		var wg sync.WaitGroup
+		replies := make([]broker.Reply, 2)
+		for i, inst := range []*broker.Broker{a, b} {
+			user := []string{"ana", "bo"}[i]
+			wg.Go(func() {
+				replies[i] = inst.HandleInbound(ctx, broker.Inbound{Channel: "web", User: user, Text: "/answer " + q.ID + " 1"})
+			})
+		}
+		wg.Wait()
+		for _, r := range replies {
+			if !r.OK {
+				t.Fatalf("vote refused: %+v", r)
+			}
+		}
+		got, err := st.Get(ctx, q.ID)
+		if err != nil || got.Status != broker.StatusAnswered || len(got.Result().Voters) != 2 || len(got.State.Votes) != 2 {
+			t.Fatalf("after two votes on two instances: %+v, %v; want answered with both votes", got, err)
+		}
+		log, err := st.Audit(ctx, q.ID)
+		if err != nil || len(log) != 2 {
+			t.Fatalf("audit = %v, %v; want the two votes", log, err)
+		}
+		evs, err := st.Events(ctx, "agent-1", 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range evs {
+			if e.QuestionID == q.ID {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%d resolution events for %s, want 1", n, q.ID)
+		}
+	}
+}
