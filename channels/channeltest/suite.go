@@ -115,7 +115,7 @@ func selected(q *broker.Question) string {
 func (s *session) edited(t *testing.T, chat, id, choice string) {
 	t.Helper()
 	var last Message
-	Eventually(t, "the copy in "+chat+" showing the outcome", func() bool {
+	edited := Within(WaitLimit, func() bool {
 		for _, m := range s.p.Messages(chat) {
 			if m.ID == id {
 				last = m
@@ -124,7 +124,9 @@ func (s *session) edited(t *testing.T, chat, id, choice string) {
 		}
 		return false
 	})
-	_ = last
+	if !edited {
+		t.Fatalf("the copy %s in %s never showed the outcome %q without buttons; it reads:\n%s\nbuttons: %+v", id, chat, choice, last.Text, last.Buttons)
+	}
 }
 
 func tapEditsEveryCopy(t *testing.T, s *session) {
