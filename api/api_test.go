@@ -49,7 +49,7 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Register(cli.New(""))
+	b.Register(&cli.Channel{})
 	srv := api.New(api.Config{
 		AgentKeys:     []api.Key{{Name: "claude", Secret: agentKey}, {Name: "other", Secret: otherKey}},
 		ResponderKeys: []api.Key{{Name: "Anna", User: "anna", Secret: annaKey}},
@@ -348,7 +348,7 @@ func TestDrainReleasesWaitersWith202(t *testing.T) {
 	st, _ := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "d.db"))
 	defer st.Close()
 	b, _ := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}}}})
-	b.Register(cli.New(""))
+	b.Register(&cli.Channel{})
 	srv := api.New(api.Config{Loopback: true}, b)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()

@@ -123,7 +123,7 @@ func TestTimeoutJobsRunTheSweeperAsLeader(t *testing.T) {
 	if err := cfg.finish(); err != nil {
 		t.Fatal(err)
 	}
-	b.Register(cli.New(cli.Name))
+	b.Register(&cli.Channel{})
 	timeout := broker.Duration(10 * time.Second)
 	q, _, err := b.Ask(ctx, "local", &broker.AskRequest{Question: "Which database?", Timeout: &timeout, Default: broker.StringList{"SQLite"}})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/internal/jsonerr"
 	"github.com/askbridge/askbridge/internal/longlived"
 )
@@ -75,6 +76,11 @@ func (c *Channel) Handler() http.Handler {
 	mux.HandleFunc("POST /inbox/login", c.posted(c.serveLogin))
 	mux.HandleFunc("POST /inbox/logout", c.posted(c.serveLogout))
 	return headers(mux)
+}
+
+// Routes serves the inbox at the root of the server.
+func (c *Channel) Routes() []channels.Route {
+	return []channels.Route{{Pattern: "/", Handler: c.Handler()}}
 }
 
 // noListing answers 404 for directories instead of listing them.

@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 )
 
 func TestPostSendsRenderedMessage(t *testing.T) {
-	e := newEnv(t, &recorder{}, nil)
+	e := newEnv(t, &brokertest.Inbox{}, nil)
 	q := question("k7m2qx", dbPrompt())
 	q.Prompts[0].Question = "@everyone which **database**?"
 	m, ref := e.post(t, q)
@@ -52,7 +54,7 @@ func assertNoMentions(t *testing.T, m *discordfake.Message) {
 }
 
 func TestPostLongCustomIDNeverSent(t *testing.T) {
-	e := newEnv(t, &recorder{}, nil)
+	e := newEnv(t, &brokertest.Inbox{}, nil)
 	long := strings.Repeat("q", 120)
 	m, _ := e.post(t, question(long, dbPrompt()))
 	for _, id := range m.CustomIDs() {
@@ -71,7 +73,7 @@ func TestPostLongCustomIDNeverSent(t *testing.T) {
 }
 
 func TestUpdateRemovesComponents(t *testing.T) {
-	e := newEnv(t, &recorder{}, nil)
+	e := newEnv(t, &brokertest.Inbox{}, nil)
 	q := question("k7m2qx", dbPrompt())
 	_, ref := e.post(t, q)
 	q.Status, q.ResolvedAt = broker.StatusAnswered, fixed.Add(2*time.Minute)
@@ -93,7 +95,7 @@ func TestUpdateRemovesComponents(t *testing.T) {
 }
 
 func TestRemindRepliesToQuestion(t *testing.T) {
-	e := newEnv(t, &recorder{}, nil)
+	e := newEnv(t, &brokertest.Inbox{}, nil)
 	q := question("k7m2qx", dbPrompt())
 	_, ref := e.post(t, q)
 	e.ch.now = func() time.Time { return fixed.Add(15 * time.Minute) }
@@ -130,7 +132,7 @@ func TestPostFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, &recorder{}, nil)
+			e := newEnv(t, &brokertest.Inbox{}, nil)
 			chat := tt.setup(e)
 			_, err := e.ch.Post(testCtx(t), question("k7m2qx", dbPrompt()), chat)
 			if err == nil {
@@ -150,9 +152,9 @@ func TestPostFailures(t *testing.T) {
 }
 
 func TestPostBadToken(t *testing.T) {
-	e := newEnv(t, &recorder{}, nil)
+	e := newEnv(t, &brokertest.Inbox{}, nil)
 	t.Setenv(e.ch.cfg.TokenEnv, "wrong-token")
-	c, err := New(e.ch.cfg, &recorder{}, nil)
+	c, err := New(e.ch.cfg, &brokertest.Inbox{}, channels.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestPostBadToken(t *testing.T) {
 }
 
 func TestRateLimitDelaysButKeepsMessage(t *testing.T) {
-	e := newEnv(t, &recorder{}, nil)
+	e := newEnv(t, &brokertest.Inbox{}, nil)
 	e.fake.RateLimitNext(2, 0.05)
 	m, _ := e.post(t, question("k7m2qx", dbPrompt()))
 	if got := len(e.fake.Messages(e.chat)); got != 1 {
@@ -178,7 +180,7 @@ func TestRateLimitDelaysButKeepsMessage(t *testing.T) {
 }
 
 func TestRateLimitGivesUpWithContext(t *testing.T) {
-	e := newEnv(t, &recorder{}, nil)
+	e := newEnv(t, &brokertest.Inbox{}, nil)
 	e.ch.maxRetries = 1
 	e.fake.RateLimitNext(5, 0.01)
 	_, err := e.ch.Post(testCtx(t), question("k7m2qx", dbPrompt()), e.chat)
@@ -196,7 +198,7 @@ func TestLogPathHidesTokens(t *testing.T) {
 }
 
 func TestPostToPersonOpensDM(t *testing.T) {
-	e := newEnv(t, &recorder{}, nil)
+	e := newEnv(t, &brokertest.Inbox{}, nil)
 	ana := e.fake.NewUser("ana")
 	q := question("k7m2qx", dbPrompt())
 	ref, err := e.ch.Post(testCtx(t), q, "user:"+ana.ID)
@@ -227,7 +229,8 @@ func TestPostToPersonOpensDM(t *testing.T) {
 
 func TestPostShowsTimesInLocation(t *testing.T) {
 	berlin := time.FixedZone("CET", 3600)
-	e := newEnv(t, &recorder{}, func(c *Config) { c.Location = berlin })
+	e := newEnv(t, &brokertest.Inbox{}, nil)
+	e.ch.loc = berlin
 	m, _ := e.post(t, question("k7m2qx", dbPrompt()))
 	if !strings.Contains(m.Content, "Expires 15:30 CET") {
 		t.Errorf("content does not show the deadline in the configured zone:\n%s", m.Content)

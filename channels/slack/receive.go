@@ -12,6 +12,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // Run receives Slack events until ctx ends. In socket mode it owns the
@@ -39,7 +40,7 @@ func (c *Channel) Run(ctx context.Context) error {
 // authTest checks the bot token, retrying with backoff while Slack cannot
 // be reached; a refused token is a permanent error.
 func (c *Channel) authTest(ctx context.Context) (*slackapi.AuthTestResponse, error) {
-	wait := time.Second
+	retry := backoff.New(time.Second, time.Minute)
 	for {
 		auth, err := c.api.AuthTestContext(ctx)
 		if err == nil {
@@ -49,13 +50,11 @@ func (c *Channel) authTest(ctx context.Context) (*slackapi.AuthTestResponse, err
 		if errors.Is(err, broker.ErrPermanent) || ctx.Err() != nil {
 			return nil, err
 		}
+		wait := retry.Next()
 		c.log.Warn("slack unreachable, retrying", "in", wait, "err", err)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := backoff.Sleep(ctx, wait); err != nil {
+			return nil, err
 		}
-		wait = min(2*wait, time.Minute)
 	}
 }
 

@@ -189,7 +189,7 @@ func TestNew(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ch, err := New(tc.cfg, nopHandler{}, emptyLister{}, Options{Loopback: tc.loopback, Logger: quiet, Sessions: tempStore(t)})
+			ch, err := New(tc.cfg, nopHandler{}, Options{Lister: emptyLister{}, Loopback: tc.loopback, Logger: quiet, Sessions: tempStore(t)})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want one mentioning %q", err, tc.err)
@@ -218,7 +218,7 @@ func (l emptyLister) List(context.Context, broker.Filter) ([]*broker.Question, e
 }
 
 func TestPost(t *testing.T) {
-	ch, err := New(Config{}, nopHandler{}, emptyLister{}, Options{Loopback: true, Logger: quiet})
+	ch, err := New(Config{}, nopHandler{}, Options{Lister: emptyLister{}, Loopback: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

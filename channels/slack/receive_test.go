@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -15,7 +17,7 @@ import (
 func (c *Channel) drain() { c.work.Wait() }
 
 func TestSocketModeTurnsActionsIntoInbound(t *testing.T) {
-	rec := newRecorder(nil)
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, ModeSocket, rec)
 	e.run(t)
 	q := sampleQuestion()
@@ -80,9 +82,9 @@ func TestSocketModeTurnsActionsIntoInbound(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := len(rec.inbounds())
+			n := len(rec.All())
 			e.send(t, tt.typ, tt.pay())
-			got := rec.waitN(t, n+1)[n]
+			got := rec.Wait(t, n+1)[n]
 			tt.want.Channel = "slack"
 			if got.Channel != tt.want.Channel || got.Chat != tt.want.Chat || got.User != tt.want.User ||
 				got.Name != tt.want.Name || got.Text != tt.want.Text || got.ReplyTo != tt.want.ReplyTo || got.Private != tt.want.Private {
@@ -94,7 +96,7 @@ func TestSocketModeTurnsActionsIntoInbound(t *testing.T) {
 }
 
 func TestSocketModeOtherModal(t *testing.T) {
-	rec := newRecorder(nil)
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, ModeSocket, rec)
 	e.run(t)
 	m := postOne(t, e, sampleQuestion(), general)
@@ -109,22 +111,22 @@ func TestSocketModeOtherModal(t *testing.T) {
 	if v.TriggerID != click["trigger_id"] {
 		t.Errorf("views.open trigger_id = %q, want the click's %q", v.TriggerID, click["trigger_id"])
 	}
-	if len(rec.inbounds()) != 0 {
-		t.Fatalf("opening the modal reached the broker: %+v", rec.inbounds())
+	if len(rec.All()) != 0 {
+		t.Fatalf("opening the modal reached the broker: %+v", rec.All())
 	}
 	sub, err := slackfake.SubmitView(v, ana, "MySQL, we already run it")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.send(t, "interactive", sub)
-	got := rec.waitN(t, 1)[0]
+	got := rec.Wait(t, 1)[0]
 	if got.Text != "/answer k7m2qx other MySQL, we already run it" || got.Chat != general || got.User != ana.ID || got.Name != "ana" {
 		t.Errorf("inbound = %+v", got)
 	}
 }
 
 func TestSocketModeIgnoresBotsEditsAndJoins(t *testing.T) {
-	rec := newRecorder(nil)
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, ModeSocket, rec)
 	e.run(t)
 	m := postOne(t, e, sampleQuestion(), general)
@@ -149,7 +151,7 @@ func TestSocketModeIgnoresBotsEditsAndJoins(t *testing.T) {
 	e.send(t, "events_api", unknown)
 
 	e.ch.drain()
-	if got := rec.inbounds(); len(got) != 0 {
+	if got := rec.All(); len(got) != 0 {
 		t.Errorf("ignored messages reached the broker: %+v", got)
 	}
 	if n := len(e.fake.Ephemerals()); n != 0 {
@@ -158,7 +160,7 @@ func TestSocketModeIgnoresBotsEditsAndJoins(t *testing.T) {
 }
 
 func TestSocketModeSubmitWithNothingTicked(t *testing.T) {
-	rec := newRecorder(nil)
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, ModeSocket, rec)
 	e.run(t)
 	q := sampleQuestion()
@@ -172,15 +174,15 @@ func TestSocketModeSubmitWithNothingTicked(t *testing.T) {
 	e.send(t, "interactive", p)
 	waitEphemeral(t, e.fake, ana.ID, noneTicked)
 	e.ch.drain()
-	if got := rec.inbounds(); len(got) != 0 {
+	if got := rec.All(); len(got) != 0 {
 		t.Errorf("an empty selection reached the broker: %+v", got)
 	}
 }
 
 func TestRunStopsWithContextAndRefusesBadTokens(t *testing.T) {
-	e := newEnv(t, ModeSocket, newRecorder(nil))
+	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 	t.Setenv("TEST_SLACK_BOT", "xoxb-wrong")
-	bad, err := New(e.ch.cfg, newRecorder(nil), nil)
+	bad, err := New(e.ch.cfg, &brokertest.Inbox{}, channels.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +195,7 @@ func TestRunStopsWithContextAndRefusesBadTokens(t *testing.T) {
 }
 
 func TestSocketModeReconnectsAndDropsRedeliveries(t *testing.T) {
-	rec := newRecorder(nil)
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, ModeSocket, rec)
 	e.run(t)
 	m := postOne(t, e, sampleQuestion(), general)
@@ -213,13 +215,13 @@ func TestSocketModeReconnectsAndDropsRedeliveries(t *testing.T) {
 	e.send(t, "events_api", ev)
 	e.send(t, "events_api", ev) // Slack redelivers when it missed the ack
 	e.ch.drain()
-	if got := rec.inbounds(); len(got) != 1 || got[0].ReplyTo != m.TS {
+	if got := rec.All(); len(got) != 1 || got[0].ReplyTo != m.TS {
 		t.Errorf("inbounds = %+v, want the reply once", got)
 	}
 }
 
 func TestRepliesFallBackToResponseURL(t *testing.T) {
-	rec := newRecorder(func(broker.Inbound) broker.Reply { return broker.Reply{OK: true, Text: "No open questions here."} })
+	rec := &brokertest.Inbox{Reply: func(broker.Inbound) broker.Reply { return broker.Reply{OK: true, Text: "No open questions here."} }}
 	e := newEnv(t, ModeSocket, rec)
 	e.run(t)
 	e.fake.FailChannel(random, "not_in_channel")
@@ -254,7 +256,7 @@ func TestRepliesFallBackToResponseURL(t *testing.T) {
 }
 
 func TestRunWaitsForSlackToComeBack(t *testing.T) {
-	e := newEnv(t, ModeSocket, newRecorder(nil))
+	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 	e.fake.FailMethod("auth.test", "internal_error")
 	go func() {
 		for e.fake.Calls("auth.test") == 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
@@ -31,16 +32,24 @@ type Lister interface {
 	List(ctx context.Context, f broker.Filter) ([]*broker.Question, error)
 }
 
-// Options are the facts about the running server the inbox needs.
+// Options are what every channel's constructor takes (channels.Options:
+// logger, clock, location) and the facts about the running server the
+// inbox alone needs.
 type Options struct {
-	// Loopback is true when the server listens only on a loopback
-	// address; only then may the inbox run without a token.
-	Loopback bool
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 	// Location places the times shown on the page; it defaults to UTC,
 	// like the broker's. Pass the broker's Location().
 	Location *time.Location
+
+	// Lister reads the open and recent questions (a broker.Store will
+	// do). Required.
+	Lister Lister
+	// Loopback is true when the server listens only on a loopback
+	// address; only then may the inbox run without a token.
+	Loopback bool
 	// Sessions keeps sign-in sessions; required with a token. Pass the
 	// bridge's store, so that every instance accepts a session.
 	Sessions broker.Sessions
@@ -77,20 +86,22 @@ type recentQuestion struct {
 
 var (
 	_ broker.Channel  = (*Channel)(nil)
+	_ broker.Updater  = (*Channel)(nil)
+	_ channels.Router = (*Channel)(nil)
 	_ broker.Reminder = (*Channel)(nil)
 	_ broker.Runner   = (*Channel)(nil)
 )
 
 // New builds the web inbox. h receives every command typed or clicked on
-// the page; lister reads the open and recent questions (a broker.Store
-// will do). It fails when the token is misconfigured, or when the server
-// listens beyond loopback and no token is configured.
-func New(cfg Config, h broker.InboundHandler, lister Lister, opts Options) (*Channel, error) {
+// the page; opts.Lister reads the open and recent questions. It fails
+// when the token is misconfigured, or when the server listens beyond
+// loopback and no token is configured. It makes no network call.
+func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if h == nil || lister == nil {
-		return nil, errors.New("web: New needs an inbound handler and a lister")
+	if h == nil || opts.Lister == nil {
+		return nil, errors.New("web: New needs an inbound handler and a lister (Options.Lister)")
 	}
 	cfg = cfg.withDefaults()
 	token, err := cfg.token()
@@ -107,20 +118,14 @@ func New(cfg Config, h broker.InboundHandler, lister Lister, opts Options) (*Cha
 	if token != "" && opts.Sessions == nil {
 		return nil, errors.New("web: with a token the inbox needs a session store (Options.Sessions)")
 	}
+	common := channels.Options{Logger: opts.Logger, Now: opts.Now, Location: opts.Location}.For(Name)
 	c := &Channel{
-		cfg: cfg, in: h, lister: lister,
-		log: opts.Logger, loc: opts.Location,
+		cfg: cfg, in: h, lister: opts.Lister,
+		log: common.Logger, loc: common.Location,
 		auth: newAuth(token, opts.Sessions), hub: newHub(), static: static,
-		now: time.Now, beat: heartbeatEvery,
-		recent: map[string]*recentQuestion{},
-	}
-	if c.log == nil {
-		c.log = slog.Default()
-	}
-	c.log = c.log.With("channel", Name)
-	c.refusals = logthrottle.New(c.log, time.Second)
-	if c.loc == nil {
-		c.loc = time.UTC
+		now: common.Now, beat: heartbeatEvery,
+		recent:   map[string]*recentQuestion{},
+		refusals: logthrottle.New(common.Logger, time.Second),
 	}
 	switch {
 	case cfg.Name != "":

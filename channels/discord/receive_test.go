@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 	"github.com/bwmarrin/discordgo"
 )
@@ -24,7 +26,7 @@ func TestGatewayConnectsAndRegistersCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, &recorder{}, func(c *Config) {
+			e := newEnv(t, &brokertest.Inbox{}, func(c *Config) {
 				if !tt.guild {
 					c.GuildID = ""
 				}
@@ -72,7 +74,7 @@ func TestGatewayConnectsAndRegistersCommands(t *testing.T) {
 // TestGatewayInbound checks that every form of action reaches the broker
 // as the exact Inbound text, with who and where.
 func TestGatewayInbound(t *testing.T) {
-	rec := &recorder{}
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, rec, nil)
 	e.run(t)
 	q := question("k7m2qx", dbPrompt())
@@ -80,7 +82,7 @@ func TestGatewayInbound(t *testing.T) {
 	ana := e.fake.NewUser("ana", "111", "222")
 	dm := e.fake.AddChannel("")
 	n := 0
-	next := func(t *testing.T) broker.Inbound { n++; return rec.wait(t, n) }
+	next := func(t *testing.T) broker.Inbound { n++; return rec.Wait(t, n)[n-1] }
 
 	check := func(t *testing.T, in broker.Inbound, text string) {
 		t.Helper()
@@ -221,7 +223,7 @@ func TestGatewayInbound(t *testing.T) {
 		e.fake.Say(ana, e.chat, "marker 2", "")
 		next(t)
 		replies := 0
-		for _, in := range rec.all() {
+		for _, in := range rec.All() {
 			if in.User == bot.ID || in.Text == "/answer k7m2qx 1" {
 				t.Errorf("ignored message reached the broker: %+v", in)
 			}
@@ -237,7 +239,7 @@ func TestGatewayInbound(t *testing.T) {
 
 func TestGatewayShowsReplies(t *testing.T) {
 	var resolved *broker.Question
-	rec := &recorder{reply: func(in broker.Inbound) broker.Reply {
+	rec := &brokertest.Inbox{Reply: func(in broker.Inbound) broker.Reply {
 		switch in.Text {
 		case "/answer k7m2qx 2", "2":
 			return broker.Reply{OK: true, Text: "Recorded: SQLite", Question: resolved}
@@ -318,7 +320,7 @@ func TestGatewayShowsReplies(t *testing.T) {
 }
 
 func TestGatewayResumesAfterDrop(t *testing.T) {
-	rec := &recorder{}
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, rec, nil)
 	e.run(t)
 	m, _ := e.post(t, question("k7m2qx", dbPrompt()))
@@ -328,15 +330,15 @@ func TestGatewayResumesAfterDrop(t *testing.T) {
 		t.Fatalf("the channel did not resume after the gateway dropped it (resumes %d, connected %d)", e.fake.Resumes(), e.fake.Connected())
 	}
 	e.fake.Click(e.fake.NewUser("ana"), m, "/answer k7m2qx 1")
-	if in := rec.wait(t, 1); in.Text != "/answer k7m2qx 1" {
+	if in := rec.Wait(t, 1)[0]; in.Text != "/answer k7m2qx 1" {
 		t.Errorf("inbound after resuming = %+v", in)
 	}
 }
 
 func TestGatewayExplainsBadToken(t *testing.T) {
-	e := newEnv(t, &recorder{}, nil)
+	e := newEnv(t, &brokertest.Inbox{}, nil)
 	t.Setenv(e.ch.cfg.TokenEnv, "not-the-token")
-	c, err := New(e.ch.cfg, &recorder{}, slog.New(slog.NewTextHandler(e.logs, nil)))
+	c, err := New(e.ch.cfg, &brokertest.Inbox{}, channels.Options{Logger: slog.New(slog.NewTextHandler(e.logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

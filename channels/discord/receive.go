@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/backoff"
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
 )
@@ -23,23 +24,21 @@ func (c *Channel) Run(ctx context.Context) error {
 	c.mu.Lock()
 	c.runCtx = ctx
 	c.mu.Unlock()
-	backoff := time.Second
+	retry := backoff.New(time.Second, time.Minute)
 	for {
 		err := c.session.Open()
 		if err == nil {
 			break
 		}
+		wait := retry.Next()
 		if hint := closeHint(err); hint != "" {
-			c.log.Error("gateway refused the connection: "+hint, "err", err, "retry_in", backoff)
+			c.log.Error("gateway refused the connection: "+hint, "err", err, "retry_in", wait)
 		} else {
-			c.log.Warn("gateway connection failed; retrying", "err", err, "retry_in", backoff)
+			c.log.Warn("gateway connection failed; retrying", "err", err, "retry_in", wait)
 		}
-		select {
-		case <-ctx.Done():
+		if backoff.Sleep(ctx, wait) != nil {
 			return nil
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, time.Minute)
 	}
 	defer func() {
 		if err := c.session.Close(); err != nil {

@@ -13,15 +13,18 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
-// ChannelName is the name routes use for this channel.
-const ChannelName = "slack"
+// Name is the channel's name in routes ("slack:C0123ABC").
+const Name = "slack"
 
 // Compile-time checks of the contracts the channel implements.
 var (
 	_ broker.Channel  = (*Channel)(nil)
+	_ broker.Updater  = (*Channel)(nil)
+	_ channels.Router = (*Channel)(nil)
 	_ broker.Reminder = (*Channel)(nil)
 	_ broker.Runner   = (*Channel)(nil)
 )
@@ -36,6 +39,8 @@ type Channel struct {
 	h       broker.InboundHandler
 	log     *slog.Logger
 	now     func() time.Time
+	// loc places the times shown to people.
+	loc *time.Location
 
 	// seen holds recent Events API event ids, to drop redelivered events.
 	seen *recentSet
@@ -52,9 +57,10 @@ type Channel struct {
 }
 
 // New builds a Slack channel from cfg; it reads the tokens from the
-// environment variables cfg names and makes no network call. h receives
-// every person's action (the broker).
-func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error) {
+// environment variables cfg names and makes no network call (Run checks
+// the token with auth.test). h receives every person's action (the
+// broker).
+func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -66,12 +72,10 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 	if err != nil {
 		return nil, err
 	}
-	if log == nil {
-		log = slog.Default()
-	}
-	log = log.With("channel", ChannelName)
+	opts = opts.For(Name)
+	log := opts.Logger
 	c := &Channel{
-		cfg: cfg, secrets: sec, h: h, log: log, now: time.Now,
+		cfg: cfg, secrets: sec, h: h, log: log, now: opts.Now, loc: opts.Location,
 		seen:      newRecentSet(4096),
 		names:     newNameCache(1024),
 		httpc:     &http.Client{Timeout: 30 * time.Second},
@@ -96,7 +100,7 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 }
 
 // Name returns "slack".
-func (c *Channel) Name() string { return ChannelName }
+func (c *Channel) Name() string { return Name }
 
 // Post renders q in Block Kit and sends it to chat: a conversation id
 // (C0123ABC, G0123ABC) or a user id (U0123ABC) for the person's DM with
@@ -104,8 +108,8 @@ func (c *Channel) Name() string { return ChannelName }
 // for a DM) and the message ts ("D…/ts" for a DM).
 func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
 	ch, ts, err := c.api.PostMessageContext(ctx, chat,
-		slackapi.MsgOptionText(fallbackText(q, c.cfg.Location), false),
-		slackapi.MsgOptionBlocks(questionBlocks(q, c.cfg.Location)...),
+		slackapi.MsgOptionText(fallbackText(q, c.loc), false),
+		slackapi.MsgOptionBlocks(questionBlocks(q, c.loc)...),
 		slackapi.MsgOptionDisableLinkUnfurl(),
 		slackapi.MsgOptionDisableMediaUnfurl(),
 	)
@@ -116,7 +120,7 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 		ch = chat
 	}
 	c.log.Debug("question posted", "question_id", q.ID, "chat", ch, "ts", ts)
-	ref := broker.MessageRef{Channel: ChannelName, Chat: ch, MessageID: messageID(ch, ts), PostedAt: c.now()}
+	ref := broker.MessageRef{Channel: Name, Chat: ch, MessageID: messageID(ch, ts), PostedAt: c.now()}
 	if isUserID(chat) {
 		ref.Chat = chat
 	}
@@ -126,9 +130,9 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 // Update edits the posted copy m: the outcome without buttons once q is
 // resolved, or the dialog's progress while it is pending.
 func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
-	text, blocks := fallbackText(q, c.cfg.Location), questionBlocks(q, c.cfg.Location)
+	text, blocks := fallbackText(q, c.loc), questionBlocks(q, c.loc)
 	if q.Status.Terminal() {
-		text, blocks = escapeLimit(broker.OutcomeText(q, c.cfg.Location), maxFallbackText), outcomeBlocks(q, c.cfg.Location)
+		text, blocks = escapeLimit(broker.OutcomeText(q, c.loc), maxFallbackText), outcomeBlocks(q, c.loc)
 	}
 	ch, ts := locate(m)
 	_, _, _, err := c.api.UpdateMessageContext(ctx, ch, ts,
@@ -143,7 +147,7 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 
 // Remind replies in the thread of the posted copy m with the reminder.
 func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
-	text := escapeMrkdwn(broker.ReminderText(q, c.now(), c.cfg.Location))
+	text := escapeMrkdwn(broker.ReminderText(q, c.now(), c.loc))
 	ch, ts := locate(m)
 	_, _, err := c.api.PostMessageContext(ctx, ch,
 		slackapi.MsgOptionText(text, false),
@@ -201,35 +205,4 @@ func (c *Channel) responseURLAllowed(raw string) bool {
 	}
 	api, err := url.Parse(c.cfg.APIURL)
 	return err == nil && u.Scheme == api.Scheme && u.Host == api.Host
-}
-
-// permanentErrors are Slack error codes that retrying cannot fix.
-var permanentErrors = map[string]bool{
-	"channel_not_found":   true,
-	"not_in_channel":      true,
-	"is_archived":         true,
-	"invalid_auth":        true,
-	"account_inactive":    true,
-	"token_revoked":       true,
-	"token_expired":       true,
-	"not_authed":          true,
-	"missing_scope":       true,
-	"no_permission":       true,
-	"restricted_action":   true,
-	"ekm_access_denied":   true,
-	"user_not_found":      true,
-	"invalid_blocks":      true,
-	"msg_too_long":        true,
-	"message_not_found":   true,
-	"cant_update_message": true,
-	"edit_window_closed":  true,
-}
-
-// classify marks err permanent when Slack's error code says so.
-func classify(err error) error {
-	var se slackapi.SlackErrorResponse
-	if errors.As(err, &se) && permanentErrors[se.Err] {
-		return broker.Permanent(err)
-	}
-	return err
 }
