@@ -27,8 +27,9 @@ const (
 
 type server struct {
 	*httptest.Server
-	b  *broker.Broker
-	st broker.Store
+	api *api.Server
+	b   *broker.Broker
+	st  broker.Store
 }
 
 // newServer starts the API on a test server; configure adjusts the HTTP
@@ -48,7 +49,7 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Register(cli.New(""))
+	b.Register(&cli.Channel{})
 	srv := api.New(api.Config{
 		AgentKeys:     []api.Key{{Name: "claude", Secret: agentKey}, {Name: "other", Secret: otherKey}},
 		ResponderKeys: []api.Key{{Name: "Anna", User: "anna", Secret: annaKey}},
@@ -62,7 +63,7 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	}
 	hs.Start()
 	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); b.Close(); st.Close() })
-	return &server{Server: hs, b: b, st: st}
+	return &server{Server: hs, api: srv, b: b, st: st}
 }
 
 // call sends a request and returns the status and decoded JSON body.
@@ -347,7 +348,7 @@ func TestDrainReleasesWaitersWith202(t *testing.T) {
 	st, _ := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "d.db"))
 	defer st.Close()
 	b, _ := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}}}})
-	b.Register(cli.New(""))
+	b.Register(&cli.Channel{})
 	srv := api.New(api.Config{Loopback: true}, b, st)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()

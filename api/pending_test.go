@@ -34,7 +34,7 @@ func instanceOn(t *testing.T, path string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Register(cli.New(""))
+	b.Register(&cli.Channel{})
 	srv := api.New(api.Config{Loopback: true, Logger: log, Metrics: metrics}, b, st)
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx)

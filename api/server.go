@@ -34,8 +34,9 @@ type Config struct {
 	TextChannels []string
 	// MaxBody limits request bodies (64 KiB when zero).
 	MaxBody int64
-	// DefaultWait is how long an ask blocks when it names no wait (30 s
-	// when zero); MaxWait bounds every wait (10 min when zero).
+	// DefaultWait is how long an ask blocks when it names no wait
+	// (api.DefaultWait when zero); MaxWait bounds every wait (api.MaxWait
+	// when zero).
 	DefaultWait time.Duration
 	MaxWait     time.Duration
 	Logger      *slog.Logger
@@ -103,10 +104,10 @@ func New(cfg Config, b *broker.Broker, st Store) *Server {
 		cfg.MaxBody = 64 << 10
 	}
 	if cfg.DefaultWait == 0 {
-		cfg.DefaultWait = 30 * time.Second
+		cfg.DefaultWait = DefaultWait
 	}
 	if cfg.MaxWait == 0 {
-		cfg.MaxWait = 10 * time.Minute
+		cfg.MaxWait = MaxWait
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

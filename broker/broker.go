@@ -96,8 +96,8 @@ func New(cfg Config) (*Broker, error) {
 	if cfg.DefaultTimeout == 0 {
 		cfg.DefaultTimeout = DefaultTimeout
 	}
-	if cfg.DefaultTimeout < MinTimeout || cfg.DefaultTimeout > MaxTimeout {
-		return nil, fmt.Errorf("broker: default timeout %s is outside [%s, 7d]", cfg.DefaultTimeout, MinTimeout)
+	if err := CheckTimeout(cfg.DefaultTimeout); err != nil {
+		return nil, fmt.Errorf("broker: default timeout: %w", err)
 	}
 	if cfg.ReminderPoints == nil {
 		cfg.ReminderPoints = defaultReminderPoints

@@ -273,8 +273,8 @@ func validateRequest(r *AskRequest) ([]Prompt, error) {
 	var timeout time.Duration
 	if r.Timeout != nil {
 		timeout = time.Duration(*r.Timeout)
-		if timeout < MinTimeout || timeout > MaxTimeout {
-			return nil, fieldErr("timeout", "must be between %s and %s, got %s", MinTimeout, "7d", timeout)
+		if err := CheckTimeout(timeout); err != nil {
+			return nil, fieldErr("timeout", "%v", err)
 		}
 	}
 	if r.Lease != nil {
@@ -339,4 +339,15 @@ func Fingerprint(r *AskRequest, prompts []Prompt) string {
 	b, _ := json.Marshal(v)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
+}
+
+// CheckTimeout checks a question's timeout against the one range the
+// bridge accepts, MinTimeout to MaxTimeout, wherever it is set (an ask, a
+// route, the configuration's default, a hook's flag); the error says the
+// range and what was given.
+func CheckTimeout(d time.Duration) error {
+	if d < MinTimeout || d > MaxTimeout {
+		return fmt.Errorf("must be between %s and 7d, got %s", MinTimeout, d)
+	}
+	return nil
 }

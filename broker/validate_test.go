@@ -94,3 +94,21 @@ func TestJSONForms(t *testing.T) {
 		t.Fatalf("bad duration: %v", err)
 	}
 }
+
+// One range for every timeout, wherever it is set.
+func TestCheckTimeout(t *testing.T) {
+	for _, d := range []time.Duration{MinTimeout, time.Hour, MaxTimeout} {
+		if err := CheckTimeout(d); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+	for d, want := range map[time.Duration]string{
+		MinTimeout - time.Millisecond: "must be between 10s and 7d, got 9.999s",
+		MaxTimeout + time.Second:      "must be between 10s and 7d, got 168h0m1s",
+		0:                             "must be between 10s and 7d, got 0s",
+	} {
+		if err := CheckTimeout(d); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", d, err, want)
+		}
+	}
+}

@@ -219,7 +219,7 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, kind 
 		c.answerCallback(ctx, cq.ID, "Could not open the answer box; reply to the question message with your answer.", true)
 		return
 	}
-	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{q: q, prompt: i, note: note, message: cq.Message.MessageID}, c.cfg.Now())
+	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{q: q, prompt: i, note: note, message: cq.Message.MessageID}, c.now())
 	c.answerCallback(ctx, cq.ID, toast, false)
 }
 
@@ -234,7 +234,7 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 		return
 	}
 	if at := m.CommandWithAt(); strings.Contains(at, "@") {
-		if to := at[strings.IndexByte(at, '@')+1:]; !strings.EqualFold(to, c.bot.Self.UserName) {
+		if to := at[strings.IndexByte(at, '@')+1:]; !strings.EqualFold(to, c.self().UserName) {
 			return // a command for another bot in the group
 		}
 	}
@@ -255,7 +255,7 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 					in.Text, in.QuestionID, in.Prompt = "", p.q.ID, p.prompt+1
 				}
 				other = &chatMessage{m.Chat.ID, r.MessageID}
-			} else if r.From != nil && r.From.ID == c.bot.Self.ID {
+			} else if r.From != nil && r.From.ID == c.self().ID {
 				switch t := otherTarget.FindStringSubmatch(r.Text); {
 				case t != nil:
 					in.Text, in.ReplyTo = "/answer "+t[1]+" other "+strings.TrimSpace(text), ""

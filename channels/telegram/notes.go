@@ -73,7 +73,7 @@ func parseWithNote(data string) (noteStep, bool) {
 // the question message's keyboard to offer the choice with it, and says
 // what to tap next.
 func (c *Channel) holdNote(ctx context.Context, chat int64, p otherPrompt, text string) string {
-	c.notes.put(noteKey{p.q.ID, p.prompt}, text, c.cfg.Now())
+	c.notes.put(noteKey{p.q.ID, p.prompt}, text, c.now())
 	q := c.questions.get(p.q.ID)
 	if q == nil {
 		q = p.q
