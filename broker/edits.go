@@ -90,7 +90,7 @@ func (b *Broker) editAll(q *Question) {
 	}
 	var wg sync.WaitGroup
 	for _, m := range refs {
-		if ch, ok := b.channels[m.Channel]; ok {
+		if ch, ok := b.channels[m.Channel].(Updater); ok {
 			wg.Go(func() { b.updateCopy(ch, q, m) })
 		}
 	}
@@ -99,7 +99,7 @@ func (b *Broker) editAll(q *Question) {
 
 // updateCopy edits one copy, retrying failures that are not permanent
 // until UpdateRetry has passed or the broker closes.
-func (b *Broker) updateCopy(ch Channel, q *Question, m MessageRef) {
+func (b *Broker) updateCopy(ch Updater, q *Question, m MessageRef) {
 	giveUp := time.Now().Add(b.cfg.UpdateRetry)
 	delay := time.Second
 	for attempt := 1; ; attempt++ {

@@ -106,7 +106,7 @@ func FuzzValidate(f *testing.F) {
 		if json.Unmarshal([]byte(body), &r) != nil {
 			return
 		}
-		prompts, err := ValidateRequest(&r)
+		prompts, err := validateRequest(&r)
 		if err != nil {
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -125,7 +126,7 @@ func TestPostRendersButtonsWithCommandValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, ModeSocket, newRecorder(nil))
+			e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 			m := postOne(t, e, tt.q, general)
 			got := m.Buttons()
 			if len(got) != len(tt.buttons) {
@@ -153,7 +154,7 @@ func TestPostRendersButtonsWithCommandValues(t *testing.T) {
 }
 
 func TestPostMultiSelectHasCheckboxesAndSubmit(t *testing.T) {
-	e := newEnv(t, ModeSocket, newRecorder(nil))
+	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 	q := sampleQuestion()
 	q.Prompts[0].MultiSelect = true
 	q.Selections = map[int][]int{0: {1}} // ticked on another platform
@@ -201,7 +202,7 @@ func TestPostMultiSelectHasCheckboxesAndSubmit(t *testing.T) {
 }
 
 func TestAgentTextIsInert(t *testing.T) {
-	e := newEnv(t, ModeSocket, newRecorder(nil))
+	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 	hostile := "<!here> & <!channel> ping <@U123> see <http://evil.example|docs> *bold*"
 	q := sampleQuestion()
 	q.Context = hostile

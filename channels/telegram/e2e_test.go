@@ -241,7 +241,7 @@ func TestDialogTimeoutKeepsTheAnswer(t *testing.T) {
 	if r := e.waitReply(team.ID, mine); !strings.HasPrefix(r.Text, "Recorded: Redis (2 of 2)") {
 		t.Fatalf("reply %q", r.Text)
 	}
-	stored, err := e.b.Store().Get(e.ctx, q.ID)
+	stored, err := e.st.Get(e.ctx, q.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 )
 
@@ -38,7 +39,7 @@ func FuzzWebhookUpdate(f *testing.F) {
 	}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ch, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL(), Mode: ModeWebhook,
-		WebhookURL: "https://bridge.example/telegram", WebhookSecretEnv: secretEnv}, h, log)
+		WebhookURL: "https://bridge.example/telegram", WebhookSecretEnv: secretEnv}, h, channels.Options{Logger: log})
 	if err != nil {
 		f.Fatalf("new channel: %v", err)
 	}

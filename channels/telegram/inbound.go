@@ -193,7 +193,7 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in br
 		c.answerCallback(ctx, cq.ID, "Could not open the answer box; reply to the question message with your answer.", true)
 		return
 	}
-	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{ref: q.Ref(i), note: note, message: cq.Message.MessageID}, c.cfg.Now())
+	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{ref: q.Ref(i), note: note, message: cq.Message.MessageID}, c.now())
 	c.answerCallback(ctx, cq.ID, toast, false)
 }
 
@@ -208,7 +208,7 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 		return
 	}
 	if at := m.CommandWithAt(); strings.Contains(at, "@") {
-		if to := at[strings.IndexByte(at, '@')+1:]; !strings.EqualFold(to, c.bot.Self.UserName) {
+		if to := at[strings.IndexByte(at, '@')+1:]; !strings.EqualFold(to, c.self().UserName) {
 			return // a command for another bot in the group
 		}
 	}
@@ -229,7 +229,7 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 					in.Text, in.QuestionID, in.Prompt = "", p.ref.ID, p.ref.Index+1
 				}
 				other = &chatMessage{m.Chat.ID, r.MessageID}
-			} else if r.From != nil && r.From.ID == c.bot.Self.ID {
+			} else if r.From != nil && r.From.ID == c.self().ID {
 				switch cmd, note, ok := freeTextPrompt(r); {
 				case ok && note:
 					reply = broker.Reply{Text: "Your note was not kept (the bridge restarted); nothing was recorded. Tap Other… or Note… again, or type the command shown above with your note.", Err: broker.ErrInvalid}

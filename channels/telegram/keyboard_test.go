@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 )
 
@@ -16,7 +18,7 @@ func newBareChannel(t *testing.T, h broker.InboundHandler) *Channel {
 	fake := telegramfake.New(testToken, botUser)
 	t.Cleanup(fake.Close)
 	t.Setenv(tokenEnv, testToken)
-	c, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL()}, h, nil)
+	c, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL()}, h, channels.Options{})
 	if err != nil {
 		t.Fatalf("new: %v", err)
 	}
@@ -40,14 +42,14 @@ func TestKeyboards(t *testing.T) {
 	}{
 		{
 			name: "no Other when other is false",
-			h:    recorder{},
+			h:    &brokertest.Inbox{},
 			q:    q(broker.Prompt{Question: "Q?", Options: two, Other: &no}),
 			want: [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "Tap a button, reply to this message with a number, or type /answer k7m2qx 1",
 		},
 		{
 			name: "multi-select toggles, with a selection",
-			h:    recorder{},
+			h:    &brokertest.Inbox{},
 			q: func() *broker.Question {
 				x := q(broker.Prompt{Question: "Q?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true})
 				x.Selections = map[int][]int{0: {2, 0}}
@@ -58,14 +60,14 @@ func TestKeyboards(t *testing.T) {
 		},
 		{
 			name: "a held note rides on the option buttons",
-			h:    recorder{},
+			h:    &brokertest.Inbox{},
 			q:    q(broker.Prompt{Question: "Held?", Options: two}),
 			want: [][]string{{"a:k7m2qx:0:1:1"}, {"a:k7m2qx:0:1:2"}, {"o:k7m2qx:0", "n:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "Tap a button",
 		},
 		{
 			name: "a held note rides on Done",
-			h:    recorder{},
+			h:    &brokertest.Inbox{},
 			q: func() *broker.Question {
 				x := q(broker.Prompt{Question: "Held?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true})
 				x.Selections = map[int][]int{0: {2, 0}}
@@ -76,7 +78,7 @@ func TestKeyboards(t *testing.T) {
 		},
 		{
 			name: "dialog, second prompt current",
-			h:    recorder{},
+			h:    &brokertest.Inbox{},
 			q: func() *broker.Question {
 				x := q(broker.Prompt{Question: "Q1?", Options: two}, broker.Prompt{Question: "Q2?", Options: two, Other: &no})
 				x.Progress = []*broker.Answer{{Selected: []string{"A"}}, nil}

@@ -66,7 +66,7 @@ func parseWithNote(data string) (noteStep, bool) {
 // what to tap next. in is who typed the note, for reading the question.
 func (c *Channel) holdNote(ctx context.Context, in broker.Inbound, chat int64, p otherPrompt, text string) string {
 	i := p.ref.Index
-	c.notes.put(noteKey{p.ref.ID, i}, text, c.cfg.Now())
+	c.notes.put(noteKey{p.ref.ID, i}, text, c.now())
 	q := c.question(ctx, in, p.ref.ID)
 	if q == nil {
 		return "Note kept: “" + text + "”. Now tap the option it goes with."

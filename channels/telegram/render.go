@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -75,7 +76,7 @@ func (c *Channel) render(q *broker.Question) view {
 			excess := visibleLen(text) - maxText
 			lim = limits{context: max(utf8.RuneCountInString(q.Context)-excess-utf8.RuneCountInString(shortenedMark)-1, 0), desc: -1, question: -1}
 		}
-		text = renderText(q, cur, dropped, lim, c.cfg)
+		text = renderText(q, cur, dropped, lim, c.loc)
 		if visibleLen(text) <= maxText {
 			if k > 0 {
 				c.log.Info("question text shortened to fit a Telegram message", "question_id", q.ID, "step", k)
@@ -86,7 +87,7 @@ func (c *Channel) render(q *broker.Question) view {
 	return view{text: text, keyboard: kb}
 }
 
-func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits, cfg Config) string {
+func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits, loc *time.Location) string {
 	var b strings.Builder
 	multi := len(q.Prompts) > 1
 	if multi {
@@ -101,7 +102,7 @@ func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits
 	if q.Context != "" {
 		b.WriteString("\n<i>" + esc(trim(q.Context, lim.context, shortenedMark)) + "</i>\n")
 	}
-	b.WriteString("\n⏳ " + esc(broker.DeadlineText(q, cfg.Location)) + "\n")
+	b.WriteString("\n⏳ " + esc(broker.DeadlineText(q, loc)) + "\n")
 	b.WriteString(hint(q, cur))
 	if len(dropped) > 0 {
 		b.WriteString("\n\nSome buttons could not be shown; type instead:")
@@ -205,7 +206,7 @@ func hint(q *broker.Question, cur int) string {
 // renderOutcome is the text of a resolved copy: the questions and what
 // became of them.
 func (c *Channel) renderOutcome(q *broker.Question) string {
-	outcome := outcomeIcon(q.Status) + " " + esc(broker.OutcomeText(q, c.cfg.Location))
+	outcome := outcomeIcon(q.Status) + " " + esc(broker.OutcomeText(q, c.loc))
 	for _, n := range []int{-1, 500, 120, 0} {
 		var b strings.Builder
 		for i, p := range q.Prompts {
@@ -222,7 +223,7 @@ func (c *Channel) renderOutcome(q *broker.Question) string {
 			return text
 		}
 	}
-	return esc(trim(broker.OutcomeText(q, c.cfg.Location), maxText/2, shortenedMark))
+	return esc(trim(broker.OutcomeText(q, c.loc), maxText/2, shortenedMark))
 }
 
 func outcomeIcon(s broker.Status) string {
