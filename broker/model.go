@@ -147,7 +147,6 @@ type Question struct {
 	Context     string        `json:"context,omitempty"`
 	Responders  []string      `json:"responders,omitempty"`
 	CallbackURL string        `json:"callback_url,omitempty"`
-	Pending     bool          `json:"pending_mode,omitempty"`
 	Fingerprint string        `json:"fingerprint,omitempty"`
 
 	// Policy holds the team policies of the question (policy.go), and

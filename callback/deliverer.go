@@ -12,10 +12,18 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
+// Store is what a Deliverer works with: the outbox it claims deliveries
+// from and records their outcomes in, and the resolution feed that wakes
+// it when a resolution may have enqueued one.
+type Store interface {
+	broker.Outbox
+	broker.Feed
+}
+
 // Deliverer sends the callback deliveries of the store's outbox. Run one
 // on every bridge instance: claiming is safe across instances.
 type Deliverer struct {
-	st  broker.Store
+	st  Store
 	cfg Config
 	log *slog.Logger
 	m   *metrics
@@ -32,7 +40,7 @@ type Deliverer struct {
 
 // New returns a Deliverer for the outbox of st. Invalid settings in cfg
 // (see Config.Validate) fall back to the defaults, with a warning.
-func New(st broker.Store, cfg Config, log *slog.Logger) *Deliverer {
+func New(st Store, cfg Config, log *slog.Logger) *Deliverer {
 	if log != nil {
 		cfg.Logger = log
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // recordMargin is the part of a claim kept for writing an attempt's
@@ -43,7 +44,10 @@ func (d *Deliverer) record(ctx context.Context, j *job) {
 	if ctx.Err() != nil {
 		deadline = earliest(deadline, time.Now().Add(shutdownRecord))
 	}
-	pause := 20 * time.Millisecond
+	// The pauses do not end with ctx: at shutdown the outcome is still
+	// worth recording, within shutdownRecord.
+	retry := backoff.New(20*time.Millisecond, time.Second)
+	pause := retry.Next()
 	for try := 1; ; try++ {
 		wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 		err := d.st.UpdateDelivery(wctx, j.del)
@@ -74,7 +78,7 @@ func (d *Deliverer) record(ctx context.Context, j *job) {
 		}
 		j.log.Warn("callback: record delivery; trying again", "try", try, "err", err)
 		time.Sleep(pause)
-		pause = min(2*pause, time.Second)
+		pause = retry.Next()
 		if ctx.Err() != nil {
 			deadline = earliest(deadline, time.Now().Add(shutdownRecord))
 		}

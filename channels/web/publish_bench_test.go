@@ -15,7 +15,7 @@ import (
 func BenchmarkPublish(b *testing.B) {
 	for _, pages := range []int{0, 1} {
 		b.Run("pages="+strconv.Itoa(pages), func(b *testing.B) {
-			c, err := New(Config{}, nopHandler{}, emptyLister{}, Options{Loopback: true, Logger: quiet})
+			c, err := New(Config{}, nopHandler{}, Options{Lister: emptyLister{}, Loopback: true, Logger: quiet})
 			if err != nil {
 				b.Fatal(err)
 			}
