@@ -128,6 +128,11 @@ func (b *Broker) attemptCopies(ctx context.Context, log *slog.Logger, t Platform
 		b.finishTask(ctx, log, t, TaskDropped, "the channel sends no reminders")
 		return
 	}
+	up, canEdit := ch.(Updater)
+	if t.Kind != TaskRemind && !canEdit {
+		b.finishTask(ctx, log, t, TaskDropped, "the channel edits no copies")
+		return
+	}
 	if ok := b.paced(ctx, log, t); !ok {
 		return
 	}
@@ -137,7 +142,7 @@ func (b *Broker) attemptCopies(ctx context.Context, log *slog.Logger, t Platform
 		if t.Kind == TaskRemind {
 			err = rem.Remind(pctx, q, m)
 		} else {
-			err = ch.Update(pctx, q, m)
+			err = up.Update(pctx, q, m)
 		}
 		cancel()
 		if err != nil {

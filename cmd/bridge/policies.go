@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/config"
 )
 
 // PolicyConfig is the team policies of a route (docs/policies.md): a
@@ -20,13 +21,13 @@ type PolicyConfig struct {
 	Snooze *SnoozeConfig `yaml:"snooze"`
 	// TimeoutMax bounds how far snoozes may move a deadline from the
 	// question's creation.
-	TimeoutMax Duration `yaml:"timeout_max"`
+	TimeoutMax config.Duration `yaml:"timeout_max"`
 }
 
 // SnoozeConfig is routes.NAME.snooze: by how much, how many times.
 type SnoozeConfig struct {
-	By  Duration `yaml:"by"`
-	Max int      `yaml:"max"`
+	By  config.Duration `yaml:"by"`
+	Max int             `yaml:"max"`
 }
 
 func (p PolicyConfig) policy() broker.Policy {
