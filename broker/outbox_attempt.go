@@ -20,7 +20,13 @@ func (b *Broker) attemptTask(t PlatformTask) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.taskHold()-5*time.Second)
 	defer cancel()
 	log := b.log.With("question_id", t.QuestionID, "task", t.Kind, "channel", t.Target.Channel, "chat", t.Target.Chat)
-	q, err := b.store.Get(ctx, t.QuestionID)
+	var q *Question
+	var err error
+	if t.Kind == TaskEdit {
+		q, t.Gen, err = b.readForEdit(ctx, t)
+	} else {
+		q, err = b.store.Get(ctx, t.QuestionID)
+	}
 	if errors.Is(err, ErrNotFound) {
 		b.finishTask(ctx, log, t, TaskDropped, "the question no longer exists")
 		return
@@ -44,6 +50,55 @@ func (b *Broker) attemptTask(t PlatformTask) {
 	default:
 		b.finishTask(ctx, log, t, TaskFailed, fmt.Sprintf("permanent: unknown task kind %q", t.Kind))
 	}
+}
+
+// readForEdit reads the question an edit will show, with the generation
+// of the task that this showing satisfies: every request for the edit up
+// to that generation came after the change it asked to show (a resolution
+// queues its edits in the same step, a progress edit is queued after its
+// change), so the question read after the generation shows them all. The
+// attempt records its outcome under that generation rather than the one
+// of its claim: an edit asked for while the attempt was being claimed,
+// whose change the attempt already shows, is then not made a second time
+// (a resolution would otherwise be shown twice). The generation is read
+// before and after the question until both agree; when they never do, the
+// one before is used, which at worst edits once more.
+func (b *Broker) readForEdit(ctx context.Context, t PlatformTask) (*Question, int64, error) {
+	var q *Question
+	gen := t.Gen
+	for range 3 {
+		before, ok := b.taskGen(ctx, t)
+		if !ok {
+			break
+		}
+		var err error
+		if q, err = b.store.Get(ctx, t.QuestionID); err != nil {
+			return nil, t.Gen, err
+		}
+		gen = max(gen, before)
+		if after, ok := b.taskGen(ctx, t); !ok || after == before {
+			return q, gen, nil
+		}
+	}
+	if q != nil {
+		return q, gen, nil
+	}
+	q, err := b.store.Get(ctx, t.QuestionID)
+	return q, t.Gen, err
+}
+
+// taskGen reads the generation of t's task as the store has it now.
+func (b *Broker) taskGen(ctx context.Context, t PlatformTask) (int64, bool) {
+	tasks, err := b.store.PlatformWork(ctx, t.QuestionID)
+	if err != nil {
+		return 0, false
+	}
+	for _, x := range tasks {
+		if x.Kind == t.Kind && x.Target == t.Target {
+			return x.Gen, true
+		}
+	}
+	return 0, false
 }
 
 func (b *Broker) attemptPost(ctx context.Context, log *slog.Logger, t PlatformTask, q *Question, ch Channel) {

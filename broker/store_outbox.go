@@ -16,10 +16,13 @@ import (
 // deliveries).
 //
 // A task is renewed rather than duplicated: asking again for a task that
-// exists raises its generation (Gen). An attempt whose claim began before
-// the renewal records its outcome, but a finished outcome then leaves the
-// task due again at once, so that the newest state of the question is
-// always the last one shown, and attempts on one task never overlap.
+// exists raises its generation (Gen). An attempt records its outcome with
+// the generation it carries out (for an edit, the one read just before the
+// question it shows, so a renewal whose change it already shows is not
+// made twice); when the task was renewed past that generation, a finished
+// outcome leaves the task due again at once, so that the newest state of
+// the question is always the last one shown, and attempts on one task
+// never overlap.
 type PlatformOutbox interface {
 	// ClaimPlatformWork returns up to limit tasks due at now (of question
 	// questionID only, when it is not empty) and holds each until
@@ -28,9 +31,9 @@ type PlatformOutbox interface {
 	// UpdatePlatformWork records the outcome of an attempt on a claimed
 	// task: State, Attempts, NextAt, LastError, MessageID and UpdatedAt.
 	// It records only while t.Claim is still the task's claim; otherwise
-	// it changes nothing and returns ErrConflict. A task renewed since the
-	// claim (its generation moved past t.Gen) stays due at once whatever
-	// the outcome, with the outcome's attempts and last error.
+	// it changes nothing and returns ErrConflict. A task whose generation
+	// moved past t.Gen stays due at once whatever the outcome, with the
+	// outcome's attempts and last error.
 	UpdatePlatformWork(ctx context.Context, t PlatformTask) error
 	// EnqueuePlatformWork adds, or renews, the task of kind for each
 	// target of question id, due at now, given up after deadline. A
