@@ -79,6 +79,9 @@ func PolicyText(q *Question) string {
 	if n := len(q.State.Snoozes); n > 0 {
 		parts = append(parts, "snoozed by "+WhoText(&q.State.Snoozes[n-1].By))
 	}
+	if e := EscalatedText(q); e != "" {
+		parts = append(parts, e)
+	}
 	if len(q.RequestedBy) > 0 {
 		parts = append(parts, "asked by "+strings.Join(q.RequestedBy, ", "))
 	}

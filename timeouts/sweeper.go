@@ -46,18 +46,23 @@ type Stats struct {
 	Reminded int
 	// Abandoned questions were cancelled because their lease lapsed.
 	Abandoned int
+	// Escalated questions took an escalation step.
+	Escalated int
 	// LostRaces counts due questions that something else (an answer, a
 	// cancel, another sweeper) resolved first.
 	LostRaces int
 }
 
 // Total returns how many questions the sweep acted on or lost to others.
-func (s Stats) Total() int { return s.TimedOut + s.Reminded + s.Abandoned + s.LostRaces }
+func (s Stats) Total() int {
+	return s.TimedOut + s.Reminded + s.Abandoned + s.Escalated + s.LostRaces
+}
 
 func (s *Stats) add(o Stats) {
 	s.TimedOut += o.TimedOut
 	s.Reminded += o.Reminded
 	s.Abandoned += o.Abandoned
+	s.Escalated += o.Escalated
 	s.LostRaces += o.LostRaces
 }
 
@@ -93,8 +98,8 @@ func New(b *broker.Broker, st broker.Store, opts Options) *Sweeper {
 }
 
 // Sweep does everything that is due at now: deadlines first (so a
-// question that expires is never reminded), then reminders, then lapsed
-// leases. It returns what it did; an error means some work is left for the
+// question that expires is never reminded nor escalated), then reminders,
+// escalations, then lapsed leases. It returns what it did; an error means some work is left for the
 // next sweep, never that something was done twice.
 func (s *Sweeper) Sweep(ctx context.Context, now time.Time) (Stats, error) {
 	var total Stats
@@ -105,6 +110,7 @@ func (s *Sweeper) Sweep(ctx context.Context, now time.Time) (Stats, error) {
 	}{
 		{"deadlines", s.sweepDeadlines},
 		{"reminders", s.sweepReminders},
+		{"escalations", s.sweepEscalations},
 		{"leases", s.sweepLeases},
 	} {
 		st, err := step.fn(ctx, now)

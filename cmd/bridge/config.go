@@ -218,6 +218,8 @@ func (c *Config) finish() error {
 		p.add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
 		p.add(r.checkPolicy(name))
 	}
+	p.add(c.checkEscalations())
+	p.add(c.checkOnBehalfOf())
 	p.add(c.Store.check())
 	p.add(c.Callbacks.validate())
 	p.add(c.Timeouts.validate())
