@@ -87,3 +87,12 @@ func PolicyText(q *Question) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// FormatSnooze returns "/snooze <id>", the command of a Snooze button, or
+// "" when q's policy allows no snooze.
+func FormatSnooze(q *Question) string {
+	if q.Policy.Snooze == nil {
+		return ""
+	}
+	return "/snooze " + q.ID
+}

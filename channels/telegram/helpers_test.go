@@ -95,6 +95,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		Routes: map[string]broker.Route{
 			"default": {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}}, Responders: o.responders},
 			"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
+			"prod":    prodRoute,
 		},
 		Logger: log,
 	})
