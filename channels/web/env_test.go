@@ -35,7 +35,7 @@ func newEnv(t *testing.T, cfg Config, opts Options) *env {
 	}
 	b, err := broker.New(broker.Config{
 		Store:          st,
-		Routes:         map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: Name}}}},
+		Routes:         map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: Name}}}, "snooze": snoozeRoute},
 		ReminderPoints: []float64{},
 		Location:       time.UTC,
 		Logger:         quiet,
