@@ -27,8 +27,9 @@ const (
 
 type server struct {
 	*httptest.Server
-	b  *broker.Broker
-	st broker.Store
+	api *api.Server
+	b   *broker.Broker
+	st  broker.Store
 }
 
 // newServer starts the API on a test server; configure adjusts the HTTP
@@ -41,19 +42,19 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	}
 	log := slog.New(slog.DiscardHandler)
 	var b *broker.Broker
-	metrics := api.NewMetrics(func() int { return b.Waiting() })
+	metrics := api.NewMetrics(func() int { return b.Waiting() }, st)
 	b, err = broker.New(broker.Config{Store: st, Logger: log, Observer: metrics, Routes: map[string]broker.Route{
 		broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Register(cli.New(""))
+	b.Register(&cli.Channel{})
 	srv := api.New(api.Config{
 		AgentKeys:     []api.Key{{Name: "claude", Secret: agentKey}, {Name: "other", Secret: otherKey}},
 		ResponderKeys: []api.Key{{Name: "Anna", User: "anna", Secret: annaKey}},
 		Loopback:      true, Logger: log, Metrics: metrics,
-	}, b)
+	}, b, st)
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx)
 	hs := httptest.NewUnstartedServer(srv)
@@ -62,7 +63,7 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	}
 	hs.Start()
 	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); b.Close(); st.Close() })
-	return &server{Server: hs, b: b, st: st}
+	return &server{Server: hs, api: srv, b: b, st: st}
 }
 
 // call sends a request and returns the status and decoded JSON body.
@@ -347,8 +348,8 @@ func TestDrainReleasesWaitersWith202(t *testing.T) {
 	st, _ := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "d.db"))
 	defer st.Close()
 	b, _ := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}}}})
-	b.Register(cli.New(""))
-	srv := api.New(api.Config{Loopback: true}, b)
+	b.Register(&cli.Channel{})
+	srv := api.New(api.Config{Loopback: true}, b, st)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	done := make(chan int)

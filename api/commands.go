@@ -80,21 +80,19 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 }
 
 // commandStatus maps a reply to a status code, so scripts can tell a
-// recorded answer from a refusal without reading the sentence.
+// recorded answer from a refusal without reading the sentence: a refusal
+// has the status of its error in the one table (StatusOf), and a command
+// that was not understood, or whose refusal names no known error, is a
+// 400.
 func commandStatus(r broker.Reply) int {
 	switch {
 	case r.OK:
 		return http.StatusOK
-	case r.Ignored:
+	case r.Ignored || r.Err == nil:
 		return http.StatusBadRequest
-	case errors.Is(r.Err, broker.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(r.Err, broker.ErrClosed), errors.Is(r.Err, broker.ErrConflict):
-		return http.StatusConflict
-	case errors.Is(r.Err, broker.ErrForbidden):
-		return http.StatusForbidden
-	case errors.Is(r.Err, broker.ErrUnavailable):
-		return http.StatusServiceUnavailable
+	}
+	if st := StatusOf(r.Err).Status; st != http.StatusInternalServerError {
+		return st
 	}
 	return http.StatusBadRequest
 }

@@ -43,31 +43,13 @@ func writeError(w http.ResponseWriter, status int, code, msg, field string) {
 // agent does not wait long once there is room.
 const limitRetryAfter = 30
 
-// writeBrokerError maps the broker's errors to status codes.
+// writeBrokerError answers err as the status table says (StatusOf).
 func writeBrokerError(w http.ResponseWriter, err error) {
-	var fe *broker.FieldError
-	var ce *broker.ClosedError
-	var le *broker.LimitError
-	switch {
-	case errors.As(err, &le):
-		writeLimit(w, le)
-	case errors.As(err, &fe):
-		writeError(w, http.StatusBadRequest, "invalid", fe.Error(), fe.Field)
-	case errors.As(err, &ce):
-		writeJSON(w, http.StatusConflict, errorBody{Error: errorDetail{Code: "closed", Message: err.Error(), Status: ce.Question.Status}})
-	case errors.Is(err, broker.ErrNotFound):
-		writeError(w, http.StatusNotFound, "not_found", sentence(err, broker.ErrNotFound, "there is no such question"), "")
-	case errors.Is(err, broker.ErrConflict):
-		writeError(w, http.StatusConflict, "conflict", sentence(err, broker.ErrConflict, "the request conflicts with the question as it stands"), "")
-	case errors.Is(err, broker.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid", sentence(err, broker.ErrInvalid, "the request is not valid"), "")
-	case errors.Is(err, broker.ErrForbidden):
-		writeError(w, http.StatusForbidden, "forbidden", sentence(err, broker.ErrForbidden, "this key may not do that"), "")
-	case errors.Is(err, broker.ErrUnavailable):
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "the store is unavailable; try again shortly", "")
-	default:
-		writeError(w, http.StatusInternalServerError, "internal", "internal error", "")
+	st := StatusOf(err)
+	if st.Status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(limitRetryAfter))
 	}
+	writeJSON(w, st.Status, errorBody{Error: errorDetail{Code: st.Code, Message: st.Message, Field: st.Field, Status: st.State}})
 }
 
 // writeLimit answers 429 for a limit the agent reached, naming the limit

@@ -115,12 +115,12 @@ func serverOn(t *testing.T, st broker.Store) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Register(cli.New(""))
+	b.Register(&cli.Channel{})
 	srv := api.New(api.Config{
 		AgentKeys:     []api.Key{{Name: "claude", Secret: agentKey}},
 		ResponderKeys: []api.Key{{Name: "Anna", User: "anna", Secret: annaKey}},
 		Loopback:      true, Logger: log,
-	}, b)
+	}, b, st)
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx)
 	hs := httptest.NewServer(srv)

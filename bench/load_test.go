@@ -31,10 +31,10 @@ func inProcessBridge(t *testing.T) (string, broker.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Register(cli.New(""))
+	b.Register(&cli.Channel{})
 	done := make(chan struct{})
 	go func() { defer close(done); b.Run(ctx) }()
-	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b))
+	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b, st))
 	t.Cleanup(func() {
 		srv.Close()
 		cancel()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/cli"
 	"github.com/askbridge/askbridge/channels/telegram"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
@@ -74,13 +75,18 @@ func startPlatformRig(ctx context.Context) (*platformRig, error) {
 	if os.Getenv("ASKBENCH_DEBUG") != "" {
 		tlog = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	tg, err := telegram.New(telegram.Config{TokenEnv: fakeTokenEnv, APIURL: r.proxy.URL(), PollTimeout: time.Second}, r.b, tlog)
+	tg, err := telegram.New(telegram.Config{TokenEnv: fakeTokenEnv, APIURL: r.proxy.URL(), PollTimeout: time.Second}, r.b, channels.Options{Logger: tlog})
 	if err != nil {
 		r.close()
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	r.b.Register(tg)
-	r.b.Register(cli.New(""))
+	text, err := cli.New(cli.Config{}, r.b, channels.Options{})
+	if err != nil {
+		r.close()
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	r.b.Register(text)
 	rctx, cancel := context.WithCancel(ctx)
 	r.stop = cancel
 	r.wg.Add(2)

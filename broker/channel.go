@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// Channel posts questions to one platform and keeps the posted copies up to
-// date. Each package under channels/ implements it; the broker knows none
-// of them by name.
+// Channel posts questions to one platform. Each package under channels/
+// implements it; the broker knows none of them by name. What a platform
+// can do beyond posting (edit a posted copy, remind, receive) is a small
+// interface of its own below, found by type assertion.
 type Channel interface {
 	// Name is the channel's name as routes write it ("telegram", "web").
 	Name() string
@@ -15,6 +16,12 @@ type Channel interface {
 	// posted message. A failure that retrying cannot fix (chat not found,
 	// bot removed, bad credentials) is returned wrapped with Permanent.
 	Post(ctx context.Context, q *Question, chat string) (MessageRef, error)
+}
+
+// Updater is implemented by channels whose posted copies show the
+// question's state and so are edited when it changes. A channel without
+// it (the text channel, whose inbox is the store) has nothing to edit.
+type Updater interface {
 	// Update edits a posted copy after q changed: resolved (buttons gone,
 	// outcome, who, when) or, while pending, its progress in a dialog.
 	Update(ctx context.Context, q *Question, m MessageRef) error
@@ -27,7 +34,10 @@ type Reminder interface {
 }
 
 // Runner is implemented by channels with an inbound loop (long polling, a
-// gateway connection). Run blocks until ctx ends.
+// gateway connection). Run blocks until ctx ends, retrying with backoff
+// every failure that a retry can fix (a lost connection, a platform that
+// is down); it returns an error only for one that no retry fixes (a
+// refused token, wrapping ErrPermanent). Nothing above it retries again.
 type Runner interface {
 	Run(ctx context.Context) error
 }

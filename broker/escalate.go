@@ -63,7 +63,7 @@ func ValidateEscalation(field, name string, steps []EscalationStep, timeout time
 			return fieldErr(f+".after", "%s", err.Error())
 		}
 		if timeout > 0 && d >= timeout {
-			return fieldErr(f+".after", "%s is not before the route's timeout of %s: the question would time out first", s.After, ShortDuration(timeout))
+			return fieldErr(f+".after", "%s is not before the route's timeout of %s: the question would time out first", s.After, shortDuration(timeout))
 		}
 		if i > 0 && d <= prev {
 			return fieldErr(f+".after", "%s is not after the step before it", s.After)

@@ -59,7 +59,7 @@ func TestValidateRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ValidateRequest(&tt.req)
+			_, err := validateRequest(&tt.req)
 			var fe *FieldError
 			if !errors.As(err, &fe) || !errors.Is(err, ErrInvalid) {
 				t.Fatalf("err = %v, want a *FieldError", err)
@@ -73,11 +73,11 @@ func TestValidateRequest(t *testing.T) {
 
 func TestValidRequests(t *testing.T) {
 	free := AskRequest{Question: "Anything to add? ✓ 日本語", Default: StringList{"nothing"}}
-	if _, err := ValidateRequest(&free); err != nil {
+	if _, err := validateRequest(&free); err != nil {
 		t.Fatalf("free text with a free-text default: %v", err)
 	}
 	rec := AskRequest{Question: "q", Options: []Option{{Label: "Postgres (Recommended)"}, {Label: "Five words make a label"}}, Default: StringList{"Postgres"}}
-	if _, err := ValidateRequest(&rec); err != nil {
+	if _, err := validateRequest(&rec); err != nil {
 		t.Fatalf("recommended first, default without the mark: %v", err)
 	}
 }
@@ -92,5 +92,23 @@ func TestJSONForms(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"timeout":"soon"}`), &r); err == nil || !strings.Contains(err.Error(), `"soon" is not a duration`) {
 		t.Fatalf("bad duration: %v", err)
+	}
+}
+
+// One range for every timeout, wherever it is set.
+func TestCheckTimeout(t *testing.T) {
+	for _, d := range []time.Duration{MinTimeout, time.Hour, MaxTimeout} {
+		if err := CheckTimeout(d); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+	for d, want := range map[time.Duration]string{
+		MinTimeout - time.Millisecond: "must be between 10s and 7d, got 9.999s",
+		MaxTimeout + time.Second:      "must be between 10s and 7d, got 168h0m1s",
+		0:                             "must be between 10s and 7d, got 0s",
+	} {
+		if err := CheckTimeout(d); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", d, err, want)
+		}
 	}
 }

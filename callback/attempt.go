@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // attempt sends one claimed delivery and records the outcome.
@@ -103,15 +103,7 @@ func (d *Deliverer) retry(ctx context.Context, j *job, out outcome) {
 // BaseBackoff and min(MaxBackoff, BaseBackoff·2^(n-1)) ("full jitter"
 // above a floor, so that attempts are never closer than BaseBackoff).
 func (d *Deliverer) backoff(n int) time.Duration {
-	base, ceil := d.cfg.BaseBackoff, d.cfg.BaseBackoff
-	for i := 1; i < n && ceil < d.cfg.MaxBackoff; i++ {
-		ceil *= 2
-	}
-	ceil = min(ceil, d.cfg.MaxBackoff)
-	if ceil <= base {
-		return base
-	}
-	return base + rand.N(ceil-base+1)
+	return backoff.Full(d.cfg.BaseBackoff, d.cfg.MaxBackoff, n)
 }
 
 // finish records a final state.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // recordMargin is the part of a claim kept for writing an attempt's
@@ -43,13 +44,21 @@ func (d *Deliverer) record(ctx context.Context, j *job) {
 	if ctx.Err() != nil {
 		deadline = earliest(deadline, time.Now().Add(shutdownRecord))
 	}
-	pause := 20 * time.Millisecond
+	// The pauses do not end with ctx: at shutdown the outcome is still
+	// worth recording, within shutdownRecord.
+	retry := backoff.New(20*time.Millisecond, time.Second)
+	pause := retry.Next()
 	for try := 1; ; try++ {
 		wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 		err := d.st.UpdateDelivery(wctx, j.del)
 		cancel()
 		switch {
 		case err == nil:
+			if j.del.State == broker.DeliveryPending {
+				d.due.set(j.del.ID, j.del.NextAt)
+			} else {
+				d.due.drop(j.del.ID)
+			}
 			return
 		case errors.Is(err, broker.ErrConflict):
 			// The claim ran out and another claim took the delivery
@@ -59,6 +68,7 @@ func (d *Deliverer) record(ctx context.Context, j *job) {
 				"state", j.del.State, "attempt", j.del.Attempts, "tries", try)
 			return
 		case errors.Is(err, broker.ErrNotFound), errors.Is(err, broker.ErrInvalid):
+			d.due.drop(j.del.ID)
 			j.log.Error("callback: record delivery", "err", err)
 			return
 		case time.Until(deadline) <= pause:
@@ -68,7 +78,7 @@ func (d *Deliverer) record(ctx context.Context, j *job) {
 		}
 		j.log.Warn("callback: record delivery; trying again", "try", try, "err", err)
 		time.Sleep(pause)
-		pause = min(2*pause, time.Second)
+		pause = retry.Next()
 		if ctx.Err() != nil {
 			deadline = earliest(deadline, time.Now().Add(shutdownRecord))
 		}

@@ -20,3 +20,8 @@ func (c *Client) SetConnectTimeout(d time.Duration) {
 	t.TLSHandshakeTimeout = d
 	c.http.Transport = t
 }
+
+// SetTransport makes the client send its requests through rt instead of
+// the network: for example api.Server.Transport, which serves them in the
+// same process. Call it before the client is used.
+func (c *Client) SetTransport(rt http.RoundTripper) { c.http.Transport = rt }

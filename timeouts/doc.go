@@ -27,7 +27,11 @@
 // what happened. Because Sweep only reads the indexes, its cost grows with
 // the number of questions that are due, not with the number pending.
 //
-// Run triggers Sweep every second from a robfig/cron scheduler until its
-// context ends; cmd/bridge runs it on the elected leader only, although
+// Purge(ctx, now), the same kind of function, removes questions resolved
+// longer ago than the retention (a week by default), with their events
+// and finished deliveries.
+//
+// Run triggers Sweep every second and Purge every hour from a robfig/cron
+// scheduler until its context ends; cmd/bridge runs it on the elected leader only, although
 // two sweepers on one store would still never resolve a question twice.
 package timeouts

@@ -9,7 +9,8 @@ import (
 )
 
 // Run sweeps at once, then every Options.Every (one second by default)
-// with the broker's clock, until ctx ends; it returns when the sweep under
+// with the broker's clock, and purges at once and then every PurgeEvery,
+// until ctx ends; it returns when the sweep under
 // way, if any, has finished. A sweep still running when the next is due
 // is skipped, and a panicking sweep is logged and does not stop the
 // schedule. Run may be called again after it returned (for example each
@@ -27,9 +28,15 @@ func (s *Sweeper) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("timeouts: schedule sweeps every %s: %w", s.opts.Every, err)
 	}
-	// The first sweep runs before the schedule starts, through the same
-	// chain, so work that fell due while the bridge was down is done now.
+	purge, err := c.AddFunc(fmt.Sprintf("@every %s", PurgeEvery), func() { s.purgeNow(ctx) })
+	if err != nil {
+		return fmt.Errorf("timeouts: schedule purges every %s: %w", PurgeEvery, err)
+	}
+	// The first sweep and purge run before the schedule starts, through
+	// the same chain, so work that fell due while the bridge was down is
+	// done now.
 	c.Entry(id).WrappedJob.Run()
+	c.Entry(purge).WrappedJob.Run()
 	c.Start()
 	<-ctx.Done()
 	<-c.Stop().Done()

@@ -34,6 +34,9 @@ type Options struct {
 	// Workers is how many due questions are resolved at once
 	// (DefaultWorkers when zero), so reads overlap the store's writes.
 	Workers int
+	// Retention is how long resolved questions are kept before Run's
+	// hourly purge removes them (DefaultRetention when zero).
+	Retention time.Duration
 	// Logger receives the sweeper's and the scheduler's messages.
 	Logger *slog.Logger
 }
@@ -66,20 +69,29 @@ func (s *Stats) add(o Stats) {
 	s.LostRaces += o.LostRaces
 }
 
-// Sweeper ends questions past their deadline, sends reminders and cancels
-// abandoned questions. It is safe for concurrent use; concurrent sweeps,
+// Sweeper ends questions past their deadline, sends reminders, cancels
+// abandoned questions and purges resolved ones past the retention. It is safe for concurrent use; concurrent sweeps,
 // here or on other instances sharing the store, never act twice on one
 // question.
 type Sweeper struct {
 	b    *broker.Broker
-	st   broker.Store
+	st   Store
 	opts Options
 	log  *slog.Logger
 }
 
+// Store is what the sweeper needs of b's store: its schedule, and the
+// purge of questions resolved before the retention.
+type Store interface {
+	broker.Schedule
+	Purge(ctx context.Context, before time.Time) (int, error)
+	// DueEscalations is the index of escalation steps (broker.PolicyStore).
+	DueEscalations(ctx context.Context, now time.Time, limit int) ([]string, error)
+}
+
 // New returns a Sweeper that resolves through b the questions it finds due
-// in st (normally b.Store()).
-func New(b *broker.Broker, st broker.Store, opts Options) *Sweeper {
+// in st, the schedule of b's store.
+func New(b *broker.Broker, st Store, opts Options) *Sweeper {
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
 	}
@@ -90,6 +102,9 @@ func New(b *broker.Broker, st broker.Store, opts Options) *Sweeper {
 	opts.Every = max(opts.Every, MinEvery)
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 )
 
 // Connection modes.
@@ -49,9 +48,6 @@ type Config struct {
 	// it, replies to the bot, mentions of it and direct messages are still
 	// read.
 	MessageContent bool `yaml:"message_content"`
-	// Location is the time zone of times shown to people (default UTC);
-	// the bridge sets it from its own configuration.
-	Location *time.Location `yaml:"-"`
 }
 
 // withDefaults returns cfg with empty fields set to their defaults.
@@ -61,9 +57,6 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.APIURL == "" {
 		cfg.APIURL = DefaultAPIURL
-	}
-	if cfg.Location == nil {
-		cfg.Location = time.UTC
 	}
 	return cfg
 }

@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
+
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -41,11 +44,11 @@ func TestConfigValidate(t *testing.T) {
 
 func TestNewNeedsToken(t *testing.T) {
 	t.Setenv("ASKBRIDGE_TEST_DISCORD_EMPTY", "")
-	_, err := New(Config{TokenEnv: "ASKBRIDGE_TEST_DISCORD_EMPTY"}, &recorder{}, nil)
+	_, err := New(Config{TokenEnv: "ASKBRIDGE_TEST_DISCORD_EMPTY"}, &brokertest.Inbox{}, channels.Options{})
 	if err == nil || !strings.Contains(err.Error(), "ASKBRIDGE_TEST_DISCORD_EMPTY") {
 		t.Errorf("New = %v, want an error naming the empty variable", err)
 	}
-	if _, err := New(Config{TokenEnv: "X"}, nil, nil); err == nil {
+	if _, err := New(Config{TokenEnv: "X"}, nil, channels.Options{}); err == nil {
 		t.Errorf("New without a handler succeeded")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/internal/logthrottle"
 	"github.com/bwmarrin/discordgo"
 )
@@ -24,6 +25,8 @@ const Name = "discord"
 // Compile-time checks of the contracts the channel implements.
 var (
 	_ broker.Channel   = (*Channel)(nil)
+	_ broker.Updater   = (*Channel)(nil)
+	_ channels.Router  = (*Channel)(nil)
 	_ broker.Reminder  = (*Channel)(nil)
 	_ broker.Runner    = (*Channel)(nil)
 	_ broker.Singleton = (*Channel)(nil)
@@ -64,7 +67,7 @@ type Channel struct {
 // New returns a Discord channel for cfg that hands people's actions to h.
 // It reads the bot token from the environment variable cfg.TokenEnv and
 // makes no request yet: the gateway is opened by Run.
-func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error) {
+func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err // names the discord.* key
 	}
@@ -77,9 +80,6 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 		return nil, fmt.Errorf("discord: environment variable %s (discord.token_env) is empty: set it to the bot token", cfg.TokenEnv)
 	}
 	token = strings.TrimPrefix(token, "Bot ")
-	if log == nil {
-		log = slog.Default()
-	}
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {
 		return nil, fmt.Errorf("discord: session: %w", err)
@@ -92,10 +92,11 @@ func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error
 	if cfg.MessageContent {
 		s.Identify.Intents |= discordgo.IntentMessageContent
 	}
-	log = log.With("channel", Name)
+	opts = opts.For(Name)
+	log := opts.Logger
 	c := &Channel{
-		cfg: cfg, h: h, log: log, loc: cfg.Location, session: s,
-		now: time.Now, maxSignatureAge: 5 * time.Minute, maxRetries: 5, ackAfter: defaultAckAfter,
+		cfg: cfg, h: h, log: log, loc: opts.Location, session: s,
+		now: opts.Now, maxSignatureAge: 5 * time.Minute, maxRetries: 5, ackAfter: defaultAckAfter,
 		appID: cfg.ApplicationID, dms: map[string]string{},
 		refusals: logthrottle.New(log, time.Second),
 	}

@@ -3,14 +3,13 @@ package discord
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/channeltest"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // world is the real broker with a SQLite store and the Discord channel,
@@ -18,7 +17,7 @@ import (
 type world struct {
 	*env
 	b     *broker.Broker
-	st    *sqlite.Store
+	st    broker.Store
 	other string // a second channel of the guild, not on any route
 	gated string // a channel whose route names responders
 	ana   discordfake.User
@@ -31,12 +30,7 @@ type world struct {
 // is connected; in http mode the caller serves Handler.
 func newWorld(t *testing.T, mutate func(*Config)) *world {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &world{st: st}
+	w := &world{}
 	// newEnv needs a handler before the broker exists; hand it the
 	// broker through a forwarder.
 	fwd := &forward{}
@@ -47,35 +41,19 @@ func newWorld(t *testing.T, mutate func(*Config)) *world {
 	w.ana = w.fake.NewUser("ana")
 	w.bo = w.fake.NewUser("bo")
 	w.lead = w.fake.NewUser("lee", w.role)
-	b, err := broker.New(broker.Config{
-		Store: st,
-		Routes: map[string]broker.Route{
-			"default": {Targets: []broker.Target{{Channel: Name, Chat: w.chat}}},
-			"gated": {
-				Targets:    []broker.Target{{Channel: Name, Chat: w.gated}},
-				Responders: []string{"discord:" + w.ana.ID, "discord:role:" + w.role},
-			},
-			"denied": {Targets: []broker.Target{{Channel: Name, Chat: w.other}}},
-			"prod":   prodRoute(w),
-			"dm":     {Targets: []broker.Target{{Channel: Name, Chat: "user:" + w.ana.ID}}},
+	br := channeltest.NewBridge(t, map[string]broker.Route{
+		"default": {Targets: []broker.Target{{Channel: Name, Chat: w.chat}}},
+		"gated": {
+			Targets:    []broker.Target{{Channel: Name, Chat: w.gated}},
+			Responders: []string{"discord:" + w.ana.ID, "discord:role:" + w.role},
 		},
-		Location: time.UTC,
-		Logger:   slog.New(slog.NewTextHandler(w.logs, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fwd.h = b
-	w.b = b
-	b.Register(w.ch)
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		b.Close()
-		_ = st.Close()
-	})
+		"denied": {Targets: []broker.Target{{Channel: Name, Chat: w.other}}},
+		"prod":   prodRoute(w),
+		"dm":     {Targets: []broker.Target{{Channel: Name, Chat: "user:" + w.ana.ID}}},
+	}, func(c *broker.Config) { c.Location, c.Logger = time.UTC, slog.New(slog.NewTextHandler(w.logs, nil)) })
+	fwd.h = br
+	w.b, w.st = br.Broker, br.Store
+	br.Register(w.ch)
 	if w.ch.cfg.Mode == ModeGateway {
 		w.run(t)
 	}

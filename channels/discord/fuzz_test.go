@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 )
 
@@ -34,7 +35,7 @@ func FuzzInteraction(f *testing.F) {
 	f.Setenv("ASKBRIDGE_FUZZ_DISCORD_TOKEN", fake.Token)
 	h := &brokertest.Inbox{}
 	ch, err := New(Config{TokenEnv: "ASKBRIDGE_FUZZ_DISCORD_TOKEN", APIURL: fake.URL(), ApplicationID: fake.AppID,
-		GuildID: guild, Mode: ModeHTTP, PublicKey: hex.EncodeToString(pub)}, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		GuildID: guild, Mode: ModeHTTP, PublicKey: hex.EncodeToString(pub)}, h, channels.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		f.Fatalf("New: %v", err)
 	}

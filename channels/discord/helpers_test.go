@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 	"github.com/askbridge/askbridge/internal/testutil"
 )
@@ -24,40 +24,6 @@ func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// recorder is an InboundHandler that keeps what it is given and answers
-// with reply (or a plain OK).
-type recorder struct {
-	mu    sync.Mutex
-	got   []broker.Inbound
-	reply func(broker.Inbound) broker.Reply
-}
-
-func (r *recorder) HandleInbound(_ context.Context, in broker.Inbound) broker.Reply {
-	r.mu.Lock()
-	r.got = append(r.got, in)
-	f := r.reply
-	r.mu.Unlock()
-	if f != nil {
-		return f(in)
-	}
-	return broker.Reply{OK: true, Text: "Recorded: " + in.Text}
-}
-
-func (r *recorder) all() []broker.Inbound {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]broker.Inbound(nil), r.got...)
-}
-
-// wait returns the n-th inbound (1-based) once it arrived.
-func (r *recorder) wait(t *testing.T, n int) broker.Inbound {
-	t.Helper()
-	if err := discordfake.Until(testCtx(t), func() bool { return len(r.all()) >= n }); err != nil {
-		t.Fatalf("inbound %d never arrived (got %d): %+v", n, len(r.all()), r.all())
-	}
-	return r.all()[n-1]
 }
 
 var envCounter atomic.Int64
@@ -85,7 +51,7 @@ func newEnv(t *testing.T, h broker.InboundHandler, mutate func(*Config)) *env {
 		mutate(&cfg)
 	}
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	ch, err := New(cfg, h, log)
+	ch, err := New(cfg, h, channels.Options{Logger: log})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/internal/webhook"
 )
 
@@ -29,6 +30,15 @@ const maxInteractionBody = 64 << 10
 // 10 s and may hold 64 KiB (413 beyond).
 func (c *Channel) Handler() http.Handler {
 	return http.HandlerFunc(c.serveInteraction)
+}
+
+// Routes serves Handler at /discord/interactions in http mode; in
+// gateway mode the channel serves nothing.
+func (c *Channel) Routes() []channels.Route {
+	if c.cfg.Mode != ModeHTTP {
+		return nil
+	}
+	return []channels.Route{{Pattern: "/discord/interactions", Handler: c.Handler(), Webhook: true}}
 }
 
 func (c *Channel) serveInteraction(w http.ResponseWriter, r *http.Request) {

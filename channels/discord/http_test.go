@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 )
 
@@ -28,7 +29,7 @@ func httpEnv(t *testing.T, h broker.InboundHandler) (*env, string, ed25519.Priva
 }
 
 func TestHTTPPing(t *testing.T) {
-	rec := &recorder{}
+	rec := &brokertest.Inbox{}
 	e, url, priv := httpEnv(t, rec)
 	_, body := e.fake.PingInteraction()
 	d, err := e.fake.Deliver(testCtx(t), url, priv, time.Now(), body)
@@ -38,7 +39,7 @@ func TestHTTPPing(t *testing.T) {
 	if d.Status != http.StatusOK || strings.TrimSpace(string(d.Body)) != `{"type":1}` {
 		t.Errorf("PING answered %d %s, want 200 {\"type\":1}", d.Status, d.Body)
 	}
-	if len(rec.all()) != 0 {
+	if len(rec.All()) != 0 {
 		t.Errorf("a PING reached the broker")
 	}
 }
@@ -49,7 +50,7 @@ func TestHTTPSignedInteraction(t *testing.T) {
 	resolved.Status, resolved.ResolvedAt = broker.StatusAnswered, fixed.Add(2*time.Minute)
 	resolved.AnsweredBy = &broker.Responder{Channel: Name, Name: "ana"}
 	resolved.Answers = map[string]broker.Answer{q.Prompts[0].Question: {Selected: []string{"SQLite"}}}
-	rec := &recorder{reply: func(broker.Inbound) broker.Reply {
+	rec := &brokertest.Inbox{Reply: func(broker.Inbound) broker.Reply {
 		return broker.Reply{OK: true, Text: "Recorded: SQLite", Question: resolved}
 	}}
 	e, url, priv := httpEnv(t, rec)
@@ -63,7 +64,7 @@ func TestHTTPSignedInteraction(t *testing.T) {
 	if d.Status != http.StatusOK || d.Response.Type != discordfake.ResponseUpdateMessage {
 		t.Fatalf("answered %d %s, want 200 and an update of the message", d.Status, d.Body)
 	}
-	in := rec.wait(t, 1)
+	in := rec.Wait(t, 1)[0]
 	if in.Text != "/answer k7m2qx 2" || in.User != ana.ID || in.Chat != e.chat || in.Roles[0] != "333" {
 		t.Errorf("inbound = %+v", in)
 	}
@@ -75,7 +76,7 @@ func TestHTTPSignedInteraction(t *testing.T) {
 
 func TestHTTPRefusesForgedRequests(t *testing.T) {
 	_, otherKey, _ := ed25519.GenerateKey(nil)
-	rec := &recorder{}
+	rec := &brokertest.Inbox{}
 	e, url, priv := httpEnv(t, rec)
 	m, _ := e.post(t, question("k7m2qx", dbPrompt()))
 	ana := e.fake.NewUser("ana")
@@ -108,8 +109,8 @@ func TestHTTPRefusesForgedRequests(t *testing.T) {
 			}
 		})
 	}
-	if len(rec.all()) != 0 {
-		t.Errorf("a forged request reached the broker: %+v", rec.all())
+	if len(rec.All()) != 0 {
+		t.Errorf("a forged request reached the broker: %+v", rec.All())
 	}
 	if after := e.fake.Message(m.ID); after.Edits != 0 || len(after.Components) == 0 {
 		t.Errorf("a forged request changed the message")
@@ -117,7 +118,7 @@ func TestHTTPRefusesForgedRequests(t *testing.T) {
 }
 
 func TestHTTPBadRequests(t *testing.T) {
-	e, url, priv := httpEnv(t, &recorder{})
+	e, url, priv := httpEnv(t, &brokertest.Inbox{})
 	t.Run("GET", func(t *testing.T) {
 		resp, err := http.Get(url)
 		if err != nil {
@@ -138,7 +139,7 @@ func TestHTTPBadRequests(t *testing.T) {
 		}
 	})
 	t.Run("gateway mode has no endpoint", func(t *testing.T) {
-		g := newEnv(t, &recorder{}, nil)
+		g := newEnv(t, &brokertest.Inbox{}, nil)
 		rr := httptest.NewRecorder()
 		g.ch.Handler().ServeHTTP(rr, httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}")))
 		if rr.Code != http.StatusNotFound {

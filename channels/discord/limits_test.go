@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
 )
 
@@ -29,7 +30,7 @@ func largestQuestion() *broker.Question {
 }
 
 func TestHTTPBodyLimit(t *testing.T) {
-	rec := &recorder{}
+	rec := &brokertest.Inbox{}
 	e, url, priv := httpEnv(t, rec)
 	m, _ := e.post(t, largestQuestion())
 	ana := e.fake.NewUser("ana")
@@ -61,7 +62,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 var refusalCount = regexp.MustCompile(`msg="refused an interaction request with a bad signature".* count=(\d+)`)
 
 func TestHTTPForgedFloodLogsAFewLines(t *testing.T) {
-	e, url, _ := httpEnv(t, &recorder{})
+	e, url, _ := httpEnv(t, &brokertest.Inbox{})
 	_, body := e.fake.PingInteraction()
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	const forged = 300

@@ -41,7 +41,7 @@ func TestEndToEndQuorumAndSnooze(t *testing.T) {
 	if !strings.Contains(got, broker.DeadlineText(moved, time.UTC)) || !strings.Contains(got, "snoozed by ana") {
 		t.Fatalf("the copy after the Snooze button reads %q, want the new deadline and who snoozed", got)
 	}
-	allow := broker.FormatOption(a.q, 0, 0)
+	allow := broker.FormatOption(a.q.Ref(0), 0)
 	if got := click(w.ana, allow); !strings.Contains(got, "1 of 2: Allow by ana") {
 		t.Fatalf("ana's vote: %q", got)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -16,7 +17,7 @@ import (
 // delay), as a store under load would; it remembers whether the context
 // it recorded under was still alive.
 type slowInbound struct {
-	rec     *recorder
+	rec     *brokertest.Inbox
 	delay   time.Duration
 	release chan struct{}
 	ctxErr  chan error
@@ -55,7 +56,7 @@ func deliveries(t *testing.T, e *testEnv) []struct {
 }
 
 func TestHTTPModeRecordsTheActionBeforeTheAck(t *testing.T) {
-	slow := &slowInbound{rec: newRecorder(nil), delay: 300 * time.Millisecond, ctxErr: make(chan error, 10)}
+	slow := &slowInbound{rec: &brokertest.Inbox{}, delay: 300 * time.Millisecond, ctxErr: make(chan error, 10)}
 	e := newEnv(t, ModeHTTP, slow)
 	srv := httptest.NewServer(e.ch.Handler())
 	defer srv.Close()
@@ -66,7 +67,7 @@ func TestHTTPModeRecordsTheActionBeforeTheAck(t *testing.T) {
 				t.Fatalf("status %d, want 200", code)
 			}
 			// Slack has its 200: the action must be recorded by now.
-			got := slow.rec.inbounds()
+			got := slow.rec.All()
 			if len(got) != i+1 || got[i].Text != d.want {
 				t.Fatalf("when Slack got its 200 the broker had recorded %+v, want %q", got, d.want)
 			}
@@ -76,7 +77,7 @@ func TestHTTPModeRecordsTheActionBeforeTheAck(t *testing.T) {
 }
 
 func TestHTTPModeAcksASlowRecordingInTimeAndFinishesIt(t *testing.T) {
-	slow := &slowInbound{rec: newRecorder(nil), ctxErr: make(chan error, 10)}
+	slow := &slowInbound{rec: &brokertest.Inbox{}, ctxErr: make(chan error, 10)}
 	e := newEnv(t, ModeHTTP, slow)
 	e.ch.ackWithin = 200 * time.Millisecond
 	srv := httptest.NewServer(e.ch.Handler())
@@ -90,14 +91,14 @@ func TestHTTPModeAcksASlowRecordingInTimeAndFinishesIt(t *testing.T) {
 			if code != http.StatusOK {
 				t.Fatalf("status %d, want 200", code)
 			}
-			if got := slow.rec.inbounds(); len(got) != i {
+			if got := slow.rec.All(); len(got) != i {
 				t.Fatalf("recorded before release: %+v", got)
 			}
 			close(slow.release)
 			if err := <-slow.ctxErr; err != nil {
 				t.Fatalf("recording ran on a cancelled context: %v", err)
 			}
-			got := slow.rec.waitN(t, i+1)
+			got := slow.rec.Wait(t, i+1)
 			if got[i].Text != d.want {
 				t.Errorf("recorded %q, want %q", got[i].Text, d.want)
 			}
@@ -107,13 +108,13 @@ func TestHTTPModeAcksASlowRecordingInTimeAndFinishesIt(t *testing.T) {
 }
 
 func TestSocketModeRecordsTheActionBeforeTheAck(t *testing.T) {
-	slow := &slowInbound{rec: newRecorder(nil), delay: 300 * time.Millisecond, ctxErr: make(chan error, 10)}
+	slow := &slowInbound{rec: &brokertest.Inbox{}, delay: 300 * time.Millisecond, ctxErr: make(chan error, 10)}
 	e := newEnv(t, ModeSocket, slow)
 	e.run(t)
 	m := postOne(t, e, sampleQuestion(), general)
 	b, _ := m.Button("SQLite")
 	e.send(t, "interactive", slackfake.ClickButton(m, ana, b)) // waits for the ack
-	if got := slow.rec.inbounds(); len(got) != 1 || got[0].Text != "/answer k7m2qx 2" {
+	if got := slow.rec.All(); len(got) != 1 || got[0].Text != "/answer k7m2qx 2" {
 		t.Fatalf("when the envelope was acked the broker had recorded %+v", got)
 	}
 }

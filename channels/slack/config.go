@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 )
 
 // Connection modes.
@@ -35,10 +34,6 @@ type Config struct {
 	Mode string `yaml:"mode"`
 	// APIURL is the Web API base URL, default https://slack.com/api.
 	APIURL string `yaml:"api_url"`
-
-	// Location is the time zone of times shown to people (default UTC).
-	// The wiring sets it from the broker's configuration.
-	Location *time.Location `yaml:"-"`
 }
 
 // withDefaults returns cfg with empty fields set to their defaults.
@@ -50,9 +45,6 @@ func (cfg Config) withDefaults() Config {
 		cfg.APIURL = DefaultAPIURL
 	}
 	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/")
-	if cfg.Location == nil {
-		cfg.Location = time.UTC
-	}
 	return cfg
 }
 

@@ -3,23 +3,21 @@ package slack
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/channeltest"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // brokerEnv is the real broker on a real SQLite file, with the Slack
 // channel connected to the fake over Socket Mode.
 type brokerEnv struct {
 	*testEnv
-	b *broker.Broker
+	b  *broker.Broker
+	st broker.Store
 }
 
 func newBrokerEnv(t *testing.T, route broker.Route) *brokerEnv {
@@ -28,33 +26,14 @@ func newBrokerEnv(t *testing.T, route broker.Route) *brokerEnv {
 
 func newBrokerEnvMode(t *testing.T, mode string, route broker.Route) *brokerEnv {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(route.Targets) == 0 {
 		route.Targets = []broker.Target{{Channel: "slack", Chat: general}}
 	}
-	b, err := broker.New(broker.Config{
-		Store: st, Routes: map[string]broker.Route{"default": route},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := newEnv(t, mode, b)
-	b.Register(env.ch)
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		b.Close()
-		st.Close()
-	})
+	br := channeltest.NewBridge(t, map[string]broker.Route{"default": route})
+	env := newEnv(t, mode, br)
+	br.Register(env.ch)
 	env.run(t)
-	return &brokerEnv{testEnv: env, b: b}
+	return &brokerEnv{testEnv: env, b: br.Broker, st: br.Store}
 }
 
 // ask asks the sample question and returns it with its posted message.
@@ -307,7 +286,7 @@ func TestEndToEndDialogTimeout(t *testing.T) {
 	e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Redis")))
 	var stored *broker.Question
 	waitFake(t, e.fake, "the cache answer to be saved", func() bool {
-		stored, _ = e.b.Store().Get(context.Background(), q.ID)
+		stored, _ = e.st.Get(context.Background(), q.ID)
 		return stored != nil && stored.Given(1) != nil
 	})
 	if _, err := e.b.Expire(context.Background(), stored, stored.ExpiresAt); err != nil {

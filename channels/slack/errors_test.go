@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -26,7 +28,7 @@ func TestPostClassifiesSlackErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
-			e := newEnv(t, ModeSocket, newRecorder(nil))
+			e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 			e.fake.FailChannel(general, tt.code)
 			_, err := e.ch.Post(context.Background(), sampleQuestion(), general)
 			if err == nil {
@@ -44,9 +46,9 @@ func TestPostClassifiesSlackErrors(t *testing.T) {
 		})
 	}
 	t.Run("refused token", func(t *testing.T) {
-		e := newEnv(t, ModeSocket, newRecorder(nil))
+		e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 		t.Setenv("TEST_SLACK_BOT", "xoxb-revoked-token-123")
-		c, err := New(e.ch.cfg, newRecorder(nil), nil)
+		c, err := New(e.ch.cfg, &brokertest.Inbox{}, channels.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +60,7 @@ func TestPostClassifiesSlackErrors(t *testing.T) {
 }
 
 func TestPostHonoursRetryAfter(t *testing.T) {
-	e := newEnv(t, ModeSocket, newRecorder(nil))
+	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 	e.fake.RateLimit("chat.postMessage", 1, 1)
 	start := time.Now()
 	ref, err := e.ch.Post(context.Background(), sampleQuestion(), general)
@@ -85,9 +87,9 @@ func TestPostHonoursRetryAfter(t *testing.T) {
 }
 
 func TestTokensNeverLogged(t *testing.T) {
-	e := newEnv(t, ModeSocket, newRecorder(func(broker.Inbound) broker.Reply {
+	e := newEnv(t, ModeSocket, &brokertest.Inbox{Reply: func(broker.Inbound) broker.Reply {
 		return broker.Reply{Text: "There is no question zzzzzz here."}
-	}))
+	}})
 	e.run(t)
 	m := postOne(t, e, sampleQuestion(), general)
 	b, _ := m.Button("SQLite")
@@ -137,7 +139,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	t.Run("empty variable is named, not read out", func(t *testing.T) {
 		t.Setenv("EMPTY_SLACK_BOT", "")
-		_, err := New(Config{BotTokenEnv: "EMPTY_SLACK_BOT", AppTokenEnv: "A"}, newRecorder(nil), nil)
+		_, err := New(Config{BotTokenEnv: "EMPTY_SLACK_BOT", AppTokenEnv: "A"}, &brokertest.Inbox{}, channels.Options{})
 		if err == nil || !strings.Contains(err.Error(), "EMPTY_SLACK_BOT") {
 			t.Errorf("New = %v, want an error naming EMPTY_SLACK_BOT", err)
 		}
@@ -145,7 +147,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestUpdateOfAMissingMessageIsPermanent(t *testing.T) {
-	e := newEnv(t, ModeSocket, newRecorder(nil))
+	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 	err := e.ch.Update(context.Background(), resolved(sampleQuestion()), broker.MessageRef{Channel: "slack", Chat: general, MessageID: "1700000000.999999"})
 	if !errors.Is(err, broker.ErrPermanent) || !strings.Contains(err.Error(), "message_not_found") {
 		t.Errorf("Update = %v, want permanent message_not_found", err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -59,7 +60,7 @@ func FuzzHTTPPayload(f *testing.F) {
 	ch, err := New(Config{
 		BotTokenEnv: "TEST_SLACK_BOT", AppTokenEnv: "TEST_SLACK_APP", SigningSecretEnv: "TEST_SLACK_SECRET",
 		Mode: ModeHTTP, APIURL: fake.URL,
-	}, h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}, h, channels.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		f.Fatalf("New: %v", err)
 	}
@@ -82,7 +83,7 @@ func FuzzHTTPPayload(f *testing.F) {
 		// Every Inbound names the channel; a slash command names its
 		// chat and user too (one without them is refused with a 400).
 		for _, in := range h.Take() {
-			if in.Channel != ChannelName {
+			if in.Channel != Name {
 				t.Errorf("inbound %+v does not name the slack channel", in)
 			}
 			if kind%3 == fuzzForm && (in.Chat == "" || in.User == "") {

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 	"github.com/askbridge/askbridge/internal/testutil"
 )
@@ -25,52 +25,6 @@ var (
 	ana = slackfake.User{ID: "U0ANA0001", Name: "ana"}
 	bob = slackfake.User{ID: "U0BOB0001", Name: "bob"}
 )
-
-// recorder is an InboundHandler that records what it gets and answers
-// with reply.
-type recorder struct {
-	mu    sync.Mutex
-	got   []broker.Inbound
-	reply func(broker.Inbound) broker.Reply
-	ch    chan struct{}
-}
-
-func newRecorder(reply func(broker.Inbound) broker.Reply) *recorder {
-	if reply == nil {
-		reply = func(in broker.Inbound) broker.Reply { return broker.Reply{OK: true, Text: "Recorded: " + in.Text} }
-	}
-	return &recorder{reply: reply, ch: make(chan struct{}, 100)}
-}
-
-func (r *recorder) HandleInbound(_ context.Context, in broker.Inbound) broker.Reply {
-	r.mu.Lock()
-	r.got = append(r.got, in)
-	r.mu.Unlock()
-	r.ch <- struct{}{}
-	return r.reply(in)
-}
-
-func (r *recorder) inbounds() []broker.Inbound {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]broker.Inbound(nil), r.got...)
-}
-
-// waitN waits until n inbounds were recorded.
-func (r *recorder) waitN(t *testing.T, n int) []broker.Inbound {
-	t.Helper()
-	deadline := time.After(5 * time.Second)
-	for {
-		if got := r.inbounds(); len(got) >= n {
-			return got
-		}
-		select {
-		case <-r.ch:
-		case <-deadline:
-			t.Fatalf("waited for %d inbound actions, got %d: %+v", n, len(r.inbounds()), r.inbounds())
-		}
-	}
-}
 
 type testEnv struct {
 	fake *slackfake.Server
@@ -92,7 +46,7 @@ func newEnv(t *testing.T, mode string, h broker.InboundHandler) *testEnv {
 	ch, err := New(Config{
 		BotTokenEnv: "TEST_SLACK_BOT", AppTokenEnv: "TEST_SLACK_APP", SigningSecretEnv: "TEST_SLACK_SECRET",
 		Mode: mode, APIURL: fake.URL,
-	}, h, log)
+	}, h, channels.Options{Logger: log})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

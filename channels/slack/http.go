@@ -13,6 +13,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/internal/webhook"
 )
 
@@ -45,6 +46,15 @@ const (
 // longer (Slack waits 3 s); the person's reply follows.
 func (c *Channel) Handler() http.Handler {
 	return http.HandlerFunc(c.serveHTTP)
+}
+
+// Routes serves Handler under /slack/ in http mode; in socket mode the
+// channel serves nothing.
+func (c *Channel) Routes() []channels.Route {
+	if c.cfg.Mode != ModeHTTP {
+		return nil
+	}
+	return []channels.Route{{Pattern: "/slack/", Handler: c.Handler(), Webhook: true}}
 }
 
 func (c *Channel) serveHTTP(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -38,7 +39,7 @@ func deliver(t *testing.T, srv *httptest.Server, path, contentType string, body 
 const formType = "application/x-www-form-urlencoded"
 
 func TestHTTPModeVerifiesEveryRequest(t *testing.T) {
-	rec := newRecorder(nil)
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, ModeHTTP, rec)
 	srv := httptest.NewServer(e.ch.Handler())
 	defer srv.Close()
@@ -72,7 +73,7 @@ func TestHTTPModeVerifiesEveryRequest(t *testing.T) {
 		})
 	}
 	e.ch.drain()
-	if got := rec.inbounds(); len(got) != 0 {
+	if got := rec.All(); len(got) != 0 {
 		t.Fatalf("refused requests reached the broker: %+v", got)
 	}
 
@@ -81,26 +82,26 @@ func TestHTTPModeVerifiesEveryRequest(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("status = %d, want 200", code)
 		}
-		got := rec.waitN(t, 1)[0]
+		got := rec.Wait(t, 1)[0]
 		if got.Text != "/answer k7m2qx 2" || got.Chat != general || got.User != ana.ID {
 			t.Errorf("inbound = %+v", got)
 		}
 		waitEphemeral(t, e.fake, ana.ID, "Recorded: /answer k7m2qx 2")
 	})
 	t.Run("valid slash command", func(t *testing.T) {
-		n := len(rec.inbounds())
+		n := len(rec.All())
 		form := []byte(slackfake.SlashCommand(bob, general, "general", "/answer", "k7m2qx 1").Encode())
 		code, _ := deliver(t, srv, PathCommands, formType, form, slackfake.Sign(testSecret, time.Now(), form))
 		if code != http.StatusOK {
 			t.Fatalf("status = %d, want 200", code)
 		}
-		got := rec.waitN(t, n+1)[n]
+		got := rec.Wait(t, n+1)[n]
 		if got.Text != "/answer k7m2qx 1" || got.User != bob.ID || got.Name != "bob" {
 			t.Errorf("inbound = %+v", got)
 		}
 	})
 	t.Run("signed slash command without channel or user", func(t *testing.T) {
-		n := len(rec.inbounds())
+		n := len(rec.All())
 		for _, field := range []string{"channel_id", "user_id"} {
 			f := slackfake.SlashCommand(bob, general, "general", "/answer", "k7m2qx 1")
 			f.Del(field)
@@ -111,14 +112,14 @@ func TestHTTPModeVerifiesEveryRequest(t *testing.T) {
 			}
 		}
 		e.ch.drain()
-		if got := rec.inbounds(); len(got) != n {
+		if got := rec.All(); len(got) != n {
 			t.Errorf("a slash command without channel or user reached the broker: %+v", got[n:])
 		}
 	})
 }
 
 func TestHTTPModeEvents(t *testing.T) {
-	rec := newRecorder(nil)
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, ModeHTTP, rec)
 	srv := httptest.NewServer(e.ch.Handler())
 	defer srv.Close()
@@ -148,7 +149,7 @@ func TestHTTPModeEvents(t *testing.T) {
 			}
 		}
 		e.ch.drain()
-		got := rec.inbounds()
+		got := rec.All()
 		if len(got) != 1 || got[0].Text != "2" || got[0].ReplyTo != m.TS || got[0].Name != "ana" {
 			t.Errorf("inbounds = %+v, want one reply to %s", got, m.TS)
 		}

@@ -51,7 +51,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 	if chat == "" {
 		chat = cb.Container.ChannelID
 	}
-	in := broker.Inbound{Channel: ChannelName, Chat: chatOf(chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User), Private: isDM(chat)}
+	in := broker.Inbound{Channel: Name, Chat: chatOf(chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User), Private: isDM(chat)}
 	switch {
 	case strings.HasPrefix(a.ActionID, actionOptionPrefix), a.ActionID == actionSkip, a.ActionID == actionDecline, a.ActionID == actionDiscuss, a.ActionID == actionSnooze:
 		in.Text = a.Value
@@ -65,7 +65,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 		if len(picked) == 0 {
 			return c.telling(replyTo{chat: chat, user: in.User, threadTS: cb.Container.ThreadTs, responseURL: cb.ResponseURL}, noneTicked)
 		}
-		in.Text = broker.FormatOption(ref.stub(), ref.Prompt, picked...)
+		in.Text = broker.FormatOption(ref.ref(), picked...)
 	case a.ActionID == actionOther:
 		ref, err := decodeRef(a.Value)
 		if err != nil {
@@ -188,8 +188,8 @@ func (c *Channel) otherSubmitted(ctx context.Context, cb slackapi.InteractionCal
 		return c.telling(where, noneGiven)
 	}
 	return c.dispatch(ctx, broker.Inbound{
-		Channel: ChannelName, Chat: chatOf(ref.Chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
-		Text:    broker.FormatOptionsOther(ref.stub(), ref.Prompt, broker.SelectedOptions(picked), text),
+		Channel: Name, Chat: chatOf(ref.Chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
+		Text:    broker.FormatOptionsOther(ref.ref(), broker.SelectedOptions(picked), text),
 		Private: isDM(ref.Chat),
 	}, where)
 }
@@ -205,7 +205,7 @@ func (c *Channel) slashCommand(ctx context.Context, s slackapi.SlashCommand) fol
 		return nil
 	}
 	return c.dispatch(ctx, broker.Inbound{
-		Channel: ChannelName, Chat: chatOf(s.ChannelID, s.UserID), User: s.UserID, Name: s.UserName,
+		Channel: Name, Chat: chatOf(s.ChannelID, s.UserID), User: s.UserID, Name: s.UserName,
 		Text:    strings.TrimSpace(s.Command + " " + s.Text),
 		Private: isDM(s.ChannelID) || s.ChannelName == "directmessage",
 	}, replyTo{chat: s.ChannelID, user: s.UserID, responseURL: s.ResponseURL})
@@ -239,7 +239,7 @@ func (c *Channel) message(ctx context.Context, m *slackevents.MessageEvent) foll
 		return nil
 	}
 	in := broker.Inbound{
-		Channel: ChannelName, Chat: chatOf(m.Channel, m.User), User: m.User, Text: text,
+		Channel: Name, Chat: chatOf(m.Channel, m.User), User: m.User, Text: text,
 		Private: m.ChannelType == "im" || isDM(m.Channel), Attachments: files,
 	}
 	if m.ThreadTimeStamp != "" && m.ThreadTimeStamp != m.TimeStamp {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 )
 
@@ -34,7 +35,7 @@ func largestQuestion() *broker.Question {
 }
 
 func TestHTTPModeBodyLimit(t *testing.T) {
-	rec := newRecorder(nil)
+	rec := &brokertest.Inbox{}
 	e := newEnv(t, ModeHTTP, rec)
 	srv := httptest.NewServer(e.ch.Handler())
 	defer srv.Close()
@@ -62,7 +63,7 @@ func TestHTTPModeBodyLimit(t *testing.T) {
 				t.Fatalf("status %d (%q), want %d", code, resp, tt.want)
 			}
 			e.ch.drain()
-			if got := rec.inbounds(); len(got) != tt.recorded {
+			if got := rec.All(); len(got) != tt.recorded {
 				t.Errorf("recorded %d actions, want %d", len(got), tt.recorded)
 			}
 		})
@@ -72,7 +73,7 @@ func TestHTTPModeBodyLimit(t *testing.T) {
 var countField = regexp.MustCompile(`msg="slack request refused".* count=(\d+)`)
 
 func TestHTTPModeForgedFloodLogsAFewLines(t *testing.T) {
-	e := newEnv(t, ModeHTTP, newRecorder(nil))
+	e := newEnv(t, ModeHTTP, &brokertest.Inbox{})
 	srv := httptest.NewServer(e.ch.Handler())
 	defer srv.Close()
 	body := []byte("payload=%7B%7D")

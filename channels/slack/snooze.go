@@ -13,8 +13,8 @@ const actionSnooze = "snooze"
 // Decline, and Snooze when its route allows snoozing.
 func endActions(q *broker.Question) []slackapi.BlockElement {
 	out := []slackapi.BlockElement{
-		slackapi.NewButtonBlockElement(actionDiscuss, limit(broker.FormatDiscuss(q, ""), maxButtonValue), plain("Not ready", maxButtonText)),
-		slackapi.NewButtonBlockElement(actionDecline, limit(broker.FormatDecline(q, ""), maxButtonValue), plain("Decline", maxButtonText)),
+		slackapi.NewButtonBlockElement(actionDiscuss, limit(broker.FormatDiscuss(q.ID, ""), maxButtonValue), plain("Not ready", maxButtonText)),
+		slackapi.NewButtonBlockElement(actionDecline, limit(broker.FormatDecline(q.ID, ""), maxButtonValue), plain("Decline", maxButtonText)),
 	}
 	if cmd := broker.FormatSnooze(q); cmd != "" {
 		out = append(out, slackapi.NewButtonBlockElement(actionSnooze, limit(cmd, maxButtonValue), plain("Snooze", maxButtonText)))

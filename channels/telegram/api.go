@@ -107,17 +107,6 @@ func isNotModified(err error) bool {
 	return errors.As(err, &te) && te.Code == http.StatusBadRequest && strings.Contains(te.Message, "message is not modified")
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // send sends a message and returns it.
 func (c *Channel) send(ctx context.Context, what string, m tgbotapi.Chattable) (tgbotapi.Message, error) {
 	var out tgbotapi.Message
@@ -147,4 +136,35 @@ func (c *Channel) makeRequest(ctx context.Context, method string, p tgbotapi.Par
 		_, err := bot.MakeRequest(method, p)
 		return err
 	})
+}
+
+// self returns the bot's own user as getMe reported it, or the zero User
+// before identify has succeeded.
+func (c *Channel) self() tgbotapi.User {
+	if u := c.me.Load(); u != nil {
+		return *u
+	}
+	return tgbotapi.User{}
+}
+
+// identify asks Telegram who the bot is (getMe), once it has succeeded:
+// messages are read against the bot's username and id (a command for
+// another bot in the group, a reply to the bot). A wrong token is a
+// permanent failure that names the variable holding it.
+func (c *Channel) identify(ctx context.Context) error {
+	if c.me.Load() != nil {
+		return nil
+	}
+	var u tgbotapi.User
+	err := c.call(ctx, "getMe", func(bot *tgbotapi.BotAPI) (err error) {
+		u, err = bot.GetMe()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%w (getMe at %s; check %s)", err, c.cfg.APIURL, c.cfg.TokenEnv)
+	}
+	if c.me.CompareAndSwap(nil, &u) {
+		c.log.Info("telegram bot ready", "bot", "@"+u.UserName, "mode", c.cfg.Mode)
+	}
+	return nil
 }

@@ -40,14 +40,10 @@ type Config struct {
 	WebhookSecretEnv string `yaml:"webhook_secret_env"`
 	// PollTimeout is how long one getUpdates call may wait (default 30s).
 	PollTimeout time.Duration `yaml:"poll_timeout"`
-
-	// Location is the time zone of times shown to people (default UTC).
-	Location *time.Location `yaml:"-"`
-	// Now is the clock (default time.Now).
-	Now func() time.Time `yaml:"-"`
 }
 
-func (c *Config) setDefaults() {
+// withDefaults returns c with empty fields set to their defaults.
+func (c Config) withDefaults() Config {
 	if c.APIURL == "" {
 		c.APIURL = DefaultAPIURL
 	}
@@ -58,18 +54,13 @@ func (c *Config) setDefaults() {
 	if c.PollTimeout == 0 {
 		c.PollTimeout = 30 * time.Second
 	}
-	if c.Location == nil {
-		c.Location = time.UTC
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	return c
 }
 
-// Validate fills in defaults and checks c, naming the offending key. It
-// does not read the environment; New does.
-func (c *Config) Validate() error {
-	c.setDefaults()
+// Validate checks c with its defaults, naming the offending key. It
+// changes nothing and does not read the environment; New does.
+func (c Config) Validate() error {
+	c = c.withDefaults()
 	var errs []error
 	if c.TokenEnv == "" {
 		errs = append(errs, errors.New("telegram.token_env: required (the environment variable holding the bot token)"))
@@ -97,7 +88,7 @@ func (c *Config) Validate() error {
 
 // WebhookPath is the path of WebhookURL, where Handler is to be mounted
 // ("/" when the URL has none).
-func (c *Config) WebhookPath() string {
+func (c Config) WebhookPath() string {
 	u, err := url.Parse(c.WebhookURL)
 	if err != nil || u.Path == "" {
 		return "/"
@@ -106,7 +97,7 @@ func (c *Config) WebhookPath() string {
 }
 
 // secrets reads the token and webhook secret from the environment.
-func (c *Config) secrets() (token, secret string, err error) {
+func (c Config) secrets() (token, secret string, err error) {
 	token = strings.TrimSpace(os.Getenv(c.TokenEnv))
 	if token == "" {
 		return "", "", fmt.Errorf("telegram: environment variable %s (token_env) is empty or unset", c.TokenEnv)

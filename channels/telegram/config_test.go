@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -10,15 +9,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 )
 
 // recorder is an InboundHandler that hears nothing worth answering.
-type recorder struct{}
-
-func (recorder) HandleInbound(context.Context, broker.Inbound) broker.Reply {
-	return broker.Reply{Ignored: true}
-}
-
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
@@ -41,8 +36,11 @@ func TestConfigValidate(t *testing.T) {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
 				}
-				if tt.cfg.APIURL != DefaultAPIURL || tt.cfg.Mode != ModePolling || tt.cfg.PollTimeout != 30*time.Second {
-					t.Errorf("defaults not applied: %+v", tt.cfg)
+				if tt.cfg != (Config{TokenEnv: "T"}) && tt.name == "defaults" {
+					t.Errorf("Validate changed the config: %+v", tt.cfg)
+				}
+				if d := tt.cfg.withDefaults(); d.APIURL != DefaultAPIURL || d.Mode != ModePolling || d.PollTimeout != 30*time.Second {
+					t.Errorf("defaults not applied: %+v", d)
 				}
 				return
 			}
@@ -70,7 +68,7 @@ func TestNewNamesTheMissingVariable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := New(tt.cfg, recorder{}, nil)
+			_, err := New(tt.cfg, &brokertest.Inbox{}, channels.Options{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
@@ -78,15 +76,28 @@ func TestNewNamesTheMissingVariable(t *testing.T) {
 	}
 }
 
-func TestNewChecksTheToken(t *testing.T) {
+func TestRunChecksTheToken(t *testing.T) {
 	e := newEnv(t, envOptions{noRun: true})
 	t.Setenv("ASKBRIDGE_TEST_WRONG_TOKEN", "999:wrong")
-	_, err := New(Config{TokenEnv: "ASKBRIDGE_TEST_WRONG_TOKEN", APIURL: e.fake.URL()}, recorder{}, nil)
+	ch, err := New(Config{TokenEnv: "ASKBRIDGE_TEST_WRONG_TOKEN", APIURL: e.fake.URL()}, &brokertest.Inbox{}, channels.Options{})
+	if err != nil {
+		t.Fatalf("New, which makes no call, failed: %v", err)
+	}
+	if n := len(e.fake.Calls("getMe")); n != 0 {
+		t.Fatalf("New called getMe %d times; it is Run that asks", n)
+	}
+	err = ch.Run(e.ctx)
 	if !errors.Is(err, broker.ErrPermanent) || !strings.Contains(err.Error(), "Unauthorized") || !strings.Contains(err.Error(), "ASKBRIDGE_TEST_WRONG_TOKEN") {
 		t.Errorf("error %v", err)
 	}
 	if strings.Contains(err.Error(), "999:wrong") {
 		t.Errorf("token leaked: %v", err)
+	}
+	if e.ch.BotUsername() != "" {
+		t.Errorf("the bot knows its name %q before Run", e.ch.BotUsername())
+	}
+	if err := e.ch.identify(e.ctx); err != nil {
+		t.Fatalf("getMe: %v", err)
 	}
 	if e.ch.Name() != "telegram" || e.ch.BotUsername() != "askbridge_bot" {
 		t.Errorf("name %q bot %q", e.ch.Name(), e.ch.BotUsername())
@@ -124,6 +135,7 @@ poll_timeout: 45s
 	if err := c.Validate(); err != nil {
 		t.Fatalf("validate: %v", err)
 	}
+	c = c.withDefaults()
 	want := Config{TokenEnv: "TELEGRAM_BOT_TOKEN", APIURL: "https://tg.example", Mode: ModeWebhook,
 		WebhookURL: "https://bridge.example/telegram", WebhookSecretEnv: "TELEGRAM_WEBHOOK_SECRET", PollTimeout: 45 * time.Second}
 	if c.TokenEnv != want.TokenEnv || c.APIURL != want.APIURL || c.Mode != want.Mode || c.WebhookURL != want.WebhookURL ||

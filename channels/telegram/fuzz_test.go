@@ -14,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 )
 
@@ -38,7 +39,7 @@ func FuzzWebhookUpdate(f *testing.F) {
 	}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ch, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL(), Mode: ModeWebhook,
-		WebhookURL: "https://bridge.example/telegram", WebhookSecretEnv: secretEnv}, h, log)
+		WebhookURL: "https://bridge.example/telegram", WebhookSecretEnv: secretEnv}, h, channels.Options{Logger: log})
 	if err != nil {
 		f.Fatalf("new channel: %v", err)
 	}
@@ -79,7 +80,7 @@ var fuzzSeeds = []string{
 	`{"update_id":100001,"message":{"message_id":5,"from":{"id":42,"is_bot":false,"first_name":"Ana","username":"ana"},"chat":{"id":-1001234567890,"type":"supergroup","title":"Team"},"date":1767225600,"text":"/answer k7m2qx 2","entities":[{"type":"bot_command","offset":0,"length":7}]}}`,
 	`{"update_id":100002,"message":{"message_id":6,"from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat":{"id":-1001234567890,"type":"supergroup","title":"Team"},"date":1767225600,"text":"2","reply_to_message":{"message_id":3,"from":{"id":777000111,"is_bot":true,"first_name":"Ask Bridge","username":"askbridge_bot"},"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500,"text":"Which database?"}}}`,
 	`{"update_id":100003,"callback_query":{"id":"4382bfdwdsb323b2d1","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1001234567890","data":"/answer k7m2qx 1","message":{"message_id":3,"from":{"id":777000111,"is_bot":true,"first_name":"Ask Bridge"},"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500,"text":"Which database?"}}}`,
-	`{"update_id":100004,"callback_query":{"id":"4382bfdwdsb323b2d2","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"t:k7m2qx.1:2","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
+	`{"update_id":100004,"callback_query":{"id":"4382bfdwdsb323b2d2","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"/toggle k7m2qx 3","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
 	`{"update_id":100005,"callback_query":{"id":"4382bfdwdsb323b2d3","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"/answer k7m2qx 1"}}`,
 	`{"update_id":100006,"callback_query":{"id":"4382bfdwdsb323b2d4","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"a:k7m2qx:0:1:13","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
 	`{"update_id":100007,"callback_query":{"id":"4382bfdwdsb323b2d5","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"n:k7m2qx:0","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,

@@ -2,10 +2,8 @@ package telegram
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,15 +12,16 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/channels/channeltest"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 	"github.com/askbridge/askbridge/internal/testutil"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 const (
 	testToken  = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 	tokenEnv   = "ASKBRIDGE_TEST_TELEGRAM_TOKEN"
-	waitLimit  = 5 * time.Second
+	waitLimit  = channeltest.WaitLimit
 	secretEnv  = "ASKBRIDGE_TEST_TELEGRAM_SECRET"
 	testSecret = "s3cret_Token-1_webhook"
 )
@@ -33,6 +32,7 @@ var (
 	bob     = telegramfake.User{ID: 43, FirstName: "Bob"}
 	team    = telegramfake.Chat{ID: -1001234567890, Type: "supergroup", Title: "Team"}
 	outside = telegramfake.Chat{ID: -1009999999999, Type: "supergroup", Title: "Elsewhere"}
+	ops     = telegramfake.Chat{ID: -1005555555555, Type: "supergroup", Title: "Ops"}
 	anaDM   = telegramfake.Chat{ID: 42, Type: "private", FirstName: "Ana", Username: "ana"}
 )
 
@@ -65,6 +65,7 @@ type env struct {
 	fake  *telegramfake.Server
 	ch    *Channel
 	b     *broker.Broker
+	st    broker.Store
 	logs  *testutil.Buffer
 	sleep *sleeper
 	// hookURL is where the webhook is served in webhook mode.
@@ -79,29 +80,17 @@ type envOptions struct {
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
 	fake := telegramfake.New(testToken, botUser)
-	for _, c := range []telegramfake.Chat{team, outside, anaDM} {
+	t.Cleanup(fake.Close)
+	for _, c := range []telegramfake.Chat{team, outside, anaDM, ops} {
 		fake.AddChat(c)
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	logs := &testutil.Buffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b, err := broker.New(broker.Config{
-		Store: st,
-		Routes: map[string]broker.Route{
-			"default": {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}}, Responders: o.responders},
-			"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
-			"prod":    prodRoute,
-		},
-		Logger: log,
+	br := channeltest.NewBridge(t, map[string]broker.Route{
+		"default": {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}}, Responders: o.responders},
+		"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
+		"prod":    prodRoute,
+		"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
 	})
-	if err != nil {
-		t.Fatalf("broker: %v", err)
-	}
 	t.Setenv(tokenEnv, testToken)
 	cfg := Config{TokenEnv: tokenEnv, APIURL: fake.URL(), PollTimeout: time.Second}
 	var hook atomic.Value // http.Handler, set once the channel exists
@@ -115,37 +104,24 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Setenv(secretEnv, testSecret)
 		cfg.Mode, cfg.WebhookURL, cfg.WebhookSecretEnv = ModeWebhook, hookURL, secretEnv
 	}
-	ch, err := New(cfg, b, log)
+	ch, err := New(cfg, br, channels.Options{Logger: br.Logger})
 	if err != nil {
 		t.Fatalf("new channel: %v", err)
 	}
 	hook.Store(ch.Handler())
 	sl := &sleeper{}
 	ch.sleep = sl.sleep
-	b.Register(ch)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); b.Run(ctx) }()
-	if !o.noRun {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := ch.Run(ctx); err != nil {
-				t.Errorf("channel run: %v", err)
-			}
-		}()
+	if o.noRun {
+		br.Register(ch)
+	} else {
+		br.Start(ch)
 	}
 	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		b.Close()
-		fake.Close()
-		_ = st.Close()
-		if strings.Contains(logs.String(), testToken) {
+		if strings.Contains(br.Logs.String(), testToken) {
 			t.Errorf("the bot token appears in the logs")
 		}
 	})
-	return &env{t: t, ctx: ctx, fake: fake, ch: ch, b: b, logs: logs, sleep: sl, hookURL: hookURL}
+	return &env{t: t, ctx: br.Ctx, fake: fake, ch: ch, b: br.Broker, st: br.Store, logs: br.Logs, sleep: sl, hookURL: hookURL}
 }
 
 // ask asks a question as agent "agent" and returns it with the message

@@ -1,13 +1,14 @@
 package telegram
 
 import (
-	"context"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 )
 
@@ -17,7 +18,7 @@ func newBareChannel(t *testing.T, h broker.InboundHandler) *Channel {
 	fake := telegramfake.New(testToken, botUser)
 	t.Cleanup(fake.Close)
 	t.Setenv(tokenEnv, testToken)
-	c, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL()}, h, nil)
+	c, err := New(Config{TokenEnv: tokenEnv, APIURL: fake.URL()}, h, channels.Options{})
 	if err != nil {
 		t.Fatalf("new: %v", err)
 	}
@@ -41,51 +42,43 @@ func TestKeyboards(t *testing.T) {
 	}{
 		{
 			name: "no Other when other is false",
-			h:    recorder{},
+			h:    &brokertest.Inbox{},
 			q:    q(broker.Prompt{Question: "Q?", Options: two, Other: &no}),
 			want: [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "Tap a button, reply to this message with a number, or type /answer k7m2qx 1",
 		},
 		{
-			name:    "multi-select without toggles answers one option per button",
-			h:       recorder{},
-			q:       q(broker.Prompt{Question: "Q?", Options: two, MultiSelect: true}),
-			want:    [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"o:k7m2qx:0", "n:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
-			hint:    "or type /answer k7m2qx 1,3",
-			notHint: "Done",
-		},
-		{
-			name: "multi-select with toggles and a selection",
-			h:    toggleRecorder{},
+			name: "multi-select toggles, with a selection",
+			h:    &brokertest.Inbox{},
 			q: func() *broker.Question {
 				x := q(broker.Prompt{Question: "Q?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true})
 				x.Selections = map[int][]int{0: {2, 0}}
 				return x
 			}(),
-			want: [][]string{{"t:k7m2qx:0:0"}, {"t:k7m2qx:0:1"}, {"t:k7m2qx:0:2"}, {"/answer k7m2qx 1,3", "o:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
+			want: [][]string{{"/toggle k7m2qx 1"}, {"/toggle k7m2qx 2"}, {"/toggle k7m2qx 3"}, {"/answer k7m2qx 1,3", "o:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "then Done",
 		},
 		{
 			name: "a held note rides on the option buttons",
-			h:    recorder{},
+			h:    &brokertest.Inbox{},
 			q:    q(broker.Prompt{Question: "Held?", Options: two}),
 			want: [][]string{{"a:k7m2qx:0:1:1"}, {"a:k7m2qx:0:1:2"}, {"o:k7m2qx:0", "n:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "Tap a button",
 		},
 		{
 			name: "a held note rides on Done",
-			h:    toggleRecorder{},
+			h:    &brokertest.Inbox{},
 			q: func() *broker.Question {
 				x := q(broker.Prompt{Question: "Held?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true})
 				x.Selections = map[int][]int{0: {2, 0}}
 				return x
 			}(),
-			want: [][]string{{"t:k7m2qx:0:0"}, {"t:k7m2qx:0:1"}, {"t:k7m2qx:0:2"}, {"a:k7m2qx:0:1:13", "o:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
+			want: [][]string{{"/toggle k7m2qx 1"}, {"/toggle k7m2qx 2"}, {"/toggle k7m2qx 3"}, {"a:k7m2qx:0:1:13", "o:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "then Done",
 		},
 		{
 			name: "dialog, second prompt current",
-			h:    recorder{},
+			h:    &brokertest.Inbox{},
 			q: func() *broker.Question {
 				x := q(broker.Prompt{Question: "Q1?", Options: two}, broker.Prompt{Question: "Q2?", Options: two, Other: &no})
 				x.Progress = []*broker.Answer{{Selected: []string{"A"}}, nil}
@@ -119,11 +112,4 @@ func TestKeyboards(t *testing.T) {
 			}
 		})
 	}
-}
-
-// toggleRecorder is a handler that also offers toggles.
-type toggleRecorder struct{ recorder }
-
-func (toggleRecorder) Toggle(_ context.Context, _ broker.Inbound, _ string, _, _ int) (*broker.Question, error) {
-	return nil, nil
 }

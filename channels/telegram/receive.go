@@ -12,6 +12,8 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/backoff"
 	"github.com/askbridge/askbridge/internal/longlived"
 	"github.com/askbridge/askbridge/internal/webhook"
 )
@@ -26,12 +28,15 @@ const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
 // polling mode, where Telegram allows one getUpdates caller per bot.
 func (c *Channel) Singleton() bool { return c.cfg.Mode == ModePolling }
 
-// Run receives updates until ctx ends. In polling mode it deletes any
-// webhook and long-polls getUpdates; in webhook mode it sets the webhook
-// (with its secret token) and then waits, as updates arrive on Handler.
-// It returns an error only for failures that retrying cannot fix, such as
-// a revoked token.
+// Run receives updates until ctx ends. It first asks Telegram who the bot
+// is (getMe). In polling mode it then deletes any webhook and long-polls
+// getUpdates; in webhook mode it sets the webhook (with its secret token)
+// and then waits, as updates arrive on Handler. It returns an error only
+// for failures that retrying cannot fix, such as a revoked token.
 func (c *Channel) Run(ctx context.Context) error {
+	if err := c.retry(ctx, "getMe", func() error { return c.identify(ctx) }); err != nil || ctx.Err() != nil {
+		return err
+	}
 	if c.cfg.Mode == ModeWebhook {
 		err := c.retry(ctx, "setWebhook", func() error {
 			return c.makeRequest(ctx, "setWebhook", tgbotapi.Params{
@@ -59,7 +64,7 @@ func (c *Channel) Run(ctx context.Context) error {
 // retry runs fn until it succeeds, fails permanently or ctx ends,
 // backing off between attempts.
 func (c *Channel) retry(ctx context.Context, what string, fn func() error) error {
-	wait := time.Second
+	retry := backoff.New(time.Second, 30*time.Second)
 	for {
 		err := fn()
 		switch {
@@ -68,11 +73,11 @@ func (c *Channel) retry(ctx context.Context, what string, fn func() error) error
 		case errors.Is(err, broker.ErrPermanent):
 			return err
 		}
+		wait := retry.Next()
 		c.log.Warn(what+" failed; retrying", "in", wait, "err", err)
 		if c.sleep(ctx, wait) != nil {
 			return nil
 		}
-		wait = min(2*wait, 30*time.Second)
 	}
 }
 
@@ -80,7 +85,7 @@ func (c *Channel) retry(ctx context.Context, what string, fn func() error) error
 // handled in order, the offset confirming what was handled.
 func (c *Channel) poll(ctx context.Context) error {
 	offset := 0
-	wait := time.Second
+	retry := backoff.New(time.Second, 30*time.Second)
 	for ctx.Err() == nil {
 		cfg := tgbotapi.NewUpdate(offset)
 		cfg.Timeout = int(c.cfg.PollTimeout / time.Second)
@@ -98,14 +103,14 @@ func (c *Channel) poll(ctx context.Context) error {
 			if errors.Is(err, broker.ErrPermanent) {
 				return err
 			}
+			wait := retry.Next()
 			c.log.Warn("getUpdates failed; retrying", "in", wait, "err", err)
 			if c.sleep(ctx, wait) != nil {
 				return nil
 			}
-			wait = min(2*wait, 30*time.Second)
 			continue
 		}
-		wait = time.Second
+		retry.Reset()
 		for _, u := range updates {
 			if u.UpdateID < offset {
 				continue
@@ -135,6 +140,15 @@ func (c *Channel) Handler() http.Handler {
 	return longlived.Handler(http.HandlerFunc(c.serveWebhook))
 }
 
+// Routes serves Handler at the path of webhook_url in webhook mode; in
+// polling mode the channel serves nothing.
+func (c *Channel) Routes() []channels.Route {
+	if c.cfg.Mode != ModeWebhook {
+		return nil
+	}
+	return []channels.Route{{Pattern: c.cfg.WebhookPath(), Handler: c.Handler(), Webhook: true}}
+}
+
 func (c *Channel) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	if !c.validSecret(r.Header.Get(SecretHeader)) {
 		c.refusals.Warn("secret", "refused a webhook request without the secret token", "remote", r.RemoteAddr)
@@ -155,9 +169,15 @@ func (c *Channel) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad update: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+	defer cancel()
+	if err := c.identify(ctx); err != nil {
+		// Telegram delivers the update again after an error answer.
+		c.log.Warn("webhook update held back: the bot does not know who it is yet", "err", err)
+		http.Error(w, "not ready", http.StatusServiceUnavailable)
+		return
+	}
 	if c.seen.add(u.UpdateID) {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
-		defer cancel()
 		c.handleUpdate(ctx, u)
 	}
 	w.WriteHeader(http.StatusOK)

@@ -6,11 +6,14 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/backoff"
 	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
@@ -19,80 +22,75 @@ const Name = "telegram"
 
 // Channel is the Telegram channel. It is safe for concurrent use.
 type Channel struct {
-	cfg    Config
-	h      broker.InboundHandler
-	log    *slog.Logger
-	bot    *tgbotapi.BotAPI
+	cfg Config
+	h   broker.InboundHandler
+	log *slog.Logger
+	bot *tgbotapi.BotAPI
+	// me is the bot's own user, learnt with getMe (identify).
+	me atomic.Pointer[tgbotapi.User]
+	// now is the clock; loc places the times shown to people.
+	now    func() time.Time
+	loc    *time.Location
 	http   *http.Client
 	token  string
 	secret string
 	// sleep waits out rate limits; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
 
-	questions *questionCache
-	others    *otherPrompts
-	notes     *heldNotes
-	seen      *recentUpdates
+	others *otherPrompts
+	notes  *heldNotes
+	seen   *recentUpdates
 	// refusals logs refused webhook requests at most once a second.
 	refusals *logthrottle.Logger
 }
 
 var (
 	_ broker.Channel   = (*Channel)(nil)
+	_ broker.Updater   = (*Channel)(nil)
+	_ channels.Router  = (*Channel)(nil)
 	_ broker.Reminder  = (*Channel)(nil)
 	_ broker.Runner    = (*Channel)(nil)
 	_ broker.Singleton = (*Channel)(nil)
 )
 
-// toggler is the broker's multi-select toggle, kept in the store.
-type toggler interface {
-	Toggle(ctx context.Context, in broker.Inbound, id string, prompt, option int) (*broker.Question, error)
-}
-
-// New checks cfg, reads the bot token (and webhook secret) from the
-// environment variables it names, and asks Telegram who the bot is
-// (getMe). h receives every person's action.
-func New(cfg Config, h broker.InboundHandler, log *slog.Logger) (*Channel, error) {
+// New checks cfg and reads the bot token (and webhook secret) from the
+// environment variables it names. It makes no network call: Run asks
+// Telegram who the bot is (getMe) before it receives anything. h
+// receives every person's action.
+func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if h == nil {
 		return nil, fmt.Errorf("telegram: an inbound handler is required")
 	}
-	if log == nil {
-		log = slog.Default()
-	}
+	cfg = cfg.withDefaults()
 	token, secret, err := cfg.secrets()
 	if err != nil {
 		return nil, err
 	}
-	log = log.With("channel", Name)
+	opts = opts.For(Name)
 	c := &Channel{
-		cfg: cfg, h: h, log: log, refusals: logthrottle.New(log, time.Second),
-		http:  &http.Client{Transport: http.DefaultTransport},
-		token: token, secret: secret,
-		sleep:     sleepCtx,
-		questions: newQuestionCache(),
-		others:    newOtherPrompts(),
-		notes:     newHeldNotes(),
-		seen:      newRecentUpdates(),
+		cfg: cfg, h: h, log: opts.Logger, now: opts.Now, loc: opts.Location,
+		refusals: logthrottle.New(opts.Logger, time.Second),
+		http:     &http.Client{Transport: http.DefaultTransport},
+		token:    token, secret: secret,
+		sleep:  backoff.Sleep,
+		others: newOtherPrompts(),
+		notes:  newHeldNotes(),
+		seen:   newRecentUpdates(),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	bot, err := tgbotapi.NewBotAPIWithClient(token, cfg.APIURL+"/bot%s/%s", ctxClient{ctx: ctx, c: c.http})
-	if err != nil {
-		return nil, c.classify(fmt.Sprintf("getMe at %s (check %s)", cfg.APIURL, cfg.TokenEnv), err)
-	}
-	c.bot = bot
-	c.log.Info("telegram bot ready", "bot", "@"+bot.Self.UserName, "mode", cfg.Mode)
+	c.bot = &tgbotapi.BotAPI{Token: token, Client: c.http, Buffer: 100}
+	c.bot.SetAPIEndpoint(cfg.APIURL + "/bot%s/%s")
 	return c, nil
 }
 
 // Name returns "telegram".
 func (c *Channel) Name() string { return Name }
 
-// BotUsername returns the bot's @username without the @.
-func (c *Channel) BotUsername() string { return c.bot.Self.UserName }
+// BotUsername returns the bot's @username without the @, once Run (or
+// the first webhook update) has learnt it; "" before.
+func (c *Channel) BotUsername() string { return c.self().UserName }
 
 // parseChat reads a chat id as routes write it.
 func parseChat(chat string) (int64, error) {
@@ -134,12 +132,11 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 	if err != nil {
 		return broker.MessageRef{}, err
 	}
-	c.questions.put(q)
 	c.log.Info("question posted", "question_id", q.ID, "chat", chat, "message_id", sent.MessageID)
 	return broker.MessageRef{
 		Channel: Name, Chat: chat,
 		MessageID: strconv.Itoa(sent.MessageID),
-		PostedAt:  c.cfg.Now().UTC(),
+		PostedAt:  c.now().UTC(),
 	}, nil
 }
 
@@ -152,17 +149,15 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 		return err
 	}
 	for i := range q.Prompts {
-		if q.Status.Terminal() || (i < len(q.Progress) && q.Progress[i] != nil) {
+		if !q.Open(i) {
 			c.notes.drop(noteKey{q.ID, i}) // the prompt is answered: its note went, or never will
 		}
 	}
 	var edit tgbotapi.EditMessageTextConfig
 	if q.Status.Terminal() {
-		c.questions.drop(q.ID)
 		edit = tgbotapi.NewEditMessageTextAndMarkup(chat, id, c.renderOutcome(q),
 			tgbotapi.InlineKeyboardMarkup{InlineKeyboard: [][]tgbotapi.InlineKeyboardButton{}})
 	} else {
-		c.questions.put(q)
 		v := c.render(q)
 		edit = tgbotapi.NewEditMessageTextAndMarkup(chat, id, v.text,
 			tgbotapi.InlineKeyboardMarkup{InlineKeyboard: nonNil(v.keyboard)})
@@ -178,7 +173,7 @@ func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.Messa
 	if err != nil {
 		return err
 	}
-	text := broker.ReminderText(q, c.cfg.Now(), c.cfg.Location)
+	text := broker.ReminderText(q, c.now(), c.loc)
 	msg := tgbotapi.NewMessage(chat, "⏰ "+esc(text))
 	msg.ParseMode = tgbotapi.ModeHTML
 	msg.ReplyToMessageID = id

@@ -19,6 +19,8 @@ const minTokenLen = 16
 // Config configures the web inbox; it is the "web" section of the bridge's
 // configuration file.
 type Config struct {
+	// Disabled turns the web inbox off (it is on by default).
+	Disabled bool `yaml:"disabled"`
 	// TokenEnv names the environment variable holding the web token. With
 	// a token set, the page asks for it before showing anything. Required
 	// when the server listens beyond loopback.

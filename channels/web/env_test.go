@@ -5,12 +5,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/channels/channeltest"
 )
 
 // env is a running bridge in miniature: the real broker on a real SQLite
@@ -28,21 +27,8 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func newEnv(t *testing.T, cfg Config, opts Options) *env {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	b, err := broker.New(broker.Config{
-		Store:          st,
-		Routes:         map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: Name}}}, "snooze": snoozeRoute},
-		ReminderPoints: []float64{},
-		Location:       time.UTC,
-		Logger:         quiet,
-	})
-	if err != nil {
-		t.Fatalf("new broker: %v", err)
-	}
+	br := channeltest.NewBridge(t, map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: Name}}}, "snooze": snoozeRoute},
+		func(c *broker.Config) { c.ReminderPoints, c.Location, c.Logger = []float64{}, time.UTC, quiet })
 	if opts.Logger == nil {
 		opts.Logger = quiet
 	}
@@ -50,29 +36,20 @@ func newEnv(t *testing.T, cfg Config, opts Options) *env {
 		opts.Location = time.UTC
 	}
 	if opts.Sessions == nil {
-		opts.Sessions = st
+		opts.Sessions = br.Store.(broker.Sessions)
 	}
-	ch, err := New(cfg, b, st, opts)
+	opts.Lister = br.Store
+	ch, err := New(cfg, br, opts)
 	if err != nil {
 		t.Fatalf("new web channel: %v", err)
 	}
-	b.Register(ch)
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b.Run(runCtx)
-	}()
+	br.Register(ch)
 	srv := httptest.NewServer(ch.Handler())
 	t.Cleanup(func() {
 		ch.Close()
 		srv.Close()
-		stop()
-		<-done
-		b.Close()
-		_ = st.Close()
 	})
-	return &env{b: b, st: st, ch: ch, srv: srv, url: srv.URL + "/"}
+	return &env{b: br.Broker, st: br.Store, ch: ch, srv: srv, url: srv.URL + "/"}
 }
 
 // ask asks req as agent "agent" and fails the test on error.

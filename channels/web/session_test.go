@@ -72,7 +72,7 @@ func TestSessions(t *testing.T) {
 	}
 
 	// A second instance of the bridge over the same store.
-	other, err := New(cfg, e.b, e.st, Options{Loopback: false, Logger: quiet, Sessions: e.st.(broker.Sessions)})
+	other, err := New(cfg, e.b, Options{Lister: e.st, Loopback: false, Logger: quiet, Sessions: e.st.(broker.Sessions)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestSessions(t *testing.T) {
 	}
 
 	t.Setenv("ASKBRIDGE_TEST_WEB_TOKEN", token+"-rotated")
-	rotated, err := New(cfg, e.b, e.st, Options{Loopback: false, Logger: quiet, Sessions: e.st.(broker.Sessions)})
+	rotated, err := New(cfg, e.b, Options{Lister: e.st, Loopback: false, Logger: quiet, Sessions: e.st.(broker.Sessions)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/callback"
+	"github.com/askbridge/askbridge/internal/clientcmd"
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 const cbSecret = "callback-secret-for-tests"
@@ -209,7 +211,7 @@ callbacks:
 			if r.code != 0 {
 				// Refused at ask time once the allow list guards the
 				// ask path: that is the better outcome, and says so.
-				if tt.state == "failed" && r.code == exitBadInput && strings.Contains(r.stderr, "callback_url") {
+				if tt.state == "failed" && r.code == cmdline.ExitBadInput && strings.Contains(r.stderr, "callback_url") {
 					return
 				}
 				t.Fatalf("ask: %d %s", r.code, r.stderr)
@@ -243,7 +245,7 @@ func TestProcessEventsCommand(t *testing.T) {
 	addr, dir := freeAddr(t), t.TempDir()
 	srv := startServe(t, addr, nil, "--data-dir", dir)
 	ev := startBridge(t, addr, "events", "--session", "s1", "--last-event-id", "0")
-	lines := make(chan eventLine, 16)
+	lines := make(chan clientcmd.EventLine, 16)
 	go func() {
 		// Read what `bridge events` prints as it comes.
 		var seen int
@@ -256,7 +258,7 @@ func TestProcessEventsCommand(t *testing.T) {
 				if n <= seen {
 					continue
 				}
-				var l eventLine
+				var l clientcmd.EventLine
 				if json.Unmarshal(sc.Bytes(), &l) == nil {
 					lines <- l
 				}
@@ -269,14 +271,14 @@ func TestProcessEventsCommand(t *testing.T) {
 			}
 		}
 	}()
-	next := func() eventLine {
+	next := func() clientcmd.EventLine {
 		t.Helper()
 		select {
 		case l := <-lines:
 			return l
 		case <-time.After(30 * time.Second):
 			t.Fatalf("no event line; stderr: %s", ev.errb.String())
-			return eventLine{}
+			return clientcmd.EventLine{}
 		}
 	}
 	ask := func(q string) string {

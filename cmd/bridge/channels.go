@@ -9,52 +9,95 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/cli"
 	"github.com/askbridge/askbridge/channels/discord"
 	"github.com/askbridge/askbridge/channels/slack"
 	"github.com/askbridge/askbridge/channels/telegram"
 	"github.com/askbridge/askbridge/channels/web"
+	"github.com/askbridge/askbridge/internal/config"
 )
 
 // ChannelsConfig configures the channels. The text channel and the web
 // inbox are on unless disabled; the chat platforms are on when their
 // section is present.
 type ChannelsConfig struct {
-	CLI      CLIConfig        `yaml:"cli"`
-	Web      WebConfig        `yaml:"web"`
+	CLI      cli.Config       `yaml:"cli"`
+	Web      web.Config       `yaml:"web"`
 	Telegram *telegram.Config `yaml:"telegram"`
 	Slack    *slack.Config    `yaml:"slack"`
 	Discord  *discord.Config  `yaml:"discord"`
 }
 
-// CLIConfig configures the text-only channel.
-type CLIConfig struct {
-	Disabled bool `yaml:"disabled"`
+// channelSection is one channel the configuration turns on: its section
+// (checked by its own Validate, and for unset variables) and how to build
+// it.
+type channelSection struct {
+	name string
+	cfg  interface{ Validate() error }
+	// text is true for channels used through POST /v1/commands.
+	text  bool
+	build func(b *broker.Broker, w *wiring, o channels.Options) (broker.Channel, error)
 }
 
-// WebConfig configures the built-in web inbox.
-type WebConfig struct {
-	Disabled   bool `yaml:"disabled"`
-	web.Config `yaml:",inline"`
+// sections lists the channels this configuration turns on, in the order
+// they are built. It is the one place that knows each channel package.
+func (c *Config) sections(loop bool) []channelSection {
+	ch := c.Channels
+	var out []channelSection
+	if !ch.CLI.Disabled {
+		out = append(out, channelSection{name: cli.Name, cfg: ch.CLI, text: true,
+			build: func(b *broker.Broker, _ *wiring, o channels.Options) (broker.Channel, error) {
+				return built(cli.New(ch.CLI, b, o))
+			}})
+	}
+	if !ch.Web.Disabled {
+		out = append(out, channelSection{name: web.Name, cfg: ch.Web,
+			build: func(b *broker.Broker, w *wiring, o channels.Options) (broker.Channel, error) {
+				// Both stores keep sign-in sessions, so every instance accepts them.
+				inbox, err := web.New(ch.Web, b, web.Options{Logger: o.Logger, Now: o.Now, Location: o.Location,
+					Lister: b, Loopback: loop, Sessions: w.sessions})
+				if err == nil {
+					w.inboxURL = inbox.URL
+				}
+				return built(inbox, err)
+			}})
+	}
+	if t := ch.Telegram; t != nil {
+		out = append(out, channelSection{name: telegram.Name, cfg: t,
+			build: func(b *broker.Broker, _ *wiring, o channels.Options) (broker.Channel, error) {
+				return built(telegram.New(*t, b, o))
+			}})
+	}
+	if s := ch.Slack; s != nil {
+		out = append(out, channelSection{name: slack.Name, cfg: s,
+			build: func(b *broker.Broker, _ *wiring, o channels.Options) (broker.Channel, error) {
+				return built(slack.New(*s, b, o))
+			}})
+	}
+	if d := ch.Discord; d != nil {
+		out = append(out, channelSection{name: discord.Name, cfg: d,
+			build: func(b *broker.Broker, _ *wiring, o channels.Options) (broker.Channel, error) {
+				return built(discord.New(*d, b, o))
+			}})
+	}
+	return out
+}
+
+// built returns a constructor's channel as a broker.Channel, and no
+// channel at all (not a typed nil) when it failed.
+func built[C broker.Channel](ch C, err error) (broker.Channel, error) {
+	if err != nil {
+		return nil, err
+	}
+	return ch, nil
 }
 
 // enabledChannels names the channels this configuration turns on.
 func (c *Config) enabledChannels() map[string]bool {
 	on := map[string]bool{}
-	if !c.Channels.CLI.Disabled {
-		on[cli.Name] = true
-	}
-	if !c.Channels.Web.Disabled {
-		on[web.Name] = true
-	}
-	if c.Channels.Telegram != nil {
-		on[telegram.Name] = true
-	}
-	if c.Channels.Slack != nil {
-		on[slack.ChannelName] = true
-	}
-	if c.Channels.Discord != nil {
-		on[discord.Name] = true
+	for _, s := range c.sections(false) {
+		on[s.name] = true
 	}
 	return on
 }
@@ -72,36 +115,32 @@ func (c *Config) defaultTargets() []string {
 }
 
 // checkChannels validates each configured channel's own settings,
-// reporting every problem.
+// reporting every problem. The web inbox's section is checked even when
+// the inbox is disabled, as before.
 func (c *Config) checkChannels() error {
-	var p problems
-	if err := c.Channels.Web.Validate(); err != nil {
-		p.add(fmt.Errorf("channels.%w", err))
-	}
-	p.add(checkEnv("channels.web", c.Channels.Web.Config))
-	if t := c.Channels.Telegram; t != nil {
-		if err := t.Validate(); err != nil {
-			p.add(fmt.Errorf("channels.%w", err))
+	var p config.Problems
+	checked := map[string]bool{}
+	for _, s := range c.sections(false) {
+		if err := s.cfg.Validate(); err != nil {
+			p.Add(fmt.Errorf("channels.%w", err))
 		}
-		p.add(checkEnv("channels.telegram", t))
+		p.Add(config.CheckEnv("channels."+s.name, s.cfg))
+		checked[s.name] = true
 	}
-	if s := c.Channels.Slack; s != nil {
-		if err := s.Validate(); err != nil {
-			p.add(fmt.Errorf("channels.%w", err))
+	if !checked[web.Name] {
+		if err := c.Channels.Web.Validate(); err != nil {
+			p.Add(fmt.Errorf("channels.%w", err))
 		}
-		p.add(checkEnv("channels.slack", s))
-	}
-	if d := c.Channels.Discord; d != nil {
-		if err := d.Validate(); err != nil {
-			p.add(fmt.Errorf("channels.%w", err))
-		}
-		p.add(checkEnv("channels.discord", d))
+		p.Add(config.CheckEnv("channels.web", c.Channels.Web))
 	}
 	return errors.Join(p...)
 }
 
 // wiring is what serve needs from the channels besides registering them.
 type wiring struct {
+	// sessions keeps the web inbox's sign-in sessions in the store, so
+	// every instance accepts them.
+	sessions broker.Sessions
 	// textChannels may be used through POST /v1/commands.
 	textChannels []string
 	// handlers are mounted on the HTTP server (webhooks, the web inbox).
@@ -117,81 +156,43 @@ type wiring struct {
 	inboxURL func(addr string) string
 }
 
-// mount adds an HTTP handler, refusing a path that is taken (two
+// mount adds a channel's HTTP route, refusing a path that is taken (two
 // webhooks, or a webhook on the web inbox's "/").
-func (w *wiring) mount(name, pattern string, h http.Handler) error {
-	if _, taken := w.handlers[pattern]; taken {
-		return fmt.Errorf("channels.%s: path %s is already served by another part of the bridge; give it a path of its own", name, pattern)
+func (w *wiring) mount(name string, r channels.Route) error {
+	if _, taken := w.handlers[r.Pattern]; taken {
+		return fmt.Errorf("channels.%s: path %s is already served by another part of the bridge; give it a path of its own", name, r.Pattern)
 	}
-	w.handlers[pattern] = h
-	if name != web.Name {
-		w.webhooks = append(w.webhooks, pattern)
+	w.handlers[r.Pattern] = r.Handler
+	if r.Webhook {
+		w.webhooks = append(w.webhooks, r.Pattern)
 	}
 	return nil
 }
 
-// buildChannels creates every configured channel and registers it.
-func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location, log *slog.Logger) (*wiring, error) {
-	w := &wiring{handlers: map[string]http.Handler{}}
-	if !cfg.Channels.CLI.Disabled {
-		b.Register(cli.New(cli.Name))
-		w.textChannels = append(w.textChannels, cli.Name)
-	}
-	if !cfg.Channels.Web.Disabled {
-		// Both stores keep sign-in sessions, so every instance accepts them.
-		sessions, _ := b.Store().(broker.Sessions)
-		ch, err := web.New(cfg.Channels.Web.Config, b, b, web.Options{Loopback: loop, Logger: log.With("channel", web.Name), Location: loc, Sessions: sessions})
+// buildChannels creates every configured channel, registers it with the
+// broker, mounts the HTTP routes it offers and collects its inbound loop.
+func buildChannels(cfg *Config, b *broker.Broker, sessions broker.Sessions, loop bool, loc *time.Location, log *slog.Logger) (*wiring, error) {
+	w := &wiring{handlers: map[string]http.Handler{}, sessions: sessions}
+	opts := channels.Options{Logger: log, Location: loc}
+	for _, s := range cfg.sections(loop) {
+		ch, err := s.build(b, w, opts)
 		if err != nil {
-			return nil, fmt.Errorf("channels.web: %w", err)
+			return nil, fmt.Errorf("channels.%s: %w", s.name, err)
 		}
 		b.Register(ch)
-		if err := w.mount(web.Name, "/", ch.Handler()); err != nil {
-			return nil, err
+		if s.text {
+			w.textChannels = append(w.textChannels, s.name)
 		}
-		w.runners = append(w.runners, namedRunner{ch, web.Name})
-		w.inboxURL = ch.URL
-	}
-	if tc := cfg.Channels.Telegram; tc != nil {
-		tc.Location = loc
-		ch, err := telegram.New(*tc, b, log.With("channel", telegram.Name))
-		if err != nil {
-			return nil, fmt.Errorf("channels.telegram: %w", err)
-		}
-		b.Register(ch)
-		if tc.Mode == telegram.ModeWebhook {
-			if err := w.mount(telegram.Name, tc.WebhookPath(), ch.Handler()); err != nil {
-				return nil, err
+		if r, ok := ch.(channels.Router); ok {
+			for _, route := range r.Routes() {
+				if err := w.mount(s.name, route); err != nil {
+					return nil, err
+				}
 			}
 		}
-		w.runners = append(w.runners, namedRunner{ch, telegram.Name})
-	}
-	if sc := cfg.Channels.Slack; sc != nil {
-		sc.Location = loc
-		ch, err := slack.New(*sc, b, log.With("channel", slack.ChannelName))
-		if err != nil {
-			return nil, fmt.Errorf("channels.slack: %w", err)
+		if r, ok := ch.(broker.Runner); ok {
+			w.runners = append(w.runners, namedRunner{r, s.name})
 		}
-		b.Register(ch)
-		if sc.Mode == slack.ModeHTTP {
-			if err := w.mount(slack.ChannelName, "/slack/", ch.Handler()); err != nil {
-				return nil, err
-			}
-		}
-		w.runners = append(w.runners, namedRunner{ch, slack.ChannelName})
-	}
-	if dc := cfg.Channels.Discord; dc != nil {
-		dc.Location = loc
-		ch, err := discord.New(*dc, b, log.With("channel", discord.Name))
-		if err != nil {
-			return nil, fmt.Errorf("channels.discord: %w", err)
-		}
-		b.Register(ch)
-		if dc.Mode == discord.ModeHTTP {
-			if err := w.mount(discord.Name, "/discord/interactions", ch.Handler()); err != nil {
-				return nil, err
-			}
-		}
-		w.runners = append(w.runners, namedRunner{ch, discord.Name})
 	}
 	return w, nil
 }

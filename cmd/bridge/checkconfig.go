@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/askbridge/askbridge/internal/config"
 	"github.com/spf13/cobra"
 )
 
@@ -32,17 +34,17 @@ the only problems, it says "OK apart from N unset secrets", and
 not hold its secrets. serve refuses to start on any problem.`,
 		Example: `  bridge check-config --config askbridge.yaml
   bridge check-config --config config.example.yaml --allow-missing-env`,
-		Args: args(0, 0, ""),
+		Args: cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := configFor(f)
-			var ce *ConfigError
+			var ce *config.Error
 			if err != nil && !errors.As(err, &ce) {
-				return exitCode(exitBadInput, err)
+				return cmdline.Exit(cmdline.ExitBadInput, err)
 			}
 			r := checkReport{File: f.config, OK: true, Problems: []string{}, UnsetEnv: []string{}}
 			if ce != nil {
 				r.File = ce.File
-				vars, rest := unsetSecrets(ce.Problems)
+				vars, rest := config.UnsetSecrets(ce.Problems)
 				r.UnsetEnv = append(r.UnsetEnv, vars...)
 				list := ce.Problems
 				if allowMissing {
@@ -59,12 +61,12 @@ not hold its secrets. serve refuses to start on any problem.`,
 				r.Listen, r.Store, r.Routes, r.Channels = cfg.Listen, storeName(cfg), len(cfg.Routes), channels
 			}
 			if jsonOut {
-				printJSON(cmd.OutOrStdout(), r)
+				cmdline.PrintJSON(cmd.OutOrStdout(), r)
 			} else {
 				r.print(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.CommandPath())
 			}
 			if !r.OK {
-				return exitCode(exitBadInput, nil)
+				return cmdline.Exit(cmdline.ExitBadInput, nil)
 			}
 			return nil
 		},
@@ -72,7 +74,7 @@ not hold its secrets. serve refuses to start on any problem.`,
 	addServeFlags(cmd, &f)
 	cmd.Flags().BoolVar(&allowMissing, "allow-missing-env", false, "accept settings whose environment variable is not set (and name them)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"ok","file","problems","unset_env","listen","store","routes","channels"} as JSON`)
-	withExitCodes(cmd, exitOK, "the configuration is valid (apart from unset secrets, with --allow-missing-env)", exitBadInput, "it has problems (each is listed), or a flag is wrong")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "the configuration is valid (apart from unset secrets, with --allow-missing-env)", cmdline.ExitBadInput, "it has problems (each is listed), or a flag is wrong")
 	return cmd
 }
 
@@ -92,7 +94,7 @@ type checkReport struct {
 }
 
 // print writes the report for a person: the summary on stdout when the
-// configuration is OK, the problems on stderr when not.
+// configuration is OK, the config.Problems on stderr when not.
 func (r checkReport) print(stdout, stderr io.Writer, name string) {
 	secrets := fmt.Sprintf("%d unset secret%s: %s", len(r.UnsetEnv), plural(len(r.UnsetEnv)), strings.Join(r.UnsetEnv, ", "))
 	if r.OK {

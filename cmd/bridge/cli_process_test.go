@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // closedAddr is a loopback address where nothing listens.
@@ -33,7 +35,7 @@ func TestProcessHelpOfEveryCommand(t *testing.T) {
 			t.Run(strings.Join(args, " "), func(t *testing.T) {
 				r := runBridge(t, addr, args...)
 				synopsis := "Usage:\n  bridge " + name
-				if r.code != exitOK || r.stderr != "" {
+				if r.code != cmdline.ExitOK || r.stderr != "" {
 					t.Fatalf("exit %d, stderr %q; want 0 and help on stdout", r.code, r.stderr)
 				}
 				for _, want := range []string{synopsis, "Flags:\n", "-h, --help", "Exit codes:\n  0  "} {
@@ -69,8 +71,8 @@ func TestProcessBadCommandLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			r := runBridge(t, addr, tt.args...)
-			if r.code != exitBadInput {
-				t.Errorf("exit %d, want %d", r.code, exitBadInput)
+			if r.code != cmdline.ExitBadInput {
+				t.Errorf("exit %d, want %d", r.code, cmdline.ExitBadInput)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(r.stderr, w) {
@@ -111,7 +113,7 @@ func TestProcessUnreachableBridge(t *testing.T) {
 			_ = bg.cmd.Process.Kill()
 
 			r := runBridge(t, addr, append(args, "--connect-timeout", "300ms")...)
-			if r.code != exitFailure || r.stdout != "" {
+			if r.code != cmdline.ExitFailure || r.stdout != "" {
 				t.Fatalf("exit %d, stdout %q; want 1 and nothing", r.code, r.stdout)
 			}
 			gaveUp := "bridge " + args[0] + ": cannot reach the bridge at " + server + ": nothing is listening there (is bridge serve running, and is ASKBRIDGE_SERVER right?); gave up after 300ms\n"
@@ -122,7 +124,7 @@ func TestProcessUnreachableBridge(t *testing.T) {
 	}
 	// A command that does not wait says it at once.
 	r := runBridge(t, closedAddr(t), "list")
-	if r.code != exitFailure || !strings.HasPrefix(r.stderr, "bridge list: cannot reach the bridge at http://") {
+	if r.code != cmdline.ExitFailure || !strings.HasPrefix(r.stderr, "bridge list: cannot reach the bridge at http://") {
 		t.Fatalf("list: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -204,7 +206,7 @@ func TestProcessFlagsAnywhereJSONAndHints(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			r := runBridge(t, addr, tt.args...)
-			if r.code != exitFailure || !strings.HasPrefix(r.stderr, tt.stderr) || strings.Contains(r.stderr, "askbridge:") || r.stdout != "" {
+			if r.code != cmdline.ExitFailure || !strings.HasPrefix(r.stderr, tt.stderr) || strings.Contains(r.stderr, "askbridge:") || r.stdout != "" {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and %q", r.code, r.stdout, r.stderr, tt.stderr)
 			}
 		})
@@ -251,7 +253,7 @@ func TestProcessCheckConfigExampleWithoutSecrets(t *testing.T) {
 	example := "../../config.example.yaml"
 
 	r := runBridge(t, addr, "check-config", "--config", example)
-	if r.code != exitBadInput || r.stdout != "" {
+	if r.code != cmdline.ExitBadInput || r.stdout != "" {
 		t.Fatalf("exit %d, stdout %q; want 2 and nothing", r.code, r.stdout)
 	}
 	want := "The configuration is OK apart from 7 unset secrets: " + strings.Join(exampleSecrets, ", ") + ". Set them, or pass --allow-missing-env to accept them."
@@ -275,12 +277,12 @@ func TestProcessCheckConfigExampleWithoutSecrets(t *testing.T) {
 		UnsetEnv []string `json:"unset_env"`
 	}
 	r = runBridge(t, addr, "check-config", "--config", example, "--json")
-	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || r.code != exitBadInput || report.OK || len(report.Problems) != 7 || strings.Join(report.UnsetEnv, ",") != strings.Join(exampleSecrets, ",") {
+	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || r.code != cmdline.ExitBadInput || report.OK || len(report.Problems) != 7 || strings.Join(report.UnsetEnv, ",") != strings.Join(exampleSecrets, ",") {
 		t.Fatalf("--json: exit %d, %v, %+v", r.code, err, report)
 	}
 
 	r = runBridge(t, addr, "serve", "--config", example, "--listen", addr, "--data-dir", t.TempDir())
-	if r.code != exitBadInput || !strings.Contains(r.stderr, "bridge serve: config "+example+": 7 problems:") {
+	if r.code != cmdline.ExitBadInput || !strings.Contains(r.stderr, "bridge serve: config "+example+": 7 problems:") {
 		t.Fatalf("serve with unset secrets: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

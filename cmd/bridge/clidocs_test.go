@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 )
@@ -37,7 +38,7 @@ func writeCLIReference(root *cobra.Command) ([]byte, error) {
 		if err := doc.GenMarkdownCustom(cmd, &page, link); err != nil {
 			return err
 		}
-		codes := "### Exit codes\n\n```\n" + exitCodes(cmd) + "```\n\n"
+		codes := "### Exit codes\n\n```\n" + cmdline.ExitCodes(cmd) + "```\n\n"
 		text := page.String()
 		if i := strings.Index(text, "### SEE ALSO"); i >= 0 {
 			text = text[:i] + codes + text[i:]

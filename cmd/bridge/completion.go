@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/spf13/cobra"
 )
 
@@ -18,11 +19,11 @@ flags complete with Tab.`,
 		ValidArgs:             []string{"bash", "zsh", "fish", "powershell"},
 		DisableFlagsInUseLine: true,
 		Args: func(cmd *cobra.Command, a []string) error {
-			if err := args(1, 1, "the shell: bash, zsh, fish or powershell")(cmd, a); err != nil {
+			if err := cmdline.Args(1, 1, "the shell: bash, zsh, fish or powershell")(cmd, a); err != nil {
 				return err
 			}
 			if err := cobra.OnlyValidArgs(cmd, a); err != nil {
-				return usageErr("%q is not a shell this knows: use bash, zsh, fish or powershell", a[0])
+				return cmdline.UsageErr("%q is not a shell this knows: use bash, zsh, fish or powershell", a[0])
 			}
 			return nil
 		},
@@ -39,6 +40,6 @@ flags complete with Tab.`,
 			return root.GenPowerShellCompletionWithDesc(out)
 		},
 	}
-	withExitCodes(cmd, exitOK, "the script was printed", exitBadInput, "no shell, or one this does not know")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "the script was printed", cmdline.ExitBadInput, "no shell, or one this does not know")
 	return cmd
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net"
 	"os"
@@ -14,15 +12,21 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/callback"
+	"github.com/askbridge/askbridge/internal/config"
+	"github.com/askbridge/askbridge/internal/edge"
+	"github.com/askbridge/askbridge/mcp"
 	"github.com/askbridge/askbridge/store/redis"
+	"github.com/askbridge/askbridge/timeouts"
 )
 
 // Config is the whole configuration file. Every key is documented in
-// config.example.yaml; an unknown key is an error with its line number.
+// config.example.yaml; an unknown key is an error with its line number
+// (internal/config). A section that configures one package has its type
+// and Validate there: timeouts.Config, callback.Settings, mcp.Settings,
+// edge.Settings, and the channels' Config types.
 type Config struct {
 	Listen   string `yaml:"listen"`
 	DataDir  string `yaml:"data_dir"`
@@ -30,17 +34,18 @@ type Config struct {
 
 	Log      LogConfig              `yaml:"log"`
 	Store    StoreConfig            `yaml:"store"`
-	Timeouts TimeoutsConfig         `yaml:"timeouts"`
+	Timeouts timeouts.Config        `yaml:"timeouts"`
 	Agents   []AgentConfig          `yaml:"agents"`
 	People   []ResponderConfig      `yaml:"responders"`
 	Routes   map[string]RouteConfig `yaml:"routes"`
 	Channels ChannelsConfig         `yaml:"channels"`
-	// Callbacks configures webhook delivery of results (callbacks.go).
-	Callbacks CallbacksConfig `yaml:"callbacks"`
-	// MCP configures the MCP endpoint (mcp.go).
-	MCP MCPConfig `yaml:"mcp"`
-	// Server, Limits and Metrics guard the HTTP edge (serverconfig.go).
-	Server  ServerConfig  `yaml:"server"`
+	// Callbacks configures webhook delivery of results.
+	Callbacks callback.Settings `yaml:"callbacks"`
+	// MCP configures the MCP endpoint.
+	MCP mcp.Settings `yaml:"mcp"`
+	// Server, Limits and Metrics guard the HTTP edge (limits and metrics
+	// in serverconfig.go).
+	Server  edge.Settings `yaml:"server"`
 	Limits  LimitsConfig  `yaml:"limits"`
 	Metrics MetricsConfig `yaml:"metrics"`
 }
@@ -62,11 +67,11 @@ type StoreConfig struct {
 	// Retention is how long resolved questions, their events and finished
 	// deliveries are kept (default 7 days); the leader removes older ones
 	// every hour.
-	Retention Duration `yaml:"retention"`
+	Retention config.Duration `yaml:"retention"`
 	// LeaderLease is how long a leader's lease on singleton work (platform
 	// receivers, the timeout trigger) lasts without renewal, with Redis;
 	// another instance takes over within it (default 10s).
-	LeaderLease Duration `yaml:"leader_lease"`
+	LeaderLease config.Duration `yaml:"leader_lease"`
 }
 
 // SQLiteConfig configures the embedded store.
@@ -93,26 +98,12 @@ type ResponderConfig struct {
 // "channel:chat"; a route without targets asks nobody (its questions
 // resolve at once as unsupported).
 type RouteConfig struct {
-	Targets    []string  `yaml:"targets"`
-	Responders []string  `yaml:"responders"`
-	Timeout    Duration  `yaml:"timeout"`
-	Reminders  []float64 `yaml:"reminders"`
+	Targets    []string        `yaml:"targets"`
+	Responders []string        `yaml:"responders"`
+	Timeout    config.Duration `yaml:"timeout"`
+	Reminders  []float64       `yaml:"reminders"`
 	// PolicyConfig holds the route's team policies (policies.go).
 	PolicyConfig `yaml:",inline"`
-}
-
-// Duration reads "30m" style durations from YAML.
-type Duration time.Duration
-
-// UnmarshalYAML parses a duration as broker.ParseDuration reads it
-// ("30m", "2h", "7d").
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := broker.ParseDuration(n.Value)
-	if err != nil {
-		return valueError(n, err)
-	}
-	*d = Duration(v)
-	return nil
 }
 
 // DefaultListen is where the bridge listens by default.
@@ -150,18 +141,13 @@ func loadConfig(path string) (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("config: %w", err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return cfg, &ConfigError{File: path, Problems: explainYAML(data, err)}
-	}
-	return cfg, nil
+	return cfg, config.Decode(path, data, &cfg)
 }
 
 // finish fills what depends on other settings and checks everything,
 // returning every problem found, not only the first, joined (one a line).
 func (c *Config) finish() error {
-	var p problems
+	var p config.Problems
 	if c.DataDir == "" {
 		c.DataDir = DefaultDataDir()
 	}
@@ -169,38 +155,35 @@ func (c *Config) finish() error {
 		c.Listen = DefaultListen
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		p.add(fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err))
+		p.Add(fmt.Errorf("listen: %q is not host:port: %w", c.Listen, err))
 	}
 	if _, err := time.LoadLocation(c.Timezone); err != nil {
-		p.add(fmt.Errorf("timezone: %q is not a time zone name (e.g. UTC, Europe/Berlin)", c.Timezone))
+		p.Add(fmt.Errorf("timezone: %q is not a time zone name (e.g. UTC, Europe/Berlin)", c.Timezone))
 	}
 	switch c.Log.Level {
 	case "", "debug", "info", "warn", "error":
 	default:
-		p.add(fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level))
+		p.Add(fmt.Errorf("log.level: %q is not one of debug, info, warn, error", c.Log.Level))
 	}
 	switch c.Log.Format {
 	case "", "text", "json":
 	default:
-		p.add(fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
+		p.Add(fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
 	}
-	if d := time.Duration(c.Timeouts.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-		p.add(fmt.Errorf("timeouts.default: %s is outside 10s–7d", d))
-	}
-	p.add(broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.deadline()))
-	p.add(checkKeys("agents", c.agentKeys()))
+	p.Add(broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.Deadline()))
+	p.Add(checkKeys("agents", c.agentKeys()))
 	people := make([]KeyConfig, len(c.People))
 	for i, person := range c.People {
 		people[i] = person.KeyConfig
 	}
-	p.add(checkKeys("responders", people))
-	p.add(c.checkSecrets())
-	p.add(c.Metrics.check(c.exposed()))
+	p.Add(checkKeys("responders", people))
+	p.Add(c.checkSecrets())
+	p.Add(c.Metrics.check(c.exposed()))
 	if len(c.Routes) == 0 {
 		c.Routes = map[string]RouteConfig{broker.DefaultRoute: {Targets: c.defaultTargets()}}
 	}
 	if _, ok := c.Routes[broker.DefaultRoute]; !ok {
-		p.add(fmt.Errorf("routes: a route named %q is required (questions that name no route go there)", broker.DefaultRoute))
+		p.Add(fmt.Errorf("routes: a route named %q is required (questions that name no route go there)", broker.DefaultRoute))
 	}
 	channels := c.enabledChannels()
 	for _, name := range slices.Sorted(maps.Keys(c.Routes)) {
@@ -208,47 +191,46 @@ func (c *Config) finish() error {
 		for i, t := range r.Targets {
 			tg := parseTarget(t)
 			if !channels[tg.Channel] {
-				p.add(fmt.Errorf("routes.%s.targets[%d]: channel %q is not configured (configured: %s)", name, i, tg.Channel, strings.Join(slices.Sorted(maps.Keys(channels)), ", ")))
+				p.Add(fmt.Errorf("routes.%s.targets[%d]: channel %q is not configured (configured: %s)", name, i, tg.Channel, strings.Join(slices.Sorted(maps.Keys(channels)), ", ")))
 			}
 		}
-		if d := time.Duration(r.Timeout); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-			p.add(fmt.Errorf("routes.%s.timeout: %s is outside 10s–7d", name, d))
+		if d := time.Duration(r.Timeout); d != 0 {
+			p.Add(config.At("routes."+name+".timeout", broker.CheckTimeout(d)))
 		}
-		p.add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())))
-		p.add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
-		p.add(r.checkPolicy(name))
+		p.Add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), c.Timeouts.Deadline())))
+		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
+		p.Add(r.checkPolicy(name))
 	}
-	p.add(c.checkEscalations())
-	p.add(c.checkOnBehalfOf())
-	p.add(c.Store.check())
-	p.add(c.Callbacks.validate())
-	p.add(c.Timeouts.validate())
-	p.add(c.Server.checkConnections())
-	p.add(c.Server.checkHosts(len(c.Agents)))
-	p.add(c.Limits.checkLimits())
-	p.add(c.checkChannels())
+	p.Add(c.checkEscalations())
+	p.Add(c.checkOnBehalfOf())
+	p.Add(c.Store.check())
+	p.Add(c.Callbacks.Validate())
+	p.Add(c.Timeouts.Validate())
+	p.Add(c.Server.Validate(len(c.Agents)))
+	p.Add(c.Limits.checkLimits())
+	p.Add(c.checkChannels())
 	return errors.Join(p...)
 }
 
 // checkKeys checks a list of named keys, reporting every problem; an
-// unset variable is an *UnsetEnvError.
+// unset variable is an *config.UnsetEnvError.
 func checkKeys(section string, keys []KeyConfig) error {
-	var p problems
+	var p config.Problems
 	seen := map[string]bool{}
 	for i, k := range keys {
 		f := fmt.Sprintf("%s[%d]", section, i)
 		switch {
 		case strings.TrimSpace(k.Name) == "":
-			p.add(fmt.Errorf("%s.name: must not be empty", f))
+			p.Add(fmt.Errorf("%s.name: must not be empty", f))
 		case seen[k.Name]:
-			p.add(fmt.Errorf("%s.name: %q appears twice", f, k.Name))
+			p.Add(fmt.Errorf("%s.name: %q appears twice", f, k.Name))
 		}
 		seen[k.Name] = true
 		switch {
 		case k.KeyEnv == "":
-			p.add(fmt.Errorf("%s.key_env: name the environment variable that holds the key", f))
+			p.Add(fmt.Errorf("%s.key_env: name the environment variable that holds the key", f))
 		case os.Getenv(k.KeyEnv) == "":
-			p.add(&UnsetEnvError{Field: f + ".key_env", Var: k.KeyEnv})
+			p.Add(&config.UnsetEnvError{Field: f + ".key_env", Var: k.KeyEnv})
 		}
 	}
 	return errors.Join(p...)

@@ -3,35 +3,36 @@ package main
 import (
 	"bytes"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/askbridge/askbridge/internal/testutil"
+	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/askbridge/askbridge/internal/config"
+	"github.com/askbridge/askbridge/internal/edge"
 )
 
 func TestServerConnectionsConfig(t *testing.T) {
-	defaults := ServerConfig{MaxConnections: 10000, ReadTimeout: Duration(30 * time.Second), WriteTimeout: Duration(30 * time.Second), IdleTimeout: Duration(90 * time.Second)}
+	defaults := edge.Settings{MaxConnections: 10000, ReadTimeout: config.Duration(30 * time.Second), WriteTimeout: config.Duration(30 * time.Second), IdleTimeout: config.Duration(90 * time.Second)}
 	tests := []struct {
 		name    string
 		yaml    string
-		want    ServerConfig
+		want    edge.Settings
 		wantErr string
 	}{
 		{"defaults", "", defaults, ""},
 		{"all set", "server:\n  max_connections: 500\n  read_timeout: 2s\n  write_timeout: 5s\n  idle_timeout: 2s\n",
-			ServerConfig{MaxConnections: 500, ReadTimeout: Duration(2 * time.Second), WriteTimeout: Duration(5 * time.Second), IdleTimeout: Duration(2 * time.Second)}, ""},
-		{"negative cap", "server:\n  max_connections: -1\n", ServerConfig{}, "server.max_connections: -1 is outside 1–1000000"},
-		{"cap too large", "server:\n  max_connections: 2000000\n", ServerConfig{}, "server.max_connections: 2000000 is outside 1–1000000"},
-		{"read timeout too short", "server:\n  read_timeout: 100ms\n", ServerConfig{}, "server.read_timeout: 100ms is outside 1s–10m"},
-		{"read timeout too long", "server:\n  read_timeout: 1h\n", ServerConfig{}, "server.read_timeout: 1h is outside 1s–10m"},
-		{"write timeout below a platform's answer time", "server:\n  write_timeout: 2s\n", ServerConfig{}, "server.write_timeout: 2s is outside 5s–10m"},
-		{"negative idle timeout", "server:\n  idle_timeout: -5s\n", ServerConfig{}, "server.idle_timeout: -5s is outside 1s–1h"},
-		{"idle timeout too long", "server:\n  idle_timeout: 2h\n", ServerConfig{}, "server.idle_timeout: 2h is outside 1s–1h"},
-		{"not a duration", "server:\n  idle_timeout: soon\n", ServerConfig{}, `"soon" is not a duration`},
+			edge.Settings{MaxConnections: 500, ReadTimeout: config.Duration(2 * time.Second), WriteTimeout: config.Duration(5 * time.Second), IdleTimeout: config.Duration(2 * time.Second)}, ""},
+		{"negative cap", "server:\n  max_connections: -1\n", edge.Settings{}, "server.max_connections: -1 is outside 1–1000000"},
+		{"cap too large", "server:\n  max_connections: 2000000\n", edge.Settings{}, "server.max_connections: 2000000 is outside 1–1000000"},
+		{"read timeout too short", "server:\n  read_timeout: 100ms\n", edge.Settings{}, "server.read_timeout: 100ms is outside 1s–10m"},
+		{"read timeout too long", "server:\n  read_timeout: 1h\n", edge.Settings{}, "server.read_timeout: 1h is outside 1s–10m"},
+		{"write timeout below a platform's answer time", "server:\n  write_timeout: 2s\n", edge.Settings{}, "server.write_timeout: 2s is outside 5s–10m"},
+		{"negative idle timeout", "server:\n  idle_timeout: -5s\n", edge.Settings{}, "server.idle_timeout: -5s is outside 1s–1h"},
+		{"idle timeout too long", "server:\n  idle_timeout: 2h\n", edge.Settings{}, "server.idle_timeout: 2h is outside 1s–1h"},
+		{"not a duration", "server:\n  idle_timeout: soon\n", edge.Settings{}, `"soon" is not a duration`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,8 +47,8 @@ func TestServerConnectionsConfig(t *testing.T) {
 				}
 				// check-config says the same and exits 2.
 				var stderr bytes.Buffer
-				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), tt.wantErr) {
-					t.Errorf("check-config: exit %d, said %q; want %d saying %q", code, stderr.String(), exitBadInput, tt.wantErr)
+				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != cmdline.ExitBadInput || !strings.Contains(stderr.String(), tt.wantErr) {
+					t.Errorf("check-config: exit %d, said %q; want %d saying %q", code, stderr.String(), cmdline.ExitBadInput, tt.wantErr)
 				}
 				return
 			}
@@ -59,38 +60,11 @@ func TestServerConnectionsConfig(t *testing.T) {
 			if got.MaxConnections != tt.want.MaxConnections || got.ReadTimeout != tt.want.ReadTimeout || got.WriteTimeout != tt.want.WriteTimeout || got.IdleTimeout != tt.want.IdleTimeout {
 				t.Errorf("server = %+v, want %+v", got, tt.want)
 			}
-			srv := got.httpServer(nil)
+			srv := got.HTTPServer(nil)
 			if srv.ReadTimeout != time.Duration(got.ReadTimeout) || srv.WriteTimeout != time.Duration(got.WriteTimeout) || srv.IdleTimeout != time.Duration(got.IdleTimeout) ||
 				srv.ReadHeaderTimeout != min(10*time.Second, time.Duration(got.ReadTimeout)) || srv.MaxHeaderBytes != 64<<10 {
 				t.Errorf("http.Server limits = read %s, write %s, idle %s, header %s, header bytes %d",
 					srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.ReadHeaderTimeout, srv.MaxHeaderBytes)
-			}
-		})
-	}
-}
-
-func TestConnectionCapFitsTheOpenFileLimit(t *testing.T) {
-	tests := []struct {
-		name    string
-		want    int
-		limit   uint64
-		got     int
-		warning bool
-	}{
-		{"room to spare", 10000, 1 << 20, 10000, false},
-		{"limit unknown", 10000, 0, 10000, false},
-		{"limit of 1024", 10000, 1024, 1024 - fdReserve, true},
-		{"limit below the reserve", 10000, 100, 1, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			logs := &testutil.Buffer{}
-			got := connectionCap(tt.want, tt.limit, slog.New(slog.NewTextHandler(logs, nil)))
-			if got != tt.got {
-				t.Errorf("cap = %d, want %d", got, tt.got)
-			}
-			if warned := strings.Contains(logs.String(), "server.max_connections lowered"); warned != tt.warning {
-				t.Errorf("warning logged = %v, want %v: %s", warned, tt.warning, logs.String())
 			}
 		})
 	}

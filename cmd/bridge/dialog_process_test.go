@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // TestProcessAskTimesOutWithPartialAnswers asks a three-question dialog
@@ -28,11 +30,11 @@ func TestProcessAskTimesOutWithPartialAnswers(t *testing.T) {
 	}
 	ask := startBridge(t, addr, "ask", "--json", req)
 	id := waitPending(t, addr, 1)[0]
-	if r := runBridge(t, addr, "answer", id+".3", "NATS"); r.code != exitOK || !strings.HasPrefix(r.stdout, "Recorded: NATS (3 of 3)") {
+	if r := runBridge(t, addr, "answer", id+".3", "NATS"); r.code != cmdline.ExitOK || !strings.HasPrefix(r.stdout, "Recorded: NATS (3 of 3)") {
 		t.Fatalf("bridge answer %s.3 NATS: exit %d, %q %q", id, r.code, r.stdout, r.stderr)
 	}
-	if code := ask.wait(t, 40*time.Second); code != exitTimedOut {
-		t.Fatalf("bridge ask exit %d, want %d (timed out): %s%s", code, exitTimedOut, ask.out.String(), ask.errb.String())
+	if code := ask.wait(t, 40*time.Second); code != cmdline.ExitTimedOut {
+		t.Fatalf("bridge ask exit %d, want %d (timed out): %s%s", code, cmdline.ExitTimedOut, ask.out.String(), ask.errb.String())
 	}
 	var res map[string]any
 	if err := json.Unmarshal([]byte(ask.out.String()), &res); err != nil {

@@ -40,7 +40,7 @@ func TestConfigDurationsInDays(t *testing.T) {
 		t.Errorf("store.retention = %v, want 336h", got)
 	}
 	for body, want := range map[string]string{
-		"timeouts:\n  default: 8d\n":   "timeouts.default: 192h0m0s is outside 10s–7d",
+		"timeouts:\n  default: 8d\n":   "timeouts.default: must be between 10s and 7d, got 192h0m0s",
 		"timeouts:\n  default: 7x\n":   `line 2: "7x" is not a duration (use e.g. 30s, 30m, 2h, 7d)`,
 		"store:\n  leader_lease: 1q\n": `line 2: "1q" is not a duration`,
 	} {

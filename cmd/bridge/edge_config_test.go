@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // TestServerHostsConfig checks server.public_url and server.allowed_hosts
@@ -47,19 +49,19 @@ func TestServerHostsConfig(t *testing.T) {
 			var stderr bytes.Buffer
 			code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr)
 			if tt.want == "" {
-				if code != exitOK {
+				if code != cmdline.ExitOK {
 					t.Fatalf("check-config exit %d: %s", code, stderr.String())
 				}
 				return
 			}
-			if code != exitBadInput || !strings.Contains(stderr.String(), tt.want) {
-				t.Fatalf("check-config exit %d, said %q; want exit %d and %q", code, stderr.String(), exitBadInput, tt.want)
+			if code != cmdline.ExitBadInput || !strings.Contains(stderr.String(), tt.want) {
+				t.Fatalf("check-config exit %d, said %q; want exit %d and %q", code, stderr.String(), cmdline.ExitBadInput, tt.want)
 			}
 			// serve refuses to start with the same words, before listening.
 			stderr.Reset()
 			code = run([]string{"serve", "--config", path, "--listen", "127.0.0.1:0", "--data-dir", t.TempDir()}, nil, io.Discard, &stderr)
-			if code != exitBadInput || !strings.Contains(stderr.String(), tt.want) {
-				t.Fatalf("serve exit %d, said %q; want exit %d and %q", code, stderr.String(), exitBadInput, tt.want)
+			if code != cmdline.ExitBadInput || !strings.Contains(stderr.String(), tt.want) {
+				t.Fatalf("serve exit %d, said %q; want exit %d and %q", code, stderr.String(), cmdline.ExitBadInput, tt.want)
 			}
 		})
 	}

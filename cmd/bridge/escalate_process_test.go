@@ -12,7 +12,7 @@ import (
 func auditKinds(t *testing.T, addr, id string) []string {
 	t.Helper()
 	r := runBridge(t, addr, "audit", "--json", id)
-	if r.code != exitOK {
+	if r.code != 0 {
 		t.Fatalf("bridge audit: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	var log struct {
@@ -50,11 +50,11 @@ routes:
 `)
 	first := startServe(t, addr, nil, "--data-dir", dir, "--config", cfg)
 	r := runBridge(t, addr, "ask", "--pending", "--option", "Allow", "--option", "Deny", "Deploy 412?")
-	if r.code != exitOK {
+	if r.code != 0 {
 		t.Fatalf("bridge ask --pending: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	id := decodeResult(t, r.stdout).ID
-	if r := runBridge(t, addr, "answer", id, "Allow"); r.code == exitOK {
+	if r := runBridge(t, addr, "answer", id, "Allow"); r.code == 0 {
 		t.Fatalf("bridge answer before the escalation: exit 0 (%s), want it refused: the terminal is not asked yet", r.stdout)
 	}
 	first.stop(t)
@@ -64,7 +64,7 @@ routes:
 	until(t, "the escalation after the restart", func() bool {
 		return len(auditKinds(t, addr, id)) > 0
 	})
-	if r := runBridge(t, addr, "answer", id, "Allow"); r.code != exitOK {
+	if r := runBridge(t, addr, "answer", id, "Allow"); r.code != 0 {
 		t.Fatalf("bridge answer after the escalation: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	got := auditKinds(t, addr, id)

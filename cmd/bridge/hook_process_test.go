@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 // Recorded PermissionRequest events of Claude Code and Codex, fed to the
@@ -20,7 +24,7 @@ func TestProcessHookDecisions(t *testing.T) {
 	startServe(t, addr, nil, "--data-dir", t.TempDir())
 	allow := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`
 	deny := func(msg string) string {
-		return `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":` + string(marshalNoEscape(msg)) + `}}}`
+		return `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":` + jsonString(msg) + `}}}`
 	}
 	always := func(rule string) string {
 		return `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[` + rule + `],"behavior":"allow","destination":"localSettings"}]}}}`
@@ -201,4 +205,68 @@ func TestProcessHookClaudeAskUserQuestion(t *testing.T) {
 	if code != 0 || compactJSONString(t, out) != want {
 		t.Fatalf("exit %d, printed %s", code, out)
 	}
+}
+
+// The installed command, run by a shell as the agent runs it, is this
+// bridge's hook: it asks, and prints the decision.
+func TestProcessHookInstalledCommandRuns(t *testing.T) {
+	addr := freeAddr(t)
+	startServe(t, addr, nil, "--data-dir", t.TempDir())
+	home := t.TempDir()
+	install := bridgeCmd(t, addr, "hook", "install", "claude")
+	install.Env = append(install.Env, "HOME="+home)
+	out, err := install.CombinedOutput()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	if err != nil || !strings.Contains(string(out), settings+": added PermissionRequest hook") {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, settings)), &s); err != nil {
+		t.Fatal(err)
+	}
+	command := s.Hooks["PermissionRequest"][0].Hooks[0].Command
+	if command != bridgeBinary(t)+" hook claude" {
+		t.Fatalf("installed command %q, want the binary's path + \" hook claude\"", command)
+	}
+	sh := bridgeCmd(t, addr)
+	sh.Path, sh.Args = "/bin/sh", []string{"sh", "-c", command}
+	sh.Stdin = bytes.NewReader(hookFixture(t, "claude/webfetch.json", "installed"))
+	bg := &background{cmd: sh, out: &testutil.Buffer{}, errb: &testutil.Buffer{}, done: make(chan int, 1)}
+	sh.Stdout, sh.Stderr = bg.out, bg.errb
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = sh.Wait(); bg.done <- sh.ProcessState.ExitCode() }()
+	t.Cleanup(func() { _ = sh.Process.Kill() })
+	id := waitingFor(t, bg)
+	if r := runBridge(t, addr, "answer", id, "Allow once"); r.code != 0 {
+		t.Fatalf("answer: %d %s", r.code, r.stderr)
+	}
+	stdout, stderr, code := hookResult(t, bg)
+	if code != 0 || !sameJSON(t, stdout, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`) {
+		t.Fatalf("installed hook: exit %d, printed %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// jsonString is s as a JSON string, with <, > and & unescaped as the hook
+// prints them.
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // TestLimitsConfigKeys checks the limits keys as a person writes them:
@@ -49,8 +51,8 @@ func TestLimitsConfigKeys(t *testing.T) {
 					t.Fatalf("config %q: err = %v, want it to say %q", tt.yaml, err, tt.wantErr)
 				}
 				var stderr bytes.Buffer
-				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != exitBadInput {
-					t.Errorf("check-config exit %d, want %d", code, exitBadInput)
+				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != cmdline.ExitBadInput {
+					t.Errorf("check-config exit %d, want %d", code, cmdline.ExitBadInput)
 				}
 				if !strings.Contains(stderr.String(), tt.wantErr) {
 					t.Errorf("check-config said %q, want it to say %q", stderr.String(), tt.wantErr)

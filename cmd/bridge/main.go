@@ -1,7 +1,8 @@
 // Command bridge runs the askbridge server and talks to it: serve, ask,
 // answer, decline, wait, list, cancel, events, mcp, check-config,
-// version, completion. The command tree is built in cli.go; each command
-// is one newXCmd function.
+// version, completion. The command tree is built in root.go; the
+// commands live with what they do (internal/clientcmd, internal/hooks)
+// and this package wires them and the server together.
 //
 // Exit codes of the client commands: 0 answered (or done), 3 declined,
 // 4 timed out, 5 cancelled, 6 unsupported, 2 bad input, 1 other failure.
@@ -10,17 +11,6 @@ package main
 import (
 	"os"
 	"runtime/debug"
-)
-
-// Exit codes.
-const (
-	exitOK          = 0
-	exitFailure     = 1
-	exitBadInput    = 2
-	exitDeclined    = 3
-	exitTimedOut    = 4
-	exitCancelled   = 5
-	exitUnsupported = 6
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

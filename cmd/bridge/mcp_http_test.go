@@ -107,9 +107,10 @@ mcp:
 				t.Fatal("another agent sees the question")
 			}
 		}
-		// The other agent cannot read it through its own session.
+		// The other agent cannot read it through its own session: the
+		// tool says what the API says, that there is no such question.
 		other := connB.call(t, ctx, "get_answer", map[string]any{"id": q.ID, "wait_seconds": 0}, nil)
-		if !other.IsError || !strings.Contains(text(other), "not found") {
+		if !other.IsError || !strings.Contains(text(other), "there is no question "+q.ID) {
 			t.Fatalf("get_answer by another agent: %s", text(other))
 		}
 		deadline := time.Now().Add(15 * time.Second)

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // mcpConnectTimeout bounds how long `bridge mcp` waits for a connection to
@@ -17,17 +15,7 @@ const mcpConnectTimeout = 5 * time.Second
 // mcpClient is the client of `bridge mcp`: the bridge at $ASKBRIDGE_SERVER
 // with $ASKBRIDGE_KEY, with a bounded connect.
 func mcpClient() *client.Client {
-	c := newClient(false)
+	c := cmdline.NewClient(false)
 	c.SetConnectTimeout(mcpConnectTimeout)
 	return c
-}
-
-// envSwitch reads a boolean environment variable: 1, true, yes or on
-// (any case) turn it on; unset, empty or anything else leave it off.
-func envSwitch(name string) bool {
-	v := os.Getenv(name)
-	if b, err := strconv.ParseBool(v); err == nil {
-		return b
-	}
-	return strings.EqualFold(v, "yes") || strings.EqualFold(v, "on")
 }

@@ -44,7 +44,7 @@ func serveMetrics(full Config, m *api.Metrics, log *slog.Logger) (stop func(), e
 		ln.Close()
 		return nil, err
 	}
-	srv := full.Server.httpServer(h)
+	srv := full.Server.HTTPServer(h)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/mcp"
 )
 
@@ -52,8 +53,8 @@ routes:
 			cmd := exec.CommandContext(ctx, bridgeBinary(t), append(append([]string{"ask"}, tc.args...), "--option", "Yes", "--option", "No", "Ship it?")...)
 			cmd.Env = append(os.Environ(), "ASKBRIDGE_SERVER=http://"+addr, "ASKBRIDGE_KEY="+tc.key)
 			out, _ := cmd.Output()
-			if code := cmd.ProcessState.ExitCode(); code != exitUnsupported {
-				t.Fatalf("bridge ask exit %d, want %d\n%s", code, exitUnsupported, out)
+			if code := cmd.ProcessState.ExitCode(); code != cmdline.ExitUnsupported {
+				t.Fatalf("bridge ask exit %d, want %d\n%s", code, cmdline.ExitUnsupported, out)
 			}
 			if res := decodeResult(t, string(out)); res.Status != "unsupported" || res.Reason != tc.reason {
 				t.Fatalf("bridge ask: %s %q, want unsupported %q", res.Status, res.Reason, tc.reason)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/config"
 )
 
 // PolicyConfig is the team policies of a route (docs/policies.md): a
@@ -25,7 +26,7 @@ type PolicyConfig struct {
 	Snooze *SnoozeConfig `yaml:"snooze"`
 	// TimeoutMax bounds how far snoozes may move a deadline from the
 	// question's creation.
-	TimeoutMax Duration `yaml:"timeout_max"`
+	TimeoutMax config.Duration `yaml:"timeout_max"`
 	// Escalate lists the escalation steps: after a share of the timeout
 	// ("50%") or a duration ("15m"), copies go to another route.
 	Escalate []EscalateConfig `yaml:"escalate"`
@@ -39,8 +40,8 @@ type EscalateConfig struct {
 
 // SnoozeConfig is routes.NAME.snooze: by how much, how many times.
 type SnoozeConfig struct {
-	By  Duration `yaml:"by"`
-	Max int      `yaml:"max"`
+	By  config.Duration `yaml:"by"`
+	Max int             `yaml:"max"`
 }
 
 func (p PolicyConfig) policy() broker.Policy {
@@ -79,12 +80,12 @@ func (c *Config) onBehalfOf() map[string][]string {
 // checkEscalations checks the escalation steps of every route against
 // the other routes and the route's timeout.
 func (c *Config) checkEscalations() error {
-	var p problems
+	var p config.Problems
 	routes := c.brokerRoutes()
 	for _, name := range slices.Sorted(maps.Keys(c.Routes)) {
 		r := c.Routes[name]
-		timeout := cmp.Or(time.Duration(r.Timeout), c.Timeouts.deadline())
-		p.add(broker.ValidateEscalation("routes."+name+".escalate", name, r.policy().Escalate, timeout, routes))
+		timeout := cmp.Or(time.Duration(r.Timeout), c.Timeouts.Deadline())
+		p.Add(broker.ValidateEscalation("routes."+name+".escalate", name, r.policy().Escalate, timeout, routes))
 	}
 	return errors.Join(p...)
 }
@@ -92,7 +93,7 @@ func (c *Config) checkEscalations() error {
 // checkOnBehalfOf checks that each agent's on_behalf_of entry names a
 // person on a configured channel: "channel:user-id".
 func (c *Config) checkOnBehalfOf() error {
-	var p problems
+	var p config.Problems
 	channels := c.enabledChannels()
 	known := strings.Join(slices.Sorted(maps.Keys(channels)), ", ")
 	for i, a := range c.Agents {
@@ -101,11 +102,11 @@ func (c *Config) checkOnBehalfOf() error {
 			ch, user, ok := strings.Cut(e, ":")
 			switch {
 			case !ok || strings.TrimSpace(ch) == "" || strings.TrimSpace(user) == "":
-				p.add(fmt.Errorf("%s: %q is not \"channel:user-id\" (e.g. \"slack:U0123\")", f, e))
+				p.Add(fmt.Errorf("%s: %q is not \"channel:user-id\" (e.g. \"slack:U0123\")", f, e))
 			case strings.ContainsAny(e, " \t") || strings.Contains(user, ":"):
-				p.add(fmt.Errorf("%s: %q is not \"channel:user-id\": name one person, without spaces or roles", f, e))
+				p.Add(fmt.Errorf("%s: %q is not \"channel:user-id\": name one person, without spaces or roles", f, e))
 			case !channels[ch]:
-				p.add(fmt.Errorf("%s: channel %q is not configured (configured: %s)", f, ch, known))
+				p.Add(fmt.Errorf("%s: channel %q is not configured (configured: %s)", f, ch, known))
 			}
 		}
 	}

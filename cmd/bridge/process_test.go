@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 type resultJSON struct {
@@ -46,14 +48,14 @@ func TestProcessAskListAnswer(t *testing.T) {
 		t.Fatalf("list shows:\n%s", list.stdout)
 	}
 	bad := runBridge(t, addr, "answer", ids[0], "7")
-	if bad.code != exitBadInput || !strings.Contains(bad.stderr, "7 is not an option here: choose 1–2") {
+	if bad.code != cmdline.ExitBadInput || !strings.Contains(bad.stderr, "7 is not an option here: choose 1–2") {
 		t.Fatalf("answer 7: exit %d, %s", bad.code, bad.stderr)
 	}
 	ok := runBridge(t, addr, "answer", ids[0], "2")
 	if ok.code != 0 || strings.TrimSpace(ok.stdout) != "Recorded: SQLite" {
 		t.Fatalf("answer 2: exit %d, %q %q", ok.code, ok.stdout, ok.stderr)
 	}
-	if code := ask.wait(t, 20*time.Second); code != exitOK {
+	if code := ask.wait(t, 20*time.Second); code != cmdline.ExitOK {
 		t.Fatalf("ask exit %d: %s", code, ask.errb.String())
 	}
 	res := decodeResult(t, ask.out.String())
@@ -61,7 +63,7 @@ func TestProcessAskListAnswer(t *testing.T) {
 		t.Fatalf("ask printed %s", ask.out.String())
 	}
 	again := runBridge(t, addr, "answer", ids[0], "1")
-	if again.code != exitFailure || !strings.Contains(again.stderr, "Already answered by local") {
+	if again.code != cmdline.ExitFailure || !strings.Contains(again.stderr, "Already answered by local") {
 		t.Fatalf("second answer: exit %d, %s", again.code, again.stderr)
 	}
 }
@@ -75,8 +77,8 @@ func TestProcessExitCodes(t *testing.T) {
 	if r := runBridge(t, addr, "decline", id, "not", "today"); r.code != 0 {
 		t.Fatalf("decline: %d %s", r.code, r.stderr)
 	}
-	if code := decline.wait(t, 20*time.Second); code != exitDeclined {
-		t.Fatalf("declined ask exit %d, want %d", code, exitDeclined)
+	if code := decline.wait(t, 20*time.Second); code != cmdline.ExitDeclined {
+		t.Fatalf("declined ask exit %d, want %d", code, cmdline.ExitDeclined)
 	}
 	if res := decodeResult(t, decline.out.String()); res.Reason != "not today" {
 		t.Fatalf("reason %q", res.Reason)
@@ -86,15 +88,15 @@ func TestProcessExitCodes(t *testing.T) {
 	if r := runBridge(t, addr, "cancel", "--session", "s2", "--reason", "moved on"); r.code != 0 || !strings.Contains(r.stdout, "cancelled 1") {
 		t.Fatalf("cancel: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if code := cancel.wait(t, 20*time.Second); code != exitCancelled {
-		t.Fatalf("cancelled ask exit %d, want %d", code, exitCancelled)
+	if code := cancel.wait(t, 20*time.Second); code != cmdline.ExitCancelled {
+		t.Fatalf("cancelled ask exit %d, want %d", code, cmdline.ExitCancelled)
 	}
 	unsupported := runBridge(t, addr, "ask", "--route", "nowhere", "Anyone?")
-	if unsupported.code != exitUnsupported || !strings.Contains(unsupported.stdout, `no route named \"nowhere\"`) {
+	if unsupported.code != cmdline.ExitUnsupported || !strings.Contains(unsupported.stdout, `no route named \"nowhere\"`) {
 		t.Fatalf("unsupported: exit %d %s", unsupported.code, unsupported.stdout)
 	}
 	bad := runBridge(t, addr, "ask", "--option", "Only one", "Pick?")
-	if bad.code != exitBadInput || !strings.Contains(bad.stderr, "options: give no options (free text) or 2–4 options, got 1") {
+	if bad.code != cmdline.ExitBadInput || !strings.Contains(bad.stderr, "options: give no options (free text) or 2–4 options, got 1") {
 		t.Fatalf("bad input: exit %d %s", bad.code, bad.stderr)
 	}
 	pending := runBridge(t, addr, "ask", "--pending", "Later?")
@@ -163,7 +165,7 @@ func TestProcessGracefulStopReleasesWaiters(t *testing.T) {
 
 func TestServeRefusesOpenListenWithoutKeys(t *testing.T) {
 	r := runBridge(t, "127.0.0.1:1", "serve", "--listen", "0.0.0.0:0", "--data-dir", t.TempDir())
-	if r.code != exitFailure || !strings.Contains(r.stderr, "refusing to listen on 0.0.0.0:0 without agent keys") {
+	if r.code != cmdline.ExitFailure || !strings.Contains(r.stderr, "refusing to listen on 0.0.0.0:0 without agent keys") {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 }
@@ -183,36 +185,36 @@ func TestCheckConfig(t *testing.T) {
 		code             int
 	}{
 		{"ok", "listen: 127.0.0.1:9999\nagents:\n  - name: claude\n    key_env: ASKBRIDGE_TEST_AGENT_KEY\n", "config OK: listen 127.0.0.1:9999", 0},
-		{"typo with line", "listen: 127.0.0.1:9999\nroutse:\n  default: {targets: [cli]}\n", `line 2: unknown key "routse" (did you mean "routes"?)`, exitBadInput},
-		{"typo in a section", "listen: 127.0.0.1:9999\ntimeouts:\n  default: 30m\n  remindrs: [0.5]\n", `line 4: unknown key "remindrs" in timeouts (did you mean "reminders"?)`, exitBadInput},
-		{"typo in a route", "routes:\n  default:\n    targts: [cli]\n", `line 3: unknown key "targts" in routes.default (did you mean "targets"?)`, exitBadInput},
-		{"typo in a list item", "agents:\n  - nmae: a\n    key_env: ASKBRIDGE_TEST_AGENT_KEY\n", `line 2: unknown key "nmae" in agents[0] (did you mean "name"?)`, exitBadInput},
-		{"wrong type", "mcp:\n  enabled: maybe\n", `line 2: mcp.enabled must be true or false, got "maybe"`, exitBadInput},
-		{"list for text", "log:\n  level: [debug, info]\n", "line 2: log.level must be text, got a list", exitBadInput},
-		{"every yaml problem at once", "timeouts:\n  remindrs: [0.5]\nlog:\n  levle: info\n", "2 problems:\n  line 2: unknown key \"remindrs\" in timeouts (did you mean \"reminders\"?)\n  line 4: unknown key \"levle\" in log (did you mean \"level\"?)", exitBadInput},
-		{"unset key env", "agents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "agents[0].key_env: environment variable ASKBRIDGE_TEST_UNSET_VAR is not set", exitBadInput},
-		{"unknown channel", "routes:\n  default: {targets: [pigeon:42]}\n", `routes.default.targets[0]: channel "pigeon" is not configured`, exitBadInput},
-		{"no default route", "routes:\n  ops: {targets: [cli]}\n", `a route named "default" is required`, exitBadInput},
-		{"bad timeout", "timeouts:\n  default: 2s\n", "timeouts.default: 2s is outside 10s–7d", exitBadInput},
-		{"bad duration", "timeouts:\n  default: soon\n", `line 2: "soon" is not a duration`, exitBadInput},
+		{"typo with line", "listen: 127.0.0.1:9999\nroutse:\n  default: {targets: [cli]}\n", `line 2: unknown key "routse" (did you mean "routes"?)`, cmdline.ExitBadInput},
+		{"typo in a section", "listen: 127.0.0.1:9999\ntimeouts:\n  default: 30m\n  remindrs: [0.5]\n", `line 4: unknown key "remindrs" in timeouts (did you mean "reminders"?)`, cmdline.ExitBadInput},
+		{"typo in a route", "routes:\n  default:\n    targts: [cli]\n", `line 3: unknown key "targts" in routes.default (did you mean "targets"?)`, cmdline.ExitBadInput},
+		{"typo in a list item", "agents:\n  - nmae: a\n    key_env: ASKBRIDGE_TEST_AGENT_KEY\n", `line 2: unknown key "nmae" in agents[0] (did you mean "name"?)`, cmdline.ExitBadInput},
+		{"wrong type", "mcp:\n  enabled: maybe\n", `line 2: mcp.enabled must be true or false, got "maybe"`, cmdline.ExitBadInput},
+		{"list for text", "log:\n  level: [debug, info]\n", "line 2: log.level must be text, got a list", cmdline.ExitBadInput},
+		{"every yaml problem at once", "timeouts:\n  remindrs: [0.5]\nlog:\n  levle: info\n", "2 problems:\n  line 2: unknown key \"remindrs\" in timeouts (did you mean \"reminders\"?)\n  line 4: unknown key \"levle\" in log (did you mean \"level\"?)", cmdline.ExitBadInput},
+		{"unset key env", "agents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "agents[0].key_env: environment variable ASKBRIDGE_TEST_UNSET_VAR is not set", cmdline.ExitBadInput},
+		{"unknown channel", "routes:\n  default: {targets: [pigeon:42]}\n", `routes.default.targets[0]: channel "pigeon" is not configured`, cmdline.ExitBadInput},
+		{"no default route", "routes:\n  ops: {targets: [cli]}\n", `a route named "default" is required`, cmdline.ExitBadInput},
+		{"bad timeout", "timeouts:\n  default: 2s\n", "timeouts.default: must be between 10s and 7d, got 2s", cmdline.ExitBadInput},
+		{"bad duration", "timeouts:\n  default: soon\n", `line 2: "soon" is not a duration`, cmdline.ExitBadInput},
 		{"every problem at once", "listen: nowhere\ntimezone: Mars/Olympus\nlog:\n  level: loud\nagents:\n  - name: a\n    key_env: ASKBRIDGE_TEST_UNSET_VAR\n", "4 problems:\n" +
 			`  listen: "nowhere" is not host:port: address nowhere: missing port in address` + "\n" +
 			`  timezone: "Mars/Olympus" is not a time zone name (e.g. UTC, Europe/Berlin)` + "\n" +
 			`  log.level: "loud" is not one of debug, info, warn, error` + "\n" +
 			"  agents[0].key_env: environment variable ASKBRIDGE_TEST_UNSET_VAR is not set\n" +
-			"Of these, 1 unset secret: ASKBRIDGE_TEST_UNSET_VAR.", exitBadInput},
+			"Of these, 1 unset secret: ASKBRIDGE_TEST_UNSET_VAR.", cmdline.ExitBadInput},
 		{"every yaml value problem at once", "timeouts:\n  default: soon\n  batch: lots\nmcp:\n  progress_every: 1h\n", "3 problems:\n" +
 			`  line 2: "soon" is not a duration (use e.g. 30s, 30m, 2h, 7d)` + "\n" +
 			`  line 3: timeouts.batch: "lots" is not a whole number` + "\n" +
-			"  line 5: mcp.progress_every: 1h0m0s is outside 100ms–5m", exitBadInput},
-		{"bad reminder", "timeouts:\n  reminders: [0.5, 1.5]\n", "timeouts.reminders[1]", exitBadInput},
-		{"bad timezone", "timezone: Mars/Olympus\n", `timezone: "Mars/Olympus" is not a time zone name`, exitBadInput},
-		{"unset channel token", "channels:\n  slack:\n    bot_token_env: ASKBRIDGE_TEST_UNSET_SLACK\n    app_token_env: ASKBRIDGE_TEST_AGENT_KEY\n", "channels.slack.bot_token_env: environment variable ASKBRIDGE_TEST_UNSET_SLACK is not set", exitBadInput},
-		{"redis section with sqlite driver", "store:\n  driver: sqlite\n  redis:\n    addrs: [127.0.0.1:6379]\n", "store.driver: is sqlite but store.redis names servers", exitBadInput},
+			"  line 5: mcp.progress_every: 1h0m0s is outside 100ms–5m", cmdline.ExitBadInput},
+		{"bad reminder", "timeouts:\n  reminders: [0.5, 1.5]\n", "timeouts.reminders[1]", cmdline.ExitBadInput},
+		{"bad timezone", "timezone: Mars/Olympus\n", `timezone: "Mars/Olympus" is not a time zone name`, cmdline.ExitBadInput},
+		{"unset channel token", "channels:\n  slack:\n    bot_token_env: ASKBRIDGE_TEST_UNSET_SLACK\n    app_token_env: ASKBRIDGE_TEST_AGENT_KEY\n", "channels.slack.bot_token_env: environment variable ASKBRIDGE_TEST_UNSET_SLACK is not set", cmdline.ExitBadInput},
+		{"redis section with sqlite driver", "store:\n  driver: sqlite\n  redis:\n    addrs: [127.0.0.1:6379]\n", "store.driver: is sqlite but store.redis names servers", cmdline.ExitBadInput},
 		{"redis section implies redis", "store:\n  redis:\n    addrs: [127.0.0.1:6379]\n", "config OK: listen 127.0.0.1:8377, store redis", 0},
-		{"unknown driver", "store:\n  driver: postgres\n", `store.driver: "postgres" is not sqlite or redis`, exitBadInput},
-		{"bad store url", "store:\n  url: mysql://x\n", `store.url: "mysql://x" is not`, exitBadInput},
-		{"bad listen", "listen: nowhere\n", `listen: "nowhere" is not host:port`, exitBadInput},
+		{"unknown driver", "store:\n  driver: postgres\n", `store.driver: "postgres" is not sqlite or redis`, cmdline.ExitBadInput},
+		{"bad store url", "store:\n  url: mysql://x\n", `store.url: "mysql://x" is not`, cmdline.ExitBadInput},
+		{"bad listen", "listen: nowhere\n", `listen: "nowhere" is not host:port`, cmdline.ExitBadInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

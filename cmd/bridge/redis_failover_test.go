@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/store/redis/redistest"
 )
 
@@ -58,7 +59,7 @@ func TestRedisLeaderFailover(t *testing.T) {
 
 	w := runBridge(t, survivor.addr, "wait", id)
 	res := decodeResult(t, w.stdout)
-	if w.code != exitTimedOut || res.Status != "timed_out" || res.Fallback != "default" || res.Answers["Which database?"].Selected[0] != "SQLite" {
+	if w.code != cmdline.ExitTimedOut || res.Status != "timed_out" || res.Fallback != "default" || res.Answers["Which database?"].Selected[0] != "SQLite" {
 		t.Fatalf("wait on the survivor: exit %d, %s %s", w.code, w.stdout, w.stderr)
 	}
 }
@@ -151,7 +152,7 @@ func TestRedisRestartMidTraffic(t *testing.T) {
 	if r := runBridge(t, a.addr, "answer", blockedID, "2"); r.code != 0 {
 		t.Fatalf("answer the waiting agent's question: exit %d %s", r.code, r.stderr)
 	}
-	if code := blocked.wait(t, 30*time.Second); code != exitOK {
+	if code := blocked.wait(t, 30*time.Second); code != cmdline.ExitOK {
 		t.Fatalf("the ask that waited through the outage: exit %d %s", code, blocked.errb.String())
 	}
 	if res := decodeResult(t, blocked.out.String()); res.Status != "answered" || res.Answers["Still there?"].Selected[0] != "No" {

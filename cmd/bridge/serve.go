@@ -16,6 +16,9 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/askbridge/askbridge/internal/config"
+	"github.com/askbridge/askbridge/internal/debugserver"
 )
 
 // serveFlags are the flags of `bridge serve` and `bridge check-config`;
@@ -52,7 +55,7 @@ func configFor(f serveFlags) (Config, error) {
 		cfg.Store.URL = f.store
 	}
 	if err := cfg.finish(); err != nil {
-		return cfg, &ConfigError{File: f.config, Problems: list(err)}
+		return cfg, &config.Error{File: f.config, Problems: config.List(err)}
 	}
 	return cfg, nil
 }
@@ -71,6 +74,7 @@ func newLogger(cfg LogConfig, w io.Writer) *slog.Logger {
 // drains.
 func newServeCmd() *cobra.Command {
 	var f serveFlags
+	var debugAddr string
 	cmd := &cobra.Command{
 		Use:   "serve [flags]",
 		Short: "Run the bridge",
@@ -83,17 +87,26 @@ configuration: "bridge check-config" lists them all.`,
 		Example: `  bridge serve
   bridge serve --config askbridge.yaml
   bridge serve --listen 127.0.0.1:9000 --store redis://127.0.0.1:6379/0`,
-		Args: args(0, 0, ""),
+		Args: cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := configFor(f)
 			if err != nil {
-				return exitCode(exitBadInput, err)
+				return cmdline.Exit(cmdline.ExitBadInput, err)
+			}
+			if debugAddr != "" {
+				d, err := debugserver.Start(debugAddr)
+				if err != nil {
+					return cmdline.Exit(cmdline.ExitBadInput, err)
+				}
+				defer d.Close()
+				fmt.Fprintf(cmd.ErrOrStderr(), "Profiles (net/http/pprof): %s\n", d.URL())
 			}
 			return serve(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addServeFlags(cmd, &f)
-	withExitCodes(cmd, exitOK, "stopped by SIGINT or SIGTERM after draining", exitBadInput, "a problem in the configuration or the flags", exitFailure, "the store, a channel or the listen address failed")
+	cmd.Flags().StringVar(&debugAddr, "debug-addr", "", "serve net/http/pprof on this loopback `ADDR` (such as 127.0.0.1:6060); off by default")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "stopped by SIGINT or SIGTERM after draining", cmdline.ExitBadInput, "a problem in the configuration or the flags", cmdline.ExitFailure, "the store, a channel or the listen address failed")
 	return cmd
 }
 
@@ -120,7 +133,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ln, err := cfg.Server.listen(cfg.Listen, log)
+	ln, err := cfg.Server.Listen(cfg.Listen, log)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
@@ -130,7 +143,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer stopMetrics()
-	srv := cfg.Server.httpServer(app.handler)
+	srv := cfg.Server.HTTPServer(app.handler)
 	runCtx, cancelRun := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { app.broker.Run(runCtx) })
@@ -187,7 +200,7 @@ type app struct {
 func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elector, loc *time.Location, loop bool, log *slog.Logger) (*app, error) {
 	var metrics *api.Metrics
 	var b *broker.Broker
-	metrics = api.NewMetrics(func() int { return b.Waiting() })
+	metrics = api.NewMetrics(func() int { return b.Waiting() }, st)
 	b, err := broker.New(broker.Config{
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
@@ -197,11 +210,11 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if err != nil {
 		return nil, err
 	}
-	w, err := buildChannels(&cfg, b, loop, loc, log)
+	w, err := buildChannels(&cfg, b, st, loop, loc, log)
 	if err != nil {
 		return nil, err
 	}
-	policy, err := cfg.Callbacks.policy()
+	policy, err := cfg.Callbacks.Policy()
 	if err != nil {
 		return nil, err
 	}
@@ -211,15 +224,14 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
 		StreamsPerAgent: cfg.Limits.StreamsPerAgent,
-	}, b)
+	}, b, st)
 	for pattern, h := range w.handlers {
 		srv.Handle(pattern, h)
 	}
 	a := &app{broker: b, api: srv, metrics: metrics, storeName: storeName(cfg), inboxURL: w.inboxURL}
-	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
-	a.jobs = append(a.jobs, purgeJob(cfg, st, elector, log))
-	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
-	if a.drainMCP, err = mountMCP(cfg, b, srv, log); err != nil {
+	a.jobs = append(a.jobs, timeoutJobs(cfg, b, st, elector, log)...)
+	a.jobs = append(a.jobs, callbackJobs(cfg, st, log, metrics.Registry())...)
+	if a.drainMCP, err = mountMCP(cfg, srv, log); err != nil {
 		return nil, err
 	}
 	if a.handler, err = guard(cfg, w, srv, log); err != nil {
@@ -234,32 +246,25 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 }
 
 // runnerJob runs a channel's inbound loop, on the leader only when the
-// platform allows one receiver per bot, restarting it after failures.
+// platform allows one receiver per bot. The one retry layer is the
+// channel's own: Run retries what a retry can fix until ctx ends, and
+// returns an error only for a failure that no retry fixes (a refused
+// token), which stops that channel's receiving until the configuration is
+// fixed and the bridge restarted.
 func runnerJob(r namedRunner, elector broker.Elector, log *slog.Logger) func(context.Context) {
-	loop := func(ctx context.Context) {
-		delay := time.Second
-		for ctx.Err() == nil {
-			err := r.Run(ctx)
-			if ctx.Err() != nil {
-				return
-			}
-			log.Warn("channel receiver stopped; restarting", "channel", r.name, "err", err, "in", delay)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(delay):
-			}
-			delay = min(2*delay, time.Minute)
+	run := func(ctx context.Context) {
+		if err := r.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("channel receiver stopped: fix the configuration and restart", "channel", r.name, "err", err)
 		}
 	}
 	if s, ok := r.Runner.(broker.Singleton); ok && s.Singleton() {
 		return func(ctx context.Context) {
-			if err := elector.RunAsLeader(ctx, "receiver:"+r.name, loop); err != nil && ctx.Err() == nil {
+			if err := elector.RunAsLeader(ctx, "receiver:"+r.name, run); err != nil && ctx.Err() == nil {
 				log.Error("leader election", "channel", r.name, "err", err)
 			}
 		}
 	}
-	return loop
+	return run
 }
 
 type namedRunner struct {

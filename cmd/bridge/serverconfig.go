@@ -1,40 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/internal/edge"
+	"github.com/askbridge/askbridge/internal/config"
 )
-
-// ServerConfig sets how the HTTP server meets the network: which Host
-// names it answers to, the public address it is reached at through a
-// proxy, and the limits that keep slow or idle clients from exhausting it.
-type ServerConfig struct {
-	// PublicURL is the address people and platforms reach the bridge at
-	// through a reverse proxy (https://bridge.example.com); its host is
-	// accepted in the Host header. Setting it requires agent keys.
-	PublicURL string `yaml:"public_url"`
-	// AllowedHosts are further Host names the bridge answers to (a LAN
-	// name); loopback names and the listen address are always accepted.
-	AllowedHosts []string `yaml:"allowed_hosts"`
-	// MaxConnections caps concurrent connections; the excess is refused,
-	// not queued.
-	MaxConnections int `yaml:"max_connections"`
-	// ReadTimeout bounds reading a whole request (headers and body);
-	// WriteTimeout bounds writing a response (long-polls and event streams
-	// set their own deadlines); IdleTimeout closes idle keep-alive
-	// connections.
-	ReadTimeout  Duration `yaml:"read_timeout"`
-	WriteTimeout Duration `yaml:"write_timeout"`
-	IdleTimeout  Duration `yaml:"idle_timeout"`
-}
 
 // LimitsConfig bounds what one agent may hold at once.
 type LimitsConfig struct {
@@ -76,7 +50,7 @@ func (m MetricsConfig) check(mainExposed bool) error {
 	}
 	key := os.Getenv(m.KeyEnv)
 	if key == "" {
-		return &UnsetEnvError{Field: "metrics.key_env", Var: m.KeyEnv}
+		return &config.UnsetEnvError{Field: "metrics.key_env", Var: m.KeyEnv}
 	}
 	if exposed && len(key) < minSecretLen {
 		return fmt.Errorf("metrics.key_env: the key in %s has %d characters; /metrics reachable beyond loopback needs a key of at least %d", m.KeyEnv, len(key), minSecretLen)
@@ -98,91 +72,6 @@ func (m MetricsConfig) onMain(mainExposed bool) (key, refusal string) {
 		return "", "/metrics is not served: this bridge is reachable beyond loopback, so set metrics.key_env (a bearer key) or metrics.listen (an address of its own)"
 	}
 	return "", ""
-}
-
-// The defaults of the connection limits (config.example.yaml says why).
-const (
-	defaultMaxConnections = 10000
-	defaultReadTimeout    = 30 * time.Second
-	defaultWriteTimeout   = 30 * time.Second
-	defaultIdleTimeout    = 90 * time.Second
-)
-
-// The ranges the connection limits must fall in.
-const (
-	maxMaxConnections = 1_000_000
-	minReadTimeout    = time.Second
-	// minWriteTimeout leaves Slack and Discord deliveries, which are
-	// answered within 3 s, room for their answer.
-	minWriteTimeout = 5 * time.Second
-	minIdleTimeout  = time.Second
-	maxIOTimeout    = 10 * time.Minute
-	maxIdleTimeout  = time.Hour
-)
-
-// checkConnections fills in the defaults of max_connections and the three
-// timeouts, and checks their ranges.
-func (s *ServerConfig) checkConnections() error {
-	var errs []error
-	switch {
-	case s.MaxConnections == 0:
-		s.MaxConnections = defaultMaxConnections
-	case s.MaxConnections < 0 || s.MaxConnections > maxMaxConnections:
-		errs = append(errs, fmt.Errorf("server.max_connections: %d is outside 1–%d", s.MaxConnections, maxMaxConnections))
-	}
-	for _, d := range []struct {
-		key      string
-		v        *Duration
-		def      time.Duration
-		min, max time.Duration
-	}{
-		{"server.read_timeout", &s.ReadTimeout, defaultReadTimeout, minReadTimeout, maxIOTimeout},
-		{"server.write_timeout", &s.WriteTimeout, defaultWriteTimeout, minWriteTimeout, maxIOTimeout},
-		{"server.idle_timeout", &s.IdleTimeout, defaultIdleTimeout, minIdleTimeout, maxIdleTimeout},
-	} {
-		v := time.Duration(*d.v)
-		if v == 0 {
-			*d.v = Duration(d.def)
-			continue
-		}
-		if v < d.min || v > d.max {
-			errs = append(errs, fmt.Errorf("%s: %s is outside %s–%s", d.key, shortDuration(v), shortDuration(d.min), shortDuration(d.max)))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// shortDuration writes d without zero units: 10m rather than 10m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// checkHosts checks public_url and allowed_hosts, and that a bridge
-// reached through a proxy at public_url has agent keys: behind a proxy,
-// every request comes from a loopback socket, so without keys anyone who
-// reaches the proxy could ask and answer.
-func (s *ServerConfig) checkHosts(agents int) error {
-	if s.PublicURL != "" {
-		if _, err := edge.ParsePublicURL(s.PublicURL); err != nil {
-			return fmt.Errorf("server.public_url: %w", err)
-		}
-		if agents == 0 {
-			return fmt.Errorf("server.public_url: set to %s, but no agent keys are configured: a bridge reached through a proxy needs them (configure agents with key_env; see docs/security.md)", s.PublicURL)
-		}
-	}
-	for i, h := range s.AllowedHosts {
-		if err := edge.CheckHost(h); err != nil {
-			return fmt.Errorf("server.allowed_hosts[%d]: %w", i, err)
-		}
-	}
-	return nil
 }
 
 // Bounds of the limits section: the upper ones keep a typo (an extra

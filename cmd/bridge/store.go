@@ -17,14 +17,22 @@ import (
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
-// check settles the driver: a store.redis section without a driver means
+// check settles the driver: a store.url is parsed here, once, into the
+// driver and the SQLite path; a store.redis section without a driver means
 // Redis (so a team's instances never each fall back to a private SQLite
 // file), and a driver that contradicts the section is an error.
 func (c *StoreConfig) check() error {
 	if c.URL != "" {
 		u, err := url.Parse(c.URL)
-		if err != nil || (u.Scheme != "sqlite" && u.Scheme != "redis" && u.Scheme != "rediss") {
+		switch {
+		case err != nil || (u.Scheme != "sqlite" && u.Scheme != "redis" && u.Scheme != "rediss"):
 			return fmt.Errorf("store.url: %q is not sqlite:///path/file.db or redis://host:port/db", c.URL)
+		case u.Scheme == "sqlite" && u.Host+u.Path == "":
+			return fmt.Errorf("store.url: %q names no file; use sqlite:///path/file.db", c.URL)
+		case u.Scheme == "sqlite":
+			c.Driver, c.SQLite.Path = "sqlite", u.Host+u.Path
+		default:
+			c.Driver = "redis" // OpenURL reads the rest, TLS for rediss
 		}
 		return nil
 	}
@@ -56,20 +64,9 @@ const defaultLeaderLease = 10 * time.Second
 // a single SQLite instance always leads; Redis instances elect a leader
 // with a lease in Redis.
 func openStore(ctx context.Context, cfg Config, log *slog.Logger) (broker.Store, broker.Elector, error) {
-	driver, path := strings.ToLower(cfg.Store.Driver), cfg.Store.SQLite.Path
-	if cfg.Store.URL != "" {
-		u, err := url.Parse(cfg.Store.URL)
-		if err != nil {
-			return nil, nil, fmt.Errorf("store: %q is not a URL: %w", cfg.Store.URL, err)
-		}
-		driver = u.Scheme
-		if driver == "sqlite" {
-			path = u.Host + u.Path
-			if path == "" {
-				return nil, nil, fmt.Errorf("store: %q names no file; use sqlite:///path/file.db", cfg.Store.URL)
-			}
-		}
-	}
+	// check (as the configuration was read) settled the driver and the
+	// path from store.url.
+	driver, path := cfg.Store.Driver, cfg.Store.SQLite.Path
 	switch driver {
 	case "", "sqlite":
 		if path == "" {
@@ -81,7 +78,7 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (broker.Store,
 		}
 		log.Info("store opened", "driver", "sqlite", "path", path)
 		return st, broker.LocalElector{}, nil
-	case "redis", "rediss":
+	case "redis":
 		var st *redis.Store
 		var err error
 		if cfg.Store.URL != "" {
@@ -108,42 +105,4 @@ func instanceID() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
-}
-
-// defaultRetention keeps resolved questions for a week.
-const defaultRetention = 7 * 24 * time.Hour
-
-// purgeJob removes resolved questions older than the retention, at start
-// and every hour, on the leader only.
-func purgeJob(cfg Config, st broker.Store, elector broker.Elector, log *slog.Logger) func(context.Context) {
-	keep := time.Duration(cfg.Store.Retention)
-	if keep <= 0 {
-		keep = defaultRetention
-	}
-	return func(ctx context.Context) {
-		_ = elector.RunAsLeader(ctx, "retention", func(ctx context.Context) {
-			t := time.NewTicker(time.Hour)
-			defer t.Stop()
-			for {
-				purgeOnce(ctx, st, time.Now(), keep, log)
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-				}
-			}
-		})
-	}
-}
-
-// purgeOnce removes what was resolved before now-keep.
-func purgeOnce(ctx context.Context, st broker.Store, now time.Time, keep time.Duration, log *slog.Logger) int {
-	n, err := st.Purge(ctx, now.Add(-keep))
-	switch {
-	case err != nil && ctx.Err() == nil:
-		log.Warn("retention: purge failed", "err", err)
-	case n > 0:
-		log.Info("retention: removed resolved questions", "count", n, "older_than", keep)
-	}
-	return n
 }

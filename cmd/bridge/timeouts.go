@@ -1,125 +1,26 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/timeouts"
 )
 
-// TimeoutsConfig sets the default deadline, the reminder points and how
-// often the sweeper looks for due questions.
-type TimeoutsConfig struct {
-	// Default is the deadline of questions whose route and request set
-	// none (30m when unset; 10s–7d).
-	Default Duration `yaml:"default"`
-	// Reminders are fractions of the time to the deadline at which people
-	// are nudged (0.5 and 0.9 when unset; [] for none).
-	Reminders []float64 `yaml:"reminders"`
-	// SweepEvery is how often the sweeper runs (1s when unset; at least 1s).
-	SweepEvery SweepInterval `yaml:"sweep_every"`
-	// Batch is how many due questions one store query returns (500 when
-	// unset; 1–100000). A sweep keeps querying until all due are done.
-	Batch SweepBatch `yaml:"batch"`
-}
-
-// SweepInterval is timeouts.sweep_every: a duration of at least a second,
-// checked as the file is read so a mistake names its line.
-type SweepInterval time.Duration
-
-// UnmarshalYAML parses a Go duration of at least one second.
-func (d *SweepInterval) UnmarshalYAML(n *yaml.Node) error {
-	v, err := broker.ParseDuration(n.Value)
-	if err != nil {
-		return valueError(n, fmt.Errorf("timeouts.sweep_every: %q is not a duration (use e.g. 1s, 5s)", n.Value))
-	}
-	if err := checkSweepEvery(v); err != nil {
-		return valueError(n, err)
-	}
-	*d = SweepInterval(v)
-	return nil
-}
-
-// SweepBatch is timeouts.batch, checked as the file is read.
-type SweepBatch int
-
-// UnmarshalYAML parses a whole number within 1–100000.
-func (b *SweepBatch) UnmarshalYAML(n *yaml.Node) error {
-	var v int
-	if err := n.Decode(&v); err != nil {
-		return valueError(n, fmt.Errorf("timeouts.batch: %q is not a whole number", n.Value))
-	}
-	if err := checkBatch(v); err != nil {
-		return valueError(n, err)
-	}
-	*b = SweepBatch(v)
-	return nil
-}
-
-func checkSweepEvery(d time.Duration) error {
-	if d < timeouts.MinEvery {
-		return fmt.Errorf("timeouts.sweep_every: %s is below the minimum of %s", d, timeouts.MinEvery)
-	}
-	if d > time.Hour {
-		return fmt.Errorf("timeouts.sweep_every: %s is above the maximum of 1h (deadlines would fire that late)", d)
-	}
-	return nil
-}
-
-func checkBatch(n int) error {
-	if n < 1 || n > timeouts.MaxBatch {
-		return fmt.Errorf("timeouts.batch: %d is outside 1–%d", n, timeouts.MaxBatch)
-	}
-	return nil
-}
-
-// validate checks every timeouts key and names the first bad one. Zero
-// values mean "the default".
-func (t TimeoutsConfig) validate() error {
-	if d := time.Duration(t.Default); d != 0 && (d < broker.MinTimeout || d > broker.MaxTimeout) {
-		return fmt.Errorf("timeouts.default: %s is outside 10s–7d", d)
-	}
-	if err := broker.ValidateReminders("timeouts.reminders", t.Reminders, t.deadline()); err != nil {
-		return err
-	}
-	if t.SweepEvery != 0 {
-		if err := checkSweepEvery(time.Duration(t.SweepEvery)); err != nil {
-			return err
-		}
-	}
-	if t.Batch != 0 {
-		return checkBatch(int(t.Batch))
-	}
-	return nil
-}
-
-// deadline is the default deadline in effect: Default, or 30m when unset.
-func (t TimeoutsConfig) deadline() time.Duration {
-	return cmp.Or(time.Duration(t.Default), broker.DefaultTimeout)
-}
-
-// sweeperOptions turns the configuration into the sweeper's options.
-func (t TimeoutsConfig) sweeperOptions(log *slog.Logger) timeouts.Options {
-	return timeouts.Options{Every: time.Duration(t.SweepEvery), Batch: int(t.Batch), Logger: log}
-}
-
 // timeoutJobs returns the job that ends questions at their deadlines,
-// sends reminders and cancels abandoned questions: the sweeper's schedule,
+// sends reminders, cancels abandoned questions and purges resolved ones
+// past store.retention: the sweeper's schedule,
 // run on the elected leader only (two sweepers on one store would still
 // never resolve a question twice).
-func timeoutJobs(cfg Config, b *broker.Broker, elector broker.Elector, log *slog.Logger) []func(context.Context) {
-	if err := cfg.Timeouts.validate(); err != nil {
+func timeoutJobs(cfg Config, b *broker.Broker, st timeouts.Store, elector broker.Elector, log *slog.Logger) []func(context.Context) {
+	if err := cfg.Timeouts.Validate(); err != nil {
 		// A file is checked as it is read; this only catches a
 		// configuration built in code. The sweeper clamps what it gets.
 		log.Error("timeouts configuration", "err", err)
 	}
-	s := timeouts.New(b, b.Store(), cfg.Timeouts.sweeperOptions(log))
+	s := timeouts.New(b, st, cfg.Timeouts.Options(time.Duration(cfg.Store.Retention), log))
 	return []func(context.Context){func(ctx context.Context) {
 		err := elector.RunAsLeader(ctx, "sweeper", func(ctx context.Context) {
 			if err := s.Run(ctx); err != nil {

@@ -14,7 +14,10 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
+	"github.com/askbridge/askbridge/internal/cmdline"
+	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/timeouts"
 )
 
 // TestTimeoutsConfigKeys checks the timeouts keys as a person writes them
@@ -24,12 +27,12 @@ func TestTimeoutsConfigKeys(t *testing.T) {
 	tests := []struct {
 		name    string
 		yaml    string
-		want    TimeoutsConfig
+		want    timeouts.Config
 		wantErr []string
 	}{
-		{name: "unset: defaults", yaml: "listen: 127.0.0.1:8377\n", want: TimeoutsConfig{}},
+		{name: "unset: defaults", yaml: "listen: 127.0.0.1:8377\n", want: timeouts.Config{}},
 		{name: "every key", yaml: "timeouts:\n  default: 1h\n  reminders: [0.25, 0.75]\n  sweep_every: 2s\n  batch: 1000\n",
-			want: TimeoutsConfig{Default: Duration(time.Hour), Reminders: []float64{0.25, 0.75}, SweepEvery: SweepInterval(2 * time.Second), Batch: 1000}},
+			want: timeouts.Config{Default: config.Duration(time.Hour), Reminders: []float64{0.25, 0.75}, SweepEvery: timeouts.SweepInterval(2 * time.Second), Batch: 1000}},
 		{name: "sweep_every below a second", yaml: "timeouts:\n  sweep_every: 500ms\n", wantErr: []string{"line 2", "timeouts.sweep_every", "500ms is below the minimum of 1s"}},
 		{name: "sweep_every above an hour", yaml: "timeouts:\n  sweep_every: 2h\n", wantErr: []string{"line 2", "timeouts.sweep_every", "above the maximum of 1h"}},
 		{name: "sweep_every not a duration", yaml: "timeouts:\n  sweep_every: often\n", wantErr: []string{"line 2", "timeouts.sweep_every", `"often" is not a duration`}},
@@ -56,8 +59,8 @@ func TestTimeoutsConfigKeys(t *testing.T) {
 				}
 				// check-config says the same and exits 2.
 				var stderr bytes.Buffer
-				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != exitBadInput {
-					t.Errorf("check-config exit %d, want %d", code, exitBadInput)
+				if code := run([]string{"check-config", "--config", path}, nil, io.Discard, &stderr); code != cmdline.ExitBadInput {
+					t.Errorf("check-config exit %d, want %d", code, cmdline.ExitBadInput)
 				}
 				if !strings.Contains(stderr.String(), tt.wantErr[len(tt.wantErr)-1]) {
 					t.Errorf("check-config said %q, want it to say %q", stderr.String(), tt.wantErr[len(tt.wantErr)-1])
@@ -74,35 +77,8 @@ func TestTimeoutsConfigKeys(t *testing.T) {
 			if got.Default != tt.want.Default || got.SweepEvery != tt.want.SweepEvery || got.Batch != tt.want.Batch || len(got.Reminders) != len(tt.want.Reminders) {
 				t.Errorf("timeouts = %+v, want %+v", got, tt.want)
 			}
-			if err := got.validate(); err != nil {
+			if err := got.Validate(); err != nil {
 				t.Errorf("validate: %v", err)
-			}
-		})
-	}
-}
-
-// TestTimeoutsConfigValidate checks validate on configurations built in
-// code, where the file's checks do not apply.
-func TestTimeoutsConfigValidate(t *testing.T) {
-	tests := []struct {
-		name string
-		cfg  TimeoutsConfig
-		want string
-	}{
-		{"zero is the defaults", TimeoutsConfig{}, ""},
-		{"default too short", TimeoutsConfig{Default: Duration(5 * time.Second)}, "timeouts.default: 5s is outside 10s–7d"},
-		{"reminder point 1", TimeoutsConfig{Reminders: []float64{1}}, "timeouts.reminders[0]"},
-		{"sweep_every too short", TimeoutsConfig{SweepEvery: SweepInterval(time.Millisecond)}, "timeouts.sweep_every: 1ms is below the minimum of 1s"},
-		{"negative batch", TimeoutsConfig{Batch: -3}, "timeouts.batch: -3 is outside 1–100000"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.cfg.validate()
-			switch {
-			case tt.want == "" && err != nil:
-				t.Errorf("validate: %v", err)
-			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-				t.Errorf("validate = %v, want an error with %q", err, tt.want)
 			}
 		})
 	}
@@ -143,11 +119,11 @@ func TestTimeoutJobsRunTheSweeperAsLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := defaultConfig()
-	cfg.Timeouts.SweepEvery = SweepInterval(time.Second)
+	cfg.Timeouts.SweepEvery = timeouts.SweepInterval(time.Second)
 	if err := cfg.finish(); err != nil {
 		t.Fatal(err)
 	}
-	b.Register(cli.New(cli.Name))
+	b.Register(&cli.Channel{})
 	timeout := broker.Duration(10 * time.Second)
 	q, _, err := b.Ask(ctx, "local", &broker.AskRequest{Question: "Which database?", Timeout: &timeout, Default: broker.StringList{"SQLite"}})
 	if err != nil {
@@ -158,7 +134,7 @@ func TestTimeoutJobsRunTheSweeperAsLeader(t *testing.T) {
 	mu.Unlock()
 
 	el := &recordingElector{}
-	jobs := timeoutJobs(cfg, b, el, log)
+	jobs := timeoutJobs(cfg, b, st, el, log)
 	if len(jobs) != 1 {
 		t.Fatalf("timeoutJobs returned %d jobs, want 1", len(jobs))
 	}

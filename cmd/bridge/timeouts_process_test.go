@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
 // inboxQuestion is a question as GET /inbox/state shows it.
@@ -59,7 +61,7 @@ func TestTimeoutSurvivesKill9(t *testing.T) {
 	r := runBridge(t, addr, "ask", "--pending", "--timeout", "10s", "--default", "SQLite",
 		"--option", "Postgres", "--option", "SQLite", "Which database?")
 	code, out := r.code, r.stdout
-	if code != exitOK {
+	if code != cmdline.ExitOK {
 		t.Fatalf("bridge ask --pending: exit %d: %s%s", code, out, r.stderr)
 	}
 	var asked struct {
@@ -75,7 +77,7 @@ func TestTimeoutSurvivesKill9(t *testing.T) {
 	time.Sleep(time.Until(t0.Add(5 * time.Second)))
 	r = runBridge(t, addr, "list", "--status", "pending", "--json")
 	code, out = r.code, r.stdout
-	if code != exitOK || !bytes.Contains([]byte(out), []byte(asked.ID)) {
+	if code != cmdline.ExitOK || !bytes.Contains([]byte(out), []byte(asked.ID)) {
 		t.Fatalf("at 5 s, bridge list --status pending (exit %d) does not show %s:\n%s", code, asked.ID, out)
 	}
 	if v, ok := inboxView(t, addr, "open", asked.ID); !ok || !strings.HasSuffix(v.Deadline, " · default: SQLite") {
@@ -89,8 +91,8 @@ func TestTimeoutSurvivesKill9(t *testing.T) {
 
 	r = runBridge(t, addr, "wait", asked.ID)
 	code, out = r.code, r.stdout
-	if code != exitTimedOut {
-		t.Fatalf("bridge wait %s: exit %d, want %d (timed out)\n%s%s", asked.ID, code, exitTimedOut, out, r.stderr)
+	if code != cmdline.ExitTimedOut {
+		t.Fatalf("bridge wait %s: exit %d, want %d (timed out)\n%s%s", asked.ID, code, cmdline.ExitTimedOut, out, r.stderr)
 	}
 	var res struct {
 		ID       string `json:"id"`

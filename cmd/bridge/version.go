@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/spf13/cobra"
 )
 
@@ -13,10 +14,10 @@ func newVersionCmd() *cobra.Command {
 		Use:   "version [flags]",
 		Short: "Print the version",
 		Long:  `Print the version of bridge, the commit it was built from and the Go version.`,
-		Args:  args(0, 0, ""),
+		Args:  cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if jsonOut {
-				printJSON(cmd.OutOrStdout(), readBuildInfo())
+				cmdline.PrintJSON(cmd.OutOrStdout(), readBuildInfo())
 				return nil
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "bridge", versionString())

@@ -44,4 +44,10 @@
 // Refusals are the API's JSON error, {"error":{"code","message"}}, and
 // change nothing. The checks read only the request's headers and path,
 // without allocating for a request that passes (BenchmarkGuard).
+//
+// Settings (server.go) is the server section of the configuration: the
+// Host names beside the listen address, and the limits that keep slow or
+// idle clients from exhausting the server (a connection cap that fits the
+// open-file limit, read, write and idle timeouts, a header size bound),
+// applied by Listen and HTTPServer.
 package edge

@@ -11,6 +11,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // watchBuffer is the buffer of each Watch channel; a watcher that falls
@@ -126,7 +127,7 @@ func (s *Store) listen(ctx context.Context, ps *goredis.PubSub) {
 		return
 	}
 	lost, idle := false, 0
-	backoff := 50 * time.Millisecond
+	retry := backoff.New(50*time.Millisecond, 2*time.Second)
 	for ctx.Err() == nil {
 		msg, err := ps.ReceiveTimeout(ctx, feedTick)
 		if err != nil {
@@ -153,12 +154,9 @@ func (s *Store) listen(ctx context.Context, ps *goredis.PubSub) {
 				s.log.Warn("resolution feed lost; reconnecting", "err", err)
 				lost = true
 			}
-			select {
-			case <-ctx.Done():
+			if retry.Wait(ctx) != nil {
 				return
-			case <-time.After(backoff):
 			}
-			backoff = min(2*backoff, 2*time.Second)
 			continue
 		}
 		idle = 0
@@ -173,7 +171,8 @@ func (s *Store) listen(ctx context.Context, ps *goredis.PubSub) {
 				s.log.Info("resolution feed back")
 			}
 			s.feed.broadcast(broker.Resolved{})
-			lost, backoff = false, 50*time.Millisecond
+			lost = false
+			retry.Reset()
 		case *goredis.Message:
 			s.feed.broadcast(feedMessage(m.Payload))
 		}

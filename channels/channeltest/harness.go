@@ -1,0 +1,74 @@
+package channeltest
+
+import (
+	"testing"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
+)
+
+// Message is a message the bot posted, as a person sees it.
+type Message struct {
+	// ID is the platform's message id, as broker.MessageRef writes it.
+	ID string
+	// Text is everything the message shows as text.
+	Text string
+	// Buttons are the message's buttons as they stand, in order.
+	Buttons []Button
+}
+
+// Button is a button of a message. It keeps what pressing it sends, so
+// that a test may press a button the message no longer shows (a stale
+// tap on an old copy).
+type Button struct {
+	// Label is what the button reads.
+	Label string
+	// Value is what pressing it sends (callback data, a value, a custom
+	// id); the platform's harness interprets it.
+	Value string
+}
+
+// Platform is a fake platform with the channel that talks to it: what
+// the suite runs against.
+type Platform interface {
+	Fake
+	// Name is the channel's name in routes.
+	Name() string
+	// NewChannel builds the channel under test against the fake, handing
+	// people's actions to h (the broker).
+	// opts carries the bridge's logger.
+	NewChannel(t *testing.T, h broker.InboundHandler, opts channels.Options) broker.Channel
+}
+
+// Fake drives a fake chat platform as people do: each fake server offers
+// one (telegramfake, slackfake and discordfake's Harness). Every method
+// acts as one person of the platform, a member of every chat. Chats are
+// route chats as broker.Target writes them.
+type Fake interface {
+	// Chats returns two chats the bot can post to.
+	Chats() [2]string
+	// Messages returns the bot's messages in chat, oldest first, as they
+	// stand (edits applied), without replies to people.
+	Messages(chat string) []Message
+	// Tap presses b on message m in chat and returns what the person is
+	// told (a toast, an ephemeral message, an interaction reply) once the
+	// bridge has answered.
+	Tap(chat string, m Message, b Button) (told string, err error)
+	// Type sends text to chat as a message of its own.
+	Type(chat, text string) error
+	// Reply sends text as a reply to message m in chat (in its thread,
+	// where the platform threads replies).
+	Reply(chat string, m Message, text string) error
+	// RateLimitPosts makes the next n posts answer 429 (with a short
+	// retry-after); the posts after them succeed.
+	RateLimitPosts(n int)
+	// RefuseChat makes every call naming chat fail in a way retrying
+	// cannot fix (the chat is gone, the bot was removed).
+	RefuseChat(chat string)
+	// PostAttempts counts the posting calls the platform received,
+	// refused ones included.
+	PostAttempts() int
+}
+
+// Build starts a fake platform for one case of the suite.
+type Build func(t *testing.T) Platform

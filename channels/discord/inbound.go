@@ -1,0 +1,275 @@
+package discord
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/bwmarrin/discordgo"
+)
+
+// response is an interaction response. discordgo's InteractionResponseData
+// has no omitempty on its fields, which would send empty content and null
+// components with a modal; this type sends exactly what each response
+// type needs, and an explicit empty components list where buttons go.
+type response struct {
+	Type discordgo.InteractionResponseType `json:"type"`
+	Data *responseData                     `json:"data,omitempty"`
+}
+
+type responseData struct {
+	Content         string                            `json:"content,omitempty"`
+	Components      *[]discordgo.MessageComponent     `json:"components,omitempty"`
+	AllowedMentions *discordgo.MessageAllowedMentions `json:"allowed_mentions,omitempty"`
+	Flags           discordgo.MessageFlags            `json:"flags,omitempty"`
+	CustomID        string                            `json:"custom_id,omitempty"`
+	Title           string                            `json:"title,omitempty"`
+}
+
+// Application command names and option names.
+const (
+	cmdAnswer  = "answer"
+	cmdDecline = "decline"
+	cmdDiscuss = "discuss"
+	cmdPending = "pending"
+	optID      = "id"
+	optChoice  = "choice"
+	optReason  = "reason"
+	optMessage = "message"
+)
+
+// interact turns one interaction into broker.Inbound text, hands it to
+// the broker, and returns what the person is shown.
+func (c *Channel) interact(ctx context.Context, i *discordgo.Interaction) response {
+	switch i.Type {
+	case discordgo.InteractionPing:
+		return response{Type: discordgo.InteractionResponsePong}
+	case discordgo.InteractionApplicationCommand:
+		text, err := commandText(i.ApplicationCommandData())
+		if err != nil {
+			return ephemeral(err.Error())
+		}
+		reply := c.h.HandleInbound(ctx, c.inboundFrom(i, text))
+		return ephemeral(replyText(reply))
+	case discordgo.InteractionMessageComponent:
+		data := i.MessageComponentData()
+		text := data.CustomID
+		if s, ok := parseSlot(data.CustomID); ok {
+			switch s.kind {
+			case kindOther, kindOtherNote:
+				return otherModal(s)
+			case kindSelect, kindSelectNote:
+				picked, err := menuOptions(data.Values)
+				if err != nil {
+					return ephemeral("That selection was not understood: " + err.Error())
+				}
+				if s.kind == kindSelectNote && picked[len(picked)-1] < broker.MaxOptions {
+					s.picked = picked
+					return noteModal(s)
+				}
+				text = broker.FormatOption(s.ref, picked...)
+			default:
+				return ephemeral("That control was not understood.")
+			}
+		}
+		return c.afterTap(c.h.HandleInbound(ctx, c.inboundFrom(i, text)))
+	case discordgo.InteractionModalSubmit:
+		data := i.ModalSubmitData()
+		s, ok := parseSlot(data.CustomID)
+		if !ok || (s.kind != kindModal && s.kind != kindNoteModal) {
+			return ephemeral("That form was not understood.")
+		}
+		note := strings.TrimSpace(modalText(data.Components, textInputID))
+		picked := s.picked
+		if s.kind == kindModal {
+			var err error
+			if picked, err = typedNumbers(modalText(data.Components, numbersInputID)); err != nil {
+				return ephemeral(err.Error() + " Nothing was recorded.")
+			}
+		}
+		if note == "" && len(picked) == 0 {
+			return ephemeral("The answer was empty: nothing was recorded.")
+		}
+		reply := c.h.HandleInbound(ctx, c.inboundFrom(i, broker.FormatOptionsOther(s.ref, picked, note)))
+		if i.Message == nil {
+			return ephemeral(replyText(reply))
+		}
+		return c.afterTap(reply)
+	}
+	return ephemeral("This kind of interaction is not supported here.")
+}
+
+// afterTap answers a component on the question message: an accepted
+// action updates the message in place (type 7), anything else is told to
+// the person alone (ephemeral).
+func (c *Channel) afterTap(reply broker.Reply) response {
+	if !reply.OK || reply.Question == nil {
+		return ephemeral(replyText(reply))
+	}
+	m := render(reply.Question, c.loc)
+	return response{Type: discordgo.InteractionResponseUpdateMessage, Data: &responseData{
+		Content: m.Content, Components: &m.Components, AllowedMentions: noMentions(),
+	}}
+}
+
+func replyText(r broker.Reply) string {
+	if r.Text == "" {
+		if r.OK {
+			return "Done."
+		}
+		return "Nothing to do."
+	}
+	return r.Text
+}
+
+// ephemeral is a message only the acting person sees.
+func ephemeral(text string) response {
+	empty := []discordgo.MessageComponent{}
+	return response{Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &responseData{
+		Content: cutUnits(escape(text), maxContent), Components: &empty,
+		AllowedMentions: noMentions(), Flags: discordgo.MessageFlagsEphemeral,
+	}}
+}
+
+// maxNote bounds what a person types in a modal (Discord allows 4000);
+// the labels and placeholders below fit Discord's 45 and 100 characters.
+const maxNote = 1000
+
+// otherModal asks for the free-text answer of the prompt s names; for a
+// prompt with options (kindOtherNote) also for the option numbers the text
+// goes with, which makes the text a note beside them.
+func otherModal(s slot) response {
+	title := "Your own answer"
+	if s.ref.Count > 1 {
+		title = fmt.Sprintf("Your own answer to question %d", s.ref.Index+1)
+	}
+	text := discordgo.TextInput{
+		CustomID: textInputID, Label: "Answer", Style: discordgo.TextInputParagraph,
+		Required: true, MinLength: 1, MaxLength: maxNote,
+	}
+	var rows []discordgo.MessageComponent
+	if s.kind == kindOtherNote {
+		title = "Other answer, or a note"
+		if s.ref.Count > 1 {
+			title = fmt.Sprintf("Other answer or note, question %d", s.ref.Index+1)
+		}
+		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.TextInput{
+			CustomID: numbersInputID, Label: "Option number(s) it goes with (optional)", Style: discordgo.TextInputShort,
+			Placeholder: "e.g. 2, or 1,3 where several are allowed; empty for none", MaxLength: 20,
+		}}})
+		text.Label, text.Required, text.MinLength = "Your answer, or a note for the option", false, 0
+	}
+	rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{text}})
+	return modalResponse(s.customID(kindModal), title, rows)
+}
+
+// noteModal asks, after options were chosen in the menu, for an optional
+// note to go with them; sending it empty records the options alone.
+func noteModal(s slot) response {
+	title := "Add a note (optional)"
+	if s.ref.Count > 1 {
+		title = fmt.Sprintf("Add a note to question %d (optional)", s.ref.Index+1)
+	}
+	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+		discordgo.TextInput{
+			CustomID: textInputID, Label: "Note (leave empty to send just the choice)", Style: discordgo.TextInputParagraph,
+			Required: false, MaxLength: maxNote,
+		},
+	}}}
+	return modalResponse(s.customID(kindNoteModal), title, rows)
+}
+
+func modalResponse(customID, title string, rows []discordgo.MessageComponent) response {
+	return response{Type: discordgo.InteractionResponseModal, Data: &responseData{
+		CustomID: customID, Title: truncate(title, maxModalTitle), Components: &rows,
+	}}
+}
+
+// modalText returns what was typed in the text input id, or "".
+func modalText(comps []discordgo.MessageComponent, id string) string {
+	for _, c := range comps {
+		switch v := c.(type) {
+		case *discordgo.ActionsRow:
+			if t := modalText(v.Components, id); t != "" {
+				return t
+			}
+		case *discordgo.TextInput:
+			if v.CustomID == id {
+				return v.Value
+			}
+		}
+	}
+	return ""
+}
+
+// commandText turns /answer, /decline, /discuss and /pending into the broker's
+// command text; the broker parses and checks it.
+func commandText(d discordgo.ApplicationCommandInteractionData) (string, error) {
+	opt := func(name string) string {
+		if o := d.GetOption(name); o != nil {
+			if s, ok := o.Value.(string); ok {
+				return strings.TrimSpace(s)
+			}
+			return strings.TrimSpace(fmt.Sprint(o.Value))
+		}
+		return ""
+	}
+	switch d.Name {
+	case cmdAnswer:
+		return strings.TrimSpace("/answer " + opt(optID) + " " + opt(optChoice)), nil
+	case cmdDecline:
+		return strings.TrimSpace("/decline " + opt(optID) + " " + opt(optReason)), nil
+	case cmdDiscuss:
+		return strings.TrimSpace("/discuss " + opt(optID) + " " + opt(optMessage)), nil
+	case cmdPending:
+		return "/pending", nil
+	}
+	return "", fmt.Errorf("/%s is not a command of this bot", d.Name)
+}
+
+// inboundFrom says who acted where.
+func (c *Channel) inboundFrom(i *discordgo.Interaction, text string) broker.Inbound {
+	in := broker.Inbound{Channel: Name, Chat: i.ChannelID, Text: text, Private: i.GuildID == ""}
+	u := i.User
+	if i.Member != nil {
+		in.Roles = append([]string(nil), i.Member.Roles...)
+		if i.Member.User != nil {
+			u = i.Member.User
+		}
+	}
+	if u != nil {
+		in.User, in.Name = u.ID, u.Username
+		if in.Private {
+			in.Chat = dmChat(u.ID)
+		}
+	}
+	return in
+}
+
+// commands are the application commands the bot registers: the broker's
+// grammar, with the question id and the choice as separate options.
+func commands() []*discordgo.ApplicationCommand {
+	str := func(name, desc string, required bool) *discordgo.ApplicationCommandOption {
+		return &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: name, Description: desc, Required: required}
+	}
+	return []*discordgo.ApplicationCommand{
+		{Name: cmdAnswer, Type: discordgo.ChatApplicationCommand, Description: "Answer a question from an agent",
+			Options: []*discordgo.ApplicationCommandOption{
+				str(optID, "The question id, such as k7m2qx (k7m2qx.2 for the second question of a dialog)", true),
+				str(optChoice, "2, 1,3, an option label, other <text>, 1,3 other <note>, or skip", true),
+			}},
+		{Name: cmdDecline, Type: discordgo.ChatApplicationCommand, Description: "Decline to answer a question from an agent",
+			Options: []*discordgo.ApplicationCommandOption{
+				str(optID, "The question id, such as k7m2qx", true),
+				str(optReason, "Why (shown to the agent)", false),
+			}},
+		{Name: cmdDiscuss, Type: discordgo.ChatApplicationCommand, Description: "Not ready to answer: tell the agent you want to talk first",
+			Options: []*discordgo.ApplicationCommandOption{
+				str(optID, "The question id, such as k7m2qx", true),
+				str(optMessage, "What to clarify (shown to the agent)", false),
+			}},
+		{Name: cmdPending, Type: discordgo.ChatApplicationCommand, Description: "List the open questions in this channel",
+			Options: []*discordgo.ApplicationCommandOption{}},
+	}
+}

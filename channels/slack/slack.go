@@ -1,0 +1,208 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	slackapi "github.com/slack-go/slack"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/logthrottle"
+)
+
+// Name is the channel's name in routes ("slack:C0123ABC").
+const Name = "slack"
+
+// Compile-time checks of the contracts the channel implements.
+var (
+	_ broker.Channel  = (*Channel)(nil)
+	_ broker.Updater  = (*Channel)(nil)
+	_ channels.Router = (*Channel)(nil)
+	_ broker.Reminder = (*Channel)(nil)
+	_ broker.Runner   = (*Channel)(nil)
+)
+
+// Channel posts questions to Slack and turns Slack interactions into
+// broker.Inbound. Create it with New.
+type Channel struct {
+	cfg     Config
+	secrets secrets
+	api     *slackapi.Client
+	httpc   *http.Client
+	h       broker.InboundHandler
+	log     *slog.Logger
+	now     func() time.Time
+	// loc places the times shown to people.
+	loc *time.Location
+
+	// seen holds recent Events API event ids, to drop redelivered events.
+	seen *recentSet
+	// names caches user names of message authors.
+	names *nameCache
+
+	// work tracks inbound processing and the acks waiting for it.
+	work sync.WaitGroup
+	// ackWithin bounds the wait for an action to be recorded before its
+	// delivery is acknowledged (defaultAckWithin; tests shorten it).
+	ackWithin time.Duration
+	// throttled logs refusals and slow acks at most once a second each.
+	throttled *logthrottle.Logger
+}
+
+// New builds a Slack channel from cfg; it reads the tokens from the
+// environment variables cfg names and makes no network call (Run checks
+// the token with auth.test). h receives every person's action (the
+// broker).
+func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if h == nil {
+		return nil, errors.New("slack: an inbound handler is required")
+	}
+	cfg = cfg.withDefaults()
+	sec, err := cfg.readSecrets()
+	if err != nil {
+		return nil, err
+	}
+	opts = opts.For(Name)
+	log := opts.Logger
+	c := &Channel{
+		cfg: cfg, secrets: sec, h: h, log: log, now: opts.Now, loc: opts.Location,
+		seen:      newRecentSet(4096),
+		names:     newNameCache(1024),
+		httpc:     &http.Client{Timeout: 30 * time.Second},
+		ackWithin: defaultAckWithin,
+		throttled: logthrottle.New(log, time.Second),
+	}
+	c.api = slackapi.New(sec.botToken,
+		slackapi.OptionAPIURL(cfg.APIURL+"/"),
+		slackapi.OptionAppLevelToken(sec.appToken),
+		slackapi.OptionHTTPClient(c.httpc),
+		// Retry 429s after Retry-After, a bounded number of times; the
+		// retry is abandoned when the request's context ends.
+		slackapi.OptionRetryConfig(slackapi.RetryConfig{
+			MaxRetries:         3,
+			RetryAfterDuration: 5 * time.Second,
+			RetryAfterJitter:   250 * time.Millisecond,
+			BackoffInitial:     200 * time.Millisecond,
+			BackoffMax:         10 * time.Second,
+		}),
+	)
+	return c, nil
+}
+
+// Name returns "slack".
+func (c *Channel) Name() string { return Name }
+
+// Post renders q in Block Kit and sends it to chat: a conversation id
+// (C0123ABC, G0123ABC) or a user id (U0123ABC) for the person's DM with
+// the bot. The returned reference holds the conversation id (the user id
+// for a DM) and the message ts ("D…/ts" for a DM).
+func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
+	ch, ts, err := c.api.PostMessageContext(ctx, chat,
+		slackapi.MsgOptionText(fallbackText(q, c.loc), false),
+		slackapi.MsgOptionBlocks(questionBlocks(q, c.loc)...),
+		slackapi.MsgOptionDisableLinkUnfurl(),
+		slackapi.MsgOptionDisableMediaUnfurl(),
+	)
+	if err != nil {
+		return broker.MessageRef{}, classify(fmt.Errorf("slack: post question %s to %s: %w", q.ID, chat, err))
+	}
+	if ch == "" {
+		ch = chat
+	}
+	c.log.Debug("question posted", "question_id", q.ID, "chat", ch, "ts", ts)
+	ref := broker.MessageRef{Channel: Name, Chat: ch, MessageID: messageID(ch, ts), PostedAt: c.now()}
+	if isUserID(chat) {
+		ref.Chat = chat
+	}
+	return ref, nil
+}
+
+// Update edits the posted copy m: the outcome without buttons once q is
+// resolved, or the dialog's progress while it is pending.
+func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	text, blocks := fallbackText(q, c.loc), questionBlocks(q, c.loc)
+	if q.Status.Terminal() {
+		text, blocks = escapeLimit(broker.OutcomeText(q, c.loc), maxFallbackText), outcomeBlocks(q, c.loc)
+	}
+	ch, ts := locate(m)
+	_, _, _, err := c.api.UpdateMessageContext(ctx, ch, ts,
+		slackapi.MsgOptionText(text, false),
+		slackapi.MsgOptionBlocks(blocks...),
+	)
+	if err != nil {
+		return classify(fmt.Errorf("slack: update question %s in %s: %w", q.ID, m.Chat, err))
+	}
+	return nil
+}
+
+// Remind replies in the thread of the posted copy m with the reminder.
+func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
+	text := escapeMrkdwn(broker.ReminderText(q, c.now(), c.loc))
+	ch, ts := locate(m)
+	_, _, err := c.api.PostMessageContext(ctx, ch,
+		slackapi.MsgOptionText(text, false),
+		slackapi.MsgOptionTS(ts),
+	)
+	if err != nil {
+		return classify(fmt.Errorf("slack: remind question %s in %s: %w", q.ID, m.Chat, err))
+	}
+	return nil
+}
+
+// tell shows text to one person in a channel as an ephemeral message, in
+// the thread when threadTS is set. When the bot cannot post there (not a
+// member, a DM between people) and the action came with a response_url,
+// the reply goes through it instead.
+func (c *Channel) tell(ctx context.Context, where replyTo, text string) {
+	text = escapeLimit(text, maxFallbackText)
+	opts := []slackapi.MsgOption{slackapi.MsgOptionText(text, false)}
+	if where.threadTS != "" {
+		opts = append(opts, slackapi.MsgOptionTS(where.threadTS))
+	}
+	_, err := c.api.PostEphemeralContext(ctx, where.chat, where.user, opts...)
+	if err == nil {
+		return
+	}
+	if c.responseURLAllowed(where.responseURL) {
+		msg := &slackapi.WebhookMessage{Text: text, ResponseType: "ephemeral"}
+		if err2 := slackapi.PostWebhookCustomHTTPContext(ctx, where.responseURL, c.httpc, msg); err2 == nil {
+			return
+		}
+	}
+	c.log.Warn("ephemeral reply failed", "chat", where.chat, "user", where.user, "err", err)
+}
+
+// replyTo says where a person's reply is shown.
+type replyTo struct {
+	chat, user, threadTS string
+	// responseURL is the action's response_url, used when the bot cannot
+	// post an ephemeral message in chat.
+	responseURL string
+}
+
+// responseURLAllowed accepts response URLs on Slack's hooks host or on the
+// configured API host (a proxy or a test server), and nothing else.
+func (c *Channel) responseURLAllowed(raw string) bool {
+	if raw == "" {
+		return false
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	if u.Scheme == "https" && u.Host == "hooks.slack.com" {
+		return true
+	}
+	api, err := url.Parse(c.cfg.APIURL)
+	return err == nil && u.Scheme == api.Scheme && u.Host == api.Host
+}

@@ -1,0 +1,41 @@
+package telegram
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/channels/channeltest"
+	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
+)
+
+// suitePlatform is the fake Bot API with the Telegram channel in polling
+// mode, for the shared round-trip suite.
+type suitePlatform struct {
+	channeltest.Fake
+	fake *telegramfake.Server
+}
+
+func (p *suitePlatform) Name() string { return Name }
+
+func (p *suitePlatform) NewChannel(t *testing.T, h broker.InboundHandler, opts channels.Options) broker.Channel {
+	t.Setenv(tokenEnv, testToken)
+	ch, err := New(Config{TokenEnv: tokenEnv, APIURL: p.fake.URL(), PollTimeout: time.Second}, h, opts)
+	if err != nil {
+		t.Fatalf("new channel: %v", err)
+	}
+	// A 429's retry_after is waited out at once: the suite checks that
+	// the post is sent again, not how long the wait is.
+	ch.sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	return ch
+}
+
+func TestChannelSuiteTelegram(t *testing.T) {
+	channeltest.Run(t, func(t *testing.T) channeltest.Platform {
+		fake := telegramfake.New(testToken, botUser)
+		t.Cleanup(fake.Close)
+		return &suitePlatform{Fake: fake.Harness(ana, team, outside), fake: fake}
+	})
+}

@@ -1,0 +1,159 @@
+package web
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// view is a question as the page shows it. Every text in it is plain text
+// that the page inserts with textContent; every command is the exact string
+// the broker's formatters give, so the page never builds a second encoding.
+type view struct {
+	ID      string        `json:"id"`
+	Status  broker.Status `json:"status"`
+	Context string        `json:"context,omitempty"`
+	Prompts []promptView  `json:"prompts"`
+	// Progress is "1 of 3 answered" in a dialog of several prompts.
+	Progress string `json:"progress,omitempty"`
+	// Deadline is broker.DeadlineText: "Expires 14:30 UTC · default: SQLite".
+	Deadline string `json:"deadline"`
+	// Reminder is set while a reminder for a pending question stands.
+	Reminder string `json:"reminder,omitempty"`
+	// Decline is the command that declines the question without a reason;
+	// a reason is appended after a space (broker.FormatDecline).
+	Decline string `json:"decline,omitempty"`
+	// Discuss is the command that says "not ready to answer" without a
+	// message; a message is appended after a space (broker.FormatDiscuss).
+	Discuss string `json:"discuss,omitempty"`
+	// Snooze is the /snooze command of a question whose route allows
+	// snoozing (broker.FormatSnooze); empty otherwise.
+	Snooze string `json:"snooze,omitempty"`
+	// Outcome is broker.OutcomeText for a resolved question.
+	Outcome    string     `json:"outcome,omitempty"`
+	AnsweredBy string     `json:"answered_by,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
+	// Rank orders versions of one question: a page keeps the version with
+	// the higher rank, so a late, older copy never replaces a newer one.
+	Rank int `json:"rank"`
+}
+
+// promptView is one prompt of a question.
+type promptView struct {
+	Header      string       `json:"header,omitempty"`
+	Question    string       `json:"question"`
+	MultiSelect bool         `json:"multi_select,omitempty"`
+	Options     []optionView `json:"options,omitempty"`
+	// Answer is the answer already given to this prompt of a dialog.
+	Answer string `json:"answer,omitempty"`
+	// Choose is the command prefix for picking options: the page appends
+	// the 1-based option numbers joined by commas, which is exactly
+	// broker.FormatOption(q.Ref(i), picked...).
+	Choose string `json:"choose,omitempty"`
+	// Note joins the picked options and the text typed in the Other box
+	// (absent when the prompt takes no free text): Choose + numbers +
+	// Note + text is exactly broker.FormatOptionsOther(q.Ref(i), picked, text).
+	Note string `json:"note,omitempty"`
+	// Other is the command prefix for a free-text answer (absent when the
+	// prompt accepts none): the page appends the text, which is exactly
+	// broker.FormatOther(q.Ref(i), text).
+	Other string `json:"other,omitempty"`
+	// Skip is broker.FormatSkip(q.Ref(i)).
+	Skip string `json:"skip,omitempty"`
+	// Hint explains the recommended option (broker.RecommendedHint).
+	Hint string `json:"hint,omitempty"`
+}
+
+// optionView is one option of a prompt.
+type optionView struct {
+	// Label is the option's label; the recommended one's without its
+	// " (Recommended)" mark, which the page shows as a badge.
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+	Recommended bool   `json:"recommended,omitempty"`
+	// Command is broker.FormatOption(q.Ref(i), k).
+	Command string `json:"command"`
+	// Selected is set on multi-select options toggled so far.
+	Selected bool `json:"selected,omitempty"`
+}
+
+// render builds the view of q. reminded tells whether a reminder was sent
+// for it; now and loc place the reminder's countdown and the times.
+func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location) view {
+	v := view{
+		ID:        q.ID,
+		Status:    q.Status,
+		Context:   q.Context,
+		Deadline:  broker.DeadlineText(q, loc),
+		CreatedAt: q.CreatedAt,
+		ExpiresAt: q.ExpiresAt,
+	}
+	answered := 0
+	for i, p := range q.Prompts {
+		pv := promptView{Header: p.Header, Question: p.Question, MultiSelect: p.MultiSelect}
+		given := q.Given(i)
+		if given != nil {
+			answered++
+			pv.Answer = broker.AnswerValue(*given)
+		}
+		selected := map[int]bool{}
+		for _, k := range q.Selections[i] {
+			selected[k] = true
+		}
+		for k, o := range p.Options {
+			ov := optionView{
+				Label:       o.Label,
+				Description: o.Description,
+				Command:     broker.FormatOption(q.Ref(i), k),
+				Selected:    selected[k],
+			}
+			if p.Recommended(k) {
+				ov.Label, ov.Recommended = broker.BareLabel(o.Label), true
+			}
+			pv.Options = append(pv.Options, ov)
+		}
+		if q.Status == broker.StatusPending && given == nil {
+			if len(p.Options) > 0 {
+				pv.Choose = broker.FormatAnswer(q.Ref(i), "")
+				if p.Recommended(0) {
+					pv.Hint = broker.RecommendedHint
+				}
+			}
+			if p.AllowsOther() {
+				pv.Other = broker.FormatOther(q.Ref(i), "")
+				if len(p.Options) > 0 {
+					pv.Note = " " + broker.OtherWord + " "
+				}
+			}
+			pv.Skip = broker.FormatSkip(q.Ref(i))
+		}
+		v.Prompts = append(v.Prompts, pv)
+	}
+	if len(q.Prompts) > 1 {
+		v.Progress = fmt.Sprintf("%d of %d answered", answered, len(q.Prompts))
+	}
+	v.Rank = answered
+	if q.Status == broker.StatusPending {
+		v.Decline = broker.FormatDecline(q.ID, "")
+		v.Discuss = broker.FormatDiscuss(q.ID, "")
+		v.Snooze = broker.FormatSnooze(q)
+		if reminded || q.RemindersSent > 0 {
+			v.Reminder = broker.ReminderText(q, now, loc)
+			v.Rank += 100 * (q.RemindersSent + 1)
+		}
+		return v
+	}
+	v.Rank = 1 << 20
+	v.Outcome = broker.OutcomeText(q, loc)
+	if q.AnsweredBy != nil {
+		v.AnsweredBy = broker.WhoText(q.AnsweredBy)
+	}
+	if !q.ResolvedAt.IsZero() {
+		t := q.ResolvedAt
+		v.ResolvedAt = &t
+	}
+	return v
+}

@@ -1,0 +1,265 @@
+package web
+
+import (
+	"container/list"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/logthrottle"
+)
+
+// Name is the channel's name in routes ("web").
+const Name = "web"
+
+// heartbeatEvery is how often an idle event stream sends a comment line, so
+// proxies keep it open and the page notices a dead connection.
+const heartbeatEvery = 15 * time.Second
+
+// recentTTL is how long a posted or updated question is remembered in
+// memory, to cover the moment between Post and the store listing it.
+const recentTTL = 2 * time.Minute
+
+// Lister reads questions from the store. broker.Store satisfies it.
+type Lister interface {
+	List(ctx context.Context, f broker.Filter) ([]*broker.Question, error)
+}
+
+// Options are what every channel's constructor takes (channels.Options:
+// logger, clock, location) and the facts about the running server the
+// inbox alone needs.
+type Options struct {
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Location places the times shown on the page; it defaults to UTC,
+	// like the broker's. Pass the broker's Location().
+	Location *time.Location
+
+	// Lister reads the open and recent questions (a broker.Store will
+	// do). Required.
+	Lister Lister
+	// Loopback is true when the server listens only on a loopback
+	// address; only then may the inbox run without a token.
+	Loopback bool
+	// Sessions keeps sign-in sessions; required with a token. Pass the
+	// bridge's store, so that every instance accepts a session.
+	Sessions broker.Sessions
+}
+
+// Channel is the web inbox. It implements broker.Channel, broker.Reminder
+// and broker.Runner (Run only closes the event streams at shutdown), and
+// serves the page with Handler.
+type Channel struct {
+	cfg      Config
+	in       broker.InboundHandler
+	lister   Lister
+	log      *slog.Logger
+	loc      *time.Location
+	auth     *auth
+	hub      *hub
+	now      func() time.Time
+	beat     time.Duration
+	userName string
+	static   fs.FS
+	// refusals logs wrong tokens at most once a second.
+	refusals *logthrottle.Logger
+
+	// mu guards recent and order: the questions posted or updated
+	// within recentTTL, by id and oldest seen first, so that expiring
+	// them looks only at the ones that expire.
+	mu     sync.Mutex
+	recent map[string]*recentQuestion
+	order  list.List // of *recentQuestion
+}
+
+// recentQuestion is a question this instance posted or updated lately.
+type recentQuestion struct {
+	q        *broker.Question
+	seen     time.Time
+	reminded bool
+	at       *list.Element // in Channel.order
+}
+
+var (
+	_ broker.Channel  = (*Channel)(nil)
+	_ broker.Updater  = (*Channel)(nil)
+	_ channels.Router = (*Channel)(nil)
+	_ broker.Reminder = (*Channel)(nil)
+	_ broker.Runner   = (*Channel)(nil)
+)
+
+// New builds the web inbox. h receives every command typed or clicked on
+// the page; opts.Lister reads the open and recent questions. It fails
+// when the token is misconfigured, or when the server listens beyond
+// loopback and no token is configured. It makes no network call.
+func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if h == nil || opts.Lister == nil {
+		return nil, errors.New("web: New needs an inbound handler and a lister (Options.Lister)")
+	}
+	cfg = cfg.withDefaults()
+	token, err := cfg.token()
+	if err != nil {
+		return nil, err
+	}
+	static, err := staticFiles()
+	if err != nil {
+		return nil, err
+	}
+	if token == "" && !opts.Loopback {
+		return nil, errNeedToken
+	}
+	if token != "" && opts.Sessions == nil {
+		return nil, errors.New("web: with a token the inbox needs a session store (Options.Sessions)")
+	}
+	common := channels.Options{Logger: opts.Logger, Now: opts.Now, Location: opts.Location}.For(Name)
+	c := &Channel{
+		cfg: cfg, in: h, lister: opts.Lister,
+		log: common.Logger, loc: common.Location,
+		auth: newAuth(token, opts.Sessions), hub: newHub(), static: static,
+		now: common.Now, beat: heartbeatEvery,
+		recent:   map[string]*recentQuestion{},
+		refusals: logthrottle.New(common.Logger, time.Second),
+	}
+	switch {
+	case cfg.Name != "":
+		c.userName = cfg.Name
+	case token != "":
+		c.userName = "web"
+	default:
+		c.userName = "local"
+	}
+	return c, nil
+}
+
+// Name returns "web".
+func (c *Channel) Name() string { return Name }
+
+// Post shows q on every connected page. The web inbox has no chats: chat
+// must be empty (a route target written just "web").
+func (c *Channel) Post(_ context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
+	if chat != "" {
+		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("web: the web inbox has no chats, got %q: write the route target as just \"web\"", chat))
+	}
+	c.publish(q, false)
+	c.log.Debug("question posted", "question_id", q.ID)
+	return broker.MessageRef{Channel: Name, MessageID: q.ID, PostedAt: c.now()}, nil
+}
+
+// Update shows the new state of q (its outcome, or its progress in a
+// dialog) on every connected page.
+func (c *Channel) Update(_ context.Context, q *broker.Question, _ broker.MessageRef) error {
+	c.publish(q, false)
+	return nil
+}
+
+// Remind marks q on every connected page as reminded, with the time left.
+func (c *Channel) Remind(_ context.Context, q *broker.Question, _ broker.MessageRef) error {
+	c.publish(q, true)
+	return nil
+}
+
+// Run keeps the inbox until ctx ends, then ends every open event stream so
+// that the HTTP server can shut down.
+func (c *Channel) Run(ctx context.Context) error {
+	<-ctx.Done()
+	c.Close()
+	return nil
+}
+
+// Close ends every open event stream and refuses new ones.
+func (c *Channel) Close() { c.hub.close() }
+
+// URL returns the address people open for a server listening on
+// listenAddr: "http://127.0.0.1:8377/" for "127.0.0.1:8377", and a
+// loopback address in place of an unspecified host such as ":8377".
+func (c *Channel) URL(listenAddr string) string {
+	host, port, err := net.SplitHostPort(listenAddr)
+	if err != nil {
+		return "http://" + listenAddr + "/"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}
+
+// publish remembers q and, when a page is connected, broadcasts its
+// view. It costs the same however many questions are remembered: the
+// entries past recentTTL are the oldest, at the front of the order.
+func (c *Channel) publish(q *broker.Question, reminded bool) {
+	cp := q.Clone()
+	c.mu.Lock()
+	now := c.now()
+	r := c.recent[q.ID]
+	if r == nil {
+		r = &recentQuestion{}
+		r.at = c.order.PushBack(r)
+		c.recent[q.ID] = r
+	} else {
+		c.order.MoveToBack(r.at)
+	}
+	r.q, r.seen = cp, now
+	r.reminded = r.reminded || reminded
+	reminded = r.reminded
+	c.expireLocked(now)
+	c.mu.Unlock()
+	if !c.hub.listening() {
+		// A page that connects later reads the state, memory included.
+		return
+	}
+	ev, err := json.Marshal(render(q, reminded, now, c.loc))
+	if err != nil {
+		c.log.Error("render question", "question_id", q.ID, "err", err)
+		return
+	}
+	c.hub.broadcast(ev)
+}
+
+// expireLocked forgets the questions last seen more than recentTTL
+// before now.
+func (c *Channel) expireLocked(now time.Time) {
+	for e := c.order.Front(); e != nil; e = c.order.Front() {
+		r := e.Value.(*recentQuestion)
+		if now.Sub(r.seen) <= recentTTL {
+			return
+		}
+		c.order.Remove(e)
+		delete(c.recent, r.q.ID)
+	}
+}
+
+// remembered returns the questions this instance saw lately, and which of
+// them were reminded.
+func (c *Channel) remembered() (qs []*broker.Question, reminded map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	reminded = map[string]bool{}
+	c.expireLocked(c.now())
+	for id, r := range c.recent {
+		qs = append(qs, r.q)
+		if r.reminded {
+			reminded[id] = true
+		}
+	}
+	return qs, reminded
+}
+
+// recentLen returns how many questions are remembered.
+func (c *Channel) recentLen() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.recent)
+}

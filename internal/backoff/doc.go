@@ -1,0 +1,16 @@
+// Package backoff is the one way askbridge waits between attempts that
+// failed: a channel's receiver reconnecting, the Redis resolution feed
+// resubscribing, a callback delivery or its record, the edit of a posted
+// copy.
+//
+// A Backoff starts at its initial pause and doubles it up to a cap; each
+// pause it hands out is drawn at random from the upper half of the
+// current step ("equal jitter"), so that instances that failed together
+// do not retry in step, while the pauses still grow from one attempt to
+// the next. Reset starts over after a success. Wait sleeps the next pause
+// unless the context ends first, so that a shutdown never waits out a
+// pause.
+//
+// What counts as a failure worth retrying, and what to log, stays with
+// each caller: the helper owns only the arithmetic and the sleep.
+package backoff

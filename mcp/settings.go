@@ -1,0 +1,55 @@
+package mcp
+
+import (
+	"fmt"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/config"
+)
+
+// Settings is the mcp section of the configuration file: the MCP endpoint
+// of bridge serve (/mcp, streamable HTTP, behind the agent keys).
+type Settings struct {
+	// Enabled mounts /mcp (true when unset).
+	Enabled *bool `yaml:"enabled"`
+	// ProgressEvery is how often a waiting ask_user call sends a progress
+	// notification (10s when unset; 100ms–5m).
+	ProgressEvery ProgressInterval `yaml:"progress_every"`
+}
+
+// ProgressInterval is mcp.progress_every, checked as the file is read.
+type ProgressInterval time.Duration
+
+// UnmarshalYAML parses a Go duration within 100ms–5m.
+func (p *ProgressInterval) UnmarshalYAML(n *yaml.Node) error {
+	v, err := broker.ParseDuration(n.Value)
+	if err != nil {
+		return config.ValueError(n, fmt.Errorf("mcp.progress_every: %q is not a duration (use e.g. 10s)", n.Value))
+	}
+	if err := CheckProgressEvery(v); err != nil {
+		return config.ValueError(n, err)
+	}
+	*p = ProgressInterval(v)
+	return nil
+}
+
+// CheckProgressEvery checks a progress interval, from the file or the
+// --progress-every flag of bridge mcp.
+func CheckProgressEvery(d time.Duration) error {
+	if d < 100*time.Millisecond || d > 5*time.Minute {
+		return fmt.Errorf("mcp.progress_every: %s is outside 100ms–5m (clients time out without progress)", d)
+	}
+	return nil
+}
+
+// Validate checks the section as built in code; a file is checked as it
+// is read.
+func (s Settings) Validate() error {
+	if d := time.Duration(s.ProgressEvery); d != 0 {
+		return CheckProgressEvery(d)
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package timeouts_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/timeouts"
+)
+
+// Purge removes what was resolved before the retention, and keeps what
+// was resolved since and every pending question, however old.
+func TestPurgeKeepsPendingAndRecent(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	old, recent, pending := brokertest.NewQuestion("aaaaaa", "a", now.Add(-10*24*time.Hour)), brokertest.NewQuestion("bbbbbb", "a", now.Add(-time.Hour)), brokertest.NewQuestion("cccccc", "a", now.Add(-30*24*time.Hour))
+	for _, q := range []*broker.Question{old, recent, pending} {
+		if _, _, err := st.Create(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Resolve(ctx, old.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now.Add(-9 * 24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Resolve(ctx, recent.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now.Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s := timeouts.New(b, st, timeouts.Options{})
+	if n, err := s.Purge(ctx, now); err != nil || n != 1 {
+		t.Fatalf("purged %d (%v), want 1", n, err)
+	}
+	if _, err := st.Get(ctx, old.ID); !errors.Is(err, broker.ErrNotFound) {
+		t.Fatalf("the old resolved question is still there: %v", err)
+	}
+	for _, id := range []string{recent.ID, pending.ID} {
+		if _, err := st.Get(ctx, id); err != nil {
+			t.Fatalf("%s was purged: %v", id, err)
+		}
+	}
+}
