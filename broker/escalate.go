@@ -171,14 +171,26 @@ func (b *Broker) postEscalated(ctx context.Context, q *Question, targets []Targe
 	for _, e := range q.State.Escalations[:len(q.State.Escalations)-1] {
 		have = append(slices.Clone(have), e.Targets...)
 	}
+	var add []Target
 	for _, t := range targets {
-		if slices.Contains(have, t) {
-			continue
-		}
-		if err := b.postOne(ctx, q, t); err != nil {
-			b.log.Warn("escalation post failed", "question_id", q.ID, "channel", t.Channel, "chat", t.Chat, "err", err)
+		if !slices.Contains(have, t) && !slices.Contains(add, t) {
+			add = append(add, t)
 		}
 	}
+	if len(add) == 0 {
+		return
+	}
+	// The posts go through the outbox like the question's first copies:
+	// retried while the platform is away, and edited at the end.
+	deadline := q.ExpiresAt
+	if deadline.IsZero() {
+		deadline = b.cfg.Now().Add(MaxTimeout)
+	}
+	if err := b.store.EnqueuePlatformWork(ctx, q.ID, TaskPost, add, b.cfg.Now(), deadline); err != nil {
+		b.log.Warn("escalation posts not queued", "question_id", q.ID, "err", err)
+		return
+	}
+	b.kickOutbox()
 }
 
 // inScope reports whether in comes from a chat q was posted to and its

@@ -124,7 +124,11 @@ var migrations = []string{
 	);
 	CREATE INDEX audit_question ON audit (question_id, seq);`,
 
-	// 6: when the next escalation step of a pending question is due
+	// 6: the platform outbox (platform_outbox.go): one row per
+	// (question, kind, target), going with its question; and the pacing
+	// slots shared by every instance on the file.
+	platformOutboxSchema,
+	// 7: when the next escalation step of a pending question is due
 	// (escalate.go); a row goes when its question is resolved or deleted.
 	`CREATE TABLE escalations (
 		question_id TEXT PRIMARY KEY REFERENCES questions (id) ON DELETE CASCADE,
