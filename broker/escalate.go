@@ -190,7 +190,14 @@ func (b *Broker) postEscalated(ctx context.Context, q *Question, targets []Targe
 		b.log.Warn("escalation posts not queued", "question_id", q.ID, "err", err)
 		return
 	}
-	b.kickOutbox()
+	// The first attempts are made now; failures are retried by the outbox.
+	grace := time.NewTimer(b.ocfg.Grace)
+	defer grace.Stop()
+	select {
+	case <-b.deliverNow(q.ID):
+	case <-grace.C:
+	case <-ctx.Done():
+	}
 }
 
 // inScope reports whether in comes from a chat q was posted to and its

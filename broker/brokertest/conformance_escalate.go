@@ -109,6 +109,7 @@ func testEscalationClaimedOnce(t *testing.T, s broker.Store) {
 		if ids, err := s.DueEscalations(ctx, step, 10); err != nil || len(ids) != 0 {
 			t.Fatalf("DueEscalations after the step = %v, %v; want none until the next step", ids, err)
 		}
+		oncall.WaitFor(storeWait, func(c *Channel) bool { return len(c.Posts()) > 0 })
 		if posts := oncall.Posts(); len(posts) != 1 || posts[0].ID != q.ID {
 			t.Fatalf("on-call posts = %d, want one copy of %s", len(posts), q.ID)
 		}
