@@ -42,7 +42,7 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	}
 	log := slog.New(slog.DiscardHandler)
 	var b *broker.Broker
-	metrics := api.NewMetrics(func() int { return b.Waiting() })
+	metrics := api.NewMetrics(func() int { return b.Waiting() }, st)
 	b, err = broker.New(broker.Config{Store: st, Logger: log, Observer: metrics, Routes: map[string]broker.Route{
 		broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}},
 	}})
@@ -54,7 +54,7 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 		AgentKeys:     []api.Key{{Name: "claude", Secret: agentKey}, {Name: "other", Secret: otherKey}},
 		ResponderKeys: []api.Key{{Name: "Anna", User: "anna", Secret: annaKey}},
 		Loopback:      true, Logger: log, Metrics: metrics,
-	}, b)
+	}, b, st)
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx)
 	hs := httptest.NewUnstartedServer(srv)
@@ -349,7 +349,7 @@ func TestDrainReleasesWaitersWith202(t *testing.T) {
 	defer st.Close()
 	b, _ := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}}}})
 	b.Register(&cli.Channel{})
-	srv := api.New(api.Config{Loopback: true}, b)
+	srv := api.New(api.Config{Loopback: true}, b, st)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	done := make(chan int)

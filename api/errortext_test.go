@@ -120,7 +120,7 @@ func serverOn(t *testing.T, st broker.Store) *server {
 		AgentKeys:     []api.Key{{Name: "claude", Secret: agentKey}},
 		ResponderKeys: []api.Key{{Name: "Anna", User: "anna", Secret: annaKey}},
 		Loopback:      true, Logger: log,
-	}, b)
+	}, b, st)
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx)
 	hs := httptest.NewServer(srv)

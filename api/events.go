@@ -67,13 +67,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, agent string) {
 	stop := context.AfterFunc(s.drainCtx, cancel)
 	defer stop()
 
-	st := s.b.Store()
 	// Follow before the first read, so nothing resolved in between is
 	// missed.
 	wake, unfollow := s.b.Follow(agent)
 	defer unfollow()
 	if fromNow {
-		end, err := endOfLog(ctx, st, agent)
+		end, err := endOfLog(ctx, s.st, agent)
 		if err != nil {
 			writeBrokerError(w, err)
 			return
@@ -127,8 +126,7 @@ var errClientGone = errors.New("client gone")
 // sendEvents writes one page of the events after seq after and returns
 // the sequence number to continue from, and whether the page was full.
 func (s *Server) sendEvents(ctx context.Context, w http.ResponseWriter, agent, session string, after int64) (int64, bool, error) {
-	st := s.b.Store()
-	evs, err := st.Events(ctx, agent, after, eventPage)
+	evs, err := s.st.Events(ctx, agent, after, eventPage)
 	if err != nil {
 		return after, false, err
 	}
@@ -140,7 +138,7 @@ func (s *Server) sendEvents(ctx context.Context, w http.ResponseWriter, agent, s
 			continue
 		}
 		skipped = false
-		data, err := json.Marshal(eventResult(ctx, st, ev))
+		data, err := json.Marshal(s.eventResult(ctx, ev))
 		if err != nil {
 			return after, false, err
 		}
@@ -160,8 +158,8 @@ func (s *Server) sendEvents(ctx context.Context, w http.ResponseWriter, agent, s
 
 // eventResult is the result of the question an event is about; when the
 // question was purged since, what the event itself says.
-func eventResult(ctx context.Context, st broker.Store, ev broker.Event) broker.Result {
-	q, err := st.Get(ctx, ev.QuestionID)
+func (s *Server) eventResult(ctx context.Context, ev broker.Event) broker.Result {
+	q, err := s.b.Get(ctx, ev.Agent, ev.QuestionID)
 	if err == nil {
 		return q.Result()
 	}
@@ -170,7 +168,7 @@ func eventResult(ctx context.Context, st broker.Store, ev broker.Event) broker.R
 }
 
 // endOfLog returns the sequence number of the agent's latest event.
-func endOfLog(ctx context.Context, st broker.Store, agent string) (int64, error) {
+func endOfLog(ctx context.Context, st broker.EventLog, agent string) (int64, error) {
 	var after int64
 	for {
 		evs, err := st.Events(ctx, agent, after, 1000)
@@ -219,7 +217,7 @@ func (s *Server) deliveries(w http.ResponseWriter, r *http.Request, agent string
 		writeBrokerError(w, err)
 		return
 	}
-	ds, err := s.b.Store().Deliveries(r.Context(), id)
+	ds, err := s.st.Deliveries(r.Context(), id)
 	if err != nil {
 		writeBrokerError(w, err)
 		return

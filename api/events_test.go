@@ -43,7 +43,7 @@ func newEvEnv(t *testing.T, keys ...Key) *evEnv {
 	b.Register(brokertest.NewChannel("test"))
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx)
-	srv := New(Config{Loopback: true, AgentKeys: keys, Logger: log}, b)
+	srv := New(Config{Loopback: true, AgentKeys: keys, Logger: log}, b, st)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel() })
 	return &evEnv{b: b, srv: hs}

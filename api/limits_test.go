@@ -74,7 +74,7 @@ func newLimitEnv(tb testing.TB, pending, streams int) *limitEnv {
 	for i := 1; i <= 3; i++ {
 		keys = append(keys, Key{Name: fmt.Sprintf("a%d", i), Secret: fmt.Sprintf("k%d", i)})
 	}
-	srv := New(Config{Loopback: true, AgentKeys: keys, Logger: log, StreamsPerAgent: streams}, b)
+	srv := New(Config{Loopback: true, AgentKeys: keys, Logger: log, StreamsPerAgent: streams}, b, counted)
 	hs := httptest.NewServer(srv)
 	tb.Cleanup(func() { srv.Drain(); hs.Close(); cancel() })
 	return &limitEnv{evEnv: &evEnv{b: b, srv: hs}, store: counted}

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -17,14 +19,23 @@ type Metrics struct {
 	asked    prometheus.Counter
 	resolved *prometheus.CounterVec
 	latency  prometheus.Histogram
-	pending  prometheus.Gauge
 }
 
 var _ broker.Observer = (*Metrics)(nil)
 
+// PendingCounter counts the pending questions of the store, of every
+// agent and instance (broker.Questions has it).
+type PendingCounter interface {
+	CountPending(ctx context.Context) (int, error)
+}
+
 // NewMetrics returns the metrics of one bridge instance. waiting reports
-// the blocked waits under way.
-func NewMetrics(waiting func() int) *Metrics {
+// the blocked waits under way; pending is read at every scrape for
+// askbridge_questions_pending, so that the gauge is the store's count
+// (the same on every instance sharing it), not a tally of this
+// instance's asks and resolutions, which goes wrong as soon as a
+// question asked on one instance is resolved on another.
+func NewMetrics(waiting func() int, pending PendingCounter) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		asked: prometheus.NewCounter(prometheus.CounterOpts{
@@ -38,11 +49,8 @@ func NewMetrics(waiting func() int) *Metrics {
 			Help:    "Time from ask to resolution of the questions resolved on this instance.",
 			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
 		}),
-		pending: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "askbridge_questions_pending", Help: "Questions asked on this instance and not yet resolved here.",
-		}),
 	}
-	m.reg.MustRegister(m.asked, m.resolved, m.latency, m.pending,
+	m.reg.MustRegister(m.asked, m.resolved, m.latency, newPendingCollector(pending),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "askbridge_waiters", Help: "Agents blocked waiting for an answer on this instance.",
 		}, func() float64 { return float64(waiting()) }),
@@ -60,14 +68,43 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 // Asked counts an ask.
 func (m *Metrics) Asked(*broker.Question) {
 	m.asked.Inc()
-	m.pending.Inc()
 }
 
 // Resolved counts a resolution and its latency.
 func (m *Metrics) Resolved(q *broker.Question) {
 	m.resolved.WithLabelValues(string(q.Status)).Inc()
 	m.latency.Observe(q.ResolvedAt.Sub(q.CreatedAt).Seconds())
-	m.pending.Dec()
+}
+
+// pendingScrapeTimeout bounds the count of one scrape.
+const pendingScrapeTimeout = 2 * time.Second
+
+// pendingCollector reports the store's count of pending questions at
+// each scrape. While the store cannot be reached it reports nothing (an
+// absent sample, not a wrong one), and the rest of the scrape goes on.
+type pendingCollector struct {
+	desc    *prometheus.Desc
+	counter PendingCounter
+}
+
+func newPendingCollector(c PendingCounter) *pendingCollector {
+	return &pendingCollector{
+		desc: prometheus.NewDesc("askbridge_questions_pending",
+			"Questions pending in the store, of every agent; instances sharing a store report the same count.", nil, nil),
+		counter: c,
+	}
+}
+
+func (c *pendingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *pendingCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), pendingScrapeTimeout)
+	defer cancel()
+	n, err := c.counter.CountPending(ctx)
+	if err != nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n))
 }
 
 // Handler serves the metrics in the Prometheus text format.

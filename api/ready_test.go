@@ -51,8 +51,8 @@ func edgeServer(t *testing.T, cfg api.Config) (*httptest.Server, broker.Store, *
 		t.Fatal(err)
 	}
 	cfg.Logger, cfg.Loopback = log, true
-	cfg.Metrics = api.NewMetrics(func() int { return 0 })
-	hs := httptest.NewServer(api.New(cfg, b))
+	cfg.Metrics = api.NewMetrics(func() int { return 0 }, st)
+	hs := httptest.NewServer(api.New(cfg, b, st))
 	t.Cleanup(func() { hs.Close(); b.Close(); st.Close() })
 	return hs, st, logs
 }

@@ -63,10 +63,24 @@ const DefaultStreamsPerAgent = 16
 // Config.StreamsPerAgent; the 429 names it.
 const StreamsSetting = "limits.streams_per_agent"
 
+// Store is what the server reads from the store beside the broker: the
+// event log that GET /v1/events streams, the outbox that GET
+// /v1/questions/{id}/deliveries reports on, and the reachability that
+// GET /readyz tells. Every change goes through the broker.
+type Store interface {
+	broker.EventLog
+	// Deliveries lists the callback deliveries of a question (see
+	// broker.Outbox).
+	Deliveries(ctx context.Context, questionID string) ([]broker.Delivery, error)
+	// Ping checks that the store is reachable (see broker.Housekeeping).
+	Ping(ctx context.Context) error
+}
+
 // Server serves the HTTP API.
 type Server struct {
 	cfg    Config
 	b      *broker.Broker
+	st     Store
 	log    *slog.Logger
 	mux    *http.ServeMux
 	agents []hashedKey
@@ -83,8 +97,9 @@ type hashedKey struct {
 	sum [32]byte
 }
 
-// New returns a Server for b.
-func New(cfg Config, b *broker.Broker) *Server {
+// New returns a Server for b, which reads the event log, the outbox and
+// the reachability of b's store from st.
+func New(cfg Config, b *broker.Broker, st Store) *Server {
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = 64 << 10
 	}
@@ -103,7 +118,7 @@ func New(cfg Config, b *broker.Broker) *Server {
 	if cfg.StreamsPerAgent <= 0 {
 		cfg.StreamsPerAgent = DefaultStreamsPerAgent
 	}
-	s := &Server{cfg: cfg, b: b, log: cfg.Logger, mux: http.NewServeMux(), streams: newStreamSlots(cfg.StreamsPerAgent)}
+	s := &Server{cfg: cfg, b: b, st: st, log: cfg.Logger, mux: http.NewServeMux(), streams: newStreamSlots(cfg.StreamsPerAgent)}
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
 	for _, k := range cfg.AgentKeys {
 		s.agents = append(s.agents, hashedKey{k, sha256.Sum256([]byte(k.Secret))})
@@ -166,7 +181,7 @@ func (s *Server) waitContext(r *http.Request, d time.Duration) (context.Context,
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.b.Store().Ping(ctx); err != nil {
+	if err := s.st.Ping(ctx); err != nil {
 		// The detail (addresses, paths) is for the operator's log, not
 		// for whoever asks.
 		s.log.Warn("readiness check: store unavailable", "err", err)

@@ -8,31 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 )
-
-// benchConfig is the bridge configuration of the runs: the text channel
-// alone on the default route, quiet logs, no connection cap below the
-// open-file limit (the waiters run holds 10,000 long-polls and the asking
-// client's connections at once, over the default cap of 10,000), and,
-// since every agent of a run is one agent to the bridge (no keys), the
-// largest pending cap allowed: the waiters run holds 10,000 pending
-// questions.
-const benchConfig = `log:
-  level: warn
-server:
-  max_connections: 1000000
-limits:
-  pending_per_agent: 1000000
-channels:
-  web:
-    disabled: true
-routes:
-  default:
-    targets: [cli]
-`
 
 // BuildBridge builds cmd/bridge into dir and returns the binary's path.
 // It must run from inside the module.
@@ -56,18 +36,15 @@ type Bridge struct {
 	done chan struct{}
 }
 
-// StartBridge starts `bridge serve` with the bench configuration on a free
-// loopback port, its data in dataDir and the store at storeURL ("" for
-// SQLite in dataDir), and waits until it is ready.
+// StartBridge starts `bridge serve` on a free loopback port, its data in
+// dataDir and the store at storeURL ("" for SQLite in dataDir), and waits
+// until it is ready.
 //
-// extra is appended to the configuration file; env is added to the
-// process's environment.
-func StartBridge(ctx context.Context, bin, dataDir, storeURL, extra string, env []string) (*Bridge, error) {
+// config is the configuration file's content; with "" the bridge runs
+// without one, on its embedded defaults. env is added to the process's
+// environment.
+func StartBridge(ctx context.Context, bin, dataDir, storeURL, config string, env []string) (*Bridge, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	cfg := filepath.Join(dataDir, "bridge.yaml")
-	if err := os.WriteFile(cfg, []byte(benchConfig+extra), 0o600); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	port, err := FreePort()
@@ -75,7 +52,14 @@ func StartBridge(ctx context.Context, bin, dataDir, storeURL, extra string, env 
 		return nil, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	args := []string{"serve", "--config", cfg, "--listen", addr, "--data-dir", dataDir}
+	args := []string{"serve", "--listen", addr, "--data-dir", dataDir}
+	if config != "" {
+		cfg := filepath.Join(dataDir, "bridge.yaml")
+		if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		args = append(args, "--config", cfg)
+	}
 	if storeURL != "" {
 		args = append(args, "--store", storeURL)
 	}
@@ -86,7 +70,7 @@ func StartBridge(ctx context.Context, bin, dataDir, storeURL, extra string, env 
 func (b *Bridge) start(ctx context.Context) error {
 	b.cmd = exec.Command(b.bin, b.args...)
 	b.cmd.Stdout, b.cmd.Stderr = b.out, b.out
-	b.cmd.Env = append(os.Environ(), b.env...)
+	b.cmd.Env = append(withoutConfigEnv(os.Environ()), b.env...)
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := b.cmd.Start(); err != nil {
 		return fmt.Errorf("bench: start bridge: %w", err)
@@ -149,6 +133,24 @@ func (b *Bridge) Restart(ctx context.Context) error { return b.start(ctx) }
 // Output returns what the server has written so far.
 func (b *Bridge) Output() string { return b.out.String() }
 
+// withoutConfigEnv drops ASKBRIDGE_CONFIG, so that a bridge started
+// without --config runs on the embedded defaults, not on a file named in
+// the caller's environment.
+func withoutConfigEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "ASKBRIDGE_CONFIG=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// keepOutput bounds what a bridge's output buffer keeps: the default
+// profile logs at info, and a long run must not grow the tool's memory.
+const keepOutput = 1 << 20
+
+// lockedBuffer keeps the last keepOutput bytes a bridge wrote.
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
@@ -157,6 +159,9 @@ type lockedBuffer struct {
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.b.Len()+len(p) > 2*keepOutput {
+		l.b.Next(l.b.Len() - keepOutput)
+	}
 	return l.b.Write(p)
 }
 

@@ -32,6 +32,11 @@ type EnvConfig struct {
 	Servers []string
 	// AOF turns on the append-only file of a private Redis.
 	AOF bool
+	// Profile is the bridges' configuration; empty means ProfileDefault.
+	Profile Profile
+	// Capacity lifts the connection and pending caps, for runs that hold
+	// many questions or long-polls at once.
+	Capacity bool
 	// ExtraConfig is appended to the bridges' configuration file, and Env
 	// added to their environment.
 	ExtraConfig string
@@ -42,7 +47,9 @@ type EnvConfig struct {
 
 // Env is the set of processes of one run.
 type Env struct {
-	Servers  []string
+	Servers []string
+	// Config describes the bridges' configuration, for reports.
+	Config   string
 	Bridges  []*Bridge
 	Redis    *RedisServer
 	RedisURL string
@@ -86,8 +93,12 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 	default:
 		e.sqlite = filepath.Join(dir, "bridge-0", "askbridge.db")
 	}
+	if cfg.Profile == "" {
+		cfg.Profile = ProfileDefault
+	}
+	file, desc := bridgeConfig(cfg.Profile, cfg.Capacity, cfg.ExtraConfig)
 	if len(cfg.Servers) > 0 || cfg.NoBridge {
-		e.Servers = cfg.Servers
+		e.Servers, e.Config = cfg.Servers, "bridges started elsewhere"
 		ok = true
 		return e, nil
 	}
@@ -98,13 +109,14 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 		}
 	}
 	for i := range cfg.Instances {
-		b, err := StartBridge(ctx, bin, filepath.Join(dir, "bridge-"+strconv.Itoa(i)), e.RedisURL, cfg.ExtraConfig, cfg.Env)
+		b, err := StartBridge(ctx, bin, filepath.Join(dir, "bridge-"+strconv.Itoa(i)), e.RedisURL, file, cfg.Env)
 		if err != nil {
 			return nil, err
 		}
 		e.Bridges = append(e.Bridges, b)
 		e.Servers = append(e.Servers, b.URL)
 	}
+	e.Config = desc
 	ok = true
 	return e, nil
 }

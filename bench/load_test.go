@@ -34,7 +34,7 @@ func inProcessBridge(t *testing.T) (string, broker.Store) {
 	b.Register(&cli.Channel{})
 	done := make(chan struct{})
 	go func() { defer close(done); b.Run(ctx) }()
-	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b))
+	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b, st))
 	t.Cleanup(func() {
 		srv.Close()
 		cancel()

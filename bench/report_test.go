@@ -49,6 +49,7 @@ func TestFormatBytes(t *testing.T) {
 func sampleReport() *LoadReport {
 	return &LoadReport{
 		Store: "redis", Instances: 2, Mode: ModePending, Agents: 100, Think: "0s",
+		Config: "default (web and cli, info logs), no config file",
 		Load: &LoadResult{
 			Cycles: 5000, Elapsed: 2 * time.Second, PerSecond: 2500,
 			Ask:           Summary{Count: 5000, P50: time.Millisecond, P99: 4 * time.Millisecond, Max: 9 * time.Millisecond},
@@ -69,6 +70,7 @@ func TestWriteTable(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"store=redis instances=2 mode=pending agents=100",
+		"default (web and cli, info logs), no config file",
 		"2500 cycles/s", "5000 cycles in 2.00s", "0 errors",
 		"answer-to-agent", "p99 8.00ms", "max 20.00ms",
 		"61.5 (INFO commandstats", "peak rss 40.0 MiB", "200µs cpu/cycle",

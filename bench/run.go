@@ -28,12 +28,14 @@ type ProcStats struct {
 
 // LoadReport is the outcome of one load run and its store-only bound.
 type LoadReport struct {
-	Store     string      `json:"store"`
-	Instances int         `json:"instances"`
-	Mode      string      `json:"mode"`
-	Agents    int         `json:"agents"`
-	Think     string      `json:"think"`
-	Load      *LoadResult `json:"end_to_end"`
+	Store     string `json:"store"`
+	Instances int    `json:"instances"`
+	// Config describes the bridges' configuration (Env.Config).
+	Config string      `json:"config"`
+	Mode   string      `json:"mode"`
+	Agents int         `json:"agents"`
+	Think  string      `json:"think"`
+	Load   *LoadResult `json:"end_to_end"`
 	// RedisCallsPerCycle is the INFO commandstats delta (sum of calls,
 	// including calls made inside scripts) divided by cycles.
 	RedisCallsPerCycle float64     `json:"redis_calls_per_cycle,omitempty"`
@@ -60,7 +62,7 @@ type StoreOnlyRedisUse struct {
 // store-only bound with the same concurrency and bounds.
 func RunLoad(ctx context.Context, env *Env, cfg LoadConfig, storeOnly bool) (*LoadReport, error) {
 	cfg.Servers = env.Servers
-	rep := &LoadReport{Store: "sqlite", Instances: len(env.Servers), Mode: cfg.Mode, Agents: cfg.Agents, Think: cfg.Think.String()}
+	rep := &LoadReport{Store: "sqlite", Instances: len(env.Servers), Config: env.Config, Mode: cfg.Mode, Agents: cfg.Agents, Think: cfg.Think.String()}
 	var rc *goredis.Client
 	if env.IsRedis() {
 		rep.Store = "redis"

@@ -28,14 +28,14 @@ const (
 	MaxQuestionFiles = 25 << 20
 	// MaxFilesPerAnswer is the most files one answer carries.
 	MaxFilesPerAnswer = 10
-	// FetchTimeout bounds downloading the files of one answer from the
+	// fetchTimeout bounds downloading the files of one answer from the
 	// platform.
-	FetchTimeout = 2 * time.Minute
+	fetchTimeout = 2 * time.Minute
 )
 
-// AllowedFileTypes are the media types a file may have, as sniffed from
+// allowedFileTypes are the media types a file may have, as sniffed from
 // its bytes: images, plain text (logs included) and PDF.
-var AllowedFileTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp", "text/plain", "application/pdf"}
+var allowedFileTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp", "text/plain", "application/pdf"}
 
 // FileRule is the sentence that tells people which files are accepted.
 const FileRule = "images (PNG, JPEG, GIF, WebP), text and log files, and PDFs, up to 10 MiB each and 25 MiB per question"
@@ -98,9 +98,9 @@ func FileURL(id string, n int) string {
 	return "/v1/questions/" + id + "/attachments/" + strconv.Itoa(n)
 }
 
-// Attachments keeps the files of answers beside their question. A store
-// that implements it (store/sqlite and store/redis do) lets people answer
-// with files; files go when their question is purged or expires. All
+// Attachments keeps the files of answers beside their question, so that
+// people can answer with files; files go when their question is purged or
+// expires. It is the role of the Store the broker stores files with. All
 // methods are safe for concurrent use and return ErrUnavailable (wrapped)
 // when the store cannot be reached.
 type Attachments interface {
@@ -157,11 +157,7 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 	if r := checkFiles(q, q.Prompts[i], a, in.Attachments); r != nil {
 		return nil, r
 	}
-	store, ok := b.store.(Attachments)
-	if !ok {
-		return nil, fileRefusal(q, "This bridge keeps no files: answer in text.")
-	}
-	fctx, cancel := context.WithTimeout(ctx, FetchTimeout)
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	var ready []File
 	var total int64
@@ -180,7 +176,7 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 		if len(data) == 0 {
 			return nil, fileRefusal(q, "%s is empty.", describeFile(at))
 		}
-		typ, allowed := SniffFileType(data)
+		typ, allowed := sniffFileType(data)
 		if !allowed {
 			return nil, fileRefusal(q, "%s is not a file type accepted here (accepted: %s).", describeFile(at), FileRule)
 		}
@@ -188,12 +184,12 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 		if total > MaxQuestionFiles {
 			return nil, fileRefusal(q, "These files come to more than %s; a question keeps at most that.", SizeText(MaxQuestionFiles))
 		}
-		ready = append(ready, File{Name: FileName(at.Name, typ), Type: typ, Size: int64(len(data)), Data: data})
+		ready = append(ready, File{Name: fileName(at.Name, typ), Type: typ, Size: int64(len(data)), Data: data})
 	}
 	var stored []int
 	var refs []FileRef
 	for _, f := range ready {
-		n, err := store.PutAttachment(ctx, q.ID, f, MaxQuestionFiles)
+		n, err := b.store.PutAttachment(ctx, q.ID, f, MaxQuestionFiles)
 		if err != nil {
 			b.dropFiles(q.ID, stored)
 			return nil, b.putFailed(q, err)
@@ -233,13 +229,9 @@ func (b *Broker) dropFiles(id string, ns []int) {
 	if len(ns) == 0 {
 		return
 	}
-	store, ok := b.store.(Attachments)
-	if !ok {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
 	defer cancel()
-	if err := store.DeleteAttachments(ctx, id, ns); err != nil {
+	if err := b.store.DeleteAttachments(ctx, id, ns); err != nil {
 		b.log.Warn("deleting the files of an unrecorded answer failed; they go with the question", "question_id", id, "files", ns, "err", err)
 	}
 }
@@ -252,11 +244,10 @@ func (b *Broker) Attachment(ctx context.Context, agent, id string, n int) (*File
 	if err != nil {
 		return nil, err
 	}
-	store, ok := b.store.(Attachments)
-	if !ok || !answerNames(q, n) {
+	if !answerNames(q, n) {
 		return nil, fmt.Errorf("%w: question %s has no file %d", ErrNotFound, id, n)
 	}
-	f, err := store.GetAttachment(ctx, id, n)
+	f, err := b.store.GetAttachment(ctx, id, n)
 	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w: question %s has no file %d", ErrNotFound, id, n)
 	}
@@ -319,11 +310,11 @@ func sizeOver(n int64) string {
 // maxFileName bounds a stored file name, in characters.
 const maxFileName = 100
 
-// FileName returns the name a file is stored and shown under: the sent
+// fileName returns the name a file is stored and shown under: the sent
 // name without any directory, control characters, brackets or quotes, at
 // most 100 characters; or, when nothing is left, "image.png",
 // "file.txt"… after its sniffed type.
-func FileName(sent, typ string) string {
+func fileName(sent, typ string) string {
 	name := cleanFileName(sent)
 	if name == "" {
 		base := "file"

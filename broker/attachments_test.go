@@ -168,7 +168,7 @@ func TestFilesRefused(t *testing.T) {
 			if got.Status != broker.StatusPending {
 				t.Errorf("question is %s, want still pending", got.Status)
 			}
-			if l, _ := e.st.(broker.Attachments).ListAttachments(context.Background(), q.ID); len(l) != 0 {
+			if l, _ := e.st.ListAttachments(context.Background(), q.ID); len(l) != 0 {
 				t.Errorf("refused files were stored: %+v", l)
 			}
 		})
@@ -258,7 +258,7 @@ func TestDialogPartWithFiles(t *testing.T) {
 	if got.Status != broker.StatusAnswered || a.CustomText != "this [File #2: err.log]" || len(a.Attachments) != 1 || a.Attachments[0].N != 2 {
 		t.Fatalf("dialog = %s, answer %+v; want answered with file 2", got.Status, a)
 	}
-	if l, _ := e.st.(broker.Attachments).ListAttachments(ctx, q.ID); len(l) != 1 || l[0].N != 2 {
+	if l, _ := e.st.ListAttachments(ctx, q.ID); len(l) != 1 || l[0].N != 2 {
 		t.Fatalf("stored files = %+v, want only number 2", l)
 	}
 }
@@ -268,7 +268,7 @@ func TestAttachmentOnlyForItsAgentAndNamedFiles(t *testing.T) {
 	q := e.ask(t, dbQuestion())
 	ctx := context.Background()
 	// A file stored but named by no answer, as a crash would leave it.
-	if _, err := e.st.(broker.Attachments).PutAttachment(ctx, q.ID, broker.File{Name: "x.png", Type: "image/png", Data: pngData}, broker.MaxQuestionFiles); err != nil {
+	if _, err := e.st.PutAttachment(ctx, q.ID, broker.File{Name: "x.png", Type: "image/png", Data: pngData}, broker.MaxQuestionFiles); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.b.HandleInbound(ctx, withFiles("c1", "", q.ID, file("a.png", "", pngData))); !r.OK {

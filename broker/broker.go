@@ -50,9 +50,9 @@ type Config struct {
 // Config sets none.
 const DefaultPendingPerAgent = 1000
 
-// PendingSetting is the configuration key of the bridge that sets
+// pendingSetting is the configuration key of the bridge that sets
 // Config.PendingPerAgent; a *LimitError names it.
-const PendingSetting = "limits.pending_per_agent"
+const pendingSetting = "limits.pending_per_agent"
 
 // Observer hears what the broker does, for metrics.
 type Observer interface {
@@ -60,8 +60,8 @@ type Observer interface {
 	Resolved(q *Question)
 }
 
-// DefaultReminderPoints are the reminder points used when none are set.
-var DefaultReminderPoints = []float64{0.5, 0.9}
+// defaultReminderPoints are the reminder points used when none are set.
+var defaultReminderPoints = []float64{0.5, 0.9}
 
 // DefaultRoute is the route of questions that name none.
 const DefaultRoute = "default"
@@ -100,7 +100,7 @@ func New(cfg Config) (*Broker, error) {
 		return nil, fmt.Errorf("broker: default timeout: %w", err)
 	}
 	if cfg.ReminderPoints == nil {
-		cfg.ReminderPoints = DefaultReminderPoints
+		cfg.ReminderPoints = defaultReminderPoints
 	}
 	if err := ValidateReminders("reminders", cfg.ReminderPoints, 0); err != nil {
 		return nil, fmt.Errorf("broker: %w", err)
@@ -147,9 +147,6 @@ func (b *Broker) Channel(name string) (Channel, bool) {
 	return ch, ok
 }
 
-// Store returns the broker's store.
-func (b *Broker) Store() Store { return b.store }
-
 // Location returns the time zone used in texts shown to people.
 func (b *Broker) Location() *time.Location { return b.cfg.Location }
 
@@ -180,7 +177,7 @@ func (b *Broker) Close() {
 // *LimitError (asking again for an existing one does not). When no target
 // can take the question it is resolved at once as unsupported.
 func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Question, bool, error) {
-	prompts, err := ValidateRequest(req)
+	prompts, err := validateRequest(req)
 	if err != nil {
 		return nil, false, err
 	}
@@ -199,7 +196,7 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	}
 	var le *LimitError
 	if errors.As(err, &le) {
-		le.Setting = PendingSetting
+		le.Setting = pendingSetting
 		b.log.Debug("ask refused: pending limit", "agent", agent, "limit", le.Limit)
 		return nil, false, le
 	}
@@ -223,7 +220,7 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 // the timeout, the reminder points and the responders unless req sets
 // them; req's own responders and reminder points are checked against them
 // here. Inherited reminder points too close together for this timeout are
-// dropped (see SpacedReminders).
+// dropped (see spacedReminders).
 func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*Question, error) {
 	now := b.cfg.Now().UTC().Truncate(time.Millisecond)
 	routeName := req.Route
@@ -245,7 +242,7 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*
 	if route.Reminders != nil {
 		points = route.Reminders
 	}
-	points = SpacedReminders(points, timeout)
+	points = spacedReminders(points, timeout)
 	if req.Reminders != nil {
 		points = req.Reminders
 	}
@@ -258,8 +255,7 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*
 		Prompts: prompts, Route: routeName, Targets: route.Targets,
 		Timeout: timeout, Context: req.Context, Responders: responders,
 		CallbackURL: req.CallbackURL, Fingerprint: Fingerprint(req, prompts),
-		Pending: req.Wait != nil && *req.Wait == 0,
-		Status:  StatusPending, CreatedAt: now, ExpiresAt: now.Add(timeout),
+		Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(timeout),
 	}
 	if err := b.applyPolicy(q, agent, req, route, prompts); err != nil {
 		return nil, err
@@ -354,7 +350,7 @@ func (b *Broker) Remind(ctx context.Context, id string) error {
 
 // Cancel ends the agent's pending question as cancelled.
 func (b *Broker) Cancel(ctx context.Context, agent, id, reason string) (*Question, error) {
-	reason, err := CheckReason(reason)
+	reason, err := checkReason(reason)
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +373,7 @@ func (b *Broker) CancelSession(ctx context.Context, agent, session, reason strin
 	if session == "" {
 		return nil, fieldErr("session_id", "must not be empty")
 	}
-	reason, err := CheckReason(reason)
+	reason, err := checkReason(reason)
 	if err != nil {
 		return nil, err
 	}

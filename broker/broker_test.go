@@ -363,27 +363,6 @@ func TestMultiSelectAndDialog(t *testing.T) {
 	}
 }
 
-func TestToggleKeepsSelectionInStore(t *testing.T) {
-	e := newEnv(t, nil)
-	q := e.ask(t, &broker.AskRequest{Question: "Which caches?", MultiSelect: true, Options: []broker.Option{{Label: "Redis"}, {Label: "Memcached"}, {Label: "Varnish"}}})
-	ctx := context.Background()
-	for _, opt := range []int{2, 0, 2, 1} {
-		if _, err := e.b.Toggle(ctx, in("c1", "ana", ""), q.ID, 0, opt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, _ := e.st.Get(ctx, q.ID)
-	if fmt.Sprint(got.Selections[0]) != "[0 1]" {
-		t.Fatalf("selection %v, want [0 1]", got.Selections[0])
-	}
-	if _, err := e.b.Toggle(ctx, in("c9", "ana", ""), q.ID, 0, 1); !errors.Is(err, broker.ErrForbidden) {
-		t.Fatalf("toggle from another chat: %v", err)
-	}
-	if _, err := e.b.Toggle(ctx, in("c1", "ana", ""), q.ID, 0, 5); !errors.Is(err, broker.ErrInvalid) {
-		t.Fatalf("toggle of a missing option: %v", err)
-	}
-}
-
 func TestIdempotentAsk(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()

@@ -16,6 +16,7 @@ const (
 	VerbDecline Verb = "decline"
 	VerbDiscuss Verb = "discuss"
 	VerbPending Verb = "pending"
+	VerbToggle  Verb = "toggle"
 	VerbSnooze  Verb = "snooze"
 )
 
@@ -23,14 +24,19 @@ const (
 // and replies become one of these through Parse.
 type Command struct {
 	Verb Verb
-	ID   string
-	// Prompt is the 1-based prompt number of "/answer <id>.<n>", or 0.
+	// ID is the question the command is for; empty only for "/pending"
+	// without an id.
+	ID string
+	// Prompt is the 1-based prompt number of "/answer <id>.<n>" or
+	// "/toggle <id>.<n>", or 0 when the command names none.
 	Prompt int
 	// Choice is the raw choice text of an answer ("2", "1,3", "Postgres",
 	// "other some text", "skip").
 	Choice string
 	// Text is the reason of a decline or the message of a discuss.
 	Text string
+	// Option is the 1-based option of "/toggle <id>[.n] <k>".
+	Option int
 }
 
 // ErrNotCommand is returned by Parse for text that is no command at all;
@@ -40,7 +46,8 @@ var ErrNotCommand = fmt.Errorf("%w: not a command", ErrInvalid)
 // Parse reads one command. Accepted forms: "/answer k7m2qx 2",
 // "/answer@botname k7m2qx 2", "answer k7m2qx 2", "!answer k7m2qx 2",
 // "/answer k7m2qx.2 1,3", "/decline k7m2qx reason", "/discuss k7m2qx
-// message", "/snooze k7m2qx", "/pending". Text that does not start with a known verb returns
+// message", "/snooze k7m2qx", "/pending", "/pending k7m2qx", "/toggle
+// k7m2qx.2 3". Text that does not start with a known verb returns
 // ErrNotCommand; a known verb with bad arguments returns an error that says
 // what is wrong.
 func Parse(text string) (Command, error) {
@@ -55,15 +62,15 @@ func Parse(text string) (Command, error) {
 	}
 	verb := Verb(strings.ToLower(word))
 	switch verb {
-	case VerbAnswer, VerbDecline, VerbDiscuss, VerbPending, VerbSnooze:
+	case VerbAnswer, VerbDecline, VerbDiscuss, VerbPending, VerbToggle, VerbSnooze:
 	default:
 		return Command{}, ErrNotCommand
 	}
 	cmd := Command{Verb: verb}
-	if verb == VerbPending {
-		return cmd, nil
-	}
 	target, rest := splitWord(rest)
+	if verb == VerbPending {
+		return parsePending(cmd, target, rest)
+	}
 	if target == "" {
 		return Command{}, fmt.Errorf("%w: /%s needs a question id, e.g. /%s k7m2qx%s", ErrInvalid, verb, verb, exampleTail(verb))
 	}
@@ -71,23 +78,60 @@ func Parse(text string) (Command, error) {
 	if err != nil {
 		return Command{}, err
 	}
-	if n != 0 && verb != VerbAnswer {
+	if n != 0 && verb != VerbAnswer && verb != VerbToggle {
 		return Command{}, fmt.Errorf("%w: /%s takes a question id without a prompt number", ErrInvalid, verb)
 	}
 	cmd.ID, cmd.Prompt = id, n
-	if verb == VerbAnswer {
+	switch verb {
+	case VerbToggle:
+		return parseToggle(cmd, target, rest)
+	case VerbAnswer:
 		cmd.Choice = strings.TrimSpace(rest)
 		if cmd.Choice == "" {
 			return Command{}, fmt.Errorf("%w: /answer %s needs a choice: a number such as 2, numbers such as 1,3, an option label, other <text>, numbers with a note such as 1,3 other <text>, or skip", ErrInvalid, target)
 		}
-	} else {
+	default:
 		cmd.Text = strings.TrimSpace(rest)
 	}
 	return cmd, nil
 }
 
+// parsePending reads the rest of "/pending": nothing (the open questions
+// of the chat), or one question id (that question as it stands).
+func parsePending(cmd Command, target, rest string) (Command, error) {
+	if target == "" {
+		return cmd, nil
+	}
+	id, n, err := parseTarget(target)
+	switch {
+	case err != nil:
+		return Command{}, fmt.Errorf("%w: /pending takes nothing, or one question id such as /pending k7m2qx; %q is not a question id", ErrInvalid, target)
+	case n != 0:
+		return Command{}, fmt.Errorf("%w: /pending takes a question id without a prompt number", ErrInvalid)
+	case strings.TrimSpace(rest) != "":
+		return Command{}, fmt.Errorf("%w: /pending takes one question id and nothing after it", ErrInvalid)
+	}
+	cmd.ID = id
+	return cmd, nil
+}
+
+// parseToggle reads the option of "/toggle <id>[.n] <k>": one number.
+func parseToggle(cmd Command, target, rest string) (Command, error) {
+	word, more := splitWord(rest)
+	if word == "" {
+		return Command{}, fmt.Errorf("%w: /toggle %s needs the number of one option, e.g. /toggle %s 2", ErrInvalid, target, target)
+	}
+	k, err := strconv.Atoi(word)
+	if err != nil || k < 1 || k > MaxOptions || strings.TrimSpace(more) != "" {
+		return Command{}, fmt.Errorf("%w: /toggle %s takes the number of one option, 1–%d, e.g. /toggle %s 2; not %q", ErrInvalid, target, MaxOptions, target, strings.TrimSpace(rest))
+	}
+	cmd.Option = k
+	return cmd, nil
+}
+
 func exampleTail(v Verb) string {
-	if v == VerbAnswer {
+	switch v {
+	case VerbAnswer, VerbToggle:
 		return " 2"
 	}
 	return ""
@@ -211,64 +255,72 @@ func parseNumbers(s string) ([]int, bool) {
 	return out, true
 }
 
-// FormatAnswer returns the command that answers prompt i (0-based) of q
-// with choice: "/answer k7m2qx 2", or "/answer k7m2qx.2 1,3" in a dialog of
-// several prompts. Buttons on every channel carry exactly this string.
-func FormatAnswer(q *Question, i int, choice string) string {
-	return "/answer " + promptTarget(q, i) + " " + choice
+// FormatAnswer returns the command that answers prompt r with choice:
+// "/answer k7m2qx 2", or "/answer k7m2qx.2 1,3" in a dialog of several
+// prompts. Buttons on every channel carry exactly this string.
+func FormatAnswer(r PromptRef, choice string) string {
+	return "/answer " + r.Target() + " " + choice
 }
 
 // FormatOption returns the command that picks options (0-based indexes) of
-// prompt i: FormatOption(q, 0, 1) is "/answer k7m2qx 2".
-func FormatOption(q *Question, i int, options ...int) string {
+// prompt r: FormatOption(q.Ref(0), 1) is "/answer k7m2qx 2".
+func FormatOption(r PromptRef, options ...int) string {
+	return FormatAnswer(r, optionNumbers(options))
+}
+
+func optionNumbers(options []int) string {
 	parts := make([]string, len(options))
 	for k, o := range options {
 		parts[k] = strconv.Itoa(o + 1)
 	}
-	return FormatAnswer(q, i, strings.Join(parts, ","))
+	return strings.Join(parts, ",")
 }
 
-// FormatOther returns the command that gives free text to prompt i.
-func FormatOther(q *Question, i int, text string) string {
-	return FormatAnswer(q, i, OtherWord+" "+text)
+// FormatOther returns the command that gives free text to prompt r.
+func FormatOther(r PromptRef, text string) string {
+	return FormatAnswer(r, OtherWord+" "+text)
 }
 
 // FormatOptionsOther returns the command that picks options (0-based
-// indexes) of prompt i and adds text as a note: "/answer k7m2qx 1,3 other
+// indexes) of prompt r and adds text as a note: "/answer k7m2qx 1,3 other
 // and tags". Without options it is FormatOther, without text FormatOption.
-func FormatOptionsOther(q *Question, i int, options []int, text string) string {
+func FormatOptionsOther(r PromptRef, options []int, text string) string {
 	text = strings.TrimSpace(text)
 	switch {
 	case len(options) == 0:
-		return FormatOther(q, i, text)
+		return FormatOther(r, text)
 	case text == "":
-		return FormatOption(q, i, options...)
+		return FormatOption(r, options...)
 	}
-	return FormatOption(q, i, options...) + " " + OtherWord + " " + text
+	return FormatOption(r, options...) + " " + OtherWord + " " + text
 }
 
-// FormatSkip returns the command that skips prompt i.
-func FormatSkip(q *Question, i int) string { return FormatAnswer(q, i, "skip") }
+// FormatSkip returns the command that skips prompt r.
+func FormatSkip(r PromptRef) string { return FormatAnswer(r, "skip") }
+
+// FormatToggle returns the command that ticks or unticks option (0-based)
+// of multi-select prompt r in the selection kept for the question:
+// FormatToggle(q.Ref(1), 2) is "/toggle k7m2qx.2 3" in a dialog.
+func FormatToggle(r PromptRef, option int) string {
+	return "/toggle " + r.Target() + " " + strconv.Itoa(option+1)
+}
+
+// FormatPending returns "/pending <id>", which shows question id as it
+// stands.
+func FormatPending(id string) string { return "/pending " + id }
 
 // FormatDecline returns "/decline <id>" with an optional reason.
-func FormatDecline(q *Question, reason string) string {
+func FormatDecline(id, reason string) string {
 	if reason == "" {
-		return "/decline " + q.ID
+		return "/decline " + id
 	}
-	return "/decline " + q.ID + " " + reason
+	return "/decline " + id + " " + reason
 }
 
 // FormatDiscuss returns "/discuss <id>" with an optional message.
-func FormatDiscuss(q *Question, msg string) string {
+func FormatDiscuss(id, msg string) string {
 	if msg == "" {
-		return "/discuss " + q.ID
+		return "/discuss " + id
 	}
-	return "/discuss " + q.ID + " " + msg
-}
-
-func promptTarget(q *Question, i int) string {
-	if len(q.Prompts) > 1 {
-		return q.ID + "." + strconv.Itoa(i+1)
-	}
-	return q.ID
+	return "/discuss " + id + " " + msg
 }

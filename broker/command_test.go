@@ -59,17 +59,17 @@ func TestFormatRoundTrips(t *testing.T) {
 	for _, tc := range []struct {
 		got, want string
 	}{
-		{FormatOption(single, 0, 1), "/answer k7m2qx 2"},
-		{FormatOption(dialog, 1, 0, 2), "/answer k7m2qx.2 1,3"},
-		{FormatOther(single, 0, "free words"), "/answer k7m2qx other free words"},
-		{FormatSkip(dialog, 0), "/answer k7m2qx.1 skip"},
-		{FormatSkip(single, 0), "/answer k7m2qx skip"},
-		{FormatOptionsOther(single, 0, []int{1}, "and tags"), "/answer k7m2qx 2 other and tags"},
-		{FormatOptionsOther(dialog, 1, []int{0, 2}, " and tags "), "/answer k7m2qx.2 1,3 other and tags"},
-		{FormatOptionsOther(single, 0, nil, "free words"), "/answer k7m2qx other free words"},
-		{FormatOptionsOther(single, 0, []int{0, 2}, ""), "/answer k7m2qx 1,3"},
-		{FormatDecline(single, ""), "/decline k7m2qx"},
-		{FormatDiscuss(single, "why?"), "/discuss k7m2qx why?"},
+		{FormatOption(single.Ref(0), 1), "/answer k7m2qx 2"},
+		{FormatOption(dialog.Ref(1), 0, 2), "/answer k7m2qx.2 1,3"},
+		{FormatOther(single.Ref(0), "free words"), "/answer k7m2qx other free words"},
+		{FormatSkip(dialog.Ref(0)), "/answer k7m2qx.1 skip"},
+		{FormatSkip(single.Ref(0)), "/answer k7m2qx skip"},
+		{FormatOptionsOther(single.Ref(0), []int{1}, "and tags"), "/answer k7m2qx 2 other and tags"},
+		{FormatOptionsOther(dialog.Ref(1), []int{0, 2}, " and tags "), "/answer k7m2qx.2 1,3 other and tags"},
+		{FormatOptionsOther(single.Ref(0), nil, "free words"), "/answer k7m2qx other free words"},
+		{FormatOptionsOther(single.Ref(0), []int{0, 2}, ""), "/answer k7m2qx 1,3"},
+		{FormatDecline(single.ID, ""), "/decline k7m2qx"},
+		{FormatDiscuss(single.ID, "why?"), "/discuss k7m2qx why?"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -13,6 +13,16 @@
 // feed, which wakes waiters on every instance, and every posted copy of the
 // question is updated to show the outcome.
 //
+// Every control a channel draws is built from the broker, never re-derived:
+// a PromptRef (question id, 0-based prompt, prompt count) names the prompt
+// a button or form is for, written "k7m2qx.2" in commands (Target) and
+// "k7m2qx.2/3" in a channel's opaque data (String, ParsePromptRef); the
+// Format helpers turn a PromptRef into the command a button carries
+// (FormatOption, FormatToggle, …); and Question.Given, NextOpen and Open
+// say which prompt is answered and which is next, with -1 for "none left".
+// Ticking a multi-select option is the command "/toggle k7m2qx.2 3" like
+// any other action, and redraws every copy of the question.
+//
 // The broker knows no platform and no storage engine: it never imports a
 // channel, a store implementation, or net/http.
 package broker

@@ -9,15 +9,15 @@ import (
 	"time"
 )
 
-// Day and Week are the units ParseDuration adds to Go's: a day is 24
+// day and week are the units ParseDuration adds to Go's: a day is 24
 // hours and a week 7 days, whatever the calendar says.
 const (
-	Day  = 24 * time.Hour
-	Week = 7 * Day
+	day  = 24 * time.Hour
+	week = 7 * day
 )
 
-// DurationHint is the examples every "is not a duration" error ends with.
-const DurationHint = "use e.g. 30s, 30m, 2h, 7d"
+// durationHint is the examples every "is not a duration" error ends with.
+const durationHint = "use e.g. 30s, 30m, 2h, 7d"
 
 // ParseDuration reads a duration as people write it, everywhere one is
 // read (API, configuration file, command line): Go's units (ns, us, µs,
@@ -27,7 +27,7 @@ const DurationHint = "use e.g. 30s, 30m, 2h, 7d"
 func ParseDuration(s string) (time.Duration, error) {
 	d, err := parseDuration(strings.TrimSpace(s))
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (%s)", s, DurationHint)
+		return 0, fmt.Errorf("%q is not a duration (%s)", s, durationHint)
 	}
 	return d, nil
 }
@@ -67,9 +67,9 @@ func parseDuration(s string) (time.Duration, error) {
 			if err != nil {
 				return 0, errDuration
 			}
-			mult := Day
+			mult := day
 			if unit == "w" {
-				mult = Week
+				mult = week
 			}
 			f := v * float64(mult)
 			if f >= math.MaxInt64 {
@@ -93,12 +93,12 @@ func parseDuration(s string) (time.Duration, error) {
 	return total, nil
 }
 
-// FormatDuration writes d the way ParseDuration reads it, in whole days
+// formatDuration writes d the way ParseDuration reads it, in whole days
 // when it is one ("7d", "1d12h0m0s"), else as Go does ("30m0s").
-func FormatDuration(d time.Duration) string {
-	if d <= -Day || d >= Day {
-		days := d / Day
-		rest := d - days*Day
+func formatDuration(d time.Duration) string {
+	if d <= -day || d >= day {
+		days := d / day
+		rest := d - days*day
 		if rest == 0 {
 			return strconv.FormatInt(int64(days), 10) + "d"
 		}

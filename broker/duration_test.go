@@ -52,10 +52,10 @@ func TestFormatDuration(t *testing.T) {
 		30 * time.Minute:   "30m0s",
 	} {
 		if got := broker.FormatDuration(d); got != want {
-			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
+			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
 		}
 		if back, err := broker.ParseDuration(broker.FormatDuration(d)); err != nil || back != d {
-			t.Errorf("ParseDuration(FormatDuration(%v)) = %v, %v", d, back, err)
+			t.Errorf("ParseDuration(formatDuration(%v)) = %v, %v", d, back, err)
 		}
 	}
 }

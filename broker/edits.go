@@ -24,7 +24,9 @@ func editRank(q *Question) int {
 	return q.ProgressCount()
 }
 
-// updateCopies edits every posted copy of q in the background; Close
+// updateCopies edits every posted copy of q in the background (after a
+// dialog's answer, a toggle of a multi-select option, or the outcome);
+// Close
 // waits for them. The edits of one question run one version at a time,
 // in the order the broker saw the versions: while one is under way the
 // newest waits, and one older than what the copies show is dropped, so a
@@ -68,8 +70,18 @@ func (b *Broker) updateCopies(q *Question) {
 }
 
 // editAll edits every copy of q at once and returns when all are done.
+// A pending version is read again first: two changes of the same rank
+// (toggles of a multi-select prompt) may reach updateCopies in another
+// order than the store applied them, and the copies must end showing
+// the store's. A question resolved meanwhile is left to the edit of its
+// resolution, which follows, so that the outcome is shown once.
 func (b *Broker) editAll(q *Question) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
+	if !q.Status.Terminal() {
+		if fresh, err := b.store.Get(ctx, q.ID); err == nil && !fresh.Status.Terminal() && editRank(fresh) >= editRank(q) {
+			q = fresh
+		}
+	}
 	refs, err := b.store.Messages(ctx, q.ID)
 	cancel()
 	if err != nil {

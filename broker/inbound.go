@@ -26,9 +26,14 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 	}
 	switch cmd.Verb {
 	case VerbPending:
+		if cmd.ID != "" {
+			return b.showOne(ctx, in, cmd.ID)
+		}
 		return b.pendingHere(ctx, in)
 	case VerbAnswer:
 		return b.answer(ctx, in, cmd.ID, cmd.Prompt, cmd.Choice)
+	case VerbToggle:
+		return b.toggle(ctx, in, cmd)
 	case VerbSnooze:
 		return b.snooze(ctx, in, cmd.ID)
 	default:
@@ -280,14 +285,7 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 	if reply, done := b.resolveFailed(q, err); done {
 		return reply
 	}
-	next := -1
-	for k := range q.Prompts {
-		if k >= len(q.Progress) || q.Progress[k] == nil {
-			next = k
-			break
-		}
-	}
-	if next >= 0 {
+	if next := q.NextOpen(); next >= 0 {
 		b.updateCopies(q)
 		return Reply{OK: true, Text: fmt.Sprintf("Recorded: %s (%d of %d); next: %s", AnswerValue(a), i+1, len(q.Prompts), q.Prompts[next].Question), Question: q}
 	}
@@ -303,7 +301,8 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 }
 
 // promptIndex picks the prompt a command is for: the numbered one, the
-// only one, or the first unanswered one of a dialog.
+// only one, or the first unanswered one of a dialog (the first, when none
+// is left, for the caller to refuse).
 func promptIndex(q *Question, n int) (int, error) {
 	if n > 0 {
 		if n > len(q.Prompts) {
@@ -314,12 +313,7 @@ func promptIndex(q *Question, n int) (int, error) {
 		}
 		return n - 1, nil
 	}
-	for k := range q.Prompts {
-		if k >= len(q.Progress) || q.Progress[k] == nil {
-			return k, nil
-		}
-	}
-	return 0, nil
+	return max(q.NextOpen(), 0), nil
 }
 
 // Interpret turns a choice into the answer to prompt p, or an error that
@@ -429,27 +423,4 @@ func joinNumbers(ns []int) string {
 		parts[i] = fmt.Sprint(v)
 	}
 	return strings.Join(parts, ",")
-}
-
-// Toggle flips option (0-based) of multi-select prompt i in the selection
-// kept in the store, for channels that build a selection tap by tap, and
-// returns the question with its updated Selections.
-func (b *Broker) Toggle(ctx context.Context, in Inbound, id string, i, option int) (*Question, error) {
-	q, refused := b.authorize(ctx, in, id)
-	if refused != nil {
-		return refused.Question, fmt.Errorf("%w: %s", ErrForbidden, refused.Text)
-	}
-	if i < 0 || i >= len(q.Prompts) || !q.Prompts[i].MultiSelect {
-		return q, fieldErr("prompt", "%s has no multi-select question %d", id, i+1)
-	}
-	if option < 0 || option >= len(q.Prompts[i].Options) {
-		return q, fieldErr("option", "%d is not an option here: choose %s", option+1, rangeText(len(q.Prompts[i].Options)))
-	}
-	sel := slices.Clone(q.Selections[i])
-	if k := slices.Index(sel, option); k >= 0 {
-		sel = slices.Delete(sel, k, k+1)
-	} else {
-		sel = append(sel, option)
-	}
-	return b.store.SetSelection(ctx, id, i, SelectedOptions(sel))
 }

@@ -147,7 +147,6 @@ type Question struct {
 	Context     string        `json:"context,omitempty"`
 	Responders  []string      `json:"responders,omitempty"`
 	CallbackURL string        `json:"callback_url,omitempty"`
-	Pending     bool          `json:"pending_mode,omitempty"`
 	Fingerprint string        `json:"fingerprint,omitempty"`
 
 	// Policy holds the team policies of the question (policy.go), and
@@ -185,22 +184,6 @@ type Question struct {
 	CreatedAt  time.Time `json:"created_at"`
 	ExpiresAt  time.Time `json:"expires_at"`
 	ResolvedAt time.Time `json:"resolved_at,omitzero"`
-}
-
-// Clone returns a deep copy of q, so that callers may change it freely.
-func (q *Question) Clone() *Question {
-	if q == nil {
-		return nil
-	}
-	b, err := json.Marshal(q)
-	if err != nil {
-		panic(fmt.Sprintf("broker: clone question: %v", err)) // only plain data: cannot fail
-	}
-	var c Question
-	if err := json.Unmarshal(b, &c); err != nil {
-		panic(fmt.Sprintf("broker: clone question: %v", err))
-	}
-	return &c
 }
 
 // NextReminder returns the time of the next reminder still to send, or the

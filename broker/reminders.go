@@ -7,23 +7,23 @@ import (
 
 // Limits of reminder points. Each reminder is a message on every platform
 // a question was posted to, so a list of points is kept short and spread
-// out: at most MaxReminders points, each pair of successive points at least
-// MinReminderGap and MinReminderGapShare of the timeout apart.
+// out: at most maxReminders points, each pair of successive points at least
+// minReminderGap and minReminderGapShare of the timeout apart.
 const (
-	MaxReminders        = 5
-	MinReminderGap      = time.Minute
-	MinReminderGapShare = 0.05
+	maxReminders        = 5
+	minReminderGap      = time.Minute
+	minReminderGapShare = 0.05
 )
 
 // ValidateReminders checks reminder points: fractions of the time to the
 // deadline, each strictly between 0 and 1, increasing, at most
-// MaxReminders of them, successive ones at least 5 % of the timeout apart
-// and, when timeout is not zero, at least MinReminderGap apart. A zero
+// maxReminders of them, successive ones at least 5 % of the timeout apart
+// and, when timeout is not zero, at least minReminderGap apart. A zero
 // timeout means it is not known yet (the minute is checked at ask time).
 // field names the list in errors ("reminders", "routes.ops.reminders").
 func ValidateReminders(field string, points []float64, timeout time.Duration) error {
-	if len(points) > MaxReminders {
-		return fieldErr(field, "at most %d points, got %d", MaxReminders, len(points))
+	if len(points) > maxReminders {
+		return fieldErr(field, "at most %d points, got %d", maxReminders, len(points))
 	}
 	for i, p := range points {
 		f := fmt.Sprintf("%s[%d]", field, i)
@@ -39,10 +39,10 @@ func ValidateReminders(field string, points []float64, timeout time.Duration) er
 		}
 		if !farEnough(prev, p, timeout) {
 			if timeout == 0 {
-				return fieldErr(f, "%v is too close to %v: successive reminder points must be at least 5%% of the timeout (and %s) apart", p, prev, ShortDuration(MinReminderGap))
+				return fieldErr(f, "%v is too close to %v: successive reminder points must be at least 5%% of the timeout (and %s) apart", p, prev, shortDuration(minReminderGap))
 			}
 			gap := time.Duration((p - prev) * float64(timeout)).Round(time.Second)
-			return fieldErr(f, "%v is only %s after %v with a timeout of %s: successive reminder points must be at least %s and 5%% of the timeout apart", p, ShortDuration(gap), prev, ShortDuration(timeout), ShortDuration(MinReminderGap))
+			return fieldErr(f, "%v is only %s after %v with a timeout of %s: successive reminder points must be at least %s and 5%% of the timeout apart", p, shortDuration(gap), prev, shortDuration(timeout), shortDuration(minReminderGap))
 		}
 	}
 	return nil
@@ -52,20 +52,20 @@ func ValidateReminders(field string, points []float64, timeout time.Duration) er
 // timeout (the minute is not checked when timeout is zero).
 func farEnough(a, b float64, timeout time.Duration) bool {
 	const slack = 1e-9 // 0.15 - 0.1 is 0.04999999999999999
-	need := MinReminderGapShare
+	need := minReminderGapShare
 	if timeout > 0 {
-		need = max(need, float64(MinReminderGap)/float64(timeout))
+		need = max(need, float64(minReminderGap)/float64(timeout))
 	}
 	return b-a >= need-slack
 }
 
-// SpacedReminders returns the points of an inherited list (the route's or
-// the bridge's) that keep MinReminderGap and 5 % of timeout after the
+// spacedReminders returns the points of an inherited list (the route's or
+// the bridge's) that keep minReminderGap and 5 % of timeout after the
 // last point kept. A short timeout thus gets fewer reminders: with the
 // default 0.5 and 0.9 and a timeout under 2.5 minutes, only the reminder
 // half-way is sent. A question's own list is checked instead, by
 // ValidateReminders, and refused when too dense.
-func SpacedReminders(points []float64, timeout time.Duration) []float64 {
+func spacedReminders(points []float64, timeout time.Duration) []float64 {
 	var out []float64
 	for _, p := range points {
 		if len(out) > 0 && !farEnough(out[len(out)-1], p, timeout) {

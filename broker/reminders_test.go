@@ -64,8 +64,8 @@ func TestSpacedReminders(t *testing.T) {
 		{nil, time.Hour, nil},
 	}
 	for _, tt := range tests {
-		if got := SpacedReminders(tt.points, tt.timeout); !slices.Equal(got, tt.want) {
-			t.Errorf("SpacedReminders(%v, %s) = %v, want %v", tt.points, tt.timeout, got, tt.want)
+		if got := spacedReminders(tt.points, tt.timeout); !slices.Equal(got, tt.want) {
+			t.Errorf("spacedReminders(%v, %s) = %v, want %v", tt.points, tt.timeout, got, tt.want)
 		}
 	}
 }

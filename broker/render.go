@@ -11,8 +11,8 @@ import (
 // person reads one story whichever app they use. Channels escape the
 // results for their own markup.
 
-// TimeFormat is how times are shown to people.
-const TimeFormat = "15:04 MST"
+// timeFormat is how times are shown to people.
+const timeFormat = "15:04 MST"
 
 // RecommendedHint explains the " (Recommended)" mark where people see it:
 // the agent's suggestion, not an answer already given.
@@ -21,8 +21,8 @@ const RecommendedHint = "Recommended = the agent's suggestion; nothing is chosen
 // DeadlineText says when q expires and what it falls back to:
 // "Expires 14:30 UTC · default: SQLite".
 func DeadlineText(q *Question, loc *time.Location) string {
-	s := "Expires " + q.ExpiresAt.In(loc).Format(TimeFormat)
-	if defs := DefaultsText(q); defs != "" {
+	s := "Expires " + q.ExpiresAt.In(loc).Format(timeFormat)
+	if defs := defaultsText(q); defs != "" {
 		s += " · default: " + defs
 	}
 	if pol := PolicyText(q); pol != "" {
@@ -31,11 +31,11 @@ func DeadlineText(q *Question, loc *time.Location) string {
 	return s
 }
 
-// DefaultsText lists the defaults a timeout would apply, or "" when no
+// defaultsText lists the defaults a timeout would apply, or "" when no
 // prompt has one: "SQLite" for one question, "SQLite; None" for a dialog
 // whose every prompt has a default, and "DB: SQLite" (the prompts named
 // by header) when only some have one.
-func DefaultsText(q *Question) string {
+func defaultsText(q *Question) string {
 	var parts []string
 	all := true
 	for _, p := range q.Prompts {
@@ -83,10 +83,10 @@ func AnswerText(q *Question) string {
 	return strings.Join(parts, "; ")
 }
 
-// PromptOutcomes says, prompt by prompt, what became of each: "Database:
+// promptOutcomes says, prompt by prompt, what became of each: "Database:
 // Postgres (by ana); Cache: None (default); Queue: no answer". It is the
 // outcome of a dialog that people answered only in part, or together.
-func PromptOutcomes(q *Question) string {
+func promptOutcomes(q *Question) string {
 	var parts []string
 	for _, p := range q.Prompts {
 		v := "no answer"
@@ -107,9 +107,9 @@ func PromptOutcomes(q *Question) string {
 	return strings.Join(parts, "; ")
 }
 
-// AnswerCounts counts the prompts of a resolved q that people answered
+// answerCounts counts the prompts of a resolved q that people answered
 // (or skipped) and those that took their default.
-func AnswerCounts(q *Question) (byPeople, defaulted int) {
+func answerCounts(q *Question) (byPeople, defaulted int) {
 	for _, p := range q.Prompts {
 		a, ok := q.Answers[p.Question]
 		switch {
@@ -178,14 +178,14 @@ func WhoText(r *Responder) string {
 // asking agent is gone". A dialog answered by several people names each
 // prompt's answerer.
 func OutcomeText(q *Question, loc *time.Location) string {
-	at := q.ResolvedAt.In(loc).Format(TimeFormat)
+	at := q.ResolvedAt.In(loc).Format(timeFormat)
 	switch q.Status {
 	case StatusAnswered:
 		if a, ok := q.Answers[q.Prompts[0].Question]; ok && len(q.Prompts) == 1 && a.Skipped {
 			return fmt.Sprintf("Skipped by %s at %s", WhoText(q.AnsweredBy), at)
 		}
 		if severalAnswerers(q) {
-			return fmt.Sprintf("Answered at %s: %s", at, PromptOutcomes(q))
+			return fmt.Sprintf("Answered at %s: %s", at, promptOutcomes(q))
 		}
 		return fmt.Sprintf("Answered by %s at %s: %s", WhoText(q.AnsweredBy), at, AnswerText(q))
 	case StatusDeclined:
@@ -199,17 +199,17 @@ func OutcomeText(q *Question, loc *time.Location) string {
 		}
 		return s
 	case StatusTimedOut:
-		expired := q.ExpiresAt.In(loc).Format(TimeFormat)
-		byPeople, defaulted := AnswerCounts(q)
+		expired := q.ExpiresAt.In(loc).Format(timeFormat)
+		byPeople, defaulted := answerCounts(q)
 		switch {
 		case byPeople == 0 && defaulted == 0:
 			return fmt.Sprintf("Expired at %s with no answer", expired)
 		case byPeople == 0 && q.Fallback == FallbackDefault:
-			return fmt.Sprintf("No answer in %s: used the default, %s", ShortDuration(q.Timeout), AnswerText(q))
+			return fmt.Sprintf("No answer in %s: used the default, %s", shortDuration(q.Timeout), AnswerText(q))
 		case byPeople == 0:
-			return fmt.Sprintf("Expired at %s with no answer: %s", expired, PromptOutcomes(q))
+			return fmt.Sprintf("Expired at %s with no answer: %s", expired, promptOutcomes(q))
 		}
-		return fmt.Sprintf("Expired at %s with %d of %d answered: %s", expired, byPeople, len(q.Prompts), PromptOutcomes(q))
+		return fmt.Sprintf("Expired at %s with %d of %d answered: %s", expired, byPeople, len(q.Prompts), promptOutcomes(q))
 	case StatusCancelled:
 		if q.Reason != "" {
 			return fmt.Sprintf("Cancelled at %s: %s", at, q.Reason)
@@ -225,14 +225,14 @@ func OutcomeText(q *Question, loc *time.Location) string {
 // nothing: "Already answered by ana at 14:02", "This question expired at
 // 14:30".
 func ClosedText(q *Question, loc *time.Location) string {
-	at := q.ResolvedAt.In(loc).Format(TimeFormat)
+	at := q.ResolvedAt.In(loc).Format(timeFormat)
 	switch q.Status {
 	case StatusAnswered:
 		return fmt.Sprintf("Already answered by %s at %s", WhoText(q.AnsweredBy), at)
 	case StatusDeclined:
 		return fmt.Sprintf("Already declined by %s at %s", WhoText(q.AnsweredBy), at)
 	case StatusTimedOut:
-		return fmt.Sprintf("This question expired at %s", q.ExpiresAt.In(loc).Format(TimeFormat))
+		return fmt.Sprintf("This question expired at %s", q.ExpiresAt.In(loc).Format(timeFormat))
 	case StatusCancelled:
 		s := fmt.Sprintf("This question was cancelled at %s", at)
 		if q.Reason != "" {
@@ -246,15 +246,15 @@ func ClosedText(q *Question, loc *time.Location) string {
 // ReminderText is the nudge posted before the deadline.
 func ReminderText(q *Question, now time.Time, loc *time.Location) string {
 	left := q.ExpiresAt.Sub(now)
-	s := fmt.Sprintf("Reminder: this question is still open and expires in %s (at %s)", ShortDuration(left), q.ExpiresAt.In(loc).Format(TimeFormat))
-	if defs := DefaultsText(q); defs != "" {
+	s := fmt.Sprintf("Reminder: this question is still open and expires in %s (at %s)", shortDuration(left), q.ExpiresAt.In(loc).Format(timeFormat))
+	if defs := defaultsText(q); defs != "" {
 		s += "; then the default applies: " + defs
 	}
 	return s
 }
 
-// ShortDuration renders d for people: "30 min", "2 h", "45 s", "1 h 30 min".
-func ShortDuration(d time.Duration) string {
+// shortDuration renders d for people: "30 min", "2 h", "45 s", "1 h 30 min".
+func shortDuration(d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}

@@ -7,8 +7,8 @@ import (
 
 // Sessions keeps the sign-in sessions of the web inbox in the store, so
 // that a session made on one bridge instance is accepted by every other,
-// and signing out ends it everywhere. A store that implements it (both
-// store/sqlite and store/redis do) is handed to the web inbox.
+// and signing out ends it everywhere. It is the web inbox's role of the
+// Store.
 //
 // Sessions are known only by a digest: the web inbox gives each browser a
 // random session id and passes the store a keyed hash of it, so what the

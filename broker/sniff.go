@@ -5,15 +5,15 @@ import (
 	"slices"
 )
 
-// SniffFileType returns the media type of a file from its first 512
+// sniffFileType returns the media type of a file from its first 512
 // bytes, without parameters, and whether files of that type are accepted
-// (AllowedFileTypes). It follows the rules of net/http's
+// (allowedFileTypes). It follows the rules of net/http's
 // DetectContentType, which the broker may not import (it knows no
 // net/http): a test checks that both agree. Markup (HTML, XML) is never
 // plain text here, so that no page reaches a browser as a "log".
-func SniffFileType(data []byte) (string, bool) {
+func sniffFileType(data []byte) (string, bool) {
 	t := sniff(data)
-	return t, slices.Contains(AllowedFileTypes, t)
+	return t, slices.Contains(allowedFileTypes, t)
 }
 
 // sniffLen is how much of a file the sniffer reads.

@@ -43,7 +43,7 @@ func checkSniff(t *testing.T, data []byte) {
 	want, _, _ := mime.ParseMediaType(http.DetectContentType(data))
 	wantOK := slices.Contains(broker.AllowedFileTypes, want)
 	if ok != wantOK || (ok && got != want) {
-		t.Errorf("SniffFileType(%q) = %s, %v; DetectContentType says %s (accepted: %v)", trunc(data), got, ok, want, wantOK)
+		t.Errorf("sniffFileType(%q) = %s, %v; DetectContentType says %s (accepted: %v)", trunc(data), got, ok, want, wantOK)
 	}
 }
 

@@ -9,12 +9,41 @@ import (
 // the callback outbox. It is the authority: every instance of the bridge
 // re-reads from it, and every change of status is a compare-and-set in it.
 //
+// Store is composed of roles, one per kind of user, and only the code
+// that opens a store (cmd/bridge) and the stores themselves handle the
+// whole: the broker takes it, and every other consumer is handed only the
+// role it works with (the timeouts sweeper the Schedule, the callback
+// deliverer the Outbox and the Feed, the web inbox the Sessions, the API
+// what it reads beside the broker).
+//
 // Implementations: store/sqlite (embedded default) and store/redis. Both
 // pass the conformance suite in broker/brokertest. All methods are safe for
 // concurrent use. Methods return ErrUnavailable (wrapped) when the backing
 // service cannot be reached.
 type Store interface {
+	Questions
+	Messages
+	Schedule
+	EventLog
+	Feed
+	Outbox
+	Attachments
+	Sessions
 	PolicyStore
+	Housekeeping
+}
+
+// Lookup reads one question. The roles that name questions by id embed
+// it, so that their user can read what an id stands for.
+type Lookup interface {
+	// Get returns the question, or ErrNotFound.
+	Get(ctx context.Context, id string) (*Question, error)
+}
+
+// Questions is the record of questions: how they are stored, listed,
+// answered and resolved. The broker is its only user.
+type Questions interface {
+	Lookup
 
 	// Create stores q (status pending). When q.ToolCallID is not empty and
 	// a question with the same (Agent, SessionID, ToolCallID) exists, it
@@ -29,9 +58,6 @@ type Store interface {
 	// concurrent calls, on any instance, never overshoot max. max <= 0
 	// means no cap.
 	CreateCapped(ctx context.Context, q *Question, max int) (stored *Question, created bool, err error)
-
-	// Get returns the question, or ErrNotFound.
-	Get(ctx context.Context, id string) (*Question, error)
 
 	// Resolve sets the terminal state r on a pending question and returns
 	// the updated question. Exactly one of any number of concurrent calls
@@ -51,6 +77,18 @@ type Store interface {
 	// of a pending question and returns the updated question.
 	SetSelection(ctx context.Context, id string, i int, options []int) (*Question, error)
 
+	// List returns questions matching f, newest first.
+	List(ctx context.Context, f Filter) ([]*Question, error)
+
+	// CountPending returns how many questions are pending, of every
+	// agent. It is cheap (an index or a counter, not a scan), so that it
+	// can be read at every metrics scrape.
+	CountPending(ctx context.Context) (int, error)
+}
+
+// Messages remembers the copies of questions posted on platforms, so that
+// every copy can be edited and a reply on a platform found its question.
+type Messages interface {
 	// AddMessage remembers a posted copy of a question.
 	AddMessage(ctx context.Context, id string, m MessageRef) error
 	// Messages lists the posted copies of a question, oldest first.
@@ -58,9 +96,15 @@ type Store interface {
 	// LookupMessage finds the question a platform message belongs to, or
 	// ErrNotFound.
 	LookupMessage(ctx context.Context, channel, chat, messageID string) (string, error)
+}
 
-	// List returns questions matching f, newest first.
-	List(ctx context.Context, f Filter) ([]*Question, error)
+// Schedule finds the pending questions whose time has come: deadlines,
+// reminders and the leases of waiting agents. The timeouts sweeper works
+// through it, on every instance at once: the queries may name a question
+// to several sweepers, and ClaimReminder and the broker's compare-and-set
+// make sure only one acts.
+type Schedule interface {
+	Lookup
 
 	// Due returns up to limit ids of pending questions whose deadline is
 	// at or before now, earliest first.
@@ -77,10 +121,33 @@ type Store interface {
 	// LapsedLeases returns up to limit ids of pending questions whose
 	// lease ended at or before now.
 	LapsedLeases(ctx context.Context, now time.Time, limit int) ([]string, error)
+}
 
+// EventLog is the durable record of resolutions, read by agents that
+// follow their questions as a stream (GET /v1/events) and resume after
+// the last event they saw.
+type EventLog interface {
 	// Events returns up to limit resolution events after sequence number
 	// after, oldest first; agent filters when not empty.
 	Events(ctx context.Context, agent string, after int64, limit int) ([]Event, error)
+}
+
+// Feed tells of resolutions as they happen, so that whoever waits on them
+// re-reads at once instead of polling.
+type Feed interface {
+	// Watch returns the resolution feed: the questions as they are
+	// resolved, on this instance and (for shared stores) on others. It is
+	// a hint, not the record: an empty ID means "re-check every question
+	// you wait for" (sent after a lost connection). The channel closes when
+	// ctx ends.
+	Watch(ctx context.Context) <-chan Resolved
+}
+
+// Outbox holds the webhook callbacks of resolutions until they are
+// delivered or given up, for the callback deliverers of every instance
+// (which claim work from it) and for the API (which reports on it).
+type Outbox interface {
+	Lookup
 
 	// ClaimDeliveries returns up to limit callback deliveries that are due
 	// at now, and holds each for hold (moves its next attempt to now+hold)
@@ -94,18 +161,14 @@ type Store interface {
 	UpdateDelivery(ctx context.Context, d Delivery) error
 	// Deliveries lists the callback deliveries of a question.
 	Deliveries(ctx context.Context, questionID string) ([]Delivery, error)
+}
 
-	// Watch returns the resolution feed: the questions as they are
-	// resolved, on this instance and (for shared stores) on others. It is
-	// a hint, not the record: an empty ID means "re-check every question
-	// you wait for" (sent after a lost connection). The channel closes when
-	// ctx ends.
-	Watch(ctx context.Context) <-chan Resolved
-
+// Housekeeping is what the process that owns a store does with it beside
+// the work: check it, keep it small, release it.
+type Housekeeping interface {
 	// Purge removes questions resolved before before, with their messages,
 	// events and finished deliveries; it returns how many questions went.
 	Purge(ctx context.Context, before time.Time) (int, error)
-
 	// Ping checks that the store is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the store.
@@ -119,6 +182,11 @@ type Store interface {
 type Resolved struct {
 	ID    string
 	Agent string
+	// Callback is set when the question has a CallbackURL, so that a
+	// delivery was enqueued with the resolution. Only the instance that
+	// resolved the question sets it; a hint from another instance has it
+	// unset, and that instance's deliverer sends the callback.
+	Callback bool
 }
 
 // Filter selects questions for List. Empty fields match everything.

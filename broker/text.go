@@ -209,10 +209,10 @@ func normalizePrompt(p Prompt) Prompt {
 	return p
 }
 
-// CheckReason checks the reason of a cancel, which every platform shows
+// checkReason checks the reason of a cancel, which every platform shows
 // after "Cancelled at 14:02:", and returns it normalised to NFC. It is one
 // line, so it cannot draw a line of its own under the outcome.
-func CheckReason(reason string) (string, error) {
+func checkReason(reason string) (string, error) {
 	if err := checkText("reason", reason, kindLine); err != nil {
 		return "", err
 	}

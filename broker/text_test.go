@@ -88,7 +88,7 @@ func TestAgentTextCharacters(t *testing.T) {
 				r := AskRequest{Question: "Ship it?", Options: []Option{{Label: "Approve"}, {Label: "Reject"}}}
 				f.set(&r, c.s)
 				ok := map[textKind]bool{kindProse: c.prose, kindLine: c.line, kindName: c.asName}[f.kind]
-				_, err := ValidateRequest(&r)
+				_, err := validateRequest(&r)
 				if ok {
 					if err != nil {
 						t.Fatalf("refused: %v", err)
@@ -109,7 +109,7 @@ func TestAgentTextCharacters(t *testing.T) {
 
 func TestRefusalSaysWhere(t *testing.T) {
 	r := AskRequest{Question: "Deploy\x1b[31m now?"}
-	_, err := ValidateRequest(&r)
+	_, err := validateRequest(&r)
 	if err == nil || err.Error() != "question: contains a control character (U+001B) at character 7; only newline and tab are allowed" {
 		t.Fatalf("err = %v", err)
 	}
@@ -125,7 +125,7 @@ func TestAgentTextNormalised(t *testing.T) {
 		Default:  StringList{"CAFE\u0301"},
 		Context:  "Line one\r\nLine two\twith a tab, emoji 👨\u200d👩\u200d👧 and Persian می\u200cخواهم",
 	}
-	prompts, err := ValidateRequest(&r)
+	prompts, err := validateRequest(&r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestDuplicateLabelsAfterNormalising(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%q %q", tt.a, tt.b), func(t *testing.T) {
 			r := AskRequest{Question: "q", Options: []Option{{Label: tt.a}, {Label: tt.b}}}
-			_, err := ValidateRequest(&r)
+			_, err := validateRequest(&r)
 			var fe *FieldError
 			if !errors.As(err, &fe) || fe.Field != "options[1].label" || !strings.Contains(fe.Message, tt.msg) {
 				t.Fatalf("err = %v, want options[1].label: …%s…", err, tt.msg)
@@ -202,7 +202,7 @@ func TestCheckReason(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
-			got, err := CheckReason(tt.reason)
+			got, err := checkReason(tt.reason)
 			if tt.err != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tt.err) || !errors.Is(err, ErrInvalid) {
 					t.Fatalf("err = %v, want %s…", err, tt.err)
@@ -210,7 +210,7 @@ func TestCheckReason(t *testing.T) {
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Fatalf("CheckReason = %q, %v; want %q", got, err, tt.want)
+				t.Fatalf("checkReason = %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}

@@ -36,7 +36,7 @@ func TimedOut(q *Question, now time.Time) Resolution {
 			missing++
 			continue
 		}
-		answers[p.Question] = DefaultAnswer(p)
+		answers[p.Question] = defaultAnswer(p)
 		defaulted++
 	}
 	switch {
@@ -53,10 +53,10 @@ func TimedOut(q *Question, now time.Time) Resolution {
 	return r
 }
 
-// DefaultAnswer is the answer p's default gives, marked Defaulted: the
+// defaultAnswer is the answer p's default gives, marked Defaulted: the
 // options it names by their labels, with the option's action and prefill
 // on a single choice, or else the default as free text.
-func DefaultAnswer(p Prompt) Answer {
+func defaultAnswer(p Prompt) Answer {
 	a := Answer{Selected: []string{}, Defaulted: true}
 	for _, d := range p.Default {
 		if k := OptionIndex(p, d); k >= 0 {
@@ -69,15 +69,6 @@ func DefaultAnswer(p Prompt) Answer {
 		}
 	}
 	return a
-}
-
-// Given returns the answer a person gave to prompt i of a pending dialog,
-// or nil when there is none yet.
-func (q *Question) Given(i int) *Answer {
-	if i >= 0 && i < len(q.Progress) {
-		return q.Progress[i]
-	}
-	return nil
 }
 
 // expireAttempts bounds how often Expire rebuilds a timeout whose dialog

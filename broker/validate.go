@@ -14,11 +14,11 @@ import (
 // Limits of the model.
 const (
 	MaxPrompts         = 4
-	MinOptions         = 2
+	minOptions         = 2
 	MaxOptions         = 4
 	MaxHeaderChars     = 16
-	MaxLabelWords      = 5
-	MaxLabelChars      = 60
+	maxLabelWords      = 5
+	maxLabelChars      = 60
 	MaxQuestionChars   = 2000
 	MaxDescriptionChar = 300
 	MaxContextChars    = 4000
@@ -69,13 +69,6 @@ func (r *AskRequest) Prompts() ([]Prompt, error) {
 		return []Prompt{{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Other: r.Other, Default: r.Default}}, nil
 	}
 	return r.Questions, nil
-}
-
-// ValidatePrompts checks prompts against every rule of the model and
-// returns the first failure as a *FieldError naming the field.
-func ValidatePrompts(prompts []Prompt) error {
-	_, err := cleanPrompts(prompts)
-	return err
 }
 
 // cleanPrompts checks prompts and returns them normalised (NFC, "\r\n"
@@ -139,7 +132,7 @@ func validatePrompt(f string, p Prompt) error {
 		return fieldErr(f+"header", "at most %d characters, got %d", MaxHeaderChars, n)
 	}
 	if len(p.Options) == 1 || len(p.Options) > MaxOptions {
-		return fieldErr(f+"options", "give no options (free text) or %d–%d options, got %d", MinOptions, MaxOptions, len(p.Options))
+		return fieldErr(f+"options", "give no options (free text) or %d–%d options, got %d", minOptions, MaxOptions, len(p.Options))
 	}
 	if len(p.Options) == 0 && !p.AllowsOther() {
 		return fieldErr(f+"other", "must stay true when there are no options: free text is the only way to answer")
@@ -158,11 +151,11 @@ func validatePrompt(f string, p Prompt) error {
 			return fieldErr(of+".label", "only the first option may be marked %q", strings.TrimSpace(RecommendedSuffix))
 		}
 		bare := BareLabel(label)
-		if words := len(strings.Fields(bare)); words < 1 || words > MaxLabelWords {
-			return fieldErr(of+".label", "must be 1–%d words, got %d", MaxLabelWords, words)
+		if words := len(strings.Fields(bare)); words < 1 || words > maxLabelWords {
+			return fieldErr(of+".label", "must be 1–%d words, got %d", maxLabelWords, words)
 		}
-		if n := utf8.RuneCountInString(label); n > MaxLabelChars {
-			return fieldErr(of+".label", "at most %d characters, got %d", MaxLabelChars, n)
+		if n := utf8.RuneCountInString(label); n > maxLabelChars {
+			return fieldErr(of+".label", "at most %d characters, got %d", maxLabelChars, n)
 		}
 		if foldKey(bare) == "other" {
 			return fieldErr(of+".label", "do not add an \"Other\" option: free text is offered unless other is false")
@@ -238,7 +231,7 @@ func BareLabel(label string) string {
 
 // OptionIndex returns the index of the option whose label is s, with or
 // without the Recommended mark, or -1. Labels compare in NFC after full
-// case folding, the same form in which ValidatePrompts refuses duplicates,
+// case folding, the same form in which cleanPrompts refuses duplicates,
 // so a text matches at most one option.
 func OptionIndex(p Prompt, s string) int {
 	key := foldKey(BareLabel(s))
@@ -250,11 +243,11 @@ func OptionIndex(p Prompt, s string) int {
 	return -1
 }
 
-// ValidateRequest checks everything in r that does not depend on
+// validateRequest checks everything in r that does not depend on
 // configuration and returns the prompts to store, normalised to NFC. It
 // normalises r.Context in place too, so that the fingerprint of a request
 // does not depend on how its text was composed.
-func ValidateRequest(r *AskRequest) ([]Prompt, error) {
+func validateRequest(r *AskRequest) ([]Prompt, error) {
 	prompts, err := r.Prompts()
 	if err != nil {
 		return nil, err

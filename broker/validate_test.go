@@ -59,7 +59,7 @@ func TestValidateRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ValidateRequest(&tt.req)
+			_, err := validateRequest(&tt.req)
 			var fe *FieldError
 			if !errors.As(err, &fe) || !errors.Is(err, ErrInvalid) {
 				t.Fatalf("err = %v, want a *FieldError", err)
@@ -73,11 +73,11 @@ func TestValidateRequest(t *testing.T) {
 
 func TestValidRequests(t *testing.T) {
 	free := AskRequest{Question: "Anything to add? ✓ 日本語", Default: StringList{"nothing"}}
-	if _, err := ValidateRequest(&free); err != nil {
+	if _, err := validateRequest(&free); err != nil {
 		t.Fatalf("free text with a free-text default: %v", err)
 	}
 	rec := AskRequest{Question: "q", Options: []Option{{Label: "Postgres (Recommended)"}, {Label: "Five words make a label"}}, Default: StringList{"Postgres"}}
-	if _, err := ValidateRequest(&rec); err != nil {
+	if _, err := validateRequest(&rec); err != nil {
 		t.Fatalf("recommended first, default without the mark: %v", err)
 	}
 }

@@ -16,7 +16,7 @@ const (
 	DefaultMaxBackoff  = time.Hour
 	DefaultWindow      = 24 * time.Hour
 	DefaultTimeout     = 10 * time.Second
-	DefaultPoll        = 250 * time.Millisecond
+	DefaultPoll        = 5 * time.Second
 	DefaultConcurrency = 8
 )
 
@@ -41,8 +41,11 @@ type Config struct {
 	Window time.Duration
 	// Timeout bounds one attempt (connect, send, read the status).
 	Timeout time.Duration
-	// Poll is how often the outbox is checked for due deliveries when
-	// the resolution feed says nothing.
+	// Poll is how often the outbox is checked when nothing this instance
+	// knows of is due: for deliveries another process enqueued or left
+	// behind (its claim ran out). A question with a callback resolved on
+	// this instance, and this instance's retries, are sent when due
+	// without waiting for it.
 	Poll time.Duration
 	// Concurrency is how many attempts run at once on this instance.
 	Concurrency int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,10 +12,18 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
+// Store is what a Deliverer works with: the outbox it claims deliveries
+// from and records their outcomes in, and the resolution feed that wakes
+// it when a resolution may have enqueued one.
+type Store interface {
+	broker.Outbox
+	broker.Feed
+}
+
 // Deliverer sends the callback deliveries of the store's outbox. Run one
 // on every bridge instance: claiming is safe across instances.
 type Deliverer struct {
-	st  broker.Store
+	st  Store
 	cfg Config
 	log *slog.Logger
 	m   *metrics
@@ -22,11 +31,16 @@ type Deliverer struct {
 	slots chan struct{} // one token per attempt under way
 	freed chan struct{} // capacity 1: "an attempt finished"
 	wg    sync.WaitGroup
+	// due is when the deliveries this instance claimed fall due again.
+	due *schedule
+	// more is set when the last sweep found no free slot or filled every
+	// one: more may be due as soon as an attempt ends.
+	more atomic.Bool
 }
 
 // New returns a Deliverer for the outbox of st. Invalid settings in cfg
 // (see Config.Validate) fall back to the defaults, with a warning.
-func New(st broker.Store, cfg Config, log *slog.Logger) *Deliverer {
+func New(st Store, cfg Config, log *slog.Logger) *Deliverer {
 	if log != nil {
 		cfg.Logger = log
 	}
@@ -39,6 +53,7 @@ func New(st broker.Store, cfg Config, log *slog.Logger) *Deliverer {
 	d := &Deliverer{
 		st: st, cfg: c, log: c.Logger, m: newMetrics(),
 		slots: make(chan struct{}, c.Concurrency), freed: make(chan struct{}, 1),
+		due: newSchedule(),
 	}
 	if c.Registerer != nil {
 		if err := c.Registerer.Register(d.m); err != nil {
@@ -65,40 +80,65 @@ func (d *Deliverer) Collector() prometheus.Collector { return d.m }
 func (d *Deliverer) hold() time.Duration { return 2*d.cfg.Timeout + 5*time.Second }
 
 // Run delivers until ctx ends, then waits for the attempts under way. It
-// checks the outbox every Poll, at once when a question resolves (the
-// store's feed is the wake-up), and whenever an attempt finishes while
-// more may be due.
+// looks at the outbox when it starts, when a question with a callback
+// resolves on this instance (the store's feed says so), when a retry or
+// the end of a claim of this instance falls due, when an attempt ends
+// while more may be due, after the feed was interrupted, and every Poll
+// for deliveries another process left behind. Otherwise it sleeps: an
+// idle bridge, or one whose questions have no callback, does not touch the
+// outbox.
 func (d *Deliverer) Run(ctx context.Context) {
 	defer d.wg.Wait()
 	watch := d.st.Watch(ctx)
-	tick := time.NewTicker(d.cfg.Poll)
-	defer tick.Stop()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	check := true
 	for {
-		d.sweep(ctx)
+		if check {
+			d.due.takeDue(d.cfg.Now())
+			d.sweep(ctx)
+		}
+		d.arm(timer)
 		select {
 		case <-ctx.Done():
 			return
-		case _, ok := <-watch:
+		case r, ok := <-watch:
 			if !ok {
 				watch = nil
 			}
-		case <-tick.C:
+			check = ok && (r.Callback || r.ID == "")
+		case <-timer.C:
+			check = true
 		case <-d.freed:
+			check = d.more.Load()
 		}
 	}
+}
+
+// arm sets timer to the earliest of the next scheduled delivery and the
+// fallback poll.
+func (d *Deliverer) arm(timer *time.Timer) {
+	wait := d.cfg.Poll
+	if t, ok := d.due.next(); ok {
+		wait = min(wait, max(t.Sub(d.cfg.Now()), 0))
+	}
+	timer.Reset(wait)
 }
 
 // sweep claims as many due deliveries as there are free slots and starts
 // an attempt for each. It returns how many it started.
 func (d *Deliverer) sweep(ctx context.Context) int {
 	free := cap(d.slots) - len(d.slots)
+	d.more.Store(free == 0)
 	if free == 0 || ctx.Err() != nil {
 		return 0
 	}
 	// The claim is measured from before it is asked for: the store may
 	// take a while to grant it, and the attempt must end within it.
 	until := time.Now().Add(d.hold())
-	claimed, err := d.st.ClaimDeliveries(ctx, d.cfg.Now(), free, d.hold())
+	now := d.cfg.Now()
+	claimed, err := d.st.ClaimDeliveries(ctx, now, free, d.hold())
+	d.more.Store(len(claimed) == free)
 	if err != nil {
 		if ctx.Err() == nil {
 			d.log.Warn("callback outbox: claim failed", "err", err)
@@ -106,6 +146,7 @@ func (d *Deliverer) sweep(ctx context.Context) int {
 		return 0
 	}
 	for _, del := range claimed {
+		d.due.set(del.ID, now.Add(d.hold()))
 		j := &job{del: del, until: until,
 			log: d.log.With("delivery_id", del.ID, "question_id", del.QuestionID, "url", redact(del.URL))}
 		d.slots <- struct{}{}

@@ -54,6 +54,11 @@ func (d *Deliverer) record(ctx context.Context, j *job) {
 		cancel()
 		switch {
 		case err == nil:
+			if j.del.State == broker.DeliveryPending {
+				d.due.set(j.del.ID, j.del.NextAt)
+			} else {
+				d.due.drop(j.del.ID)
+			}
 			return
 		case errors.Is(err, broker.ErrConflict):
 			// The claim ran out and another claim took the delivery
@@ -63,6 +68,7 @@ func (d *Deliverer) record(ctx context.Context, j *job) {
 				"state", j.del.State, "attempt", j.del.Attempts, "tries", try)
 			return
 		case errors.Is(err, broker.ErrNotFound), errors.Is(err, broker.ErrInvalid):
+			d.due.drop(j.del.ID)
 			j.log.Error("callback: record delivery", "err", err)
 			return
 		case time.Until(deadline) <= pause:

@@ -25,6 +25,7 @@ type responder func(q *broker.Question) []string
 // commands of its responder, through the broker's one inbound path.
 type autoChannel struct {
 	b       *broker.Broker
+	copies  broker.Messages
 	respond responder
 	wg      sync.WaitGroup
 	ctx     context.Context
@@ -39,7 +40,7 @@ func (c *autoChannel) Post(_ context.Context, q *broker.Question, chat string) (
 			// The broker records the posted copy after Post returns;
 			// answer once it is known, as a person would.
 			for range 500 {
-				if refs, _ := c.b.Store().Messages(c.ctx, q.ID); len(refs) > 0 {
+				if refs, _ := c.copies.Messages(c.ctx, q.ID); len(refs) > 0 {
 					break
 				}
 				time.Sleep(5 * time.Millisecond)
@@ -93,7 +94,7 @@ func startBridge(path, addr string, respond responder) (*bridge, error) {
 		st.Close()
 		return nil, err
 	}
-	ch := &autoChannel{b: b, respond: respond, ctx: ctx}
+	ch := &autoChannel{b: b, copies: st, respond: respond, ctx: ctx}
 	b.Register(ch)
 	var ln net.Listener
 	for range 50 { // the old server's port may take a moment to free
@@ -107,7 +108,7 @@ func startBridge(path, addr string, respond responder) (*bridge, error) {
 		st.Close()
 		return nil, err
 	}
-	srv := api.New(api.Config{Loopback: true, Logger: log, DefaultWait: 2 * time.Second}, b)
+	srv := api.New(api.Config{Loopback: true, Logger: log, DefaultWait: 2 * time.Second}, b, st)
 	br := &bridge{
 		URL: "http://" + ln.Addr().String(), B: b, path: path, addr: ln.Addr().String(),
 		ch: ch, st: st, api: srv, hs: &http.Server{Handler: srv}, cancel: cancel, done: make(chan struct{}),

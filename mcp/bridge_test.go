@@ -24,6 +24,7 @@ import (
 // the broker's inbound path.
 type bridge struct {
 	b   *broker.Broker
+	st  *sqlite.Store
 	ch  *brokertest.Channel
 	api *client.Client
 }
@@ -46,7 +47,7 @@ func startBridge(t *testing.T) *bridge {
 	b.Register(ch)
 	done := make(chan struct{})
 	go func() { b.Run(ctx); close(done) }()
-	hs := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b))
+	hs := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b, st))
 	t.Cleanup(func() {
 		hs.Close()
 		cancel()
@@ -54,7 +55,7 @@ func startBridge(t *testing.T) *bridge {
 		b.Close()
 		st.Close()
 	})
-	return &bridge{b: b, ch: ch, api: client.New(hs.URL, "")}
+	return &bridge{b: b, st: st, ch: ch, api: client.New(hs.URL, "")}
 }
 
 // answer sends a person's command for the last posted question.

@@ -97,11 +97,11 @@ func TestTimedOutDialogKeepsAnswers(t *testing.T) {
 		done <- res
 	}()
 	id := br.answer(t, func(id string) string { return "/answer " + id + ".3 NATS" })
-	q, err := br.b.Store().Get(context.Background(), id)
+	q, err := br.st.Get(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := timeouts.New(br.b, br.b.Store(), timeouts.Options{}).Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
+	if st, err := timeouts.New(br.b, br.st, timeouts.Options{}).Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
 		t.Fatalf("sweep at the deadline: %+v, %v", st, err)
 	}
 	var res *sdk.CallToolResult

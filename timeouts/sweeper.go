@@ -70,14 +70,21 @@ func (s *Stats) add(o Stats) {
 // question.
 type Sweeper struct {
 	b    *broker.Broker
-	st   broker.Store
+	st   Store
 	opts Options
 	log  *slog.Logger
 }
 
+// Store is what the sweeper needs of b's store: its schedule, and the
+// purge of questions resolved before the retention.
+type Store interface {
+	broker.Schedule
+	Purge(ctx context.Context, before time.Time) (int, error)
+}
+
 // New returns a Sweeper that resolves through b the questions it finds due
-// in st (normally b.Store()).
-func New(b *broker.Broker, st broker.Store, opts Options) *Sweeper {
+// in st, the schedule of b's store.
+func New(b *broker.Broker, st Store, opts Options) *Sweeper {
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
 	}

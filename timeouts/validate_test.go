@@ -105,7 +105,7 @@ func TestBadTimeoutInputOverHTTP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, broker.Config{})
-			srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: quiet}, e.broker))
+			srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: quiet}, e.broker, e.store))
 			defer srv.Close()
 			resp, err := http.Post(srv.URL+"/v1/questions", "application/json", strings.NewReader(tt.body))
 			if err != nil {

@@ -10,6 +10,9 @@ import (
 // broker.Store contract, as subtests, each on a fresh store from open.
 // open must return an empty store and arrange its own clean-up (t.Cleanup);
 // the suite may Close the store itself, so Close must tolerate a second call.
+// Two roles of the contract have suites of their own, which every store
+// runs as well: TestAttachments, and TestSessions (which needs two handles
+// on one store).
 //
 // Both store/sqlite and store/redis run it:
 //

@@ -72,7 +72,6 @@ func FullQuestion(id, agent string, now time.Time) *broker.Question {
 	q.Context = "Deploying 🚢 to prod; Ärger vermeiden.\nLine two."
 	q.Responders = []string{"telegram:42", "slack:role:S01"}
 	q.CallbackURL = "https://agent.example/callback?x=1&y=ü"
-	q.Pending = true
 	q.Fingerprint = "f00dbabe"
 	q.Lease = 90 * time.Second
 	q.LeaseUntil = now.Add(90 * time.Second)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 )
@@ -19,6 +20,43 @@ var limitTests = []storeTest{
 	{"PendingCapCountsUncappedCreates", testCapCountsUncapped},
 	{"PendingCapUnderConcurrency", testCapConcurrent},
 	{"CancelSessionCancelsAll", testCancelSessionAll},
+	{"CountPendingOfEveryAgent", testCountPending},
+}
+
+// testCountPending: CountPending counts the pending questions of every
+// agent, once each, and follows resolutions; refused and re-attached
+// creates add nothing.
+func testCountPending(t *testing.T, s broker.Store) {
+	ctx := context.Background()
+	now := baseTime()
+	want := func(n int, after string) {
+		t.Helper()
+		got, err := s.CountPending(ctx)
+		if err != nil || got != n {
+			t.Fatalf("CountPending after %s = %d, %v; want %d", after, got, err, n)
+		}
+	}
+	want(0, "nothing")
+	a := mustCreate(t, s, NewQuestion(broker.NewID(), "a1", now))
+	mustCreate(t, s, NewQuestion(broker.NewID(), "a1", now))
+	mustCreate(t, s, NewQuestion(broker.NewID(), "a2", now))
+	want(3, "three creates by two agents")
+	call := NewQuestion(broker.NewID(), "a2", now)
+	call.SessionID, call.ToolCallID = "s1", "call-1"
+	mustCreate(t, s, call)
+	again := NewQuestion(broker.NewID(), "a2", now)
+	again.SessionID, again.ToolCallID = "s1", "call-1"
+	if _, created, err := s.Create(ctx, again); err != nil || created {
+		t.Fatalf("re-attaching create: created = %v, err = %v", created, err)
+	}
+	wantRefused(t, s, NewQuestion(broker.NewID(), "a1", now), 2)
+	want(4, "a re-attach and a refused create")
+	mustResolve(t, s, a.ID, answeredAt(now, "Postgres"))
+	want(3, "a resolution")
+	if _, err := s.Purge(ctx, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	want(3, "a purge of the resolved question")
 }
 
 // createCapped stores q under cap max and fails t on any error.

@@ -211,17 +211,9 @@ var progressTests = []storeTest{
 	{"SetSelection", testSetSelection},
 }
 
-// progressAt returns q's saved answer to prompt i, or nil.
-func progressAt(q *broker.Question, i int) *broker.Answer {
-	if i < len(q.Progress) {
-		return q.Progress[i]
-	}
-	return nil
-}
-
 func wantProgress(t *testing.T, what string, q *broker.Question, i int, want *broker.Answer) {
 	t.Helper()
-	g, _ := json.Marshal(progressAt(q, i))
+	g, _ := json.Marshal(q.Given(i))
 	w, _ := json.Marshal(want)
 	if string(g) != string(w) {
 		t.Fatalf("%s: progress[%d] = %s, want %s", what, i, g, w)

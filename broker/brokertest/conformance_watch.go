@@ -15,6 +15,41 @@ var watchTests = []storeTest{
 	{"EveryWatcher", testWatchMany},
 	{"NoResolutionIsMissed", testWatchBurst},
 	{"ClosesWithContext", testWatchCloses},
+	{"SaysWhichHaveCallbacks", testWatchCallback},
+}
+
+// testWatchCallback checks that the resolving instance's hint says when
+// the question has a callback, and no hint says so of one without.
+func testWatchCallback(t *testing.T, s broker.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	now := baseTime()
+	plain := NewQuestion(broker.NewID(), "a1", now)
+	hooked := NewQuestion(broker.NewID(), "a1", now)
+	hooked.CallbackURL = "https://agent.example/cb"
+	mustCreate(t, s, plain)
+	mustCreate(t, s, hooked)
+	ch := s.Watch(ctx)
+	mustResolve(t, s, plain.ID, answeredAt(now, "Postgres"))
+	mustResolve(t, s, hooked.ID, answeredAt(now, "Postgres"))
+	timer := time.NewTimer(storeWait)
+	defer timer.Stop()
+	for {
+		select {
+		case r, ok := <-ch:
+			if !ok {
+				t.Fatal("resolution feed closed early")
+			}
+			if r.ID == plain.ID && r.Callback {
+				t.Fatalf("hint %+v says a question without a callback has one", r)
+			}
+			if r.ID == hooked.ID && r.Callback {
+				return
+			}
+		case <-timer.C:
+			t.Fatalf("no hint for %s said it has a callback within %v", hooked.ID, storeWait)
+		}
+	}
 }
 
 // awaitID reads ch until it carries id, and fails t after storeWait, or

@@ -43,21 +43,19 @@ const (
 
 // slot names a prompt of a question in a custom id.
 type slot struct {
-	kind   string
-	id     string
-	prompt int
-	count  int
+	kind string
+	ref  broker.PromptRef
 	// picked are the 0-based options chosen in the menu (kindNoteModal).
 	picked []int
 }
 
 func slotID(kind string, q *broker.Question, i int) string {
-	return fmt.Sprintf("%s:%s:%d:%d", kind, q.ID, i, len(q.Prompts))
+	return slot{ref: q.Ref(i)}.customID(kind)
 }
 
 // customID is the custom id of kind for the prompt s names.
 func (s slot) customID(kind string) string {
-	id := fmt.Sprintf("%s:%s:%d:%d", kind, s.id, s.prompt, s.count)
+	id := fmt.Sprintf("%s:%s:%d:%d", kind, s.ref.ID, s.ref.Index, s.ref.Count)
 	if kind == kindNoteModal {
 		var b strings.Builder
 		for _, k := range s.picked {
@@ -85,10 +83,10 @@ func parseSlot(customID string) (slot, bool) {
 	}
 	i, err1 := strconv.Atoi(parts[2])
 	n, err2 := strconv.Atoi(parts[3])
-	if err1 != nil || err2 != nil || n < 1 || n > broker.MaxPrompts || i < 0 || i >= n || parts[1] == "" {
+	s := slot{kind: parts[0], ref: broker.PromptRef{ID: parts[1], Index: i, Count: n}}
+	if err1 != nil || err2 != nil || !s.ref.Valid() {
 		return slot{}, false
 	}
-	s := slot{kind: parts[0], id: parts[1], prompt: i, count: n}
 	if want == 5 {
 		digits := parts[4]
 		if digits == "" || len(digits) > broker.MaxOptions {
@@ -102,12 +100,6 @@ func parseSlot(customID string) (slot, bool) {
 		}
 	}
 	return s, true
-}
-
-// question returns a stand-in question with the id and the number of
-// prompts of s: all the broker's formatters need to build the command.
-func (s slot) question() *broker.Question {
-	return &broker.Question{ID: s.id, Prompts: make([]broker.Prompt, s.count)}
 }
 
 // menuOptions reads select menu values (option indexes). A number beyond

@@ -68,7 +68,7 @@ func (c *Channel) interact(ctx context.Context, i *discordgo.Interaction) respon
 					s.picked = picked
 					return noteModal(s)
 				}
-				text = broker.FormatOption(s.question(), s.prompt, picked...)
+				text = broker.FormatOption(s.ref, picked...)
 			default:
 				return ephemeral("That control was not understood.")
 			}
@@ -91,7 +91,7 @@ func (c *Channel) interact(ctx context.Context, i *discordgo.Interaction) respon
 		if note == "" && len(picked) == 0 {
 			return ephemeral("The answer was empty: nothing was recorded.")
 		}
-		reply := c.h.HandleInbound(ctx, c.inboundFrom(i, broker.FormatOptionsOther(s.question(), s.prompt, picked, note)))
+		reply := c.h.HandleInbound(ctx, c.inboundFrom(i, broker.FormatOptionsOther(s.ref, picked, note)))
 		if i.Message == nil {
 			return ephemeral(replyText(reply))
 		}
@@ -141,8 +141,8 @@ const maxNote = 1000
 // goes with, which makes the text a note beside them.
 func otherModal(s slot) response {
 	title := "Your own answer"
-	if s.count > 1 {
-		title = fmt.Sprintf("Your own answer to question %d", s.prompt+1)
+	if s.ref.Count > 1 {
+		title = fmt.Sprintf("Your own answer to question %d", s.ref.Index+1)
 	}
 	text := discordgo.TextInput{
 		CustomID: textInputID, Label: "Answer", Style: discordgo.TextInputParagraph,
@@ -151,8 +151,8 @@ func otherModal(s slot) response {
 	var rows []discordgo.MessageComponent
 	if s.kind == kindOtherNote {
 		title = "Other answer, or a note"
-		if s.count > 1 {
-			title = fmt.Sprintf("Other answer or note, question %d", s.prompt+1)
+		if s.ref.Count > 1 {
+			title = fmt.Sprintf("Other answer or note, question %d", s.ref.Index+1)
 		}
 		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.TextInput{
 			CustomID: numbersInputID, Label: "Option number(s) it goes with (optional)", Style: discordgo.TextInputShort,
@@ -168,8 +168,8 @@ func otherModal(s slot) response {
 // note to go with them; sending it empty records the options alone.
 func noteModal(s slot) response {
 	title := "Add a note (optional)"
-	if s.count > 1 {
-		title = fmt.Sprintf("Add a note to question %d (optional)", s.prompt+1)
+	if s.ref.Count > 1 {
+		title = fmt.Sprintf("Add a note to question %d (optional)", s.ref.Index+1)
 	}
 	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 		discordgo.TextInput{

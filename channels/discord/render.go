@@ -81,7 +81,7 @@ func pendingContent(q *broker.Question, loc *time.Location, l limits, typed []st
 			b.WriteString("\n")
 		}
 		b.WriteString(promptTitle(q, i, l) + "\n")
-		if a := progress(q, i); a != nil {
+		if a := q.Given(i); a != nil {
 			b.WriteString("✓ " + escape(broker.AnswerValue(*a)) + "\n")
 			continue
 		}
@@ -114,7 +114,9 @@ func pendingContent(q *broker.Question, loc *time.Location, l limits, typed []st
 	if len(typed) > 0 {
 		b.WriteString("Type instead: " + strings.Join(typed, " · ") + "\n")
 	}
-	fmt.Fprintf(&b, "Tap a button, reply to this message with a number or your own words, or type `%s`", codeSafe(broker.FormatOption(q, firstOpen(q), 0)))
+	if next := q.NextOpen(); next >= 0 {
+		fmt.Fprintf(&b, "Tap a button, reply to this message with a number or your own words, or type `%s`", codeSafe(broker.FormatOption(q.Ref(next), 0)))
+	}
 	return b.String()
 }
 
@@ -125,23 +127,6 @@ func outcomeContent(q *broker.Question, loc *time.Location, l limits) string {
 	}
 	b.WriteString("\n" + escape(broker.OutcomeText(q, loc)))
 	return b.String()
-}
-
-// progress returns the answer already given to prompt i of a dialog.
-func progress(q *broker.Question, i int) *broker.Answer {
-	if i < len(q.Progress) {
-		return q.Progress[i]
-	}
-	return nil
-}
-
-func firstOpen(q *broker.Question) int {
-	for i := range q.Prompts {
-		if progress(q, i) == nil {
-			return i
-		}
-	}
-	return 0
 }
 
 // components builds the action rows of a pending question. A component
@@ -159,7 +144,7 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 		return true
 	}
 	for i, p := range q.Prompts {
-		if progress(q, i) != nil {
+		if q.Given(i) != nil {
 			continue
 		}
 		var prompt []discordgo.MessageComponent
@@ -168,11 +153,11 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 			if menu := selectMenu(q, i); usable(menu.CustomID) {
 				prompt = append(prompt, discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}})
 			} else {
-				typed = append(typed, "`"+codeSafe(broker.FormatAnswer(q, i, "1,2"))+"`")
+				typed = append(typed, "`"+codeSafe(broker.FormatAnswer(q.Ref(i), "1,2"))+"`")
 			}
 		} else {
 			for k, o := range p.Options {
-				cmd := broker.FormatOption(q, i, k)
+				cmd := broker.FormatOption(q.Ref(i), k)
 				if !usable(cmd) {
 					typed = append(typed, "`"+codeSafe(cmd)+"` "+escape(o.Label))
 					continue
@@ -196,10 +181,10 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 			if id := slotID(kind, q, i); usable(id) {
 				buttons = append(buttons, discordgo.Button{Label: label, Style: discordgo.SecondaryButton, CustomID: id})
 			} else {
-				typed = append(typed, "`"+codeSafe(broker.FormatOther(q, i, "<your answer>"))+"`")
+				typed = append(typed, "`"+codeSafe(broker.FormatOther(q.Ref(i), "<your answer>"))+"`")
 			}
 		}
-		if cmd := broker.FormatSkip(q, i); usable(cmd) {
+		if cmd := broker.FormatSkip(q.Ref(i)); usable(cmd) {
 			buttons = append(buttons, discordgo.Button{Label: "Skip", Style: discordgo.SecondaryButton, CustomID: cmd})
 		} else {
 			typed = append(typed, "`"+codeSafe(cmd)+"`")
@@ -212,18 +197,18 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 		// One row stays free for Decline; a prompt that does not fit is
 		// answered by typing (its command is in the content's hint).
 		if len(rows)+len(prompt) > maxRows-1 {
-			typed = append(typed, "`"+codeSafe(broker.FormatOption(q, i, 0))+"`")
+			typed = append(typed, "`"+codeSafe(broker.FormatOption(q.Ref(i), 0))+"`")
 			continue
 		}
 		rows = append(rows, prompt...)
 	}
 	var last []discordgo.MessageComponent
-	if cmd := broker.FormatDiscuss(q, ""); usable(cmd) {
+	if cmd := broker.FormatDiscuss(q.ID, ""); usable(cmd) {
 		last = append(last, discordgo.Button{Label: "Not ready", Style: discordgo.SecondaryButton, CustomID: cmd})
 	} else {
 		typed = append(typed, "`"+codeSafe(cmd)+"`")
 	}
-	if cmd := broker.FormatDecline(q, ""); usable(cmd) {
+	if cmd := broker.FormatDecline(q.ID, ""); usable(cmd) {
 		last = append(last, discordgo.Button{Label: "Decline", Style: discordgo.DangerButton, CustomID: cmd})
 	} else {
 		typed = append(typed, "`"+codeSafe(cmd)+"`")

@@ -48,8 +48,8 @@ func TestRenderSinglePrompt(t *testing.T) {
 		}
 	}
 	want := []string{
-		broker.FormatOption(q, 0, 0), broker.FormatOption(q, 0, 1), broker.FormatOption(q, 0, 2),
-		"on:k7m2qx:0:1", broker.FormatSkip(q, 0), broker.FormatDiscuss(q, ""), broker.FormatDecline(q, ""),
+		broker.FormatOption(q.Ref(0), 0), broker.FormatOption(q.Ref(0), 1), broker.FormatOption(q.Ref(0), 2),
+		"on:k7m2qx:0:1", broker.FormatSkip(q.Ref(0)), broker.FormatDiscuss(q.ID, ""), broker.FormatDecline(q.ID, ""),
 	}
 	if got := customIDs(m.Components); !slices.Equal(got, want) {
 		t.Errorf("custom ids = %q, want %q", got, want)
@@ -119,9 +119,9 @@ func TestSlots(t *testing.T) {
 		ok   bool
 		want slot
 	}{
-		{"mn:k7m2qx:0:1", true, slot{kind: kindSelectNote, id: "k7m2qx", prompt: 0, count: 1}},
-		{"mm:k7m2qx:2:4:134", true, slot{kind: kindNoteModal, id: "k7m2qx", prompt: 2, count: 4, picked: []int{0, 2, 3}}},
-		{"on:k7m2qx:0:1", true, slot{kind: kindOtherNote, id: "k7m2qx", prompt: 0, count: 1}},
+		{"mn:k7m2qx:0:1", true, slot{kind: kindSelectNote, ref: broker.PromptRef{ID: "k7m2qx", Index: 0, Count: 1}}},
+		{"mm:k7m2qx:2:4:134", true, slot{kind: kindNoteModal, ref: broker.PromptRef{ID: "k7m2qx", Index: 2, Count: 4}, picked: []int{0, 2, 3}}},
+		{"on:k7m2qx:0:1", true, slot{kind: kindOtherNote, ref: broker.PromptRef{ID: "k7m2qx", Index: 0, Count: 1}}},
 		{"mm:k7m2qx:0:1", false, slot{}},
 		{"mm:k7m2qx:0:1:15", false, slot{}},
 		{"mm:k7m2qx:0:1:12345", false, slot{}},
@@ -129,7 +129,7 @@ func TestSlots(t *testing.T) {
 		{"/answer k7m2qx 2", false, slot{}},
 	} {
 		got, ok := parseSlot(tt.id)
-		if ok != tt.ok || (ok && !slices.Equal(got.picked, tt.want.picked)) || (ok && (got.kind != tt.want.kind || got.id != tt.want.id || got.prompt != tt.want.prompt || got.count != tt.want.count)) {
+		if ok != tt.ok || (ok && !slices.Equal(got.picked, tt.want.picked)) || (ok && (got.kind != tt.want.kind || got.ref != tt.want.ref)) {
 			t.Errorf("parseSlot(%q) = %+v, %v; want %+v, %v", tt.id, got, ok, tt.want, tt.ok)
 		}
 		if ok && got.customID(got.kind) != tt.id {

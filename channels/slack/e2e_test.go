@@ -16,7 +16,8 @@ import (
 // channel connected to the fake over Socket Mode.
 type brokerEnv struct {
 	*testEnv
-	b *broker.Broker
+	b  *broker.Broker
+	st broker.Store
 }
 
 func newBrokerEnv(t *testing.T, route broker.Route) *brokerEnv {
@@ -32,7 +33,7 @@ func newBrokerEnvMode(t *testing.T, mode string, route broker.Route) *brokerEnv 
 	env := newEnv(t, mode, br)
 	br.Register(env.ch)
 	env.run(t)
-	return &brokerEnv{testEnv: env, b: br.Broker}
+	return &brokerEnv{testEnv: env, b: br.Broker, st: br.Store}
 }
 
 // ask asks the sample question and returns it with its posted message.
@@ -285,7 +286,7 @@ func TestEndToEndDialogTimeout(t *testing.T) {
 	e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Redis")))
 	var stored *broker.Question
 	waitFake(t, e.fake, "the cache answer to be saved", func() bool {
-		stored, _ = e.b.Store().Get(context.Background(), q.ID)
+		stored, _ = e.st.Get(context.Background(), q.ID)
 		return stored != nil && stored.Given(1) != nil
 	})
 	if _, err := e.b.Expire(context.Background(), stored, time.Now()); err != nil {

@@ -65,7 +65,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 		if len(picked) == 0 {
 			return c.telling(replyTo{chat: chat, user: in.User, threadTS: cb.Container.ThreadTs, responseURL: cb.ResponseURL}, noneTicked)
 		}
-		in.Text = broker.FormatOption(ref.stub(), ref.Prompt, picked...)
+		in.Text = broker.FormatOption(ref.ref(), picked...)
 	case a.ActionID == actionOther:
 		ref, err := decodeRef(a.Value)
 		if err != nil {
@@ -189,7 +189,7 @@ func (c *Channel) otherSubmitted(ctx context.Context, cb slackapi.InteractionCal
 	}
 	return c.dispatch(ctx, broker.Inbound{
 		Channel: Name, Chat: chatOf(ref.Chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
-		Text:    broker.FormatOptionsOther(ref.stub(), ref.Prompt, broker.SelectedOptions(picked), text),
+		Text:    broker.FormatOptionsOther(ref.ref(), broker.SelectedOptions(picked), text),
 		Private: isDM(ref.Chat),
 	}, where)
 }

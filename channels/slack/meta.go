@@ -51,10 +51,10 @@ type promptRef struct {
 	Picked []int `json:"k,omitempty"`
 }
 
-// stub returns a question shaped like the one ref points into, enough for
-// the broker's formatters.
-func (r promptRef) stub() *broker.Question {
-	return &broker.Question{ID: r.ID, Prompts: make([]broker.Prompt, r.Prompts)}
+// ref returns the broker's reference of the prompt r names, which the
+// broker's formatters take.
+func (r promptRef) ref() broker.PromptRef {
+	return broker.PromptRef{ID: r.ID, Index: r.Prompt, Count: r.Prompts}
 }
 
 func (r promptRef) encode() string {
@@ -94,8 +94,7 @@ func decodeRef(s string) (promptRef, error) {
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
 		return r, fmt.Errorf("slack: bad prompt reference: %w", err)
 	}
-	if !broker.ValidID(r.ID) || r.Prompts < 1 || r.Prompts > broker.MaxPrompts || r.Prompt < 0 || r.Prompt >= r.Prompts ||
-		len(r.Options) > broker.MaxOptions {
+	if !r.ref().Valid() || len(r.Options) > broker.MaxOptions {
 		return r, fmt.Errorf("slack: bad prompt reference %q", s)
 	}
 	return r, nil

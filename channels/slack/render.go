@@ -47,7 +47,7 @@ func questionBlocks(q *broker.Question, loc *time.Location) []slackapi.Block {
 		if len(p.Options) > 0 {
 			blocks = append(blocks, section(blockID(q, i, "options"), optionList(p)))
 		}
-		if a := progress(q, i); a != nil {
+		if a := q.Given(i); a != nil {
 			blocks = append(blocks, contextLine(blockID(q, i, "done"), "Answered: "+escapeLimit(broker.AnswerValue(*a), maxContextText-10)))
 			continue
 		}
@@ -55,8 +55,8 @@ func questionBlocks(q *broker.Question, loc *time.Location) []slackapi.Block {
 	}
 	blocks = append(blocks, footer(q, loc)...)
 	blocks = append(blocks, slackapi.NewActionBlock(blockID(q, "end"),
-		slackapi.NewButtonBlockElement(actionDiscuss, limit(broker.FormatDiscuss(q, ""), maxButtonValue), plain("Not ready", maxButtonText)),
-		slackapi.NewButtonBlockElement(actionDecline, limit(broker.FormatDecline(q, ""), maxButtonValue), plain("Decline", maxButtonText))))
+		slackapi.NewButtonBlockElement(actionDiscuss, limit(broker.FormatDiscuss(q.ID, ""), maxButtonValue), plain("Not ready", maxButtonText)),
+		slackapi.NewButtonBlockElement(actionDecline, limit(broker.FormatDecline(q.ID, ""), maxButtonValue), plain("Decline", maxButtonText))))
 	return clampBlocks(blocks)
 }
 
@@ -127,12 +127,20 @@ func promptActions(q *broker.Question, i int) *slackapi.ActionBlock {
 			}
 			opts[k] = slackapi.NewOptionBlockObject(strconv.Itoa(k), plain(o.Label, maxOptionText), desc)
 		}
+		// Options ticked on another platform (Telegram's toggles) show
+		// ticked here too: every copy shows the question's selection.
+		boxes := slackapi.NewCheckboxGroupsBlockElement(actionPick, opts...)
+		for _, k := range broker.SelectedOptions(q.Selections[i]) {
+			if k >= 0 && k < len(opts) {
+				boxes.InitialOptions = append(boxes.InitialOptions, opts[k])
+			}
+		}
 		elems = append(elems,
-			slackapi.NewCheckboxGroupsBlockElement(actionPick, opts...),
+			boxes,
 			slackapi.NewButtonBlockElement(actionSubmit, newRef(q, i).encode(), plain("Submit", maxButtonText)).WithStyle(slackapi.StylePrimary))
 	} else {
 		for k, o := range p.Options {
-			b := slackapi.NewButtonBlockElement(actionOptionPrefix+strconv.Itoa(k), limit(broker.FormatOption(q, i, k), maxButtonValue), plain(o.Label, maxButtonText))
+			b := slackapi.NewButtonBlockElement(actionOptionPrefix+strconv.Itoa(k), limit(broker.FormatOption(q.Ref(i), k), maxButtonValue), plain(o.Label, maxButtonText))
 			if p.Recommended(k) {
 				b = b.WithStyle(slackapi.StylePrimary)
 			}
@@ -148,7 +156,7 @@ func promptActions(q *broker.Question, i int) *slackapi.ActionBlock {
 		}
 		elems = append(elems, slackapi.NewButtonBlockElement(actionOther, newRef(q, i).encodeWithin(maxButtonValue), plain(label, maxButtonText)))
 	}
-	elems = append(elems, slackapi.NewButtonBlockElement(actionSkip, broker.FormatSkip(q, i), plain("Skip", maxButtonText)))
+	elems = append(elems, slackapi.NewButtonBlockElement(actionSkip, broker.FormatSkip(q.Ref(i)), plain("Skip", maxButtonText)))
 	if len(elems) > maxActionsElems {
 		elems = elems[:maxActionsElems]
 	}
@@ -179,27 +187,18 @@ func fallbackText(q *broker.Question, loc *time.Location) string {
 		for k, o := range p.Options {
 			fmt.Fprintf(&b, "\n  %d. %s", k+1, o.Label)
 		}
-		ex := broker.FormatOption(q, i, 0)
+		ex := broker.FormatOption(q.Ref(i), 0)
 		if len(p.Options) == 0 {
-			ex = broker.FormatOther(q, i, "<text>")
+			ex = broker.FormatOther(q.Ref(i), "<text>")
 		} else if p.AllowsOther() {
-			ex += "  or  " + broker.FormatOther(q, i, "<text>") + "  or, with a note,  " + broker.FormatOptionsOther(q, i, []int{0}, "<note>")
+			ex += "  or  " + broker.FormatOther(q.Ref(i), "<text>") + "  or, with a note,  " + broker.FormatOptionsOther(q.Ref(i), []int{0}, "<note>")
 		}
 		b.WriteString("\n  Reply: " + ex)
 	}
-	b.WriteString("\nNot ready: " + broker.FormatDiscuss(q, "[message]"))
-	b.WriteString("\nDecline: " + broker.FormatDecline(q, "[reason]"))
+	b.WriteString("\nNot ready: " + broker.FormatDiscuss(q.ID, "[message]"))
+	b.WriteString("\nDecline: " + broker.FormatDecline(q.ID, "[reason]"))
 	b.WriteString("\n" + broker.DeadlineText(q, loc))
 	return escapeLimit(b.String(), maxFallbackText)
-}
-
-// progress returns the answer already given to prompt i of a pending
-// dialog, or nil.
-func progress(q *broker.Question, i int) *broker.Answer {
-	if i < len(q.Progress) {
-		return q.Progress[i]
-	}
-	return nil
 }
 
 // clampBlocks keeps a message within Slack's 50 blocks, keeping the last

@@ -157,32 +157,41 @@ func TestPostMultiSelectHasCheckboxesAndSubmit(t *testing.T) {
 	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
 	q := sampleQuestion()
 	q.Prompts[0].MultiSelect = true
+	q.Selections = map[int][]int{0: {1}} // ticked on another platform
 	m := postOne(t, e, q, general)
+	type option struct {
+		Text  struct{ Text string } `json:"text"`
+		Value string                `json:"value"`
+	}
 	var blocks []struct {
 		Type     string `json:"type"`
 		Elements []struct {
-			Type    string `json:"type"`
-			Options []struct {
-				Text  struct{ Text string } `json:"text"`
-				Value string                `json:"value"`
-			} `json:"options"`
+			Type    string   `json:"type"`
+			Options []option `json:"options"`
+			Initial []option `json:"initial_options"`
 		} `json:"elements"`
 	}
 	if err := json.Unmarshal(m.Blocks, &blocks); err != nil {
 		t.Fatal(err)
 	}
-	var labels []string
+	var labels, ticked []string
 	for _, b := range blocks {
 		for _, el := range b.Elements {
 			if el.Type == "checkboxes" {
 				for _, o := range el.Options {
 					labels = append(labels, o.Text.Text+"="+o.Value)
 				}
+				for _, o := range el.Initial {
+					ticked = append(ticked, o.Text.Text+"="+o.Value)
+				}
 			}
 		}
 	}
 	if strings.Join(labels, ",") != "Postgres (Recommended)=0,SQLite=1" {
 		t.Errorf("checkboxes = %v", labels)
+	}
+	if strings.Join(ticked, ",") != "SQLite=1" {
+		t.Errorf("ticked checkboxes = %v, want the question's selection, SQLite=1", ticked)
 	}
 	if b, ok := m.Button("Submit"); !ok || b.Style != "primary" {
 		t.Errorf("no primary Submit button: %+v", m.Buttons())

@@ -197,7 +197,7 @@ func TestOverlongCallbackDataIsNeverSent(t *testing.T) {
 		Status:    broker.StatusPending,
 		CreatedAt: now, ExpiresAt: now.Add(time.Hour),
 	}
-	if n := len(broker.FormatOption(q, 0, 0)); n != 70 {
+	if n := len(broker.FormatOption(q.Ref(0), 0)); n != 70 {
 		t.Fatalf("candidate is %d bytes", n)
 	}
 	ref, err := e.ch.Post(e.ctx, q, chatID(team))

@@ -5,9 +5,10 @@
 // (everything an agent wrote is escaped) with an inline keyboard: one
 // button per option whose callback data is exactly the broker's command
 // ("/answer k7m2qx 2"), "Other…", "📝 Note…", "Skip", "Not ready" and
-// "Decline". Multi-select prompts get toggle buttons kept in the store
-// through the broker, and a Done button that carries the command for the
-// current selection. A note (typed after "Note…", or after "Other…" with
+// "Decline". Multi-select prompts get toggle buttons that carry the
+// broker's "/toggle k7m2qx 2" (the selection is kept in the store, and the
+// broker redraws every copy of the question in every chat with it), and a
+// Done button that carries the command for the current selection. A note (typed after "Note…", or after "Other…" with
 // options ticked) is held in memory (memory.go) and sent with the option
 // or Done button tapped next, as broker.FormatOptionsOther; those buttons
 // carry only where the note is ("a:<id>:<prompt>:<prompts>:<options>"),
@@ -20,7 +21,9 @@
 // callback data, a typed "/answer …" or "/decline …", a reply to the
 // question message, a bare "2" in a private chat, and the free text typed
 // after "Other…" (turned into "/answer <id> other <text>", or held as a
-// note). The channel
+// note). The channel keeps no copy of a question: where a step of its
+// interface needs one (the Other… reply box), it reads it through the
+// broker with "/pending <id>". The channel
 // shows the broker's Reply: as the callback toast for taps, as a reply
 // message for typed text, and stays silent for chatter.
 //

@@ -132,8 +132,8 @@ func TestAnswers(t *testing.T) {
 				if got := buttons(m)["Done"]; got != "d:"+q.ID+":0" {
 					t.Errorf("Done before a selection carries %q", got)
 				}
-				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "t:"+q.ID+":0:2"))
-				toast := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "t:"+q.ID+":0:0"))
+				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 2)))
+				toast := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 0)))
 				if toast.Text != "Selected: Europe, Asia. Tap Done when ready." {
 					t.Errorf("toast %q", toast.Text)
 				}
@@ -145,7 +145,7 @@ func TestAnswers(t *testing.T) {
 				if b["✓ 1. Europe"] == "" || b["☐ 2. Americas"] == "" || b["✓ 3. Asia"] == "" {
 					t.Errorf("check marks wrong: %v", b)
 				}
-				if got := b["Done (1, 3)"]; got != broker.FormatOption(q, 0, 0, 2) {
+				if got := b["Done (1, 3)"]; got != broker.FormatOption(q.Ref(0), 0, 2) {
 					t.Errorf("Done carries %q", got)
 				}
 				if got := e.get(q.ID).Selections[0]; !reflect.DeepEqual(got, []int{0, 2}) {
@@ -241,7 +241,7 @@ func TestDialogTimeoutKeepsTheAnswer(t *testing.T) {
 	if r := e.waitReply(team.ID, mine); !strings.HasPrefix(r.Text, "Recorded: Redis (2 of 2)") {
 		t.Fatalf("reply %q", r.Text)
 	}
-	stored, err := e.b.Store().Get(e.ctx, q.ID)
+	stored, err := e.st.Get(e.ctx, q.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ var (
 	bob     = telegramfake.User{ID: 43, FirstName: "Bob"}
 	team    = telegramfake.Chat{ID: -1001234567890, Type: "supergroup", Title: "Team"}
 	outside = telegramfake.Chat{ID: -1009999999999, Type: "supergroup", Title: "Elsewhere"}
+	ops     = telegramfake.Chat{ID: -1005555555555, Type: "supergroup", Title: "Ops"}
 	anaDM   = telegramfake.Chat{ID: 42, Type: "private", FirstName: "Ana", Username: "ana"}
 )
 
@@ -64,6 +65,7 @@ type env struct {
 	fake  *telegramfake.Server
 	ch    *Channel
 	b     *broker.Broker
+	st    broker.Store
 	logs  *testutil.Buffer
 	sleep *sleeper
 	// hookURL is where the webhook is served in webhook mode.
@@ -80,12 +82,13 @@ func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
 	fake := telegramfake.New(testToken, botUser)
 	t.Cleanup(fake.Close)
-	for _, c := range []telegramfake.Chat{team, outside, anaDM} {
+	for _, c := range []telegramfake.Chat{team, outside, anaDM, ops} {
 		fake.AddChat(c)
 	}
 	br := channeltest.NewBridge(t, map[string]broker.Route{
 		"default": {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}}, Responders: o.responders},
 		"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
+		"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
 	})
 	t.Setenv(tokenEnv, testToken)
 	cfg := Config{TokenEnv: tokenEnv, APIURL: fake.URL(), PollTimeout: time.Second}
@@ -117,7 +120,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 			t.Errorf("the bot token appears in the logs")
 		}
 	})
-	return &env{t: t, ctx: br.Ctx, fake: fake, ch: ch, b: br.Broker, logs: br.Logs, sleep: sl, hookURL: hookURL}
+	return &env{t: t, ctx: br.Ctx, fake: fake, ch: ch, b: br.Broker, st: br.Store, logs: br.Logs, sleep: sl, hookURL: hookURL}
 }
 
 // ask asks a question as agent "agent" and returns it with the message

@@ -2,10 +2,9 @@ package telegram
 
 import (
 	"context"
-	"errors"
-	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -63,17 +62,15 @@ func (c *Channel) handleCallback(ctx context.Context, cq *tgbotapi.CallbackQuery
 			c.answerCallback(ctx, cq.ID, "", false)
 			return
 		}
-		c.answerCallback(ctx, cq.ID, reply.Text, !reply.OK)
-	case strings.HasPrefix(data, toggleData):
-		c.toggle(ctx, cq, in)
+		c.answerCallback(ctx, cq.ID, tapToast(data, reply), !reply.OK)
 	case strings.HasPrefix(data, otherData):
-		c.askText(ctx, cq, otherData)
+		c.askText(ctx, cq, in, otherData)
 	case strings.HasPrefix(data, noteData):
-		c.askText(ctx, cq, noteData)
+		c.askText(ctx, cq, in, noteData)
 	case strings.HasPrefix(data, withNoteData):
 		c.sendWithNote(ctx, cq, in)
 	case strings.HasPrefix(data, dropNoteData):
-		c.dropNote(ctx, cq)
+		c.dropNote(ctx, cq, in)
 	case strings.HasPrefix(data, doneEmptyData):
 		c.answerCallback(ctx, cq.ID, "Tap the options you want first, then Done.", false)
 	default:
@@ -90,91 +87,68 @@ func (c *Channel) answerCallback(ctx context.Context, id, text string, alert boo
 	}
 }
 
-// toggle flips one option of a multi-select prompt, then redraws the
-// keyboard so that the check marks and the Done button's command match
-// the selection kept in the store.
-func (c *Channel) toggle(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound) {
-	id, n, ok := parseStep(cq.Data, toggleData, 2)
-	if !ok {
-		c.answerCallback(ctx, cq.ID, "This button is not from a current question.", true)
-		return
+// tapToast is what a tapped command button says: the broker's reply,
+// and after a toggle that left options ticked, what to tap next. The
+// broker redraws every copy of the question with the new selection.
+func tapToast(data string, reply broker.Reply) string {
+	cmd, err := broker.Parse(data)
+	if err != nil || cmd.Verb != broker.VerbToggle || !reply.OK || reply.Question == nil {
+		return reply.Text
 	}
-	t, ok := c.h.(toggler)
-	if !ok {
-		c.answerCallback(ctx, cq.ID, "Type /answer "+id+" followed by the numbers, such as 1,3.", true)
-		return
+	if i := reply.Question.NextOpen(); i >= 0 && len(reply.Question.Selections[i]) > 0 {
+		return reply.Text + " Tap Done when ready."
 	}
-	q, err := t.Toggle(ctx, in, id, n[0], n[1])
-	if err != nil {
-		c.answerCallback(ctx, cq.ID, refusalText(err), true)
-		return
-	}
-	c.questions.put(q)
-	kb, _ := c.keyboard(q, n[0])
-	edit := tgbotapi.NewEditMessageReplyMarkup(cq.Message.Chat.ID, cq.Message.MessageID,
-		tgbotapi.InlineKeyboardMarkup{InlineKeyboard: nonNil(kb)})
-	if err := c.request(ctx, "redraw selection of "+id, edit); err != nil {
-		c.log.Warn("redrawing the selection failed", "question_id", id, "err", err)
-	}
-	var labels []string
-	for _, k := range broker.SelectedOptions(q.Selections[n[0]]) {
-		if k < len(q.Prompts[n[0]].Options) {
-			labels = append(labels, q.Prompts[n[0]].Options[k].Label)
+	return reply.Text
+}
+
+// freeTextPrompt reads the command shown in a force-reply message this
+// channel sent after "Other…" or "Note…" (its code entity, "/answer
+// k7m2qx.2 other …" or "/answer k7m2qx 1,3 other …"), so that a reply to
+// it is understood even after a restart. ok is false when the message
+// shows no such command; note is true for a note prompt, whose reply
+// after a restart is refused: the choice it went with is gone.
+func freeTextPrompt(m *tgbotapi.Message) (cmd broker.Command, note, ok bool) {
+	text := utf16.Encode([]rune(m.Text))
+	for _, e := range m.Entities {
+		if e.Type != "code" || e.Offset < 0 || e.Length < 0 || e.Offset+e.Length > len(text) {
+			continue
+		}
+		cmd, err := broker.Parse(string(utf16.Decode(text[e.Offset : e.Offset+e.Length])))
+		if err != nil || cmd.Verb != broker.VerbAnswer || !strings.HasSuffix(cmd.Choice, " …") {
+			continue
+		}
+		switch c := broker.ParseChoice(cmd.Choice); {
+		case c.Kind == broker.ChoiceOther:
+			return cmd, false, true
+		case strings.HasSuffix(cmd.Choice, " "+broker.OtherWord+" …"):
+			return cmd, true, true
 		}
 	}
-	if len(labels) == 0 {
-		c.answerCallback(ctx, cq.ID, "Nothing selected.", false)
-		return
-	}
-	c.answerCallback(ctx, cq.ID, "Selected: "+strings.Join(labels, ", ")+". Tap Done when ready.", false)
-}
-
-// refusalText is the sentence in a broker error, without its class.
-func refusalText(err error) string {
-	var fe *broker.FieldError
-	if errors.As(err, &fe) {
-		return fe.Message
-	}
-	s := err.Error()
-	for _, e := range []error{broker.ErrForbidden, broker.ErrInvalid, broker.ErrNotFound, broker.ErrClosed} {
-		s = strings.TrimPrefix(s, e.Error()+": ")
-	}
-	return s
-}
-
-// otherTarget finds the command target in a force-reply prompt this
-// channel sent ("… /answer k7m2qx.2 other …"), so that a reply to it is
-// understood even after a restart. noteTarget finds a note prompt ("…
-// /answer k7m2qx 1,3 other …", "… /answer k7m2qx N other …"), whose
-// reply after a restart is refused: the choice it went with is gone.
-var (
-	otherTarget = regexp.MustCompile(`/answer ([a-z0-9]+(?:\.[1-9])?) other …`)
-	noteTarget  = regexp.MustCompile(`/answer ([a-z0-9]+(?:\.[1-9])?) (?:N|[0-9,]+) other …`)
-)
-
-// otherQuestion splits the target of a free-text prompt ("k7m2qx.2")
-// into the question id and its 1-based prompt (0 when not named).
-func otherQuestion(target string) (string, int) {
-	id, num, _ := strings.Cut(target, ".")
-	n, _ := strconv.Atoi(num)
-	return id, n
+	return broker.Command{}, false, false
 }
 
 // askText answers "Other…" (kind otherData) or "Note…" (noteData) with a
 // force-reply message that asks for text. The reply becomes
 // broker.FormatOther, or is held as a note when it goes with a choice:
 // after "Note…", or after "Other…" with options ticked.
-func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, kind string) {
+func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, kind string) {
 	id, n, ok := parseStep(cq.Data, kind, 1)
-	q := c.questions.get(id)
-	if !ok || q == nil || n[0] >= len(q.Prompts) {
+	if !ok {
 		c.answerCallback(ctx, cq.ID, "Reply to the question message with your own answer.", true)
 		return
 	}
+	q, refused := c.read(ctx, in, id)
+	if q == nil {
+		c.answerCallback(ctx, cq.ID, refused.Text, true)
+		return
+	}
 	i := n[0]
-	_, canToggle := c.h.(toggler)
+	if !q.Open(i) {
+		c.answerCallback(ctx, cq.ID, "This button is from an earlier step: use the buttons of the question as it stands now.", true)
+		return
+	}
 	ticked := broker.SelectedOptions(q.Selections[i])
-	note := kind == noteData || (canToggle && q.Prompts[i].MultiSelect && len(ticked) > 0)
+	note := kind == noteData || (q.Prompts[i].MultiSelect && len(ticked) > 0)
 	chat := cq.Message.Chat
 	var b strings.Builder
 	b.WriteString("✍️ ")
@@ -190,7 +164,7 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, kind 
 	switch {
 	case kind == noteData:
 		b.WriteString("type a note for: " + question)
-		b.WriteString("<i>(then tap the option it goes with; the same as typing</i> <code>" + esc(broker.FormatAnswer(q, i, "N "+broker.OtherWord+" …")) + "</code><i>)</i>")
+		b.WriteString("<i>(then tap the option it goes with; the same as typing</i> <code>" + esc(broker.FormatAnswer(q.Ref(i), "N "+broker.OtherWord+" …")) + "</code><i>)</i>")
 		toast = "Type your note in the reply box, then tap the option."
 	case note:
 		nums := make([]string, len(ticked))
@@ -198,11 +172,11 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, kind 
 			nums[k] = strconv.Itoa(v + 1)
 		}
 		b.WriteString("type a note to go with " + strings.Join(nums, ", ") + " for: " + question)
-		b.WriteString("<i>(then tap Done; the same as typing</i> <code>" + esc(broker.FormatOptionsOther(q, i, ticked, "…")) + "</code><i>)</i>")
+		b.WriteString("<i>(then tap Done; the same as typing</i> <code>" + esc(broker.FormatOptionsOther(q.Ref(i), ticked, "…")) + "</code><i>)</i>")
 		toast = "Type your note in the reply box, then tap Done."
 	default:
 		b.WriteString("type your answer for: " + question)
-		b.WriteString("<i>(same as typing</i> <code>" + esc(broker.FormatOther(q, i, "…")) + "</code><i>)</i>")
+		b.WriteString("<i>(same as typing</i> <code>" + esc(broker.FormatOther(q.Ref(i), "…")) + "</code><i>)</i>")
 	}
 	msg := tgbotapi.NewMessage(chat.ID, b.String())
 	msg.ParseMode = tgbotapi.ModeHTML
@@ -219,7 +193,7 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, kind 
 		c.answerCallback(ctx, cq.ID, "Could not open the answer box; reply to the question message with your answer.", true)
 		return
 	}
-	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{q: q, prompt: i, note: note, message: cq.Message.MessageID}, c.now())
+	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{ref: q.Ref(i), note: note, message: cq.Message.MessageID}, c.now())
 	c.answerCallback(ctx, cq.ID, toast, false)
 }
 
@@ -248,23 +222,25 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 			if p, ok := c.others.get(chatMessage{m.Chat.ID, r.MessageID}); ok {
 				if p.note {
 					c.others.drop(chatMessage{m.Chat.ID, r.MessageID})
-					reply = broker.Reply{OK: true, Text: c.holdNote(ctx, m.Chat.ID, p, strings.TrimSpace(text))}
+					reply = broker.Reply{OK: true, Text: c.holdNote(ctx, in, m.Chat.ID, p, strings.TrimSpace(text))}
 				}
-				in.Text, in.ReplyTo = broker.FormatOther(p.q, p.prompt, strings.TrimSpace(text)), ""
+				in.Text, in.ReplyTo = broker.FormatOther(p.ref, strings.TrimSpace(text)), ""
 				if strings.TrimSpace(text) == "" {
-					in.Text, in.QuestionID, in.Prompt = "", p.q.ID, p.prompt+1
+					in.Text, in.QuestionID, in.Prompt = "", p.ref.ID, p.ref.Index+1
 				}
 				other = &chatMessage{m.Chat.ID, r.MessageID}
 			} else if r.From != nil && r.From.ID == c.self().ID {
-				switch t := otherTarget.FindStringSubmatch(r.Text); {
-				case t != nil:
-					in.Text, in.ReplyTo = "/answer "+t[1]+" other "+strings.TrimSpace(text), ""
-					if strings.TrimSpace(text) == "" {
-						in.Text = ""
-						in.QuestionID, in.Prompt = otherQuestion(t[1])
-					}
-				case noteTarget.MatchString(r.Text):
+				switch cmd, note, ok := freeTextPrompt(r); {
+				case ok && note:
 					reply = broker.Reply{Text: "Your note was not kept (the bridge restarted); nothing was recorded. Tap Other… or Note… again, or type the command shown above with your note.", Err: broker.ErrInvalid}
+				case ok:
+					// The prompt named the question: the reply is its
+					// free-text answer, whatever it says.
+					in.QuestionID, in.Prompt, in.ReplyTo = cmd.ID, cmd.Prompt, ""
+					in.Text = ""
+					if t := strings.TrimSpace(text); t != "" {
+						in.Text = broker.OtherWord + " " + t
+					}
 				}
 			}
 		}

@@ -12,10 +12,9 @@ import (
 )
 
 // Callback data of buttons that are steps of the interface, not answers.
-// Answer buttons carry the broker's command itself ("/answer k7m2qx 2").
+// Answer and toggle buttons carry the broker's command itself ("/answer
+// k7m2qx 2", "/toggle k7m2qx 2").
 const (
-	// toggleData flips an option of a multi-select prompt: t:<id>:<prompt>:<option>.
-	toggleData = "t:"
 	// otherData asks for free text: o:<id>:<prompt>.
 	otherData = "o:"
 	// doneEmptyData is Done before anything is selected: d:<id>:<prompt>.
@@ -51,8 +50,7 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 	}
 	if cur >= 0 {
 		p := q.Prompts[cur]
-		_, canToggle := c.h.(toggler)
-		toggles := p.MultiSelect && canToggle
+		toggles := p.MultiSelect
 		sel := broker.SelectedOptions(q.Selections[cur])
 		_, hasNote := c.notes.get(noteKey{q.ID, cur})
 		for k, o := range p.Options {
@@ -67,11 +65,11 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 				if slices.Contains(sel, k) {
 					box = "✓ "
 				}
-				add(&row, box+label, fmt.Sprintf("%s%s:%d:%d", toggleData, q.ID, cur, k), broker.FormatOption(q, cur, k))
+				add(&row, box+label, broker.FormatToggle(q.Ref(cur), k), broker.FormatOption(q.Ref(cur), k))
 			case hasNote:
-				add(&row, label+" + note", withNote(q, cur, []int{k}), broker.FormatOptionsOther(q, cur, []int{k}, "<note>"))
+				add(&row, label+" + note", withNote(q.Ref(cur), []int{k}), broker.FormatOptionsOther(q.Ref(cur), []int{k}, "<note>"))
 			default:
-				cmd := broker.FormatOption(q, cur, k)
+				cmd := broker.FormatOption(q.Ref(cur), k)
 				add(&row, label, cmd, cmd)
 			}
 			if len(row) > 0 {
@@ -86,11 +84,11 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 			}
 			switch {
 			case hasNote && len(sel) > 0:
-				add(&row, "Done ("+strings.Join(nums, ", ")+" + note)", withNote(q, cur, sel), broker.FormatOptionsOther(q, cur, sel, "<note>"))
+				add(&row, "Done ("+strings.Join(nums, ", ")+" + note)", withNote(q.Ref(cur), sel), broker.FormatOptionsOther(q.Ref(cur), sel, "<note>"))
 			case hasNote:
-				add(&row, "Done (note only)", withNote(q, cur, nil), broker.FormatOther(q, cur, "<note>"))
+				add(&row, "Done (note only)", withNote(q.Ref(cur), nil), broker.FormatOther(q.Ref(cur), "<note>"))
 			case len(sel) > 0:
-				cmd := broker.FormatOption(q, cur, sel...)
+				cmd := broker.FormatOption(q.Ref(cur), sel...)
 				add(&row, "Done ("+strings.Join(nums, ", ")+")", cmd, cmd)
 			default:
 				add(&row, "Done", fmt.Sprintf("%s%s:%d", doneEmptyData, q.ID, cur), "")
@@ -101,7 +99,7 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 			if len(p.Options) == 0 {
 				text = "Answer…"
 			}
-			add(&row, text, fmt.Sprintf("%s%s:%d", otherData, q.ID, cur), broker.FormatOther(q, cur, "<text>"))
+			add(&row, text, fmt.Sprintf("%s%s:%d", otherData, q.ID, cur), broker.FormatOther(q.Ref(cur), "<text>"))
 			// With toggles the Other… reply is the note when options
 			// are ticked; otherwise Note… holds one for an option.
 			if !toggles && len(p.Options) > 0 {
@@ -109,22 +107,22 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 				if hasNote {
 					text = "📝 Change note…"
 				}
-				add(&row, text, fmt.Sprintf("%s%s:%d", noteData, q.ID, cur), broker.FormatOptionsOther(q, cur, []int{0}, "<note>"))
+				add(&row, text, fmt.Sprintf("%s%s:%d", noteData, q.ID, cur), broker.FormatOptionsOther(q.Ref(cur), []int{0}, "<note>"))
 			}
 			if hasNote {
 				add(&row, "✖ Drop note", fmt.Sprintf("%s%s:%d", dropNoteData, q.ID, cur), "")
 			}
 		}
-		cmd := broker.FormatSkip(q, cur)
+		cmd := broker.FormatSkip(q.Ref(cur))
 		add(&row, "Skip", cmd, cmd)
 		if len(row) > 0 {
 			rows = append(rows, row)
 		}
 	}
 	var row []tgbotapi.InlineKeyboardButton
-	cmd := broker.FormatDiscuss(q, "")
+	cmd := broker.FormatDiscuss(q.ID, "")
 	add(&row, "Not ready", cmd, cmd)
-	cmd = broker.FormatDecline(q, "")
+	cmd = broker.FormatDecline(q.ID, "")
 	add(&row, "Decline", cmd, cmd)
 	if len(row) > 0 {
 		rows = append(rows, row)

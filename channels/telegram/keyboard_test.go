@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,22 +48,14 @@ func TestKeyboards(t *testing.T) {
 			hint: "Tap a button, reply to this message with a number, or type /answer k7m2qx 1",
 		},
 		{
-			name:    "multi-select without toggles answers one option per button",
-			h:       &brokertest.Inbox{},
-			q:       q(broker.Prompt{Question: "Q?", Options: two, MultiSelect: true}),
-			want:    [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"o:k7m2qx:0", "n:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
-			hint:    "or type /answer k7m2qx 1,3",
-			notHint: "Done",
-		},
-		{
-			name: "multi-select with toggles and a selection",
-			h:    toggleRecorder{&brokertest.Inbox{}},
+			name: "multi-select toggles, with a selection",
+			h:    &brokertest.Inbox{},
 			q: func() *broker.Question {
 				x := q(broker.Prompt{Question: "Q?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true})
 				x.Selections = map[int][]int{0: {2, 0}}
 				return x
 			}(),
-			want: [][]string{{"t:k7m2qx:0:0"}, {"t:k7m2qx:0:1"}, {"t:k7m2qx:0:2"}, {"/answer k7m2qx 1,3", "o:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
+			want: [][]string{{"/toggle k7m2qx 1"}, {"/toggle k7m2qx 2"}, {"/toggle k7m2qx 3"}, {"/answer k7m2qx 1,3", "o:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "then Done",
 		},
 		{
@@ -76,13 +67,13 @@ func TestKeyboards(t *testing.T) {
 		},
 		{
 			name: "a held note rides on Done",
-			h:    toggleRecorder{&brokertest.Inbox{}},
+			h:    &brokertest.Inbox{},
 			q: func() *broker.Question {
 				x := q(broker.Prompt{Question: "Held?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true})
 				x.Selections = map[int][]int{0: {2, 0}}
 				return x
 			}(),
-			want: [][]string{{"t:k7m2qx:0:0"}, {"t:k7m2qx:0:1"}, {"t:k7m2qx:0:2"}, {"a:k7m2qx:0:1:13", "o:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
+			want: [][]string{{"/toggle k7m2qx 1"}, {"/toggle k7m2qx 2"}, {"/toggle k7m2qx 3"}, {"a:k7m2qx:0:1:13", "o:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
 			hint: "then Done",
 		},
 		{
@@ -121,11 +112,4 @@ func TestKeyboards(t *testing.T) {
 			}
 		})
 	}
-}
-
-// toggleRecorder is a handler that also offers toggles.
-type toggleRecorder struct{ *brokertest.Inbox }
-
-func (toggleRecorder) Toggle(_ context.Context, _ broker.Inbound, _ string, _, _ int) (*broker.Question, error) {
-	return nil, nil
 }

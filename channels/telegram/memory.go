@@ -16,50 +16,10 @@ const (
 	recentUpdateN  = 1024
 )
 
-// questionCache holds the questions this instance posted or updated,
-// for the "Other…" button's prompt. Resolved questions leave it.
-type questionCache struct {
-	mu sync.Mutex
-	m  map[string]*broker.Question
-}
-
-func newQuestionCache() *questionCache {
-	return &questionCache{m: map[string]*broker.Question{}}
-}
-
-func (c *questionCache) put(q *broker.Question) {
-	if q == nil {
-		return
-	}
-	cp := q.Clone()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= maxCached {
-		for id := range c.m { // drop an arbitrary entry: a bound, not a policy
-			delete(c.m, id)
-			break
-		}
-	}
-	c.m[q.ID] = cp
-}
-
-func (c *questionCache) get(id string) *broker.Question {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[id]
-}
-
-func (c *questionCache) drop(id string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, id)
-}
-
 // otherPrompt is a force-reply message that asked for free text: an
 // answer, or (note) a note to hold until the choice is tapped.
 type otherPrompt struct {
-	q      *broker.Question
-	prompt int
+	ref broker.PromptRef
 	// note is set when the reply is a note for the choice, not an answer.
 	note bool
 	// message is the question message, whose keyboard shows a held note.

@@ -78,8 +78,8 @@ func TestNotesAndButtons(t *testing.T) {
 			name: "toggles, Other… as the note, then Done",
 			req:  multi,
 			act: func(e *env, q *broker.Question, m telegramfake.Message) {
-				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "t:"+q.ID+":0:0"))
-				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "t:"+q.ID+":0:2"))
+				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 0)))
+				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 2)))
 				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other…"]))
 				prompt := e.lastPrompt(team.ID, m.ID)
 				if !strings.Contains(prompt.Text, "type a note to go with 1, 3 for: Which regions?") ||

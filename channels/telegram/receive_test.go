@@ -151,7 +151,7 @@ func TestUpdateThatChangesNothingSucceeds(t *testing.T) {
 	e := newEnv(t, envOptions{noRun: true})
 	q, m := e.ask(dbRequest(), team)
 	q = e.get(q.ID)
-	refs, err := e.b.Store().Messages(e.ctx, q.ID)
+	refs, err := e.st.Messages(e.ctx, q.ID)
 	if err != nil || len(refs) != 1 {
 		t.Fatalf("messages %v %v", refs, err)
 	}

@@ -60,9 +60,8 @@ func trim(s string, n int, mark string) string {
 // would exceed Telegram's limit is shortened visibly, context first, then
 // option descriptions, then the questions; never inside markup.
 func (c *Channel) render(q *broker.Question) view {
-	cur := currentPrompt(q)
+	cur := q.NextOpen()
 	kb, dropped := c.keyboard(q, cur)
-	_, toggles := c.h.(toggler)
 	steps := []limits{
 		noLimits,
 		{context: -2}, // computed from the excess below
@@ -77,7 +76,7 @@ func (c *Channel) render(q *broker.Question) view {
 			excess := visibleLen(text) - maxText
 			lim = limits{context: max(utf8.RuneCountInString(q.Context)-excess-utf8.RuneCountInString(shortenedMark)-1, 0), desc: -1, question: -1}
 		}
-		text = renderText(q, cur, dropped, lim, c.loc, toggles)
+		text = renderText(q, cur, dropped, lim, c.loc)
 		if visibleLen(text) <= maxText {
 			if k > 0 {
 				c.log.Info("question text shortened to fit a Telegram message", "question_id", q.ID, "step", k)
@@ -88,17 +87,7 @@ func (c *Channel) render(q *broker.Question) view {
 	return view{text: text, keyboard: kb}
 }
 
-// currentPrompt is the first prompt without an answer, or -1.
-func currentPrompt(q *broker.Question) int {
-	for k := range q.Prompts {
-		if k >= len(q.Progress) || q.Progress[k] == nil {
-			return k
-		}
-	}
-	return -1
-}
-
-func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits, loc *time.Location, toggles bool) string {
+func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits, loc *time.Location) string {
 	var b strings.Builder
 	multi := len(q.Prompts) > 1
 	if multi {
@@ -108,17 +97,13 @@ func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits
 		if multi {
 			b.WriteString("\n")
 		}
-		var answered *broker.Answer
-		if i < len(q.Progress) {
-			answered = q.Progress[i]
-		}
-		writePrompt(&b, q, i, p, multi, i == cur, answered, lim)
+		writePrompt(&b, q, i, p, multi, i == cur, q.Given(i), lim)
 	}
 	if q.Context != "" {
 		b.WriteString("\n<i>" + esc(trim(q.Context, lim.context, shortenedMark)) + "</i>\n")
 	}
 	b.WriteString("\n⏳ " + esc(broker.DeadlineText(q, loc)) + "\n")
-	b.WriteString(hint(q, cur, toggles))
+	b.WriteString(hint(q, cur))
 	if len(dropped) > 0 {
 		b.WriteString("\n\nSome buttons could not be shown; type instead:")
 		for _, d := range dropped {
@@ -191,7 +176,7 @@ func indent(multi bool) string {
 }
 
 // hint tells people how to answer the current prompt.
-func hint(q *broker.Question, cur int, toggles bool) string {
+func hint(q *broker.Question, cur int) string {
 	if cur < 0 {
 		return ""
 	}
@@ -200,20 +185,17 @@ func hint(q *broker.Question, cur int, toggles bool) string {
 	switch {
 	case len(p.Options) == 0:
 		how = "Reply to this message with your answer, or type"
-		example = broker.FormatAnswer(q, cur, "<your answer>")
-	case p.MultiSelect && toggles:
-		how = "Tap the options you want, then Done; or reply with numbers such as 1,3, or type"
-		example = broker.FormatAnswer(q, cur, "1,3")
+		example = broker.FormatAnswer(q.Ref(cur), "<your answer>")
 	case p.MultiSelect:
-		how = "Tap one option, or reply with numbers such as 1,3, or type"
-		example = broker.FormatAnswer(q, cur, "1,3")
+		how = "Tap the options you want, then Done; or reply with numbers such as 1,3, or type"
+		example = broker.FormatAnswer(q.Ref(cur), "1,3")
 	default:
 		how = "Tap a button, reply to this message with a number"
 		if p.AllowsOther() {
 			how += " or your own answer"
 		}
 		how += ", or type"
-		example = broker.FormatOption(q, cur, 0)
+		example = broker.FormatOption(q.Ref(cur), 0)
 	}
 	if len(q.Prompts) > 1 {
 		how = fmt.Sprintf("Now question %d of %d. %s", cur+1, len(q.Prompts), how)

@@ -37,10 +37,9 @@ type Channel struct {
 	// sleep waits out rate limits; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
 
-	questions *questionCache
-	others    *otherPrompts
-	notes     *heldNotes
-	seen      *recentUpdates
+	others *otherPrompts
+	notes  *heldNotes
+	seen   *recentUpdates
 	// refusals logs refused webhook requests at most once a second.
 	refusals *logthrottle.Logger
 }
@@ -53,11 +52,6 @@ var (
 	_ broker.Runner    = (*Channel)(nil)
 	_ broker.Singleton = (*Channel)(nil)
 )
-
-// toggler is the broker's multi-select toggle, kept in the store.
-type toggler interface {
-	Toggle(ctx context.Context, in broker.Inbound, id string, prompt, option int) (*broker.Question, error)
-}
 
 // New checks cfg and reads the bot token (and webhook secret) from the
 // environment variables it names. It makes no network call: Run asks
@@ -81,11 +75,10 @@ func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, 
 		refusals: logthrottle.New(opts.Logger, time.Second),
 		http:     &http.Client{Transport: http.DefaultTransport},
 		token:    token, secret: secret,
-		sleep:     backoff.Sleep,
-		questions: newQuestionCache(),
-		others:    newOtherPrompts(),
-		notes:     newHeldNotes(),
-		seen:      newRecentUpdates(),
+		sleep:  backoff.Sleep,
+		others: newOtherPrompts(),
+		notes:  newHeldNotes(),
+		seen:   newRecentUpdates(),
 	}
 	c.bot = &tgbotapi.BotAPI{Token: token, Client: c.http, Buffer: 100}
 	c.bot.SetAPIEndpoint(cfg.APIURL + "/bot%s/%s")
@@ -139,7 +132,6 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 	if err != nil {
 		return broker.MessageRef{}, err
 	}
-	c.questions.put(q)
 	c.log.Info("question posted", "question_id", q.ID, "chat", chat, "message_id", sent.MessageID)
 	return broker.MessageRef{
 		Channel: Name, Chat: chat,
@@ -157,17 +149,15 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 		return err
 	}
 	for i := range q.Prompts {
-		if q.Status.Terminal() || (i < len(q.Progress) && q.Progress[i] != nil) {
+		if !q.Open(i) {
 			c.notes.drop(noteKey{q.ID, i}) // the prompt is answered: its note went, or never will
 		}
 	}
 	var edit tgbotapi.EditMessageTextConfig
 	if q.Status.Terminal() {
-		c.questions.drop(q.ID)
 		edit = tgbotapi.NewEditMessageTextAndMarkup(chat, id, c.renderOutcome(q),
 			tgbotapi.InlineKeyboardMarkup{InlineKeyboard: [][]tgbotapi.InlineKeyboardButton{}})
 	} else {
-		c.questions.put(q)
 		v := c.render(q)
 		edit = tgbotapi.NewEditMessageTextAndMarkup(chat, id, v.text,
 			tgbotapi.InlineKeyboardMarkup{InlineKeyboard: nonNil(v.keyboard)})

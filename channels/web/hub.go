@@ -40,6 +40,13 @@ func (h *hub) unsubscribe(ch chan []byte) {
 	}
 }
 
+// listening reports whether a page is connected.
+func (h *hub) listening() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs) > 0
+}
+
 // broadcast sends one event to every page without blocking: a page whose
 // buffer is full is dropped, so it reconnects and re-reads the state
 // instead of missing a change silently.

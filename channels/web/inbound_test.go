@@ -45,7 +45,7 @@ func post(t *testing.T, url, origin, contentType, body string, cookies ...*http.
 func TestCommandGuards(t *testing.T) {
 	e := newEnv(t, Config{}, Options{Loopback: true})
 	q := e.ask(t, &broker.AskRequest{Question: "Deploy?", Options: []broker.Option{opt("Yes", ""), opt("No", "")}})
-	cmd := `{"text":"` + broker.FormatOption(q, 0, 0) + `"}`
+	cmd := `{"text":"` + broker.FormatOption(q.Ref(0), 0) + `"}`
 	self := e.srv.URL
 	tests := []struct {
 		name, origin, site, ctype, body string
@@ -122,7 +122,7 @@ func TestLogin(t *testing.T) {
 			t.Fatalf("GET %s without a session: %d, want 401", path, res.StatusCode)
 		}
 	}
-	res, r := post(t, self+"/inbox/command", self, "application/json", `{"text":"`+broker.FormatOption(q, 0, 0)+`"}`)
+	res, r := post(t, self+"/inbox/command", self, "application/json", `{"text":"`+broker.FormatOption(q.Ref(0), 0)+`"}`)
 	if res.StatusCode != http.StatusUnauthorized || !r.Login {
 		t.Fatalf("command without a session: %d %+v, want 401 asking to sign in", res.StatusCode, r)
 	}
@@ -147,7 +147,7 @@ func TestLogin(t *testing.T) {
 	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || strings.Contains(c.Value, token) || c.Value == "" {
 		t.Fatalf("session cookie %+v: want HttpOnly, SameSite=Strict, without the token", c)
 	}
-	res, r = post(t, self+"/inbox/command", self, "application/json", `{"text":"`+broker.FormatOption(q, 0, 1)+`"}`, c)
+	res, r = post(t, self+"/inbox/command", self, "application/json", `{"text":"`+broker.FormatOption(q.Ref(0), 1)+`"}`, c)
 	if res.StatusCode != 200 || r.Reply != "Recorded: No" {
 		t.Fatalf("command with the session: %d %+v", res.StatusCode, r)
 	}
@@ -274,7 +274,7 @@ func TestEvents(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(next("data: "), "data: ")), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.ID != q.ID || v.Prompts[0].Question != "Which <b>region</b>?" || v.Prompts[0].Options[1].Command != broker.FormatOption(q, 0, 1) {
+	if v.ID != q.ID || v.Prompts[0].Question != "Which <b>region</b>?" || v.Prompts[0].Options[1].Command != broker.FormatOption(q.Ref(0), 1) {
 		t.Fatalf("event %+v", v)
 	}
 	e.ch.Close()

@@ -73,7 +73,7 @@ func testForgedPost(t *testing.T, browser context.Context) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, `<!doctype html><form id=f method=post enctype="text/plain" action="%sinbox/command">
 <input name='{"text":"%s","x":"' value='"}'></form><script>document.getElementById('f').submit()</script>`,
-			e.url, broker.FormatOption(q, 0, 0))
+			e.url, broker.FormatOption(q.Ref(0), 0))
 	}))
 	defer evil.Close()
 	p := tab(t, browser, false)

@@ -29,7 +29,7 @@ func testTwoTabs(t *testing.T, browser context.Context) {
 	waitGone(t, two, card(q.ID))
 	waitText(t, two, past(q.ID)+" .outcome", "Answered by local")
 
-	typeInto(t, two, "#cmd", broker.FormatOption(q, 0, 1)+"\n")
+	typeInto(t, two, "#cmd", broker.FormatOption(q.Ref(0), 1)+"\n")
 	waitText(t, two, "#notice", "Already answered by local at")
 	assertUnchanged(t, e, first)
 }
@@ -50,7 +50,7 @@ func testStalePage(t *testing.T, browser context.Context) {
 	open(t, stale, e.url)
 	waitText(t, stale, card(q.ID)+" .prompt-text", "Rotate the API keys?")
 
-	rep := e.b.HandleInbound(context.Background(), broker.Inbound{Channel: Name, User: "ana", Name: "ana", Text: broker.FormatOption(q, 0, 1)})
+	rep := e.b.HandleInbound(context.Background(), broker.Inbound{Channel: Name, User: "ana", Name: "ana", Text: broker.FormatOption(q.Ref(0), 1)})
 	if !rep.OK {
 		t.Fatalf("ana's answer: %q", rep.Text)
 	}
@@ -76,7 +76,7 @@ func testClosed(t *testing.T, browser context.Context) {
 	}
 	waitGone(t, p, card(q.ID))
 	waitText(t, p, past(q.ID)+" .outcome", "Cancelled at")
-	typeInto(t, p, "#cmd", broker.FormatOption(q, 0, 0)+"\n")
+	typeInto(t, p, "#cmd", broker.FormatOption(q.Ref(0), 0)+"\n")
 	waitText(t, p, "#notice", "This question was cancelled at")
 	waitText(t, p, "#notice", "the agent found the answer itself")
 	assertUnchanged(t, e, cancelled)

@@ -60,7 +60,7 @@ func TestPage(t *testing.T) {
 			t.Errorf("%d filled or checked controls before any answer, want none but Submit", n)
 		}
 		for k := range q.Prompts[0].Options {
-			want := broker.FormatOption(q, 0, k)
+			want := broker.FormatOption(q.Ref(0), k)
 			sel := fmt.Sprintf(`#q-%s-0-%d`, q.ID, k)
 			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).dataset.command`, sel)); v != want {
 				t.Errorf("choice %d carries %q, want %q", k+1, v, want)
@@ -216,7 +216,7 @@ func TestPage(t *testing.T) {
 func screenshot(t *testing.T, browser context.Context, path string) {
 	e := newEnv(t, Config{}, Options{Loopback: true})
 	old := e.ask(t, &broker.AskRequest{Question: "Run the migration now?", Options: []broker.Option{opt("Yes", ""), opt("Not yet", "")}})
-	e.b.HandleInbound(context.Background(), broker.Inbound{Channel: Name, User: "ana", Name: "ana", Text: broker.FormatOption(old, 0, 0)})
+	e.b.HandleInbound(context.Background(), broker.Inbound{Channel: Name, User: "ana", Name: "ana", Text: broker.FormatOption(old.Ref(0), 0)})
 	e.ask(t, &broker.AskRequest{
 		Question: "Which checks should run before merge?", Header: "Checks", MultiSelect: true,
 		Options: []broker.Option{opt("Unit tests", "Fast, every package"), opt("Race detector", "Slower, catches data races"), opt("Lint", "go vet and staticcheck")},

@@ -48,17 +48,17 @@ type promptView struct {
 	Answer string `json:"answer,omitempty"`
 	// Choose is the command prefix for picking options: the page appends
 	// the 1-based option numbers joined by commas, which is exactly
-	// broker.FormatOption(q, i, picked...).
+	// broker.FormatOption(q.Ref(i), picked...).
 	Choose string `json:"choose,omitempty"`
 	// Note joins the picked options and the text typed in the Other box
 	// (absent when the prompt takes no free text): Choose + numbers +
-	// Note + text is exactly broker.FormatOptionsOther(q, i, picked, text).
+	// Note + text is exactly broker.FormatOptionsOther(q.Ref(i), picked, text).
 	Note string `json:"note,omitempty"`
 	// Other is the command prefix for a free-text answer (absent when the
 	// prompt accepts none): the page appends the text, which is exactly
-	// broker.FormatOther(q, i, text).
+	// broker.FormatOther(q.Ref(i), text).
 	Other string `json:"other,omitempty"`
-	// Skip is broker.FormatSkip(q, i).
+	// Skip is broker.FormatSkip(q.Ref(i)).
 	Skip string `json:"skip,omitempty"`
 	// Hint explains the recommended option (broker.RecommendedHint).
 	Hint string `json:"hint,omitempty"`
@@ -71,7 +71,7 @@ type optionView struct {
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
 	Recommended bool   `json:"recommended,omitempty"`
-	// Command is broker.FormatOption(q, i, k).
+	// Command is broker.FormatOption(q.Ref(i), k).
 	Command string `json:"command"`
 	// Selected is set on multi-select options toggled so far.
 	Selected bool `json:"selected,omitempty"`
@@ -91,10 +91,7 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 	answered := 0
 	for i, p := range q.Prompts {
 		pv := promptView{Header: p.Header, Question: p.Question, MultiSelect: p.MultiSelect}
-		var given *broker.Answer
-		if i < len(q.Progress) {
-			given = q.Progress[i]
-		}
+		given := q.Given(i)
 		if given != nil {
 			answered++
 			pv.Answer = broker.AnswerValue(*given)
@@ -107,7 +104,7 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 			ov := optionView{
 				Label:       o.Label,
 				Description: o.Description,
-				Command:     broker.FormatOption(q, i, k),
+				Command:     broker.FormatOption(q.Ref(i), k),
 				Selected:    selected[k],
 			}
 			if p.Recommended(k) {
@@ -117,18 +114,18 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 		}
 		if q.Status == broker.StatusPending && given == nil {
 			if len(p.Options) > 0 {
-				pv.Choose = broker.FormatAnswer(q, i, "")
+				pv.Choose = broker.FormatAnswer(q.Ref(i), "")
 				if p.Recommended(0) {
 					pv.Hint = broker.RecommendedHint
 				}
 			}
 			if p.AllowsOther() {
-				pv.Other = broker.FormatOther(q, i, "")
+				pv.Other = broker.FormatOther(q.Ref(i), "")
 				if len(p.Options) > 0 {
 					pv.Note = " " + broker.OtherWord + " "
 				}
 			}
-			pv.Skip = broker.FormatSkip(q, i)
+			pv.Skip = broker.FormatSkip(q.Ref(i))
 		}
 		v.Prompts = append(v.Prompts, pv)
 	}
@@ -137,8 +134,8 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 	}
 	v.Rank = answered
 	if q.Status == broker.StatusPending {
-		v.Decline = broker.FormatDecline(q, "")
-		v.Discuss = broker.FormatDiscuss(q, "")
+		v.Decline = broker.FormatDecline(q.ID, "")
+		v.Discuss = broker.FormatDiscuss(q.ID, "")
 		if reminded || q.RemindersSent > 0 {
 			v.Reminder = broker.ReminderText(q, now, loc)
 			v.Rank += 100 * (q.RemindersSent + 1)

@@ -50,16 +50,16 @@ func TestViewCommands(t *testing.T) {
 			if tt.text != "" {
 				got += p.Note + tt.text
 			}
-			if want := broker.FormatOptionsOther(tt.q, tt.i, tt.picked, tt.text); got != want {
+			if want := broker.FormatOptionsOther(tt.q.Ref(tt.i), tt.picked, tt.text); got != want {
 				t.Fatalf("the page would send %q, the broker formats %q", got, want)
 			}
-			if p.Other != "" && p.Other+"x" != broker.FormatOther(tt.q, tt.i, "x") {
+			if p.Other != "" && p.Other+"x" != broker.FormatOther(tt.q.Ref(tt.i), "x") {
 				t.Fatalf("other prefix %q", p.Other)
 			}
-			if p.Skip != broker.FormatSkip(tt.q, tt.i) {
-				t.Fatalf("skip %q, want %q", p.Skip, broker.FormatSkip(tt.q, tt.i))
+			if p.Skip != broker.FormatSkip(tt.q.Ref(tt.i)) {
+				t.Fatalf("skip %q, want %q", p.Skip, broker.FormatSkip(tt.q.Ref(tt.i)))
 			}
-			if v.Discuss != broker.FormatDiscuss(tt.q, "") || v.Decline != broker.FormatDecline(tt.q, "") {
+			if v.Discuss != broker.FormatDiscuss(tt.q.ID, "") || v.Decline != broker.FormatDecline(tt.q.ID, "") {
 				t.Fatalf("discuss %q, decline %q", v.Discuss, v.Decline)
 			}
 		})

@@ -52,7 +52,7 @@ func TestAnswerWithFilesEndpoint(t *testing.T) {
 			return answerBody(t, "", q.ID, 0, map[string][]byte{"shot.png": samplePNG})
 		}, 200, true, "Recorded", "[Image #1]"},
 		{"text and a log", func(q *broker.Question) string {
-			return answerBody(t, broker.FormatOther(q, 0, "it breaks"), q.ID, 0, map[string][]byte{"server.log": sampleLog})
+			return answerBody(t, broker.FormatOther(q.Ref(0), "it breaks"), q.ID, 0, map[string][]byte{"server.log": sampleLog})
 		}, 200, true, "Recorded", "it breaks [File #1: server.log]"},
 		{"no files", func(q *broker.Question) string { return answerBody(t, "", q.ID, 0, nil) }, 400, false, "Choose a file", ""},
 		{"no question named", func(q *broker.Question) string {

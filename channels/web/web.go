@@ -1,6 +1,7 @@
 package web
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,8 +74,12 @@ type Channel struct {
 	// refusals logs wrong tokens at most once a second.
 	refusals *logthrottle.Logger
 
+	// mu guards recent and order: the questions posted or updated
+	// within recentTTL, by id and oldest seen first, so that expiring
+	// them looks only at the ones that expire.
 	mu     sync.Mutex
 	recent map[string]*recentQuestion
+	order  list.List // of *recentQuestion
 }
 
 // recentQuestion is a question this instance posted or updated lately.
@@ -82,6 +87,7 @@ type recentQuestion struct {
 	q        *broker.Question
 	seen     time.Time
 	reminded bool
+	at       *list.Element // in Channel.order
 }
 
 var (
@@ -190,24 +196,30 @@ func (c *Channel) URL(listenAddr string) string {
 	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
-// publish remembers q and broadcasts its view.
+// publish remembers q and, when a page is connected, broadcasts its
+// view. It costs the same however many questions are remembered: the
+// entries past recentTTL are the oldest, at the front of the order.
 func (c *Channel) publish(q *broker.Question, reminded bool) {
-	now := c.now()
+	cp := q.Clone()
 	c.mu.Lock()
+	now := c.now()
 	r := c.recent[q.ID]
 	if r == nil {
 		r = &recentQuestion{}
+		r.at = c.order.PushBack(r)
 		c.recent[q.ID] = r
+	} else {
+		c.order.MoveToBack(r.at)
 	}
-	r.q, r.seen = q.Clone(), now
+	r.q, r.seen = cp, now
 	r.reminded = r.reminded || reminded
 	reminded = r.reminded
-	for id, o := range c.recent {
-		if now.Sub(o.seen) > recentTTL {
-			delete(c.recent, id)
-		}
-	}
+	c.expireLocked(now)
 	c.mu.Unlock()
+	if !c.hub.listening() {
+		// A page that connects later reads the state, memory included.
+		return
+	}
 	ev, err := json.Marshal(render(q, reminded, now, c.loc))
 	if err != nil {
 		c.log.Error("render question", "question_id", q.ID, "err", err)
@@ -216,21 +228,38 @@ func (c *Channel) publish(q *broker.Question, reminded bool) {
 	c.hub.broadcast(ev)
 }
 
+// expireLocked forgets the questions last seen more than recentTTL
+// before now.
+func (c *Channel) expireLocked(now time.Time) {
+	for e := c.order.Front(); e != nil; e = c.order.Front() {
+		r := e.Value.(*recentQuestion)
+		if now.Sub(r.seen) <= recentTTL {
+			return
+		}
+		c.order.Remove(e)
+		delete(c.recent, r.q.ID)
+	}
+}
+
 // remembered returns the questions this instance saw lately, and which of
 // them were reminded.
 func (c *Channel) remembered() (qs []*broker.Question, reminded map[string]bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	reminded = map[string]bool{}
-	now := c.now()
+	c.expireLocked(c.now())
 	for id, r := range c.recent {
-		if now.Sub(r.seen) > recentTTL {
-			continue
-		}
 		qs = append(qs, r.q)
 		if r.reminded {
 			reminded[id] = true
 		}
 	}
 	return qs, reminded
+}
+
+// recentLen returns how many questions are remembered.
+func (c *Channel) recentLen() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.recent)
 }

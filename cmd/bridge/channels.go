@@ -55,9 +55,8 @@ func (c *Config) sections(loop bool) []channelSection {
 		out = append(out, channelSection{name: web.Name, cfg: ch.Web,
 			build: func(b *broker.Broker, w *wiring, o channels.Options) (broker.Channel, error) {
 				// Both stores keep sign-in sessions, so every instance accepts them.
-				sessions, _ := b.Store().(broker.Sessions)
 				inbox, err := web.New(ch.Web, b, web.Options{Logger: o.Logger, Now: o.Now, Location: o.Location,
-					Lister: b.Store(), Loopback: loop, Sessions: sessions})
+					Lister: b, Loopback: loop, Sessions: w.sessions})
 				if err == nil {
 					w.inboxURL = inbox.URL
 				}
@@ -139,6 +138,9 @@ func (c *Config) checkChannels() error {
 
 // wiring is what serve needs from the channels besides registering them.
 type wiring struct {
+	// sessions keeps the web inbox's sign-in sessions in the store, so
+	// every instance accepts them.
+	sessions broker.Sessions
 	// textChannels may be used through POST /v1/commands.
 	textChannels []string
 	// handlers are mounted on the HTTP server (webhooks, the web inbox).
@@ -169,8 +171,8 @@ func (w *wiring) mount(name string, r channels.Route) error {
 
 // buildChannels creates every configured channel, registers it with the
 // broker, mounts the HTTP routes it offers and collects its inbound loop.
-func buildChannels(cfg *Config, b *broker.Broker, loop bool, loc *time.Location, log *slog.Logger) (*wiring, error) {
-	w := &wiring{handlers: map[string]http.Handler{}}
+func buildChannels(cfg *Config, b *broker.Broker, sessions broker.Sessions, loop bool, loc *time.Location, log *slog.Logger) (*wiring, error) {
+	w := &wiring{handlers: map[string]http.Handler{}, sessions: sessions}
 	opts := channels.Options{Logger: log, Location: loc}
 	for _, s := range cfg.sections(loop) {
 		ch, err := s.build(b, w, opts)

@@ -18,6 +18,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/config"
+	"github.com/askbridge/askbridge/internal/debugserver"
 )
 
 // serveFlags are the flags of `bridge serve` and `bridge check-config`;
@@ -73,6 +74,7 @@ func newLogger(cfg LogConfig, w io.Writer) *slog.Logger {
 // drains.
 func newServeCmd() *cobra.Command {
 	var f serveFlags
+	var debugAddr string
 	cmd := &cobra.Command{
 		Use:   "serve [flags]",
 		Short: "Run the bridge",
@@ -91,10 +93,19 @@ configuration: "bridge check-config" lists them all.`,
 			if err != nil {
 				return cmdline.Exit(cmdline.ExitBadInput, err)
 			}
+			if debugAddr != "" {
+				d, err := debugserver.Start(debugAddr)
+				if err != nil {
+					return cmdline.Exit(cmdline.ExitBadInput, err)
+				}
+				defer d.Close()
+				fmt.Fprintf(cmd.ErrOrStderr(), "Profiles (net/http/pprof): %s\n", d.URL())
+			}
 			return serve(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addServeFlags(cmd, &f)
+	cmd.Flags().StringVar(&debugAddr, "debug-addr", "", "serve net/http/pprof on this loopback `ADDR` (such as 127.0.0.1:6060); off by default")
 	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "stopped by SIGINT or SIGTERM after draining", cmdline.ExitBadInput, "a problem in the configuration or the flags", cmdline.ExitFailure, "the store, a channel or the listen address failed")
 	return cmd
 }
@@ -189,7 +200,7 @@ type app struct {
 func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elector, loc *time.Location, loop bool, log *slog.Logger) (*app, error) {
 	var metrics *api.Metrics
 	var b *broker.Broker
-	metrics = api.NewMetrics(func() int { return b.Waiting() })
+	metrics = api.NewMetrics(func() int { return b.Waiting() }, st)
 	b, err := broker.New(broker.Config{
 		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
@@ -199,7 +210,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if err != nil {
 		return nil, err
 	}
-	w, err := buildChannels(&cfg, b, loop, loc, log)
+	w, err := buildChannels(&cfg, b, st, loop, loc, log)
 	if err != nil {
 		return nil, err
 	}
@@ -213,13 +224,13 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
 		StreamsPerAgent: cfg.Limits.StreamsPerAgent,
-	}, b)
+	}, b, st)
 	for pattern, h := range w.handlers {
 		srv.Handle(pattern, h)
 	}
 	a := &app{broker: b, api: srv, metrics: metrics, storeName: storeName(cfg), inboxURL: w.inboxURL}
-	a.jobs = append(a.jobs, timeoutJobs(cfg, b, elector, log)...)
-	a.jobs = append(a.jobs, callbackJobs(cfg, b, log, metrics.Registry())...)
+	a.jobs = append(a.jobs, timeoutJobs(cfg, b, st, elector, log)...)
+	a.jobs = append(a.jobs, callbackJobs(cfg, st, log, metrics.Registry())...)
 	if a.drainMCP, err = mountMCP(cfg, srv, log); err != nil {
 		return nil, err
 	}

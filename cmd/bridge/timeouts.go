@@ -14,13 +14,13 @@ import (
 // past store.retention: the sweeper's schedule,
 // run on the elected leader only (two sweepers on one store would still
 // never resolve a question twice).
-func timeoutJobs(cfg Config, b *broker.Broker, elector broker.Elector, log *slog.Logger) []func(context.Context) {
+func timeoutJobs(cfg Config, b *broker.Broker, st timeouts.Store, elector broker.Elector, log *slog.Logger) []func(context.Context) {
 	if err := cfg.Timeouts.Validate(); err != nil {
 		// A file is checked as it is read; this only catches a
 		// configuration built in code. The sweeper clamps what it gets.
 		log.Error("timeouts configuration", "err", err)
 	}
-	s := timeouts.New(b, b.Store(), cfg.Timeouts.Options(time.Duration(cfg.Store.Retention), log))
+	s := timeouts.New(b, st, cfg.Timeouts.Options(time.Duration(cfg.Store.Retention), log))
 	return []func(context.Context){func(ctx context.Context) {
 		err := elector.RunAsLeader(ctx, "sweeper", func(ctx context.Context) {
 			if err := s.Run(ctx); err != nil {

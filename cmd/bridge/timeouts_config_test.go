@@ -134,7 +134,7 @@ func TestTimeoutJobsRunTheSweeperAsLeader(t *testing.T) {
 	mu.Unlock()
 
 	el := &recordingElector{}
-	jobs := timeoutJobs(cfg, b, el, log)
+	jobs := timeoutJobs(cfg, b, st, el, log)
 	if len(jobs) != 1 {
 		t.Fatalf("timeoutJobs returned %d jobs, want 1", len(jobs))
 	}

@@ -58,7 +58,7 @@ func TestCLIEscapesWhatItPrints(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, b))
+	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, b, st))
 	defer srv.Close()
 	t.Setenv("ASKBRIDGE_SERVER", srv.URL)
 	t.Setenv("ASKBRIDGE_KEY", "")

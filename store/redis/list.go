@@ -88,6 +88,24 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 	return out, nil
 }
 
+// CountPending adds up the deadline indexes of the shards, which hold the
+// pending questions only: one pipelined ZCARD per shard.
+func (s *Store) CountPending(ctx context.Context) (int, error) {
+	pipe := s.c.Pipeline()
+	cmds := make([]*goredis.IntCmd, shards)
+	for n := range shards {
+		cmds[n] = pipe.ZCard(ctx, s.k.due(n))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, wrap("count pending", err)
+	}
+	total := 0
+	for _, c := range cmds {
+		total += int(c.Val())
+	}
+	return total, nil
+}
+
 // Due returns pending questions whose deadline is at or before now. It also
 // logs the events of resolutions whose Resolve died before logging them.
 func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]string, error) {

@@ -57,7 +57,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		// The resolution stands; Due logs the event later (see repair).
 		s.log.Warn("resolution event not logged yet", "question_id", id, "err", err)
 	}
-	s.feed.broadcast(broker.Resolved{ID: id, Agent: q.Agent})
+	s.feed.broadcast(broker.Resolved{ID: id, Agent: q.Agent, Callback: q.CallbackURL != ""})
 	return q, nil
 }
 

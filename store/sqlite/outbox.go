@@ -53,7 +53,7 @@ func (s *Store) Events(ctx context.Context, agent string, after int64, limit int
 const deliveryColumns = `id, question_id, agent, url, state, attempts, next_at, last_error, created_at, updated_at`
 
 // ClaimDeliveries returns up to limit pending deliveries due at now and
-// moves their next attempt to now+hold, in one statement. A reader looks
+// moves their next attempt to now+hold, in one prepared statement. A reader looks
 // first whether anything is due, so that the deliverers' polls take the
 // file's write lock only when there is something to claim: a poll that
 // finds nothing must not hold up the writes of attempts' outcomes (of
@@ -66,8 +66,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 		return nil, s.fail("claim deliveries", errStoreClosed)
 	}
 	var due int
-	err := s.reader.QueryRowContext(ctx,
-		`SELECT EXISTS (SELECT 1 FROM deliveries WHERE state = 'pending' AND next_at <= ?)`, ms(now)).Scan(&due)
+	err := s.stmts.anyDue.QueryRowContext(ctx, ms(now)).Scan(&due)
 	if err != nil {
 		return nil, s.fail("claim deliveries", err)
 	}
@@ -76,9 +75,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 	}
 	var out []broker.Delivery
 	err = s.write(ctx, "claim deliveries", func(ctx context.Context, tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `UPDATE deliveries SET next_at = ?
-			WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?)
-			RETURNING `+deliveryColumns, ms(now.Add(hold)), ms(now), limitArg(limit))
+		rows, err := tx.StmtContext(ctx, s.stmts.claim).QueryContext(ctx, ms(now.Add(hold)), ms(now), limitArg(limit))
 		if err != nil {
 			return err
 		}

@@ -98,6 +98,20 @@ func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
 	return q, nil
 }
 
+// CountPending sums the per-agent counts that triggers keep in
+// pending_counts (schema.go), so it reads one row per agent with pending
+// questions, never the questions.
+func (s *Store) CountPending(ctx context.Context) (int, error) {
+	if s.closed.Load() {
+		return 0, s.fail("count pending", errStoreClosed)
+	}
+	var n int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM pending_counts`).Scan(&n); err != nil {
+		return 0, s.fail("count pending", err)
+	}
+	return n, nil
+}
+
 // Resolve sets the terminal state r on a pending question, appends the
 // event and, with a callback URL, the delivery, all in one transaction;
 // then it publishes the id on the resolution feed.
@@ -151,7 +165,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	if err != nil {
 		return nil, err
 	}
-	s.feed.publish(broker.Resolved{ID: id, Agent: out.Agent})
+	s.feed.publish(broker.Resolved{ID: id, Agent: out.Agent, Callback: out.CallbackURL != ""})
 	return out, nil
 }
 

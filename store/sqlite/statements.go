@@ -24,7 +24,10 @@ type statements struct {
 	leases     *sql.Stmt
 	// pendingCount reads an agent's pending questions, inside Create.
 	pendingCount *sql.Stmt
-	all          []*sql.Stmt
+	// anyDue (read pool) and claim (writer) are ClaimDeliveries'.
+	anyDue *sql.Stmt
+	claim  *sql.Stmt
+	all    []*sql.Stmt
 }
 
 const (
@@ -42,6 +45,10 @@ const (
 	sqlReminders  = `SELECT id FROM questions WHERE status = 'pending' AND next_reminder_at IS NOT NULL AND next_reminder_at <= ? ORDER BY next_reminder_at, id LIMIT ?`
 	sqlLeases     = `SELECT id FROM questions WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until <= ? ORDER BY lease_until, id LIMIT ?`
 	sqlPending    = `SELECT n FROM pending_counts WHERE agent = ?`
+	sqlAnyDue     = `SELECT EXISTS (SELECT 1 FROM deliveries WHERE state = 'pending' AND next_at <= ?)`
+	sqlClaim      = `UPDATE deliveries SET next_at = ?
+		WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?)
+		RETURNING ` + deliveryColumns
 )
 
 func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
@@ -73,6 +80,8 @@ func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
 	st.reminders = p(reader, sqlReminders)
 	st.leases = p(reader, sqlLeases)
 	st.pendingCount = p(writer, sqlPending)
+	st.anyDue = p(reader, sqlAnyDue)
+	st.claim = p(writer, sqlClaim)
 	if err != nil {
 		st.close()
 		return nil, err

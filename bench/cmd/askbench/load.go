@@ -21,17 +21,24 @@ type envFlags struct {
 	instances int
 	bridge    string
 	servers   string
+	profile   string
 }
 
 func (f *envFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "sqlite", "sqlite, redis (a private redis-server) or a redis:// URL")
 	fs.IntVar(&f.instances, "instances", 1, "bridge serve processes to start (1 or 2; 2 needs Redis)")
 	fs.StringVar(&f.bridge, "bridge", "", "bridge binary (default: build ./cmd/bridge)")
+	fs.StringVar(&f.profile, "config", string(bench.ProfileDefault), "bridge configuration: default (bridge serve with no config file: web and cli channels, info logs) or light (cli only, web off, warn logs)")
 	fs.StringVar(&f.servers, "server", "", "comma-separated base URLs of running bridges (loopback only) instead of starting them")
 }
 
 func (f *envFlags) config() (bench.EnvConfig, error) {
 	c := bench.EnvConfig{Store: f.store, Instances: f.instances, Bridge: f.bridge}
+	p, err := bench.ParseProfile(f.profile)
+	if err != nil {
+		return c, usageError{err}
+	}
+	c.Profile = p
 	if f.servers != "" {
 		for _, s := range strings.Split(f.servers, ",") {
 			if !strings.HasPrefix(s, "http://127.0.0.1:") {

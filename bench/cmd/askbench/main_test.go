@@ -22,6 +22,7 @@ func TestRunRefusesBadCommandLines(t *testing.T) {
 		{"remote redis", []string{"load", "--store", "redis://10.1.1.1:6379/0"}, 2, "only a Redis on 127.0.0.1"},
 		{"remote server", []string{"load", "--server", "http://192.0.2.1:8377"}, 2, "only http://127.0.0.1:PORT"},
 		{"two sqlite instances", []string{"load", "--instances", "2"}, 2, "only with Redis"},
+		{"unknown config", []string{"load", "--config", "heavy"}, 2, `--config "heavy": use default`},
 		{"unknown flag", []string{"load", "--agentz", "5"}, 2, "agentz"},
 		{"stray argument", []string{"load", "now"}, 2, "unexpected arguments"},
 		{"scale without run", []string{"scale"}, 2, "pending, waiters or sweep"},

@@ -50,7 +50,7 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		ec.Instances, ec.Servers = 1, nil
+		ec.Instances, ec.Servers, ec.Capacity = 1, nil, true
 		limit, err := bench.RaiseOpenFiles()
 		if err != nil {
 			return err
@@ -69,6 +69,7 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		out = r
 		rows = [][2]string{
+			{"config", env.Config},
 			{"waiters blocked", fmt.Sprint(r.Waiters)},
 			{"bridge rss", fmt.Sprintf("%s → %s", bench.FormatBytes(float64(r.RSSBefore)), bench.FormatBytes(float64(r.RSSWith)))},
 			{"per waiter", fmt.Sprintf("%.0f B (%s)", r.PerWaiter, bench.FormatBytes(r.PerWaiter))},

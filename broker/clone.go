@@ -1,0 +1,91 @@
+package broker
+
+import (
+	"slices"
+)
+
+// Clone returns a deep copy of q, so that callers may change it freely.
+// It copies field by field: every slice, map and pointer of the copy is
+// its own (TestCloneIsDeep fills every field, including fields added
+// later, and checks that nothing is shared).
+func (q *Question) Clone() *Question {
+	if q == nil {
+		return nil
+	}
+	c := *q
+	c.Prompts = clonePrompts(q.Prompts)
+	c.Targets = slices.Clone(q.Targets)
+	c.Responders = slices.Clone(q.Responders)
+	c.Reminders = slices.Clone(q.Reminders)
+	if q.Progress != nil {
+		c.Progress = make([]*Answer, len(q.Progress))
+		for i, a := range q.Progress {
+			if a != nil {
+				cp := a.clone()
+				c.Progress[i] = &cp
+			}
+		}
+	}
+	if q.Selections != nil {
+		c.Selections = make(map[int][]int, len(q.Selections))
+		for k, v := range q.Selections {
+			c.Selections[k] = slices.Clone(v)
+		}
+	}
+	if q.Answers != nil {
+		c.Answers = make(map[string]Answer, len(q.Answers))
+		for k, a := range q.Answers {
+			c.Answers[k] = a.clone()
+		}
+	}
+	c.AnsweredBy = cloneResponder(q.AnsweredBy)
+	c.RequestedBy = slices.Clone(q.RequestedBy)
+	if q.Policy.Snooze != nil {
+		sp := *q.Policy.Snooze
+		c.Policy.Snooze = &sp
+	}
+	c.State.Snoozes = slices.Clone(q.State.Snoozes)
+	if q.State.Votes != nil {
+		c.State.Votes = make([]Vote, len(q.State.Votes))
+		for i, v := range q.State.Votes {
+			if v.Answer != nil {
+				a := v.Answer.clone()
+				v.Answer = &a
+			}
+			c.State.Votes[i] = v
+		}
+	}
+	return &c
+}
+
+func clonePrompts(ps []Prompt) []Prompt {
+	if ps == nil {
+		return nil
+	}
+	out := make([]Prompt, len(ps))
+	for i, p := range ps {
+		p.Options = slices.Clone(p.Options)
+		p.Default = slices.Clone(p.Default)
+		if p.Other != nil {
+			other := *p.Other
+			p.Other = &other
+		}
+		out[i] = p
+	}
+	return out
+}
+
+func (a Answer) clone() Answer {
+	a.Selected = slices.Clone(a.Selected)
+	a.Attachments = slices.Clone(a.Attachments)
+	a.AnsweredBy = cloneResponder(a.AnsweredBy)
+	return a
+}
+
+func cloneResponder(r *Responder) *Responder {
+	if r == nil {
+		return nil
+	}
+	cp := *r
+	return &cp
+}

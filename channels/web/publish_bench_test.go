@@ -1,0 +1,60 @@
+package web
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker/brokertest"
+)
+
+// BenchmarkPublish posts a new question per operation at a steady rate,
+// with the window of recently posted questions full: a question every
+// 10 ms keeps 12,000 of them within recentTTL. pages is how many event
+// streams are connected.
+func BenchmarkPublish(b *testing.B) {
+	for _, pages := range []int{0, 1} {
+		b.Run("pages="+strconv.Itoa(pages), func(b *testing.B) {
+			c, err := New(Config{}, nopHandler{}, Options{Lister: emptyLister{}, Loopback: true, Logger: quiet})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			var subs []chan []byte
+			for range pages {
+				ch, ok := c.hub.subscribe()
+				if !ok {
+					b.Fatal("hub closed")
+				}
+				subs = append(subs, ch)
+			}
+			clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+			c.now = func() time.Time { return clock }
+			q := brokertest.NewQuestion("q", "agent", clock)
+			step := 10 * time.Millisecond
+			publish := func(i int) {
+				clock = clock.Add(step)
+				q.ID = "q" + strconv.Itoa(i)
+				c.publish(q, false)
+				for _, ch := range subs {
+					if ev := <-ch; len(ev) == 0 {
+						b.Fatal("empty event")
+					}
+				}
+			}
+			warm := int(recentTTL / step)
+			for i := range warm {
+				publish(i)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				publish(warm + i)
+			}
+			b.StopTimer()
+			if n := c.recentLen(); n > warm+1 {
+				b.Fatalf("%d questions remembered, want at most %d", n, warm+1)
+			}
+		})
+	}
+}
