@@ -27,9 +27,10 @@ const (
 
 type server struct {
 	*httptest.Server
-	api *api.Server
-	b   *broker.Broker
-	st  broker.Store
+	api     *api.Server
+	b       *broker.Broker
+	st      broker.Store
+	metrics *api.Metrics
 }
 
 // newServer starts the API on a test server; configure adjusts the HTTP
@@ -63,7 +64,7 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	}
 	hs.Start()
 	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); b.Close(); st.Close() })
-	return &server{Server: hs, api: srv, b: b, st: st}
+	return &server{Server: hs, api: srv, b: b, st: st, metrics: metrics}
 }
 
 // call sends a request and returns the status and decoded JSON body.

@@ -1,6 +1,9 @@
 package api
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -74,7 +77,21 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, agent string) {
 		writeBrokerError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, q.Result())
+	view := questionView{Result: q.Result()}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+	defer cancel()
+	if view.Copies, err = s.b.Copies(ctx, q.ID); err != nil {
+		writeBrokerError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+// questionView is a question as GET /v1/questions/{id} shows it: its
+// result and what became of each copy on the platforms.
+type questionView struct {
+	broker.Result
+	Copies []broker.Copy `json:"copies"`
 }
 
 func (s *Server) waitParam(w http.ResponseWriter, r *http.Request) (time.Duration, bool) {
@@ -180,4 +197,25 @@ func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request, agent str
 		out.Cancelled = append(out.Cancelled, q.Result())
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// MarshalJSON writes the result's own JSON with "copies" added (the
+// result marshals itself, which an embedding would otherwise inherit).
+func (v questionView) MarshalJSON() ([]byte, error) {
+	res, err := json.Marshal(v.Result)
+	if err != nil {
+		return nil, err
+	}
+	copies, err := json.Marshal(v.Copies)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) < 2 || res[len(res)-1] != '}' {
+		return nil, fmt.Errorf("api: a result is not a JSON object: %s", res)
+	}
+	out := append(res[:len(res)-1:len(res)-1], `,"copies":`...)
+	if string(res) == "{}" {
+		out = append(res[:1:1], `"copies":`...)
+	}
+	return append(append(out, copies...), '}'), nil
 }

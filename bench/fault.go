@@ -14,6 +14,7 @@ const (
 	FaultKill9        = "kill9"
 	FaultRedisRestart = "redis-restart"
 	FaultPlatformCut  = "platform-cut"
+	FaultPostOutage   = "post-outage"
 	FaultPlatform429  = "platform-429"
 )
 

@@ -62,7 +62,8 @@ func startPlatformRig(ctx context.Context) (*platformRig, error) {
 	}
 	targets := []broker.Target{{Channel: telegram.Name, Chat: strconv.FormatInt(fakeTeam.ID, 10)}, {Channel: cli.Name}}
 	r.b, err = broker.New(broker.Config{Store: r.st, Logger: quiet,
-		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: targets}}})
+		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: targets}},
+		Outbox: broker.OutboxConfig{Poll: 100 * time.Millisecond}})
 	if err != nil {
 		r.close()
 		return nil, fmt.Errorf("bench: %w", err)
@@ -89,8 +90,9 @@ func startPlatformRig(ctx context.Context) (*platformRig, error) {
 	r.b.Register(text)
 	rctx, cancel := context.WithCancel(ctx)
 	r.stop = cancel
-	r.wg.Add(2)
+	r.wg.Add(3)
 	go func() { defer r.wg.Done(); r.b.Run(rctx) }()
+	go func() { defer r.wg.Done(); r.b.RunOutbox(rctx) }()
 	go func() { defer r.wg.Done(); _ = tg.Run(rctx) }()
 	return r, nil
 }

@@ -22,13 +22,12 @@ type Config struct {
 	ReminderPoints []float64
 	// PostTimeout bounds one channel's Post (15 s when zero).
 	PostTimeout time.Duration
-	// UpdateRetry bounds how long the edit of a resolved copy is retried
-	// after failures that retrying can fix, such as an unreachable
-	// platform (15 min when zero).
-	UpdateRetry time.Duration
-	Location    *time.Location
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// Outbox tunes the delivery of posts, edits and reminders from the
+	// store's outbox (outbox.go).
+	Outbox   OutboxConfig
+	Location *time.Location
+	Logger   *slog.Logger
+	Now      func() time.Time
 	// Observer, when set, hears of every ask and resolution made here.
 	Observer Observer
 	// PendingPerAgent caps the pending questions of one agent: an ask
@@ -78,12 +77,12 @@ type Broker struct {
 	// followers are woken by any resolution of their agent (wait.go).
 	followers map[string]map[chan struct{}]struct{}
 
+	// updates counts the platform work under way on this instance.
 	updates sync.WaitGroup
-	// edits are the questions whose copies are being edited now, each
-	// with the newest version waiting to be shown next (edits.go).
-	editMu sync.Mutex
-	edits  map[string]*copyEdit
-	// closing ends the retries of copy edits when the broker closes.
+	ocfg    OutboxConfig
+	// kick wakes the outbox loop (outbox.go).
+	kick chan struct{}
+	// closing ends the platform work under way when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
 }
@@ -104,9 +103,6 @@ func New(cfg Config) (*Broker, error) {
 	}
 	if err := ValidateReminders("reminders", cfg.ReminderPoints, 0); err != nil {
 		return nil, fmt.Errorf("broker: %w", err)
-	}
-	if cfg.UpdateRetry == 0 {
-		cfg.UpdateRetry = 15 * time.Minute
 	}
 	if cfg.PostTimeout == 0 {
 		cfg.PostTimeout = 15 * time.Second
@@ -131,6 +127,7 @@ func New(cfg Config) (*Broker, error) {
 		channels:  map[string]Channel{},
 		waiters:   map[string]map[chan *Question]struct{}{},
 		followers: map[string]map[chan struct{}]struct{}{},
+		ocfg:      cfg.Outbox.withDefaults(), kick: make(chan struct{}, 1),
 	}
 	b.closing, b.close = context.WithCancel(context.Background())
 	return b, nil
@@ -162,8 +159,8 @@ func (b *Broker) Run(ctx context.Context) {
 	}
 }
 
-// Close waits for the updates of posted copies that are under way.
-// Close stops retrying failed copy edits and waits for the edits under way.
+// Close ends the platform work under way on this instance and waits for
+// it; what is left stays in the store's outbox for the next instance.
 func (b *Broker) Close() {
 	b.close()
 	b.updates.Wait()
@@ -312,25 +309,10 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 	return q, nil
 }
 
-func (b *Broker) eachCopy(ctx context.Context, q *Question, what string, fn func(Channel, MessageRef) error) {
-	refs, err := b.store.Messages(ctx, q.ID)
-	if err != nil {
-		b.log.Error(what+" copies: list messages", "question_id", q.ID, "err", err)
-		return
-	}
-	for _, m := range refs {
-		ch, ok := b.channels[m.Channel]
-		if !ok {
-			continue
-		}
-		if err := fn(ch, m); err != nil {
-			b.log.Warn(what+" copy failed", "question_id", q.ID, "channel", m.Channel, "chat", m.Chat, "err", err)
-		}
-	}
-}
-
-// Remind sends a reminder to every copy of a pending question whose
-// channel can nudge.
+// Remind queues a reminder under every copy of a pending question whose
+// channel can nudge and makes the first attempts, waiting for them at
+// most the outbox's grace; the outbox retries failures until the
+// deadline.
 func (b *Broker) Remind(ctx context.Context, id string) error {
 	q, err := b.store.Get(ctx, id)
 	if err != nil {
@@ -339,12 +321,29 @@ func (b *Broker) Remind(ctx context.Context, id string) error {
 	if q.Status != StatusPending {
 		return &ClosedError{Question: q}
 	}
-	b.eachCopy(ctx, q, "remind", func(ch Channel, m MessageRef) error {
-		if r, ok := ch.(Reminder); ok {
-			return r.Remind(ctx, q, m)
+	var targets []Target
+	for _, t := range q.Targets {
+		if ch, ok := b.channels[t.Channel]; ok {
+			if _, ok := ch.(Reminder); ok {
+				targets = append(targets, t)
+			}
 		}
+	}
+	if len(targets) == 0 {
 		return nil
-	})
+	}
+	if err := b.store.EnqueuePlatformWork(ctx, id, TaskRemind, targets, b.cfg.Now(), q.ExpiresAt); err != nil {
+		return err
+	}
+	// The first attempts are made now, as the sweeper expects of a
+	// reminder it marked sent; failures are retried by the outbox.
+	grace := time.NewTimer(b.ocfg.Grace)
+	defer grace.Stop()
+	select {
+	case <-b.deliverNow(id):
+	case <-grace.C:
+	case <-ctx.Done():
+	}
 	return nil
 }
 

@@ -58,7 +58,9 @@ func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { b.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; b.Close() })
+	outbox := make(chan struct{})
+	go func() { b.RunOutbox(ctx); close(outbox) }()
+	t.Cleanup(func() { cancel(); <-done; <-outbox; b.Close() })
 	return &env{b: b, st: st, ch: ch, clock: clk}
 }
 

@@ -2,10 +2,8 @@ package broker
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
-	"sync"
+	"time"
 )
 
 // ReasonQuestionsOff is the reason of every question of an agent whose
@@ -13,66 +11,44 @@ import (
 // unsupported, and nobody is asked.
 const ReasonQuestionsOff = "questions are turned off for this agent"
 
-// post sends q to every target of its route in parallel and remembers each
-// posted copy. When no copy could be posted, q is resolved as unsupported.
+// post has q posted to every target of its route. The store queued one
+// post per target with the question; they are attempted at once, on the
+// broker's own context, and q is returned as it stands once they ended or
+// the grace (OutboxConfig.Grace) ran out, whichever is first: a target that
+// fails for a while is retried by the outbox and the question stays
+// pending. When every target fails for good, the question is resolved as
+// unsupported with their reasons. Nothing here depends on ctx but the
+// wait: a client hanging up leaves the posts under way.
 func (b *Broker) post(ctx context.Context, q *Question) *Question {
 	if b.cfg.QuestionsOff[q.Agent] {
-		return b.unsupported(ctx, q, ReasonQuestionsOff)
+		return b.unsupported(q, ReasonQuestionsOff)
 	}
 	if _, ok := b.cfg.Routes[q.Route]; !ok {
-		return b.unsupported(ctx, q, fmt.Sprintf("no route named %q is configured", q.Route))
+		return b.unsupported(q, fmt.Sprintf("no route named %q is configured", q.Route))
 	}
 	if len(q.Targets) == 0 {
-		return b.unsupported(ctx, q, fmt.Sprintf("route %q has no targets: nobody is asked", q.Route))
+		return b.unsupported(q, fmt.Sprintf("route %q has no targets: nobody is asked", q.Route))
 	}
-	errs := make([]error, len(q.Targets))
-	var wg sync.WaitGroup
-	for i, t := range q.Targets {
-		wg.Go(func() { errs[i] = b.postOne(ctx, q, t) })
+	done := b.deliverNow(q.ID)
+	grace := time.NewTimer(b.ocfg.Grace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+	case <-ctx.Done():
+		return q
 	}
-	wg.Wait()
-	var failures []string
-	posted := 0
-	for i, err := range errs {
-		t := q.Targets[i]
-		if err != nil {
-			failures = append(failures, t.String()+": "+err.Error())
-			b.log.Warn("post failed", "question_id", q.ID, "channel", t.Channel, "chat", t.Chat, "permanent", errors.Is(err, ErrPermanent), "err", err)
-			continue
-		}
-		posted++
-	}
-	if posted == 0 {
-		return b.unsupported(ctx, q, "no channel could take the question: "+strings.Join(failures, "; "))
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.PostTimeout)
+	defer cancel()
+	if now, err := b.store.Get(gctx, q.ID); err == nil {
+		return now
 	}
 	return q
 }
 
-func (b *Broker) postOne(ctx context.Context, q *Question, t Target) error {
-	ch, ok := b.channels[t.Channel]
-	if !ok {
-		return Permanent(fmt.Errorf("channel %q is not configured", t.Channel))
-	}
-	pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
+func (b *Broker) unsupported(q *Question, reason string) *Question {
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
 	defer cancel()
-	ref, err := ch.Post(pctx, q, t.Chat)
-	if err != nil {
-		return err
-	}
-	ref.Channel, ref.Chat = t.Channel, t.Chat
-	if ref.PostedAt.IsZero() {
-		ref.PostedAt = b.cfg.Now().UTC()
-	}
-	if err := b.store.AddMessage(ctx, q.ID, ref); err != nil {
-		// The agent reads the failures as the question's reason: the
-		// store's detail is for the log.
-		b.log.Error("remember posted message", "question_id", q.ID, "channel", t.Channel, "chat", t.Chat, "err", err)
-		return errors.New("posted, but the bridge's store could not record the message")
-	}
-	return nil
-}
-
-func (b *Broker) unsupported(ctx context.Context, q *Question, reason string) *Question {
 	r, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusUnsupported, Reason: reason})
 	if err != nil {
 		b.log.Error("resolve unsupported", "question_id", q.ID, "err", err)

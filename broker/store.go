@@ -31,6 +31,9 @@ type Store interface {
 	Sessions
 	PolicyStore
 	Housekeeping
+	// PlatformOutbox keeps the platform work of questions
+	// (store_outbox.go).
+	PlatformOutbox
 }
 
 // Lookup reads one question. The roles that name questions by id embed

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -21,6 +22,11 @@ type Channel struct {
 	UpdateFailures int
 	// UpdateErr, when set, fails every Update with it.
 	UpdateErr error
+	// PostDelay holds every Post that long, as a slow platform would.
+	PostDelay time.Duration
+
+	// down makes Post and Update fail as an unreachable platform does.
+	down atomic.Bool
 
 	mu        sync.Mutex
 	posts     []*broker.Question
@@ -41,11 +47,24 @@ func NewChannel(name string) *Channel {
 	return &Channel{ChannelName: name, changed: make(chan struct{}, 1)}
 }
 
+// SetDown makes the platform unreachable (true) or reachable again.
+func (c *Channel) SetDown(down bool) { c.down.Store(down) }
+
 // Name returns the channel's name.
 func (c *Channel) Name() string { return c.ChannelName }
 
 // Post records q and returns a message reference numbered in order.
-func (c *Channel) Post(_ context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
+func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
+	if c.PostDelay > 0 {
+		select {
+		case <-ctx.Done():
+			return broker.MessageRef{}, ctx.Err()
+		case <-time.After(c.PostDelay):
+		}
+	}
+	if c.down.Load() {
+		return broker.MessageRef{}, ErrUnreachable
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err, ok := c.Fail[chat]; ok {
@@ -62,6 +81,9 @@ func (c *Channel) Update(_ context.Context, q *broker.Question, _ broker.Message
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.attempts++
+	if c.down.Load() {
+		return ErrUnreachable
+	}
 	if c.UpdateErr != nil {
 		return c.UpdateErr
 	}

@@ -33,6 +33,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"Schedule", scheduleTests},
 		{"Events", eventTests},
 		{"Outbox", outboxTests},
+		{"PlatformOutbox", platformOutboxTests},
 		{"Watch", watchTests},
 		{"Purge", purgeTests},
 		{"Limits", limitTests},

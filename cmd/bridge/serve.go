@@ -206,6 +206,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
 		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: cfg.questionsOff(),
 		OnBehalfOf: cfg.onBehalfOf(),
+		Outbox:     broker.OutboxConfig{Pacing: broker.DefaultPacing()},
 	})
 	if err != nil {
 		return nil, err
@@ -230,6 +231,8 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	}
 	a := &app{broker: b, api: srv, metrics: metrics, storeName: storeName(cfg), inboxURL: w.inboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, st, elector, log)...)
+	a.jobs = append(a.jobs, b.RunOutbox)
+	metrics.WatchOutbox(st)
 	a.jobs = append(a.jobs, callbackJobs(cfg, st, log, metrics.Registry())...)
 	if a.drainMCP, err = mountMCP(cfg, srv, log); err != nil {
 		return nil, err

@@ -270,6 +270,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		b, _ := json.Marshal(sel)
 		extra = append(extra, "s"+strconv.Itoa(i), string(b))
 	}
+	extra = append(extra, postTaskFields(q)...)
 	// The body keeps what never changes and is not in a field.
 	bare := *q
 	bare.Progress, bare.Selections = nil, nil

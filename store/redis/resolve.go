@@ -44,7 +44,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	}
 	v, err := resolveScript.Run(ctx, s.c, keys, body, string(r.Status), usec(r.ResolvedAt),
 		(s.cfg.Retention + grace).Milliseconds(), nsec(r.ResolvedAt), id,
-		usec(now.Add(-(s.cfg.Retention + grace))), ifProgress, ifRev).Result()
+		usec(now.Add(-(s.cfg.Retention + grace))), ifProgress, ifRev, usec(now)).Result()
 	if err != nil {
 		return nil, wrap("resolve", err)
 	}

@@ -28,8 +28,10 @@ local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey
 // 10 leaseUntilUs, 11 idemKey|empty, 12 callbackURL|empty, 13 prompts,
 // 14 indexTTLms, 15 trimBeforeUs, 16 remindersSent, 17 pending cap (0:
 // none), 18 pending entry's end (µs), 19 nowUs; from ARGV[extra] on,
-// field/value pairs of initial progress and selections.
-const createWrite = admitFunc + `
+// field/value pairs of initial progress and selections, and the post
+// tasks (fields "o\t...", platform_outbox.go), which also enter the
+// shard's platform outbox.
+const createWrite = admitFunc + outboxLua + `
 local function write(extra)
   local id = ARGV[1]
   redis.call('SET', KEYS[2], ARGV[2])
@@ -44,7 +46,12 @@ local function write(extra)
   end
   if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'k', ARGV[11]) end
   if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'cb', ARGV[12]) end
-  for i = extra, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+  for i = extra, #ARGV, 2 do
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+    if string.sub(ARGV[i], 1, 2) == 'o\t' then
+      redis.call('ZADD', pokey(KEYS[3]), tsplit(ARGV[i + 1])[3], id .. string.sub(ARGV[i], 2))
+    end
+  end
   local ttl = tonumber(ARGV[14])
   local function index(k, expire)
     redis.call('ZADD', k, ARGV[5], id)
@@ -120,8 +127,8 @@ return admit(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 // ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
 // 5 resolvedNs, 6 id, 7 doneTrimBeforeUs, 8 the number of prompts with
 // progress the resolution expects, or empty for no condition, 9 the
-// policy state revision it expects (field pv), or empty.
-var resolveScript = goredis.NewScript(prelude + `
+// policy state revision it expects (field pv), or empty, 10 nowUs.
+var resolveScript = goredis.NewScript(prelude + outboxLua + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
 if st ~= 'pending' then return {'closed', whole(KEYS[1])} end
@@ -135,6 +142,7 @@ if ARGV[9] ~= '' and (redis.call('HGET', KEYS[1], 'pv') or '0') ~= ARGV[9] then
 end
 local id = ARGV[6]
 redis.call('HSET', KEYS[1], 'st', ARGV[2], 'r', ARGV[1])
+editAll(KEYS[1], KEYS[2], id, ARGV[3], ARGV[10])
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
 redis.call('ZREM', KEYS[4], id)

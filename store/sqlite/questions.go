@@ -67,7 +67,10 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 		if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 			return fmt.Errorf("%w: %s", broker.ErrIDTaken, nq.ID)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return postTasksTx(ctx, tx, nq)
 	})
 	if err != nil {
 		return nil, false, err
@@ -158,6 +161,9 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 			if _, err := tx.StmtContext(ctx, s.stmts.delivery).ExecContext(ctx, newDeliveryID(), id, q.Agent, q.CallbackURL, ms(at), ms(at), ms(at)); err != nil {
 				return fmt.Errorf("enqueue delivery: %w", err)
 			}
+		}
+		if err := editTasksTx(ctx, tx, q, at); err != nil {
+			return err
 		}
 		out = q
 		return nil

@@ -123,6 +123,11 @@ var migrations = []string{
 		data        TEXT NOT NULL
 	);
 	CREATE INDEX audit_question ON audit (question_id, seq);`,
+
+	// 6: the platform outbox (platform_outbox.go): one row per
+	// (question, kind, target), going with its question; and the pacing
+	// slots shared by every instance on the file.
+	platformOutboxSchema,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

@@ -12,7 +12,7 @@ import (
 
 func runFault(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError{fmt.Errorf("fault: name a run: kill9, redis-restart, platform-cut or platform-429")}
+		return usageError{fmt.Errorf("fault: name a run: kill9, redis-restart, platform-cut, platform-429 or post-outage")}
 	}
 	name := args[0]
 	fs := flag.NewFlagSet("fault "+name, flag.ContinueOnError)
@@ -31,8 +31,11 @@ func runFault(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.DurationVar(&cfg.Down, "down", 30*time.Second, "how long the fake platform is cut off")
 	case bench.FaultPlatform429:
 		fs.DurationVar(&cfg.Down, "down", 4*time.Second, "how long every Bot API call is answered 429")
+	case bench.FaultPostOutage:
+		fs.DurationVar(&cfg.Down, "down", 30*time.Second, "how long the fake platform is cut off")
+		fs.IntVar(&cfg.Agents, "questions", 200, "questions asked during the cut")
 	default:
-		return usageError{fmt.Errorf("fault: unknown run %q (kill9, redis-restart, platform-cut or platform-429)", name)}
+		return usageError{fmt.Errorf("fault: unknown run %q (kill9, redis-restart, platform-cut, platform-429 or post-outage)", name)}
 	}
 	if err := parse(fs, args[1:]); err != nil {
 		return err
@@ -43,6 +46,8 @@ func runFault(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch name {
 	case bench.FaultKill9, bench.FaultRedisRestart:
 		res, err = bench.RunProcessFault(ctx, cfg, log)
+	case bench.FaultPostOutage:
+		res, err = bench.RunPostOutage(ctx, cfg, log)
 	default:
 		res, err = bench.RunPlatformFault(ctx, cfg, log)
 	}

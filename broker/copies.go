@@ -1,0 +1,88 @@
+package broker
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Copy states, as people and agents see them.
+const (
+	CopyQueued    = "queued"
+	CopyPosted    = "posted"
+	CopyRetrying  = "retrying"
+	CopyFailed    = "failed"
+	CopyNotPosted = "not posted"
+)
+
+// Copy is what became of a question's copy on one target: whether it is
+// posted, still queued or retried, or failed, with the platform's message
+// and the class of the last error.
+type Copy struct {
+	Target    Target `json:"target"`
+	State     string `json:"state"`
+	MessageID string `json:"message_id,omitempty"`
+	// ErrorClass is "permanent", "timeout", "rate limited" or
+	// "unreachable"; LastError says more.
+	ErrorClass string    `json:"error_class,omitempty"`
+	LastError  string    `json:"last_error,omitempty"`
+	Attempts   int       `json:"attempts"`
+	UpdatedAt  time.Time `json:"updated_at"`
+	// Edit is the state of the edit of the copy, when one was asked for
+	// ("queued", "retrying", "done", "failed", "dropped").
+	Edit          string `json:"edit,omitempty"`
+	EditLastError string `json:"edit_last_error,omitempty"`
+}
+
+// Copies lists the copies of question id, one per target, from the
+// store's outbox.
+func (b *Broker) Copies(ctx context.Context, id string) ([]Copy, error) {
+	tasks, err := b.store.PlatformWork(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := []Copy{}
+	at := map[Target]int{}
+	for _, t := range tasks {
+		switch t.Kind {
+		case TaskPost:
+			c := Copy{Target: t.Target, MessageID: t.MessageID, Attempts: t.Attempts, UpdatedAt: t.UpdatedAt}
+			switch t.State {
+			case TaskDone:
+				c.State = CopyPosted
+			case TaskRetrying:
+				c.State = CopyRetrying
+			case TaskFailed:
+				c.State = CopyFailed
+			case TaskDropped:
+				c.State = CopyNotPosted
+			default:
+				c.State = CopyQueued
+			}
+			if t.LastError != "" && t.State != TaskDone {
+				c.ErrorClass, c.LastError = splitClass(t.LastError)
+			}
+			at[t.Target] = len(out)
+			out = append(out, c)
+		case TaskEdit:
+			if i, ok := at[t.Target]; ok {
+				out[i].Edit, out[i].EditLastError = t.State, t.LastError
+			}
+		}
+	}
+	return out, nil
+}
+
+// splitClass splits "class: message" as errClass writes it.
+func splitClass(s string) (class, msg string) {
+	for _, c := range []string{"permanent", "timeout", "rate limited", "unreachable"} {
+		if rest, ok := strings.CutPrefix(s, c+": "); ok {
+			return c, rest
+		}
+	}
+	if i := strings.Index(s, ": "); i > 0 && strings.HasPrefix(s, "gave up") {
+		class, msg := splitClass(s[i+2:])
+		return class, s[:i] + ": " + msg
+	}
+	return "", s
+}

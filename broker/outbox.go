@@ -1,0 +1,161 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OutboxConfig tunes the delivery of platform work (posts, edits,
+// reminders) from the store's outbox. Zero fields take the defaults.
+type OutboxConfig struct {
+	// Grace is how long an ask waits for the first attempts of its posts
+	// (2 s): long enough to answer unsupported when every target fails
+	// for good, short enough that a slow platform never holds the agent.
+	Grace time.Duration
+	// Poll is how often the outbox is checked when nothing wakes it (1 s).
+	Poll time.Duration
+	// Concurrency bounds the attempts under way on this instance (16).
+	Concurrency int
+	// BaseBackoff and MaxBackoff bound the pause between attempts of one
+	// task (1 s and 8 s, with jitter): a copy is posted within seconds of
+	// its platform's return.
+	BaseBackoff, MaxBackoff time.Duration
+	// Pacing holds the sending rates per channel; a channel not named is
+	// not paced. The bridge sets DefaultPacing unless configured.
+	Pacing map[string]Pacing
+}
+
+func (c OutboxConfig) withDefaults() OutboxConfig {
+	if c.Grace <= 0 {
+		c.Grace = 2 * time.Second
+	}
+	if c.Poll <= 0 {
+		c.Poll = time.Second
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 16
+	}
+	if c.BaseBackoff <= 0 {
+		c.BaseBackoff = time.Second
+	}
+	if c.MaxBackoff < c.BaseBackoff {
+		c.MaxBackoff = max(8*time.Second, c.BaseBackoff)
+	}
+	return c
+}
+
+// taskHold is how long a claimed task stays invisible to other claims: one
+// attempt of every copy it touches, pacing, and recording the outcome.
+func (b *Broker) taskHold() time.Duration { return 2*b.cfg.PostTimeout + 10*time.Second }
+
+// kickOutbox wakes this instance's outbox loop.
+func (b *Broker) kickOutbox() {
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+// RunOutbox delivers the platform work of the store's outbox until ctx
+// ends, then waits for the attempts under way. Run it on every instance:
+// claims are safe across instances. It checks the outbox every Poll, and
+// at once when this instance queues work or an attempt finishes.
+func (b *Broker) RunOutbox(ctx context.Context) {
+	slots := make(chan struct{}, b.ocfg.Concurrency)
+	tick := time.NewTicker(b.ocfg.Poll)
+	defer tick.Stop()
+	for {
+		if free := cap(slots) - len(slots); free > 0 && ctx.Err() == nil {
+			tasks, err := b.store.ClaimPlatformWork(ctx, "", time.Now(), free, b.taskHold())
+			if err != nil && ctx.Err() == nil {
+				b.log.Warn("platform outbox: claim failed", "err", err)
+			}
+			for _, t := range tasks {
+				slots <- struct{}{}
+				b.updates.Add(1)
+				go func() {
+					defer b.updates.Done()
+					b.attemptTask(t)
+					<-slots
+					b.kickOutbox()
+				}()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.kick:
+		case <-tick.C:
+		}
+	}
+}
+
+// deliverNow claims the due tasks of one question and makes one attempt of
+// each at once, on this instance, without waiting for the outbox loop;
+// then again while attempts leave tasks of the question due (an edit asked
+// for again while one was under way). The returned channel closes when
+// the first round of attempts has ended.
+func (b *Broker) deliverNow(id string) <-chan struct{} {
+	first := make(chan struct{})
+	b.updates.Add(1)
+	go func() {
+		defer b.updates.Done()
+		for round := 0; round < 8; round++ {
+			ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
+			tasks, err := b.store.ClaimPlatformWork(ctx, id, time.Now(), 64, b.taskHold())
+			cancel()
+			if err != nil {
+				b.log.Warn("platform outbox: claim failed", "question_id", id, "err", err)
+				b.kickOutbox()
+			}
+			if len(tasks) > 0 {
+				var wg sync.WaitGroup
+				for _, t := range tasks {
+					wg.Go(func() { b.attemptTask(t) })
+				}
+				wg.Wait()
+			}
+			if round == 0 {
+				close(first)
+			}
+			if len(tasks) == 0 {
+				return
+			}
+		}
+	}()
+	return first
+}
+
+// errClass names the kind of a failure for people and agents: the reason
+// of a permanent failure, or "timeout", "rate limited", "unreachable".
+func errClass(err error) string {
+	msg := err.Error()
+	var ra interface{ RetryAfter() time.Duration }
+	switch {
+	case errors.Is(err, ErrPermanent):
+		return "permanent: " + msg
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout: " + msg
+	case errors.As(err, &ra), strings.Contains(msg, "429"), strings.Contains(strings.ToLower(msg), "rate limit"):
+		return "rate limited: " + msg
+	}
+	return "unreachable: " + msg
+}
+
+// backoff is the pause after attempt n (1-based), with full jitter above
+// BaseBackoff.
+func (b *Broker) backoff(n int) time.Duration {
+	base, ceil := b.ocfg.BaseBackoff, b.ocfg.BaseBackoff
+	for i := 1; i < n && ceil < b.ocfg.MaxBackoff; i++ {
+		ceil *= 2
+	}
+	ceil = min(ceil, b.ocfg.MaxBackoff)
+	if ceil <= base {
+		return base
+	}
+	return base + rand.N(ceil-base+1)
+}

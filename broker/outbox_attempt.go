@@ -1,0 +1,271 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// waitForPost is how soon an edit looks again for a copy whose post is
+// still under way.
+const waitForPost = time.Second
+
+// attemptTask makes one attempt of a claimed task and records the outcome.
+// It runs on the broker's own context: nothing here depends on the request
+// that queued the work.
+func (b *Broker) attemptTask(t PlatformTask) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.taskHold()-5*time.Second)
+	defer cancel()
+	log := b.log.With("question_id", t.QuestionID, "task", t.Kind, "channel", t.Target.Channel, "chat", t.Target.Chat)
+	q, err := b.store.Get(ctx, t.QuestionID)
+	if errors.Is(err, ErrNotFound) {
+		b.finishTask(ctx, log, t, TaskDropped, "the question no longer exists")
+		return
+	}
+	if err != nil {
+		// The store is unreachable: the claim runs out and the task is
+		// due again.
+		log.Warn("platform outbox: read question", "err", err)
+		return
+	}
+	ch, ok := b.channels[t.Target.Channel]
+	if !ok {
+		b.finishTask(ctx, log, t, TaskFailed, fmt.Sprintf("permanent: channel %q is not configured", t.Target.Channel))
+		return
+	}
+	switch t.Kind {
+	case TaskPost:
+		b.attemptPost(ctx, log, t, q, ch)
+	case TaskEdit, TaskRemind:
+		b.attemptCopies(ctx, log, t, q, ch)
+	default:
+		b.finishTask(ctx, log, t, TaskFailed, fmt.Sprintf("permanent: unknown task kind %q", t.Kind))
+	}
+}
+
+func (b *Broker) attemptPost(ctx context.Context, log *slog.Logger, t PlatformTask, q *Question, ch Channel) {
+	if q.Status.Terminal() {
+		b.finishTask(ctx, log, t, TaskDropped, "the question closed before it was posted")
+		return
+	}
+	if ok := b.paced(ctx, log, t); !ok {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
+	ref, err := ch.Post(pctx, q, t.Target.Chat)
+	cancel()
+	t.Attempts++
+	if err != nil {
+		b.taskFailed(ctx, log, t, err)
+		return
+	}
+	ref.Channel, ref.Chat = t.Target.Channel, t.Target.Chat
+	if ref.PostedAt.IsZero() {
+		ref.PostedAt = b.cfg.Now().UTC()
+	}
+	if err := b.rememberCopy(ctx, q.ID, ref); err != nil {
+		// Posted but not remembered: the claim runs out and the post is
+		// tried again (the channels that can find their copy by the
+		// question's key do so instead of posting twice).
+		log.Error("platform outbox: remember posted message", "err", err)
+		return
+	}
+	t.MessageID = ref.MessageID
+	b.finishTask(ctx, log, t, TaskDone, "")
+}
+
+// rememberCopy adds ref to the question's copies unless it is there (an
+// attempt repeated after a crash that found its copy again).
+func (b *Broker) rememberCopy(ctx context.Context, id string, ref MessageRef) error {
+	refs, err := b.store.Messages(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, m := range refs {
+		if m.Channel == ref.Channel && m.Chat == ref.Chat && m.MessageID == ref.MessageID && ref.MessageID != "" {
+			return nil
+		}
+	}
+	return b.store.AddMessage(ctx, id, ref)
+}
+
+// attemptCopies edits, or reminds under, every copy of the question at
+// the task's target. The question is read at the attempt, so an edit
+// always shows the newest state.
+func (b *Broker) attemptCopies(ctx context.Context, log *slog.Logger, t PlatformTask, q *Question, ch Channel) {
+	if t.Kind == TaskRemind && q.Status != StatusPending {
+		b.finishTask(ctx, log, t, TaskDropped, "the question closed before the reminder")
+		return
+	}
+	refs, err := b.store.Messages(ctx, q.ID)
+	if err != nil {
+		log.Warn("platform outbox: list copies", "err", err)
+		return
+	}
+	var mine []MessageRef
+	for _, m := range refs {
+		if m.Target() == t.Target {
+			mine = append(mine, m)
+		}
+	}
+	if len(mine) == 0 {
+		if b.postUnderWay(ctx, q.ID, t.Target) {
+			t.State, t.NextAt, t.UpdatedAt = TaskQueued, time.Now().Add(waitForPost), time.Now()
+			if t.Attempts > 0 {
+				t.State = TaskRetrying
+			}
+			b.recordTask(ctx, log, t)
+			return
+		}
+		b.finishTask(ctx, log, t, TaskDropped, "no copy to "+string(t.Kind))
+		return
+	}
+	rem, canRemind := ch.(Reminder)
+	if t.Kind == TaskRemind && !canRemind {
+		b.finishTask(ctx, log, t, TaskDropped, "the channel sends no reminders")
+		return
+	}
+	up, canEdit := ch.(Updater)
+	if t.Kind != TaskRemind && !canEdit {
+		b.finishTask(ctx, log, t, TaskDropped, "the channel edits no copies")
+		return
+	}
+	if ok := b.paced(ctx, log, t); !ok {
+		return
+	}
+	t.Attempts++
+	for _, m := range mine {
+		pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
+		if t.Kind == TaskRemind {
+			err = rem.Remind(pctx, q, m)
+		} else {
+			err = up.Update(pctx, q, m)
+		}
+		cancel()
+		if err != nil {
+			b.taskFailed(ctx, log, t, err)
+			return
+		}
+	}
+	b.finishTask(ctx, log, t, TaskDone, "")
+}
+
+// postUnderWay reports whether the post to target is still to be made.
+func (b *Broker) postUnderWay(ctx context.Context, id string, target Target) bool {
+	tasks, err := b.store.PlatformWork(ctx, id)
+	if err != nil {
+		return true
+	}
+	for _, x := range tasks {
+		if x.Kind == TaskPost && x.Target == target {
+			return !TaskFinished(x.State)
+		}
+	}
+	return false
+}
+
+// paced takes a pacing slot; when the slot is far it puts the task back
+// until then, without counting an attempt, and returns false.
+func (b *Broker) paced(ctx context.Context, log *slog.Logger, t PlatformTask) bool {
+	at, ok, err := b.pace(ctx, t.Target)
+	if err != nil {
+		log.Warn("platform outbox: pacing", "err", err)
+		return false
+	}
+	if ok {
+		return true
+	}
+	if t.State == "" {
+		t.State = TaskQueued
+	}
+	t.NextAt, t.UpdatedAt = at, time.Now()
+	b.recordTask(ctx, log, t)
+	return false
+}
+
+// taskFailed records a failed attempt: a permanent failure ends the task,
+// any other is retried with backoff until the task's deadline.
+func (b *Broker) taskFailed(ctx context.Context, log *slog.Logger, t PlatformTask, err error) {
+	class := errClass(err)
+	if errors.Is(err, ErrPermanent) {
+		log.Warn("platform outbox: permanent failure", "attempt", t.Attempts, "err", err)
+		b.finishTask(ctx, log, t, TaskFailed, class)
+		return
+	}
+	wait := b.backoff(t.Attempts)
+	var ra interface{ RetryAfter() time.Duration }
+	if errors.As(err, &ra) && ra.RetryAfter() > 0 {
+		wait = max(wait, ra.RetryAfter())
+		b.holdPace(ctx, t.Target, time.Now().Add(ra.RetryAfter()))
+	}
+	now := time.Now()
+	// The deadline is on the broker's clock, the schedule on the wall
+	// clock (the store's claims compare with it).
+	if b.cfg.Now().Add(wait).After(t.Deadline) {
+		log.Warn("platform outbox: giving up at the deadline", "attempts", t.Attempts, "err", err)
+		b.finishTask(ctx, log, t, TaskFailed, fmt.Sprintf("gave up after %d attempts: %s", t.Attempts, class))
+		return
+	}
+	log.Info("platform outbox: attempt failed; will retry", "attempt", t.Attempts, "err", err, "in", wait.Round(time.Millisecond))
+	t.State, t.NextAt, t.LastError, t.UpdatedAt = TaskRetrying, now.Add(wait), class, now
+	b.recordTask(ctx, log, t)
+}
+
+// finishTask records a final state; a post that failed for good may leave
+// the question with no target at all, which resolves it as unsupported.
+func (b *Broker) finishTask(ctx context.Context, log *slog.Logger, t PlatformTask, state, lastErr string) {
+	t.State, t.UpdatedAt = state, time.Now()
+	t.LastError = lastErr
+	if !b.recordTask(ctx, log, t) {
+		return
+	}
+	if t.Kind == TaskPost && state == TaskFailed {
+		b.unsupportedIfNoTarget(ctx, t.QuestionID)
+	}
+}
+
+// unsupportedIfNoTarget resolves a pending question as unsupported when
+// the post to every one of its targets failed for good.
+func (b *Broker) unsupportedIfNoTarget(ctx context.Context, id string) {
+	tasks, err := b.store.PlatformWork(ctx, id)
+	if err != nil {
+		b.log.Warn("platform outbox: list tasks", "question_id", id, "err", err)
+		return
+	}
+	var reasons []string
+	for _, x := range tasks {
+		if x.Kind != TaskPost {
+			continue
+		}
+		if x.State != TaskFailed {
+			return
+		}
+		reasons = append(reasons, x.Target.String()+": "+strings.TrimPrefix(x.LastError, "permanent: "))
+	}
+	if len(reasons) == 0 {
+		return
+	}
+	_, err = b.Resolve(ctx, id, Resolution{Status: StatusUnsupported, Reason: "no channel could take the question: " + strings.Join(reasons, "; ")})
+	if err != nil && !errors.Is(err, ErrClosed) {
+		b.log.Error("resolve unsupported", "question_id", id, "err", err)
+	}
+}
+
+// recordTask writes the outcome; it reports whether it was recorded.
+func (b *Broker) recordTask(ctx context.Context, log *slog.Logger, t PlatformTask) bool {
+	ctx = context.WithoutCancel(ctx)
+	for attempt := 0; ; attempt++ {
+		err := b.store.UpdatePlatformWork(ctx, t)
+		if err == nil {
+			return true
+		}
+		if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) || attempt >= 3 {
+			log.Warn("platform outbox: outcome not recorded", "err", err)
+			return false
+		}
+		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+	}
+}

@@ -1,0 +1,469 @@
+package redis
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// The platform outbox lives in the question's record, so that the scripts
+// that create and resolve a question write its tasks in the same step: a
+// task is the field "o\t<kind>\t<channel>\t<chat>", its value the
+// tab-separated taskFields. The shard's set "po" orders the unfinished
+// tasks by their next attempt (milliseconds); its members are the question
+// id followed by the field without its "o". Times are milliseconds, which
+// Lua's numbers hold exactly.
+
+// Positions in a task's value (1-based in Lua, 0-based here).
+const (
+	tfState = iota
+	tfAttempts
+	tfNext
+	tfDeadline
+	tfGen
+	tfClaim
+	tfCreated
+	tfUpdated
+	tfMessage
+	tfError
+	taskFields
+)
+
+func (k keys) platformOutbox(n int) string { return k.tags[n] + "po" }
+func (k keys) pace(key string) string      { return k.prefix + "pace:" + key }
+
+// outboxLua defines the helpers of the scripts that touch tasks:
+// tsplit/tjoin read and write a task's value, pokey derives the shard's
+// set from its deadline set, renew(rec, po, id, field, now, deadline)
+// adds or renews a task (see broker.PlatformOutbox), and editAll(rec,
+// due, id, atUs, nowUs) renews the edit of every target of a question
+// resolved at atUs: due at once, even for a resolution dated later.
+const outboxLua = `
+local function tsplit(s)
+  local t = {}
+  for f in string.gmatch(s .. '\t', '([^\t]*)\t') do t[#t + 1] = f end
+  return t
+end
+local function tjoin(t) return table.concat(t, '\t', 1, 10) end
+local function pokey(due) return (string.gsub(due, 'due$', 'po')) end
+local function unfinished(st) return st == 'queued' or st == 'retrying' end
+local function renew(rec, po, id, field, now, deadline)
+  local member = id .. string.sub(field, 2)
+  local v = redis.call('HGET', rec, field)
+  if not v then
+    redis.call('HSET', rec, field, table.concat({'queued', '0', now, deadline, '1', '0', now, now, '', ''}, '\t'))
+    redis.call('ZADD', po, now, member)
+    return
+  end
+  local t = tsplit(v)
+  t[5] = string.format('%d', tonumber(t[5]) + 1)
+  t[4], t[8] = deadline, now
+  if not unfinished(t[1]) then
+    t[1], t[2], t[3], t[6], t[7], t[10] = 'queued', '0', now, '0', now, ''
+  elseif tonumber(t[6]) <= tonumber(now) and tonumber(t[3]) > tonumber(now) then
+    t[3] = now
+  end
+  redis.call('HSET', rec, field, tjoin(t))
+  redis.call('ZADD', po, t[3], member)
+end
+local function editAll(rec, due, id, atUs, nowUs)
+  local at = math.floor(tonumber(atUs) / 1000)
+  local now = string.format('%d', math.min(at, math.floor(tonumber(nowUs) / 1000)))
+  local deadline = string.format('%d', at + ` + editWindowMS + `)
+  for _, f in ipairs(redis.call('HKEYS', rec)) do
+    if string.sub(f, 1, 7) == 'o\tpost\t' then renew(rec, pokey(due), id, 'o\tedit\t' .. string.sub(f, 8), now, deadline) end
+  end
+end
+`
+
+// editWindowMS is broker.EditWindow in milliseconds, for outboxLua
+// (TestEditWindowMS keeps them equal).
+const editWindowMS = "86400000"
+
+// enqueueTasksScript renews tasks of a question that exists. KEYS: rec,
+// po. ARGV: 1 id, 2 nowMs, 3 deadlineMs, 4.. fields. Returns 0 when there
+// is no such question.
+var enqueueTasksScript = goredis.NewScript(outboxLua + `
+if redis.call('HEXISTS', KEYS[1], 'cr') == 0 then return 0 end
+for i = 4, #ARGV do renew(KEYS[1], KEYS[2], ARGV[1], ARGV[i], ARGV[2], ARGV[3]) end
+return 1
+`)
+
+// claimTaskScript holds one due task. KEYS: rec, po. ARGV: 1 member,
+// 2 field, 3 nowMs, 4 holdMs. Returns the task's value, or false.
+var claimTaskScript = goredis.NewScript(outboxLua + `
+local sc = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not sc or tonumber(sc) > tonumber(ARGV[3]) then return false end
+local v = redis.call('HGET', KEYS[1], ARGV[2])
+if not v then redis.call('ZREM', KEYS[2], ARGV[1]) return false end
+local t = tsplit(v)
+if not unfinished(t[1]) then redis.call('ZREM', KEYS[2], ARGV[1]) return false end
+if tonumber(t[3]) > tonumber(ARGV[3]) then redis.call('ZADD', KEYS[2], t[3], ARGV[1]) return false end
+t[3], t[6] = ARGV[4], ARGV[4]
+redis.call('HSET', KEYS[1], ARGV[2], tjoin(t))
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+return tjoin(t)
+`)
+
+// claimQuestionScript holds up to a limit of the due tasks of one
+// question. KEYS: rec, po. ARGV: 1 id, 2 nowMs, 3 holdMs, 4 limit.
+// Returns field, value pairs.
+var claimQuestionScript = goredis.NewScript(outboxLua + `
+local out, n = {}, 0
+for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if n >= tonumber(ARGV[4]) then break end
+  if string.sub(f, 1, 2) == 'o\t' then
+    local t = tsplit(redis.call('HGET', KEYS[1], f))
+    if unfinished(t[1]) and tonumber(t[3]) <= tonumber(ARGV[2]) then
+      t[3], t[6] = ARGV[3], ARGV[3]
+      redis.call('HSET', KEYS[1], f, tjoin(t))
+      redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1] .. string.sub(f, 2))
+      out[#out + 1] = f
+      out[#out + 1] = tjoin(t)
+      n = n + 1
+    end
+  end
+end
+return out
+`)
+
+// updateTaskScript records an attempt. KEYS: rec, po. ARGV: 1 field,
+// 2 member, 3 claimMs, 4 state, 5 attempts, 6 nextMs, 7 lastError,
+// 8 messageID, 9 updatedMs, 10 gen. Returns 0 when there is no such task,
+// -1 when the claim is no longer the task's.
+var updateTaskScript = goredis.NewScript(outboxLua + `
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v then return 0 end
+local t = tsplit(v)
+if t[6] ~= ARGV[3] or not unfinished(t[1]) then return -1 end
+local st, nx = ARGV[4], ARGV[6]
+if t[5] ~= ARGV[10] and not unfinished(st) then st, nx = 'queued', ARGV[9] end
+t[1], t[2], t[3], t[6], t[8], t[10] = st, ARGV[5], nx, '0', ARGV[9], ARGV[7]
+if ARGV[8] ~= '' then t[9] = ARGV[8] end
+redis.call('HSET', KEYS[1], ARGV[1], tjoin(t))
+if unfinished(st) then redis.call('ZADD', KEYS[2], nx, ARGV[2]) else redis.call('ZREM', KEYS[2], ARGV[2]) end
+return 1
+`)
+
+// paceScript takes the next slot of a pacing key. KEYS: key. ARGV:
+// 1 nowMs, 2 intervalMs, 3 maxWaitMs. Returns {taken, slotMs}.
+var paceScript = goredis.NewScript(`
+local now = tonumber(ARGV[1])
+local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
+if slot - now > tonumber(ARGV[3]) then return {0, slot} end
+local nxt = slot + tonumber(ARGV[2])
+redis.call('SET', KEYS[1], string.format('%d', nxt), 'PX', math.max(nxt - now, 1) + 60000)
+return {1, slot}
+`)
+
+// holdPaceScript moves a pacing key's next slot to ARGV[1] (ms) at the
+// earliest; ARGV[2] is now (ms).
+var holdPaceScript = goredis.NewScript(`
+local u = tonumber(ARGV[1])
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= u then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', math.max(u - tonumber(ARGV[2]), 1) + 60000)
+return 1
+`)
+
+// taskField is the record field of a task.
+func taskField(kind broker.TaskKind, t broker.Target) string {
+	return "o\t" + string(kind) + "\t" + t.Channel + "\t" + t.Chat
+}
+
+// postTaskFields returns the field/value pairs of the post tasks of a new
+// question, for the create scripts.
+func postTaskFields(q *broker.Question) []any {
+	deadline := q.ExpiresAt
+	if deadline.IsZero() {
+		deadline = q.CreatedAt.Add(broker.MaxTimeout)
+	}
+	now := strconv.FormatInt(q.CreatedAt.UnixMilli(), 10)
+	var out []any
+	for _, t := range q.Targets {
+		v := []string{broker.TaskQueued, "0", now, strconv.FormatInt(deadline.UnixMilli(), 10), "1", "0", now, now, "", ""}
+		out = append(out, taskField(broker.TaskPost, t), strings.Join(v, "\t"))
+	}
+	return out
+}
+
+// parseTask reads a task from its field and value.
+func parseTask(id, field, value string) (broker.PlatformTask, error) {
+	f := strings.SplitN(field, "\t", 4)
+	v := strings.Split(value, "\t")
+	if len(f) != 4 || f[0] != "o" || len(v) != taskFields {
+		return broker.PlatformTask{}, fmt.Errorf("malformed task %q of %s", field, id)
+	}
+	num := func(i int) int64 { n, _ := strconv.ParseInt(v[i], 10, 64); return n }
+	t := broker.PlatformTask{
+		QuestionID: id, Kind: broker.TaskKind(f[1]), Target: broker.Target{Channel: f[2], Chat: f[3]},
+		State: v[tfState], Attempts: int(num(tfAttempts)), NextAt: msTime(num(tfNext)), Deadline: msTime(num(tfDeadline)),
+		Gen: num(tfGen), CreatedAt: msTime(num(tfCreated)), UpdatedAt: msTime(num(tfUpdated)),
+		MessageID: v[tfMessage], LastError: v[tfError],
+	}
+	if c := num(tfClaim); c != 0 {
+		t.Claim = msTime(c)
+	}
+	return t, nil
+}
+
+func msTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// EnqueuePlatformWork adds or renews tasks; see broker.PlatformOutbox.
+func (s *Store) EnqueuePlatformWork(ctx context.Context, id string, kind broker.TaskKind, targets []broker.Target, now, deadline time.Time) error {
+	if !kind.Valid() {
+		return fmt.Errorf("redis store: enqueue platform work %s: %w", id, &broker.FieldError{Field: "kind", Message: fmt.Sprintf("unknown kind %q", kind)})
+	}
+	if !validID(id) {
+		return fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
+	}
+	args := []any{id, now.UnixMilli(), deadline.UnixMilli()}
+	for _, t := range targets {
+		if t.Channel == "" || strings.ContainsAny(t.Channel+t.Chat, "\t") {
+			return fmt.Errorf("redis store: enqueue platform work %s: %w", id, &broker.FieldError{Field: "target", Message: fmt.Sprintf("%q is not a target", t)})
+		}
+		args = append(args, taskField(kind, t))
+	}
+	n, err := enqueueTasksScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.platformOutbox(shardOf(id))}, args...).Int()
+	if err != nil {
+		return wrap("enqueue platform work", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
+	}
+	return nil
+}
+
+// ClaimPlatformWork holds up to limit due tasks; see broker.PlatformOutbox.
+func (s *Store) ClaimPlatformWork(ctx context.Context, questionID string, now time.Time, limit int, hold time.Duration) ([]broker.PlatformTask, error) {
+	if hold <= 0 {
+		return nil, fmt.Errorf("redis store: claim platform work: %w", &broker.FieldError{Field: "hold", Message: fmt.Sprintf("must be positive, got %v", hold)})
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	until := strconv.FormatInt(now.Add(hold).UnixMilli(), 10)
+	if questionID != "" {
+		if !validID(questionID) {
+			return nil, nil
+		}
+		v, err := claimQuestionScript.Run(ctx, s.c, []string{s.k.rec(questionID), s.k.platformOutbox(shardOf(questionID))},
+			questionID, now.UnixMilli(), until, limit).StringSlice()
+		if err != nil {
+			return nil, wrap("claim platform work", err)
+		}
+		var out []broker.PlatformTask
+		for i := 0; i+1 < len(v); i += 2 {
+			t, err := parseTask(questionID, v[i], v[i+1])
+			if err != nil {
+				return nil, fmt.Errorf("redis store: claim platform work: %w", err)
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	}
+	pipe := s.c.Pipeline()
+	cmds := make([]*goredis.ZSliceCmd, shards)
+	for n := range shards {
+		cmds[n] = pipe.ZRangeByScoreWithScores(ctx, s.k.platformOutbox(n), &goredis.ZRangeBy{
+			Min: "-inf", Max: strconv.FormatInt(now.UnixMilli(), 10), Count: int64(limit)})
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, wrap("claim platform work", err)
+	}
+	var due []goredis.Z
+	for _, c := range cmds {
+		due = append(due, c.Val()...)
+	}
+	if len(due) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(due, func(a, b goredis.Z) int { return cmp.Compare(a.Score, b.Score) })
+	due = due[:min(limit, len(due))]
+	b := s.batch()
+	claims := make([]*goredis.Cmd, len(due))
+	ids := make([]string, len(due))
+	fields := make([]string, len(due))
+	for i, z := range due {
+		member := z.Member.(string)
+		id, rest, _ := strings.Cut(member, "\t")
+		ids[i], fields[i] = id, "o\t"+rest
+		claims[i] = b.script(ctx, claimTaskScript, []string{s.k.rec(id), s.k.platformOutbox(shardOf(id))},
+			member, fields[i], now.UnixMilli(), until)
+	}
+	if err := b.exec(ctx); err != nil {
+		return nil, wrap("claim platform work", err)
+	}
+	var out []broker.PlatformTask
+	for i, c := range claims {
+		v, ok := c.Val().(string)
+		if !ok {
+			continue
+		}
+		t, err := parseTask(ids[i], fields[i], v)
+		if err != nil {
+			return nil, fmt.Errorf("redis store: claim platform work: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// UpdatePlatformWork records an attempt's outcome; see broker.PlatformOutbox.
+func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) error {
+	switch t.State {
+	case broker.TaskQueued, broker.TaskRetrying, broker.TaskDone, broker.TaskFailed, broker.TaskDropped:
+	default:
+		return fmt.Errorf("redis store: update platform work %s: %w", t.QuestionID, &broker.FieldError{Field: "state", Message: fmt.Sprintf("unknown state %q", t.State)})
+	}
+	if t.Claim.IsZero() {
+		return fmt.Errorf("redis store: update platform work %s: %w", t.QuestionID, &broker.FieldError{Field: "claim", Message: "the task carries no claim"})
+	}
+	if !validID(t.QuestionID) {
+		return fmt.Errorf("redis store: question %q: %w", t.QuestionID, broker.ErrNotFound)
+	}
+	field := taskField(t.Kind, t.Target)
+	lastErr := clip(strings.ReplaceAll(t.LastError, "\t", " "))
+	r, err := updateTaskScript.Run(ctx, s.c, []string{s.k.rec(t.QuestionID), s.k.platformOutbox(shardOf(t.QuestionID))},
+		field, t.QuestionID+field[1:], t.Claim.UnixMilli(), t.State, t.Attempts, t.NextAt.UnixMilli(),
+		lastErr, strings.ReplaceAll(t.MessageID, "\t", " "), t.UpdatedAt.UnixMilli(), t.Gen).Int()
+	if err != nil {
+		return wrap("update platform work", err)
+	}
+	switch r {
+	case 0:
+		return fmt.Errorf("redis store: task %s %s of %s: %w", t.Kind, t.Target, t.QuestionID, broker.ErrNotFound)
+	case -1:
+		return fmt.Errorf("redis store: %w: task %s %s of %s was claimed again or finished since its claim", broker.ErrConflict, t.Kind, t.Target, t.QuestionID)
+	}
+	return nil
+}
+
+// PlatformWork lists the tasks of a question (none for an unknown one).
+func (s *Store) PlatformWork(ctx context.Context, id string) ([]broker.PlatformTask, error) {
+	if !validID(id) {
+		return nil, nil
+	}
+	m, err := s.c.HGetAll(ctx, s.k.rec(id)).Result()
+	if err != nil {
+		return nil, wrap("platform work", err)
+	}
+	var out []broker.PlatformTask
+	for f, v := range m {
+		if !strings.HasPrefix(f, "o\t") {
+			continue
+		}
+		t, err := parseTask(id, f, v)
+		if err != nil {
+			return nil, fmt.Errorf("redis store: platform work: %w", err)
+		}
+		out = append(out, t)
+	}
+	rank := map[broker.TaskKind]int{broker.TaskPost: 0, broker.TaskEdit: 1}
+	slices.SortFunc(out, func(a, b broker.PlatformTask) int {
+		ra, ok := rank[a.Kind]
+		if !ok {
+			ra = 2
+		}
+		rb, ok := rank[b.Kind]
+		if !ok {
+			rb = 2
+		}
+		return cmp.Or(cmp.Compare(ra, rb), strings.Compare(string(a.Kind), string(b.Kind)),
+			strings.Compare(a.Target.Channel, b.Target.Channel), strings.Compare(a.Target.Chat, b.Target.Chat))
+	})
+	return out, nil
+}
+
+// backlogScan bounds the tasks of one shard PlatformBacklog reads.
+const backlogScan = 2000
+
+// PlatformBacklog counts the unfinished tasks per channel; the age is read
+// from up to backlogScan tasks of each shard, the earliest due first.
+func (s *Store) PlatformBacklog(ctx context.Context) ([]broker.Backlog, error) {
+	pipe := s.c.Pipeline()
+	cmds := make([]*goredis.StringSliceCmd, shards)
+	for n := range shards {
+		cmds[n] = pipe.ZRange(ctx, s.k.platformOutbox(n), 0, backlogScan-1)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, wrap("platform backlog", err)
+	}
+	var members []string
+	for _, c := range cmds {
+		members = append(members, c.Val()...)
+	}
+	pipe = s.c.Pipeline()
+	vals := make([]*goredis.StringCmd, len(members))
+	for i, m := range members {
+		id, rest, _ := strings.Cut(m, "\t")
+		vals[i] = pipe.HGet(ctx, s.k.rec(id), "o\t"+rest)
+	}
+	if len(members) > 0 {
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
+			return nil, wrap("platform backlog", err)
+		}
+	}
+	by := map[string]*broker.Backlog{}
+	for i, m := range members {
+		id, rest, _ := strings.Cut(m, "\t")
+		t, err := parseTask(id, "o\t"+rest, vals[i].Val())
+		if err != nil || !(t.State == broker.TaskQueued || t.State == broker.TaskRetrying) {
+			continue
+		}
+		b := by[t.Target.Channel]
+		if b == nil {
+			b = &broker.Backlog{Channel: t.Target.Channel, Oldest: t.CreatedAt}
+			by[t.Target.Channel] = b
+		}
+		b.Depth++
+		if t.CreatedAt.Before(b.Oldest) {
+			b.Oldest = t.CreatedAt
+		}
+	}
+	var out []broker.Backlog
+	for _, b := range by {
+		out = append(out, *b)
+	}
+	slices.SortFunc(out, func(a, b broker.Backlog) int { return strings.Compare(a.Channel, b.Channel) })
+	return out, nil
+}
+
+// Pace reserves the next slot of key; see broker.PlatformOutbox.
+func (s *Store) Pace(ctx context.Context, key string, interval time.Duration, now time.Time, maxWait time.Duration) (time.Time, bool, error) {
+	if key == "" || interval <= 0 {
+		return time.Time{}, false, fmt.Errorf("redis store: pace: %w", &broker.FieldError{Field: "key", Message: "a key and a positive interval are needed"})
+	}
+	v, err := paceScript.Run(ctx, s.c, []string{s.k.pace(key)}, now.UnixMilli(), max(interval.Milliseconds(), 1), maxWait.Milliseconds()).Int64Slice()
+	if err != nil {
+		return time.Time{}, false, wrap("pace", err)
+	}
+	if len(v) != 2 {
+		return time.Time{}, false, fmt.Errorf("redis store: pace: unexpected reply %v", v)
+	}
+	return msTime(v[1]), v[0] == 1, nil
+}
+
+// HoldPace moves the next slot of key to until at the earliest.
+func (s *Store) HoldPace(ctx context.Context, key string, until time.Time) error {
+	if key == "" {
+		return fmt.Errorf("redis store: hold pace: %w", &broker.FieldError{Field: "key", Message: "a key is needed"})
+	}
+	return wrap("hold pace", holdPaceScript.Run(ctx, s.c, []string{s.k.pace(key)}, until.UnixMilli(), time.Now().UnixMilli()).Err())
+}
+
+// clip bounds a task's last error, on a character boundary.
+func clip(s string) string {
+	if len(s) <= broker.TaskMaxError {
+		return s
+	}
+	return strings.ToValidUTF8(s[:broker.TaskMaxError], "")
+}

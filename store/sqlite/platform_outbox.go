@@ -1,0 +1,297 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// platformOutboxSchema is schema step 5. A task's row goes with its
+// question (the trigger), so that Purge needs no step of its own.
+const platformOutboxSchema = `CREATE TABLE platform_tasks (
+		question_id TEXT NOT NULL,
+		kind        TEXT NOT NULL,
+		channel     TEXT NOT NULL,
+		chat        TEXT NOT NULL DEFAULT '',
+		state       TEXT NOT NULL,
+		attempts    INTEGER NOT NULL DEFAULT 0,
+		next_at     INTEGER NOT NULL,
+		deadline    INTEGER NOT NULL,
+		last_error  TEXT NOT NULL DEFAULT '',
+		message_id  TEXT NOT NULL DEFAULT '',
+		gen         INTEGER NOT NULL DEFAULT 1,
+		claim       INTEGER NOT NULL DEFAULT 0,
+		created_at  INTEGER NOT NULL,
+		updated_at  INTEGER NOT NULL,
+		PRIMARY KEY (question_id, kind, channel, chat)
+	) WITHOUT ROWID;
+	CREATE INDEX platform_tasks_due ON platform_tasks (next_at) WHERE state IN ('queued', 'retrying');
+	CREATE TRIGGER platform_tasks_purge AFTER DELETE ON questions BEGIN
+		DELETE FROM platform_tasks WHERE question_id = OLD.id;
+	END;
+	CREATE TABLE pacing (
+		key     TEXT PRIMARY KEY,
+		next_at INTEGER NOT NULL
+	) WITHOUT ROWID;`
+
+const taskColumns = `question_id, kind, channel, chat, state, attempts, next_at, deadline, last_error, message_id, gen, claim, created_at, updated_at`
+
+// sqlEnqueueTask adds a task or renews it (see broker.PlatformOutbox): a
+// finished task starts over, an unfinished one that is not claimed now
+// becomes due at once, a claimed one keeps its claim. ?1 id, ?2 kind,
+// ?3 channel, ?4 chat, ?5 now, ?6 deadline.
+const sqlEnqueueTask = `INSERT INTO platform_tasks (question_id, kind, channel, chat, state, next_at, deadline, created_at, updated_at)
+	VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?5, ?5)
+	ON CONFLICT DO UPDATE SET
+		gen = gen + 1,
+		deadline = excluded.deadline,
+		updated_at = excluded.updated_at,
+		next_at = CASE WHEN state NOT IN ('queued', 'retrying') THEN ?5 WHEN claim > ?5 THEN next_at ELSE min(next_at, ?5) END,
+		attempts = CASE WHEN state IN ('queued', 'retrying') THEN attempts ELSE 0 END,
+		last_error = CASE WHEN state IN ('queued', 'retrying') THEN last_error ELSE '' END,
+		created_at = CASE WHEN state IN ('queued', 'retrying') THEN created_at ELSE ?5 END,
+		claim = CASE WHEN state IN ('queued', 'retrying') THEN claim ELSE 0 END,
+		state = CASE WHEN state IN ('queued', 'retrying') THEN state ELSE 'queued' END`
+
+// enqueueTasksTx writes the tasks of kind for targets in tx.
+func enqueueTasksTx(ctx context.Context, tx *sql.Tx, id string, kind broker.TaskKind, targets []broker.Target, now, deadline time.Time) error {
+	for _, t := range targets {
+		if _, err := tx.ExecContext(ctx, sqlEnqueueTask, id, string(kind), t.Channel, t.Chat, ms(now), ms(deadline)); err != nil {
+			return fmt.Errorf("enqueue %s to %s: %w", kind, t, err)
+		}
+	}
+	return nil
+}
+
+// postTasksTx writes the post tasks of a new question (Create).
+func postTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question) error {
+	deadline := q.ExpiresAt
+	if deadline.IsZero() {
+		deadline = q.CreatedAt.Add(broker.MaxTimeout)
+	}
+	return enqueueTasksTx(ctx, tx, q.ID, broker.TaskPost, q.Targets, q.CreatedAt, deadline)
+}
+
+// editTasksTx writes the edit tasks of a question resolved at at
+// (Resolve): due at once, even for a resolution dated later (a timeout
+// recorded at its deadline).
+func editTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question, at time.Time) error {
+	due := min(ms(at), ms(time.Now()))
+	return enqueueTasksTx(ctx, tx, q.ID, broker.TaskEdit, q.Targets, fromMS(due), at.Add(broker.EditWindow))
+}
+
+// EnqueuePlatformWork adds or renews tasks; see broker.PlatformOutbox.
+func (s *Store) EnqueuePlatformWork(ctx context.Context, id string, kind broker.TaskKind, targets []broker.Target, now, deadline time.Time) error {
+	if !kind.Valid() {
+		return fmt.Errorf("sqlite: enqueue platform work %s: %w: unknown kind %q", id, broker.ErrInvalid, kind)
+	}
+	for _, t := range targets {
+		if t.Channel == "" {
+			return fmt.Errorf("sqlite: enqueue platform work %s: %w: a target has no channel", id, broker.ErrInvalid)
+		}
+	}
+	return s.write(ctx, "enqueue platform work "+id, func(ctx context.Context, tx *sql.Tx) error {
+		var exists int
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM questions WHERE id = ?)`, id).Scan(&exists); err != nil {
+			return err
+		}
+		if exists == 0 {
+			return broker.ErrNotFound
+		}
+		return enqueueTasksTx(ctx, tx, id, kind, targets, now, deadline)
+	})
+}
+
+// ClaimPlatformWork holds up to limit due tasks; see broker.PlatformOutbox.
+// As with deliveries, a reader looks first whether anything is due.
+func (s *Store) ClaimPlatformWork(ctx context.Context, questionID string, now time.Time, limit int, hold time.Duration) ([]broker.PlatformTask, error) {
+	if hold <= 0 {
+		return nil, fmt.Errorf("sqlite: claim platform work: %w: hold must be positive, got %v", broker.ErrInvalid, hold)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	if s.closed.Load() {
+		return nil, s.fail("claim platform work", errStoreClosed)
+	}
+	where := `state IN ('queued', 'retrying') AND next_at <= ?1 AND (?4 = '' OR question_id = ?4)`
+	var due int
+	if err := s.reader.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM platform_tasks WHERE `+where+` AND ?2 IS NULL AND ?3 IS NULL)`,
+		ms(now), nil, nil, questionID).Scan(&due); err != nil {
+		return nil, s.fail("claim platform work", err)
+	}
+	if due == 0 {
+		return nil, nil
+	}
+	var out []broker.PlatformTask
+	err := s.write(ctx, "claim platform work", func(ctx context.Context, tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `UPDATE platform_tasks SET next_at = ?2, claim = ?2
+			WHERE (question_id, kind, channel, chat) IN (SELECT question_id, kind, channel, chat FROM platform_tasks
+				WHERE `+where+` ORDER BY next_at LIMIT ?3)
+			RETURNING `+taskColumns, ms(now), ms(now.Add(hold)), limit, questionID)
+		if err != nil {
+			return err
+		}
+		out, err = scanTasks(rows)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdatePlatformWork records an attempt's outcome; see broker.PlatformOutbox.
+func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) error {
+	switch t.State {
+	case broker.TaskQueued, broker.TaskRetrying, broker.TaskDone, broker.TaskFailed, broker.TaskDropped:
+	default:
+		return fmt.Errorf("sqlite: update platform work %s: %w: unknown state %q", t.QuestionID, broker.ErrInvalid, t.State)
+	}
+	if t.Claim.IsZero() {
+		return fmt.Errorf("sqlite: update platform work %s: %w: the task carries no claim", t.QuestionID, broker.ErrInvalid)
+	}
+	lastErr := clip(t.LastError)
+	return s.write(ctx, "update platform work "+t.QuestionID, func(ctx context.Context, tx *sql.Tx) error {
+		var gen, claim int64
+		var state string
+		err := tx.QueryRowContext(ctx, `SELECT gen, claim, state FROM platform_tasks WHERE question_id = ? AND kind = ? AND channel = ? AND chat = ?`,
+			t.QuestionID, string(t.Kind), t.Target.Channel, t.Target.Chat).Scan(&gen, &claim, &state)
+		if errors.Is(err, sql.ErrNoRows) {
+			return broker.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if claim != ms(t.Claim) || broker.TaskFinished(state) {
+			return fmt.Errorf("%w: task %s %s of %s was claimed again or finished since its claim", broker.ErrConflict, t.Kind, t.Target, t.QuestionID)
+		}
+		newState, next := t.State, t.NextAt
+		if gen != t.Gen && broker.TaskFinished(newState) {
+			newState, next = broker.TaskQueued, t.UpdatedAt
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE platform_tasks SET state = ?, attempts = ?, next_at = ?, last_error = ?,
+			message_id = CASE WHEN ? != '' THEN ? ELSE message_id END, claim = 0, updated_at = ?
+			WHERE question_id = ? AND kind = ? AND channel = ? AND chat = ?`,
+			newState, t.Attempts, ms(next), lastErr, t.MessageID, t.MessageID, ms(t.UpdatedAt),
+			t.QuestionID, string(t.Kind), t.Target.Channel, t.Target.Chat)
+		return err
+	})
+}
+
+// PlatformWork lists the tasks of a question.
+func (s *Store) PlatformWork(ctx context.Context, id string) ([]broker.PlatformTask, error) {
+	if s.closed.Load() {
+		return nil, s.fail("platform work "+id, errStoreClosed)
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+taskColumns+` FROM platform_tasks WHERE question_id = ?
+		ORDER BY CASE kind WHEN 'post' THEN 0 WHEN 'edit' THEN 1 ELSE 2 END, kind, channel, chat`, id)
+	if err != nil {
+		return nil, s.fail("platform work "+id, err)
+	}
+	out, err := scanTasks(rows)
+	if err != nil {
+		return nil, s.fail("platform work "+id, err)
+	}
+	return out, nil
+}
+
+// PlatformBacklog counts the unfinished tasks per channel.
+func (s *Store) PlatformBacklog(ctx context.Context) ([]broker.Backlog, error) {
+	if s.closed.Load() {
+		return nil, s.fail("platform backlog", errStoreClosed)
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT channel, count(*), min(created_at) FROM platform_tasks
+		WHERE state IN ('queued', 'retrying') GROUP BY channel ORDER BY channel`)
+	if err != nil {
+		return nil, s.fail("platform backlog", err)
+	}
+	defer rows.Close()
+	var out []broker.Backlog
+	for rows.Next() {
+		var b broker.Backlog
+		var oldest int64
+		if err := rows.Scan(&b.Channel, &b.Depth, &oldest); err != nil {
+			return nil, s.fail("platform backlog", err)
+		}
+		b.Oldest = fromMS(oldest)
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("platform backlog", err)
+	}
+	return out, nil
+}
+
+// Pace reserves the next slot of key; see broker.PlatformOutbox.
+func (s *Store) Pace(ctx context.Context, key string, interval time.Duration, now time.Time, maxWait time.Duration) (time.Time, bool, error) {
+	if key == "" || interval <= 0 {
+		return time.Time{}, false, fmt.Errorf("sqlite: pace: %w: a key and a positive interval are needed", broker.ErrInvalid)
+	}
+	var at time.Time
+	var ok bool
+	err := s.write(ctx, "pace "+key, func(ctx context.Context, tx *sql.Tx) error {
+		var next int64
+		err := tx.QueryRowContext(ctx, `SELECT next_at FROM pacing WHERE key = ?`, key).Scan(&next)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		slot := max(next, ms(now))
+		at = fromMS(slot)
+		if slot-ms(now) > maxWait.Milliseconds() {
+			return nil
+		}
+		ok = true
+		_, err = tx.ExecContext(ctx, `INSERT INTO pacing (key, next_at) VALUES (?1, ?2)
+			ON CONFLICT DO UPDATE SET next_at = ?2`, key, slot+max(interval.Milliseconds(), 1))
+		return err
+	})
+	return at, ok, err
+}
+
+// HoldPace moves the next slot of key to until at the earliest.
+func (s *Store) HoldPace(ctx context.Context, key string, until time.Time) error {
+	if key == "" {
+		return fmt.Errorf("sqlite: hold pace: %w: a key is needed", broker.ErrInvalid)
+	}
+	return s.write(ctx, "hold pace "+key, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO pacing (key, next_at) VALUES (?1, ?2)
+			ON CONFLICT DO UPDATE SET next_at = max(next_at, ?2)`, key, ms(until))
+		return err
+	})
+}
+
+// scanTasks reads and closes rows of taskColumns.
+func scanTasks(rows *sql.Rows) ([]broker.PlatformTask, error) {
+	defer rows.Close()
+	var out []broker.PlatformTask
+	for rows.Next() {
+		var t broker.PlatformTask
+		var kind string
+		var next, deadline, claim, created, updated int64
+		if err := rows.Scan(&t.QuestionID, &kind, &t.Target.Channel, &t.Target.Chat, &t.State, &t.Attempts, &next, &deadline,
+			&t.LastError, &t.MessageID, &t.Gen, &claim, &created, &updated); err != nil {
+			return nil, err
+		}
+		t.Kind = broker.TaskKind(kind)
+		t.NextAt, t.Deadline, t.CreatedAt, t.UpdatedAt = fromMS(next), fromMS(deadline), fromMS(created), fromMS(updated)
+		if claim != 0 {
+			t.Claim = fromMS(claim)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// clip bounds a task's last error, on a character boundary.
+func clip(s string) string {
+	if len(s) <= broker.TaskMaxError {
+		return s
+	}
+	return strings.ToValidUTF8(s[:broker.TaskMaxError], "")
+}
