@@ -210,7 +210,7 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 		b.cfg.Observer.Asked(stored)
 	}
 	b.log.Info("question asked", "question_id", stored.ID, "agent", agent, "route", stored.Route, "prompts", len(stored.Prompts))
-	return b.post(ctx, stored), true, nil
+	return b.post(ctx, b.scheduleEscalation(ctx, stored)), true, nil
 }
 
 // newQuestion builds the question of req on its route. The route decides

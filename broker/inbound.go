@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -140,11 +139,12 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 		r := refuse(ErrUnavailable, "Could not read question %s right now; please try again.", id)
 		return nil, &r
 	}
-	if !slices.Contains(q.Targets, Target{Channel: in.Channel, Chat: in.Chat}) {
+	known, allowed := q.inScope(in)
+	if !known {
 		r := refuse(ErrNotFound, "There is no question %s here.", id)
 		return nil, &r
 	}
-	if !ResponderAllowed(q.Responders, in) {
+	if !allowed {
 		r := refuse(ErrForbidden, "You are not one of the people asked to answer %s; nothing was recorded.", id)
 		r.Question = q
 		return nil, &r

@@ -25,6 +25,9 @@ type Policy struct {
 	// TimeoutMax bounds how far from its creation snoozes may move a
 	// deadline (MaxTimeout when zero).
 	TimeoutMax Duration `json:"timeout_max,omitempty"`
+	// Escalate lists the escalation steps of a pending question
+	// (escalate.go); only a route sets them.
+	Escalate []EscalationStep `json:"escalate,omitempty"`
 }
 
 // SnoozePolicy says by how much a snooze moves the deadline, and how
@@ -41,6 +44,10 @@ type PolicyState struct {
 	Rev     int64    `json:"rev,omitempty"`
 	Votes   []Vote   `json:"votes,omitempty"`
 	Snoozes []Snooze `json:"snoozes,omitempty"`
+	// Escalations are the escalation steps taken, and EscalateAt is when
+	// the next one is due (zero when none is left); stores index it.
+	Escalations []Escalation `json:"escalations,omitempty"`
+	EscalateAt  time.Time    `json:"escalate_at,omitzero"`
 }
 
 // Vote is one responder's standing choice on a question with a quorum.
@@ -123,6 +130,9 @@ func tighten(route Policy, own *Policy, responders []string) (Policy, error) {
 		return route, nil
 	}
 	p := route
+	if own.Escalate != nil {
+		return p, fieldErr("policy.escalate", "escalation is set on the route only")
+	}
 	if own.Quorum != 0 {
 		if own.Quorum < route.quorum() {
 			return p, fieldErr("policy.quorum", "%d is less than the route's quorum of %d: a question may tighten the route's policies, never loosen them", own.Quorum, route.quorum())

@@ -254,6 +254,48 @@ func TestSnoozedQuestionIsNotExpiredByStaleSweep(t *testing.T) {
 	}
 }
 
+// TestSnoozedQuestionReadAfterTheSnooze: a sweeper that found the
+// question due, then read it after a snooze, leaves it pending.
+func TestSnoozedQuestionReadAfterTheSnooze(t *testing.T) {
+	e := newPolicyEnv(t, nil, broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(10 * time.Minute), Max: 1}})
+	q := e.ask(t, allowDeny())
+	ctx := context.Background()
+	e.b.HandleInbound(ctx, in("c1", "ana", "/snooze "+q.ID))
+	fresh, _ := e.st.Get(ctx, q.ID)
+	_, err := e.b.Expire(ctx, fresh, q.ExpiresAt)
+	got, _ := e.st.Get(ctx, q.ID)
+	if !errors.Is(err, broker.ErrNotDue) || got.Status != broker.StatusPending || !got.ExpiresAt.Equal(q.ExpiresAt.Add(10*time.Minute)) {
+		t.Fatalf("expire after the snooze: %v, status %s expiring %v", err, got.Status, got.ExpiresAt)
+	}
+}
+
+// TestExpireBeforeTheDeadline: a question no one snoozed is timed out at
+// the now its caller gives, even before its deadline, keeping the
+// answers given.
+func TestExpireBeforeTheDeadline(t *testing.T) {
+	e := newPolicyEnv(t, nil, broker.Policy{})
+	ctx := context.Background()
+	q := e.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
+		{Question: "Which database?", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}, Default: broker.StringList{"SQLite"}},
+		{Question: "Which cache?", Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
+	}})
+	// Read before the answer lands: Expire reads again and keeps it.
+	stale, _ := e.st.Get(ctx, q.ID)
+	ana := broker.Responder{Channel: "chat", User: "ana"}
+	if _, err := e.st.SaveProgress(ctx, q.ID, 1, broker.Answer{Selected: []string{"Redis"}, AnsweredBy: &ana}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.b.Expire(ctx, stale, q.ExpiresAt.Add(-time.Minute))
+	if err != nil {
+		t.Fatalf("expire before the deadline: %v", err)
+	}
+	c, d := got.Answers["Which cache?"], got.Answers["Which database?"]
+	if got.Status != broker.StatusTimedOut || got.Fallback != broker.FallbackDefault || c.AnsweredBy == nil || c.AnsweredBy.User != "ana" || c.Defaulted ||
+		!d.Defaulted || strings.Join(d.Selected, ",") != "SQLite" {
+		t.Fatalf("expired: %s fallback %s answers %+v", got.Status, got.Fallback, got.Answers)
+	}
+}
+
 func TestPolicyBadInputs(t *testing.T) {
 	for _, tc := range []struct {
 		name       string

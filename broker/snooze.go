@@ -79,8 +79,20 @@ func PolicyText(q *Question) string {
 	if n := len(q.State.Snoozes); n > 0 {
 		parts = append(parts, "snoozed by "+WhoText(&q.State.Snoozes[n-1].By))
 	}
+	if e := EscalatedText(q); e != "" {
+		parts = append(parts, e)
+	}
 	if len(q.RequestedBy) > 0 {
 		parts = append(parts, "asked by "+strings.Join(q.RequestedBy, ", "))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// FormatSnooze returns "/snooze <id>", the command of a Snooze button, or
+// "" when q's policy allows no snooze.
+func FormatSnooze(q *Question) string {
+	if q.Policy.Snooze == nil {
+		return ""
+	}
+	return "/snooze " + q.ID
 }

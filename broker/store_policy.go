@@ -25,6 +25,10 @@ type PolicyStore interface {
 	// Audit returns the audit log of a question, oldest first; an unknown
 	// question gives ErrNotFound. The log goes with its question.
 	Audit(ctx context.Context, id string) ([]AuditEntry, error)
+	// DueEscalations returns up to limit ids of pending questions whose
+	// next escalation step (State.EscalateAt, indexed by Amend) is at or
+	// before now, earliest first.
+	DueEscalations(ctx context.Context, now time.Time, limit int) ([]string, error)
 }
 
 // Amendment is one change of a pending question's policy state.

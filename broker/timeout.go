@@ -82,14 +82,20 @@ const expireAttempts = MaxPrompts + 2
 // resolution, and Expire reads the question again and retries. It returns
 // the resolved question; a question closed meanwhile gives a
 // *ClosedError, as Resolve does; one whose deadline a snooze moved past
-// now gives ErrNotDue, with the question as it stands.
+// now gives ErrNotDue, with the question as it stands. The check is on
+// the snooze, not on the deadline alone: a question no one snoozed keeps
+// the deadline it was asked with, so expiring it at a now before that
+// deadline is the caller's choice and is honoured.
 func (b *Broker) Expire(ctx context.Context, q *Question, now time.Time) (*Question, error) {
 	for attempt := 1; ; attempt++ {
 		if q.Status != StatusPending {
 			return nil, &ClosedError{Question: q}
 		}
-		if now.Before(q.ExpiresAt) {
+		if len(q.State.Snoozes) > 0 && now.Before(q.ExpiresAt) {
 			// Snoozed since it was found due: the new deadline stands.
+			// Only a snooze moves a deadline; a question never snoozed
+			// is timed out at now even before its deadline, as its
+			// caller asks.
 			return q, fmt.Errorf("broker: expire %s: its deadline moved to %s: %w", q.ID, q.ExpiresAt.Format(time.RFC3339), ErrNotDue)
 		}
 		done, err := b.Resolve(ctx, q.ID, TimedOut(q, now))

@@ -201,6 +201,7 @@ func clonedState(s PolicyState) PolicyState {
 	c := s
 	c.Votes = append([]Vote(nil), s.Votes...)
 	c.Snoozes = append([]Snooze(nil), s.Snoozes...)
+	c.Escalations = append([]Escalation(nil), s.Escalations...)
 	return c
 }
 

@@ -56,12 +56,7 @@ func TestLastErrorIsAClassOnly(t *testing.T) {
 	}))
 	t.Cleanup(tlsServer.Close)
 	closed := tcpService(t, func(net.Conn) {})
-	refused := closed
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err == nil {
-		refused = ln.Addr().String()
-		ln.Close()
-	}
+	refused := refusedAddr(t)
 
 	tests := []struct {
 		name      string

@@ -50,11 +50,11 @@ func (s *Sweeper) sweepNow(ctx context.Context) {
 	}
 	st, err := s.Sweep(ctx, s.b.Now())
 	if err != nil && ctx.Err() == nil {
-		s.log.Error("timeout sweep", "err", err, "timed_out", st.TimedOut, "reminded", st.Reminded, "abandoned", st.Abandoned)
+		s.log.Error("timeout sweep", "err", err, "timed_out", st.TimedOut, "reminded", st.Reminded, "abandoned", st.Abandoned, "escalated", st.Escalated)
 		return
 	}
 	if st.Total() > 0 {
-		s.log.Info("timeout sweep", "timed_out", st.TimedOut, "reminded", st.Reminded, "abandoned", st.Abandoned, "lost_races", st.LostRaces)
+		s.log.Info("timeout sweep", "timed_out", st.TimedOut, "reminded", st.Reminded, "abandoned", st.Abandoned, "escalated", st.Escalated, "lost_races", st.LostRaces)
 	}
 }
 

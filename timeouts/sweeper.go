@@ -49,18 +49,23 @@ type Stats struct {
 	Reminded int
 	// Abandoned questions were cancelled because their lease lapsed.
 	Abandoned int
+	// Escalated questions took an escalation step.
+	Escalated int
 	// LostRaces counts due questions that something else (an answer, a
 	// cancel, another sweeper) resolved first.
 	LostRaces int
 }
 
 // Total returns how many questions the sweep acted on or lost to others.
-func (s Stats) Total() int { return s.TimedOut + s.Reminded + s.Abandoned + s.LostRaces }
+func (s Stats) Total() int {
+	return s.TimedOut + s.Reminded + s.Abandoned + s.Escalated + s.LostRaces
+}
 
 func (s *Stats) add(o Stats) {
 	s.TimedOut += o.TimedOut
 	s.Reminded += o.Reminded
 	s.Abandoned += o.Abandoned
+	s.Escalated += o.Escalated
 	s.LostRaces += o.LostRaces
 }
 
@@ -80,6 +85,8 @@ type Sweeper struct {
 type Store interface {
 	broker.Schedule
 	Purge(ctx context.Context, before time.Time) (int, error)
+	// DueEscalations is the index of escalation steps (broker.PolicyStore).
+	DueEscalations(ctx context.Context, now time.Time, limit int) ([]string, error)
 }
 
 // New returns a Sweeper that resolves through b the questions it finds due
@@ -106,8 +113,8 @@ func New(b *broker.Broker, st Store, opts Options) *Sweeper {
 }
 
 // Sweep does everything that is due at now: deadlines first (so a
-// question that expires is never reminded), then reminders, then lapsed
-// leases. It returns what it did; an error means some work is left for the
+// question that expires is never reminded nor escalated), then reminders,
+// escalations, then lapsed leases. It returns what it did; an error means some work is left for the
 // next sweep, never that something was done twice.
 func (s *Sweeper) Sweep(ctx context.Context, now time.Time) (Stats, error) {
 	var total Stats
@@ -118,6 +125,7 @@ func (s *Sweeper) Sweep(ctx context.Context, now time.Time) (Stats, error) {
 	}{
 		{"deadlines", s.sweepDeadlines},
 		{"reminders", s.sweepReminders},
+		{"escalations", s.sweepEscalations},
 		{"leases", s.sweepLeases},
 	} {
 		st, err := step.fn(ctx, now)

@@ -286,7 +286,7 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil || stored.Given(1) == nil {
 			t.Fatalf("the cache answer was not saved: %+v, %v", stored, err)
 		}
-		if _, err := w.b.Expire(testCtx(t), stored, time.Now()); err != nil {
+		if _, err := w.b.Expire(testCtx(t), stored, stored.ExpiresAt); err != nil {
 			t.Fatal(err)
 		}
 		q := a.done(t)

@@ -213,6 +213,9 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 	} else {
 		typed = append(typed, "`"+codeSafe(cmd)+"`")
 	}
+	if cmd := broker.FormatSnooze(q); cmd != "" && usable(cmd) {
+		last = append(last, discordgo.Button{Label: "Snooze", Style: discordgo.SecondaryButton, CustomID: cmd})
+	}
 	if len(last) > 0 {
 		rows = append(rows, discordgo.ActionsRow{Components: last})
 	}

@@ -289,7 +289,7 @@ func TestEndToEndDialogTimeout(t *testing.T) {
 		stored, _ = e.st.Get(context.Background(), q.ID)
 		return stored != nil && stored.Given(1) != nil
 	})
-	if _, err := e.b.Expire(context.Background(), stored, time.Now()); err != nil {
+	if _, err := e.b.Expire(context.Background(), stored, stored.ExpiresAt); err != nil {
 		t.Fatal(err)
 	}
 	var got *broker.Question

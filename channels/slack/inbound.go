@@ -53,7 +53,7 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 	}
 	in := broker.Inbound{Channel: Name, Chat: chatOf(chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User), Private: isDM(chat)}
 	switch {
-	case strings.HasPrefix(a.ActionID, actionOptionPrefix), a.ActionID == actionSkip, a.ActionID == actionDecline, a.ActionID == actionDiscuss:
+	case strings.HasPrefix(a.ActionID, actionOptionPrefix), a.ActionID == actionSkip, a.ActionID == actionDecline, a.ActionID == actionDiscuss, a.ActionID == actionSnooze:
 		in.Text = a.Value
 	case a.ActionID == actionSubmit:
 		ref, err := decodeRef(a.Value)

@@ -54,9 +54,7 @@ func questionBlocks(q *broker.Question, loc *time.Location) []slackapi.Block {
 		blocks = append(blocks, promptActions(q, i))
 	}
 	blocks = append(blocks, footer(q, loc)...)
-	blocks = append(blocks, slackapi.NewActionBlock(blockID(q, "end"),
-		slackapi.NewButtonBlockElement(actionDiscuss, limit(broker.FormatDiscuss(q.ID, ""), maxButtonValue), plain("Not ready", maxButtonText)),
-		slackapi.NewButtonBlockElement(actionDecline, limit(broker.FormatDecline(q.ID, ""), maxButtonValue), plain("Decline", maxButtonText))))
+	blocks = append(blocks, slackapi.NewActionBlock(blockID(q, "end"), endActions(q)...))
 	return clampBlocks(blocks)
 }
 

@@ -88,6 +88,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	br := channeltest.NewBridge(t, map[string]broker.Route{
 		"default": {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}}, Responders: o.responders},
 		"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
+		"prod":    prodRoute,
 		"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
 	})
 	t.Setenv(tokenEnv, testToken)
@@ -114,6 +115,14 @@ func newEnv(t *testing.T, o envOptions) *env {
 		br.Register(ch)
 	} else {
 		br.Start(ch)
+		if o.mode == ModeWebhook {
+			// Run learns who the bot is and then sets the webhook; an
+			// update sent before that would wait in getUpdates, which
+			// nobody reads in webhook mode.
+			if !fake.WaitFor(waitLimit, func() bool { u, _ := fake.Webhook(); return u != "" }) {
+				t.Fatalf("the channel never set its webhook")
+			}
+		}
 	}
 	t.Cleanup(func() {
 		if strings.Contains(br.Logs.String(), testToken) {

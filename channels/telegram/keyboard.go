@@ -124,6 +124,9 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 	add(&row, "Not ready", cmd, cmd)
 	cmd = broker.FormatDecline(q.ID, "")
 	add(&row, "Decline", cmd, cmd)
+	if cmd := broker.FormatSnooze(q); cmd != "" {
+		add(&row, "⏰ Snooze", cmd, cmd)
+	}
 	if len(row) > 0 {
 		rows = append(rows, row)
 	}

@@ -27,7 +27,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func newEnv(t *testing.T, cfg Config, opts Options) *env {
 	t.Helper()
-	br := channeltest.NewBridge(t, map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: Name}}}},
+	br := channeltest.NewBridge(t, map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: Name}}}, "snooze": snoozeRoute},
 		func(c *broker.Config) { c.ReminderPoints, c.Location, c.Logger = []float64{}, time.UTC, quiet })
 	if opts.Logger == nil {
 		opts.Logger = quiet

@@ -184,7 +184,8 @@ func TestPage(t *testing.T) {
 		pick(t, page, q.ID, 1, 0)
 		waitText(t, page, "#notice", "Recorded: Redis")
 		waitText(t, page, c+" .progress", "1 of 2 answered")
-		if _, err := e.b.Expire(context.Background(), e.get(t, q.ID), time.Now()); err != nil {
+		stored := e.get(t, q.ID)
+		if _, err := e.b.Expire(context.Background(), stored, stored.ExpiresAt); err != nil {
 			t.Fatal(err)
 		}
 		a := result(t, got)

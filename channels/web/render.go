@@ -27,6 +27,9 @@ type view struct {
 	// Discuss is the command that says "not ready to answer" without a
 	// message; a message is appended after a space (broker.FormatDiscuss).
 	Discuss string `json:"discuss,omitempty"`
+	// Snooze is the /snooze command of a question whose route allows
+	// snoozing (broker.FormatSnooze); empty otherwise.
+	Snooze string `json:"snooze,omitempty"`
 	// Outcome is broker.OutcomeText for a resolved question.
 	Outcome    string     `json:"outcome,omitempty"`
 	AnsweredBy string     `json:"answered_by,omitempty"`
@@ -136,6 +139,7 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 	if q.Status == broker.StatusPending {
 		v.Decline = broker.FormatDecline(q.ID, "")
 		v.Discuss = broker.FormatDiscuss(q.ID, "")
+		v.Snooze = broker.FormatSnooze(q)
 		if reminded || q.RemindersSent > 0 {
 			v.Reminder = broker.ReminderText(q, now, loc)
 			v.Rank += 100 * (q.RemindersSent + 1)

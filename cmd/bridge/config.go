@@ -201,6 +201,8 @@ func (c *Config) finish() error {
 		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, c.brokerRoutes()[name].Targets))
 		p.Add(r.checkPolicy(name))
 	}
+	p.Add(c.checkEscalations())
+	p.Add(c.checkOnBehalfOf())
 	p.Add(c.Store.check())
 	p.Add(c.Callbacks.Validate())
 	p.Add(c.Timeouts.Validate())

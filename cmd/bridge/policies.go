@@ -1,7 +1,12 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -22,6 +27,15 @@ type PolicyConfig struct {
 	// TimeoutMax bounds how far snoozes may move a deadline from the
 	// question's creation.
 	TimeoutMax config.Duration `yaml:"timeout_max"`
+	// Escalate lists the escalation steps: after a share of the timeout
+	// ("50%") or a duration ("15m"), copies go to another route.
+	Escalate []EscalateConfig `yaml:"escalate"`
+}
+
+// EscalateConfig is one step of routes.NAME.escalate.
+type EscalateConfig struct {
+	After string `yaml:"after"`
+	Route string `yaml:"route"`
 }
 
 // SnoozeConfig is routes.NAME.snooze: by how much, how many times.
@@ -34,6 +48,9 @@ func (p PolicyConfig) policy() broker.Policy {
 	out := broker.Policy{Quorum: p.Quorum, QuorumDeny: p.QuorumDeny, ForbidRequester: p.ForbidRequester, TimeoutMax: broker.Duration(p.TimeoutMax)}
 	if p.Snooze != nil {
 		out.Snooze = &broker.SnoozePolicy{By: broker.Duration(p.Snooze.By), Max: p.Snooze.Max}
+	}
+	for _, e := range p.Escalate {
+		out.Escalate = append(out.Escalate, broker.EscalationStep{After: e.After, Route: e.Route})
 	}
 	return out
 }
@@ -58,4 +75,40 @@ func (c *Config) onBehalfOf() map[string][]string {
 		}
 	}
 	return out
+}
+
+// checkEscalations checks the escalation steps of every route against
+// the other routes and the route's timeout.
+func (c *Config) checkEscalations() error {
+	var p config.Problems
+	routes := c.brokerRoutes()
+	for _, name := range slices.Sorted(maps.Keys(c.Routes)) {
+		r := c.Routes[name]
+		timeout := cmp.Or(time.Duration(r.Timeout), c.Timeouts.Deadline())
+		p.Add(broker.ValidateEscalation("routes."+name+".escalate", name, r.policy().Escalate, timeout, routes))
+	}
+	return errors.Join(p...)
+}
+
+// checkOnBehalfOf checks that each agent's on_behalf_of entry names a
+// person on a configured channel: "channel:user-id".
+func (c *Config) checkOnBehalfOf() error {
+	var p config.Problems
+	channels := c.enabledChannels()
+	known := strings.Join(slices.Sorted(maps.Keys(channels)), ", ")
+	for i, a := range c.Agents {
+		for k, e := range a.OnBehalfOf {
+			f := fmt.Sprintf("agents[%d].on_behalf_of[%d]", i, k)
+			ch, user, ok := strings.Cut(e, ":")
+			switch {
+			case !ok || strings.TrimSpace(ch) == "" || strings.TrimSpace(user) == "":
+				p.Add(fmt.Errorf("%s: %q is not \"channel:user-id\" (e.g. \"slack:U0123\")", f, e))
+			case strings.ContainsAny(e, " \t") || strings.Contains(user, ":"):
+				p.Add(fmt.Errorf("%s: %q is not \"channel:user-id\": name one person, without spaces or roles", f, e))
+			case !channels[ch]:
+				p.Add(fmt.Errorf("%s: channel %q is not configured (configured: %s)", f, ch, known))
+			}
+		}
+	}
+	return errors.Join(p...)
 }

@@ -13,13 +13,17 @@ import (
 )
 
 // amendScript is the compare-and-set of a question's policy state.
-// KEYS: rec, due, rem. ARGV: 1 expected revision, 2 state JSON, 3 new
-// deadline (µs) or empty, 4 new reminder times (µs, comma list) or empty,
-// 5 id; from ARGV[6] on, audit entries to append.
+// KEYS: rec, due, rem, esc. ARGV: 1 expected revision, 2 state JSON, 3
+// new deadline (µs) or empty, 4 new reminder times (µs, comma list) or
+// empty, 5 id, 6 next escalation step (µs) or empty; from ARGV[7] on,
+// audit entries to append.
 var amendScript = goredis.NewScript(prelude + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
-if st ~= 'pending' then return {'closed', whole(KEYS[1])} end
+if st ~= 'pending' then
+  redis.call('ZREM', KEYS[4], ARGV[5])
+  return {'closed', whole(KEYS[1])}
+end
 if (redis.call('HGET', KEYS[1], 'pv') or '0') ~= ARGV[1] then return {'stale', whole(KEYS[1])} end
 redis.call('HSET', KEYS[1], 'ps', ARGV[2], 'pv', tonumber(ARGV[1]) + 1)
 if ARGV[3] ~= '' then
@@ -36,7 +40,8 @@ if ARGV[3] ~= '' then
     if nextAt then redis.call('ZADD', KEYS[3], nextAt, ARGV[5]) else redis.call('ZREM', KEYS[3], ARGV[5]) end
   end
 end
-for i = 6, #ARGV do redis.call('RPUSH', akey(KEYS[1]), ARGV[i]) end
+if ARGV[6] ~= '' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[5]) else redis.call('ZREM', KEYS[4], ARGV[5]) end
+for i = 7, #ARGV do redis.call('RPUSH', akey(KEYS[1]), ARGV[i]) end
 return {'ok', whole(KEYS[1])}
 `)
 
@@ -70,13 +75,17 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 		}
 		reminders = strings.Join(times, ",")
 	}
-	args := []any{strconv.FormatInt(rev, 10), string(state), expires, reminders, id}
+	escalate := ""
+	if !a.State.EscalateAt.IsZero() {
+		escalate = strconv.FormatInt(usec(a.State.EscalateAt), 10)
+	}
+	args := []any{strconv.FormatInt(rev, 10), string(state), expires, reminders, id, escalate}
 	entries, err := auditArgs(a.Audit)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: amend %s: %w", id, err)
 	}
 	n := shardOf(id)
-	v, err := amendScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.due(n), s.k.rem(n)}, append(args, entries...)...).Result()
+	v, err := amendScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.esc(n)}, append(args, entries...)...).Result()
 	if err != nil {
 		return nil, wrap("amend", err)
 	}

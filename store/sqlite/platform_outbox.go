@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,11 +79,30 @@ func postTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question) error {
 }
 
 // editTasksTx writes the edit tasks of a question resolved at at
-// (Resolve): due at once, even for a resolution dated later (a timeout
-// recorded at its deadline).
+// (Resolve): one for every target it had a post task to (its route's, and
+// any an escalation added), due at once, even for a resolution dated
+// later (a timeout recorded at its deadline).
 func editTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question, at time.Time) error {
 	due := min(ms(at), ms(time.Now()))
-	return enqueueTasksTx(ctx, tx, q.ID, broker.TaskEdit, q.Targets, fromMS(due), at.Add(broker.EditWindow))
+	targets := slices.Clone(q.Targets)
+	rows, err := tx.QueryContext(ctx, `SELECT channel, chat FROM platform_tasks WHERE question_id = ? AND kind = 'post'`, q.ID)
+	if err != nil {
+		return fmt.Errorf("list posted targets: %w", err)
+	}
+	for rows.Next() {
+		var t broker.Target
+		if err := rows.Scan(&t.Channel, &t.Chat); err != nil {
+			rows.Close()
+			return fmt.Errorf("list posted targets: %w", err)
+		}
+		if !slices.Contains(targets, t) {
+			targets = append(targets, t)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("list posted targets: %w", err)
+	}
+	return enqueueTasksTx(ctx, tx, q.ID, broker.TaskEdit, targets, fromMS(due), at.Add(broker.EditWindow))
 }
 
 // EnqueuePlatformWork adds or renews tasks; see broker.PlatformOutbox.

@@ -128,6 +128,16 @@ var migrations = []string{
 	// (question, kind, target), going with its question; and the pacing
 	// slots shared by every instance on the file.
 	platformOutboxSchema,
+	// 7: when the next escalation step of a pending question is due
+	// (escalate.go); a row goes when its question is resolved or deleted.
+	`CREATE TABLE escalations (
+		question_id TEXT PRIMARY KEY REFERENCES questions (id) ON DELETE CASCADE,
+		due_at      INTEGER NOT NULL
+	) WITHOUT ROWID;
+	CREATE INDEX escalations_due ON escalations (due_at, question_id);
+	CREATE TRIGGER escalations_resolved AFTER UPDATE OF status ON questions WHEN OLD.status = 'pending' AND NEW.status != 'pending' BEGIN
+		DELETE FROM escalations WHERE question_id = OLD.id;
+	END;`,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

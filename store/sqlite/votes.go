@@ -46,6 +46,9 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 			data, ms(q.ExpiresAt), nullMS(q.NextReminder()), id); err != nil {
 			return err
 		}
+		if err := indexEscalation(ctx, tx, id, q.State.EscalateAt); err != nil {
+			return err
+		}
 		if err := insertAudit(ctx, tx, id, a.Audit); err != nil {
 			return err
 		}

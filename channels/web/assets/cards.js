@@ -216,6 +216,7 @@ export function openCard(v, act) {
   if (v.decline) {
     footer.append(footerForm(v, 'decline', 'reason', 'Decline…', 'Reason (optional)', 'Decline', v.decline, li, act));
   }
+  if (v.snooze) footer.append(button('Snooze', 'snooze', () => act.send(v.snooze, li)));
   if (footer.children.length) li.append(footer);
   return li;
 }
