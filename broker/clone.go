@@ -44,7 +44,16 @@ func (q *Question) Clone() *Question {
 		sp := *q.Policy.Snooze
 		c.Policy.Snooze = &sp
 	}
+	c.Policy.Escalate = slices.Clone(q.Policy.Escalate)
 	c.State.Snoozes = slices.Clone(q.State.Snoozes)
+	if q.State.Escalations != nil {
+		c.State.Escalations = make([]Escalation, len(q.State.Escalations))
+		for i, e := range q.State.Escalations {
+			e.Targets = slices.Clone(e.Targets)
+			e.Responders = slices.Clone(e.Responders)
+			c.State.Escalations[i] = e
+		}
+	}
 	if q.State.Votes != nil {
 		c.State.Votes = make([]Vote, len(q.State.Votes))
 		for i, v := range q.State.Votes {
