@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // DefaultServer is the address of a bridge on this machine.
@@ -187,7 +189,7 @@ func (c *Client) wait(ctx context.Context, id string, r *retrier) (*Result, erro
 			// The server let go early (it is shutting down): pause
 			// before re-attaching rather than polling it in a loop.
 			r.ok()
-			if err := sleep(ctx, c.RetryDelay); err != nil {
+			if err := backoff.Sleep(ctx, c.RetryDelay); err != nil {
 				return nil, err
 			}
 			continue
@@ -283,15 +285,4 @@ func (c *Client) Command(ctx context.Context, channel, text string) (*CommandRes
 		ae.Message = out.Reply
 	}
 	return &out, err
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -6,6 +6,8 @@ import (
 	"net/http/httptrace"
 	"sync/atomic"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // RetryInfo describes one retry of a blocking call (AskRaw, Ask,
@@ -102,7 +104,7 @@ func (r *retrier) pause(ctx context.Context, err error) error {
 	if r.c.OnRetry != nil {
 		r.c.OnRetry(RetryInfo{Server: r.c.base, Err: err, Attempt: r.attempt, Reached: r.reached, Delay: d})
 	}
-	if err := sleep(ctx, d); err != nil {
+	if err := backoff.Sleep(ctx, d); err != nil {
 		return err
 	}
 	r.delay = min(2*r.delay, 5*time.Second)

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // CancelReason is the reason given to people when the agent's MCP request
@@ -131,7 +132,7 @@ func (s *Server) submit(ctx context.Context, a Asker, q client.Question, wait bo
 		if err == nil || !client.Transient(err) || ctx.Err() != nil || !wait || time.Now().After(giveUp) {
 			return res, err
 		}
-		if sleep(ctx, delay) != nil {
+		if backoff.Sleep(ctx, delay) != nil {
 			return nil, err
 		}
 		delay = min(2*delay, 5*time.Second)
@@ -179,7 +180,7 @@ func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Dur
 		case !client.Transient(err):
 			return last, err
 		}
-		if sleep(ctx, delay) != nil {
+		if backoff.Sleep(ctx, delay) != nil {
 			return last, nil
 		}
 		delay = min(2*delay, 5*time.Second)
@@ -253,15 +254,4 @@ func idOf(r *client.Result) string {
 		return ""
 	}
 	return r.ID
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

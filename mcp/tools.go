@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // Tool names.
@@ -147,7 +148,7 @@ func (s *Server) getOnce(ctx context.Context, a Asker, id string) (*client.Resul
 		if err == nil || !client.Transient(err) || ctx.Err() != nil {
 			return res, err
 		}
-		if sleep(ctx, delay) != nil {
+		if backoff.Sleep(ctx, delay) != nil {
 			return nil, err
 		}
 		delay = min(2*delay, 2*time.Second)
