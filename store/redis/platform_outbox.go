@@ -3,7 +3,6 @@ package redis
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -39,7 +38,6 @@ const (
 )
 
 func (k keys) platformOutbox(n int) string { return k.tags[n] + "po" }
-func (k keys) pace(key string) string      { return k.prefix + "pace:" + key }
 
 // outboxLua defines the helpers of the scripts that touch tasks:
 // tsplit/tjoin read and write a task's value, pokey derives the shard's
@@ -151,26 +149,6 @@ t[1], t[2], t[3], t[6], t[8], t[10] = st, ARGV[5], nx, '0', ARGV[9], ARGV[7]
 if ARGV[8] ~= '' then t[9] = ARGV[8] end
 redis.call('HSET', KEYS[1], ARGV[1], tjoin(t))
 if unfinished(st) then redis.call('ZADD', KEYS[2], nx, ARGV[2]) else redis.call('ZREM', KEYS[2], ARGV[2]) end
-return 1
-`)
-
-// paceScript takes the next slot of a pacing key. KEYS: key. ARGV:
-// 1 nowMs, 2 intervalMs, 3 maxWaitMs. Returns {taken, slotMs}.
-var paceScript = goredis.NewScript(`
-local now = tonumber(ARGV[1])
-local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
-if slot - now > tonumber(ARGV[3]) then return {0, slot} end
-local nxt = slot + tonumber(ARGV[2])
-redis.call('SET', KEYS[1], string.format('%d', nxt), 'PX', math.max(nxt - now, 1) + 60000)
-return {1, slot}
-`)
-
-// holdPaceScript moves a pacing key's next slot to ARGV[1] (ms) at the
-// earliest; ARGV[2] is now (ms).
-var holdPaceScript = goredis.NewScript(`
-local u = tonumber(ARGV[1])
-if tonumber(redis.call('GET', KEYS[1]) or '0') >= u then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', math.max(u - tonumber(ARGV[2]), 1) + 60000)
 return 1
 `)
 
@@ -345,119 +323,6 @@ func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) e
 		return fmt.Errorf("redis store: %w: task %s %s of %s was claimed again or finished since its claim", broker.ErrConflict, t.Kind, t.Target, t.QuestionID)
 	}
 	return nil
-}
-
-// PlatformWork lists the tasks of a question (none for an unknown one).
-func (s *Store) PlatformWork(ctx context.Context, id string) ([]broker.PlatformTask, error) {
-	if !validID(id) {
-		return nil, nil
-	}
-	m, err := s.c.HGetAll(ctx, s.k.rec(id)).Result()
-	if err != nil {
-		return nil, wrap("platform work", err)
-	}
-	var out []broker.PlatformTask
-	for f, v := range m {
-		if !strings.HasPrefix(f, "o\t") {
-			continue
-		}
-		t, err := parseTask(id, f, v)
-		if err != nil {
-			return nil, fmt.Errorf("redis store: platform work: %w", err)
-		}
-		out = append(out, t)
-	}
-	rank := map[broker.TaskKind]int{broker.TaskPost: 0, broker.TaskEdit: 1}
-	slices.SortFunc(out, func(a, b broker.PlatformTask) int {
-		ra, ok := rank[a.Kind]
-		if !ok {
-			ra = 2
-		}
-		rb, ok := rank[b.Kind]
-		if !ok {
-			rb = 2
-		}
-		return cmp.Or(cmp.Compare(ra, rb), strings.Compare(string(a.Kind), string(b.Kind)),
-			strings.Compare(a.Target.Channel, b.Target.Channel), strings.Compare(a.Target.Chat, b.Target.Chat))
-	})
-	return out, nil
-}
-
-// backlogScan bounds the tasks of one shard PlatformBacklog reads.
-const backlogScan = 2000
-
-// PlatformBacklog counts the unfinished tasks per channel; the age is read
-// from up to backlogScan tasks of each shard, the earliest due first.
-func (s *Store) PlatformBacklog(ctx context.Context) ([]broker.Backlog, error) {
-	pipe := s.c.Pipeline()
-	cmds := make([]*goredis.StringSliceCmd, shards)
-	for n := range shards {
-		cmds[n] = pipe.ZRange(ctx, s.k.platformOutbox(n), 0, backlogScan-1)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, wrap("platform backlog", err)
-	}
-	var members []string
-	for _, c := range cmds {
-		members = append(members, c.Val()...)
-	}
-	pipe = s.c.Pipeline()
-	vals := make([]*goredis.StringCmd, len(members))
-	for i, m := range members {
-		id, rest, _ := strings.Cut(m, "\t")
-		vals[i] = pipe.HGet(ctx, s.k.rec(id), "o\t"+rest)
-	}
-	if len(members) > 0 {
-		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
-			return nil, wrap("platform backlog", err)
-		}
-	}
-	by := map[string]*broker.Backlog{}
-	for i, m := range members {
-		id, rest, _ := strings.Cut(m, "\t")
-		t, err := parseTask(id, "o\t"+rest, vals[i].Val())
-		if err != nil || !(t.State == broker.TaskQueued || t.State == broker.TaskRetrying) {
-			continue
-		}
-		b := by[t.Target.Channel]
-		if b == nil {
-			b = &broker.Backlog{Channel: t.Target.Channel, Oldest: t.CreatedAt}
-			by[t.Target.Channel] = b
-		}
-		b.Depth++
-		if t.CreatedAt.Before(b.Oldest) {
-			b.Oldest = t.CreatedAt
-		}
-	}
-	var out []broker.Backlog
-	for _, b := range by {
-		out = append(out, *b)
-	}
-	slices.SortFunc(out, func(a, b broker.Backlog) int { return strings.Compare(a.Channel, b.Channel) })
-	return out, nil
-}
-
-// Pace reserves the next slot of key; see broker.PlatformOutbox.
-func (s *Store) Pace(ctx context.Context, key string, interval time.Duration, now time.Time, maxWait time.Duration) (time.Time, bool, error) {
-	if key == "" || interval <= 0 {
-		return time.Time{}, false, fmt.Errorf("redis store: pace: %w", &broker.FieldError{Field: "key", Message: "a key and a positive interval are needed"})
-	}
-	v, err := paceScript.Run(ctx, s.c, []string{s.k.pace(key)}, now.UnixMilli(), max(interval.Milliseconds(), 1), maxWait.Milliseconds()).Int64Slice()
-	if err != nil {
-		return time.Time{}, false, wrap("pace", err)
-	}
-	if len(v) != 2 {
-		return time.Time{}, false, fmt.Errorf("redis store: pace: unexpected reply %v", v)
-	}
-	return msTime(v[1]), v[0] == 1, nil
-}
-
-// HoldPace moves the next slot of key to until at the earliest.
-func (s *Store) HoldPace(ctx context.Context, key string, until time.Time) error {
-	if key == "" {
-		return fmt.Errorf("redis store: hold pace: %w", &broker.FieldError{Field: "key", Message: "a key is needed"})
-	}
-	return wrap("hold pace", holdPaceScript.Run(ctx, s.c, []string{s.k.pace(key)}, until.UnixMilli(), time.Now().UnixMilli()).Err())
 }
 
 // clip bounds a task's last error, on a character boundary.
