@@ -29,24 +29,10 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 	if limit <= 0 {
 		return nil, nil
 	}
-	pipe := s.c.Pipeline()
-	cmds := make([]*goredis.ZSliceCmd, shards)
-	for n := range shards {
-		cmds[n] = pipe.ZRangeByScoreWithScores(ctx, s.k.outbox(n), &goredis.ZRangeBy{
-			Min: "-inf", Max: strconv.FormatInt(usec(now), 10), Count: int64(limit)})
+	due, err := s.earliestDue(ctx, "claim deliveries", s.k.outbox, strconv.FormatInt(usec(now), 10), limit)
+	if err != nil || len(due) == 0 {
+		return nil, err
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, wrap("claim deliveries", err)
-	}
-	var due []goredis.Z
-	for _, c := range cmds {
-		due = append(due, c.Val()...)
-	}
-	if len(due) == 0 {
-		return nil, nil
-	}
-	slices.SortFunc(due, func(a, b goredis.Z) int { return cmp.Compare(a.Score, b.Score) })
-	due = due[:min(limit, len(due))]
 	until := now.Add(hold)
 	b := s.batch()
 	claims := make([]*goredis.Cmd, len(due))
@@ -130,4 +116,24 @@ func (s *Store) Deliveries(ctx context.Context, questionID string) ([]broker.Del
 		return nil, err
 	}
 	return []broker.Delivery{d}, nil
+}
+
+// earliestDue reads, in one pipeline, the entries of every shard's sorted
+// set (key) scored at or below max, and returns the earliest limit of
+// them, earliest first: the due work of a sharded outbox.
+func (s *Store) earliestDue(ctx context.Context, op string, key func(int) string, max string, limit int) ([]goredis.Z, error) {
+	pipe := s.c.Pipeline()
+	cmds := make([]*goredis.ZSliceCmd, shards)
+	for n := range shards {
+		cmds[n] = pipe.ZRangeByScoreWithScores(ctx, key(n), &goredis.ZRangeBy{Min: "-inf", Max: max, Count: int64(limit)})
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, wrap(op, err)
+	}
+	var due []goredis.Z
+	for _, c := range cmds {
+		due = append(due, c.Val()...)
+	}
+	slices.SortFunc(due, func(a, b goredis.Z) int { return cmp.Compare(a.Score, b.Score) })
+	return due[:min(limit, len(due))], nil
 }

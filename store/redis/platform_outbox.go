@@ -1,10 +1,8 @@
 package redis
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -248,24 +246,10 @@ func (s *Store) ClaimPlatformWork(ctx context.Context, questionID string, now ti
 		}
 		return out, nil
 	}
-	pipe := s.c.Pipeline()
-	cmds := make([]*goredis.ZSliceCmd, shards)
-	for n := range shards {
-		cmds[n] = pipe.ZRangeByScoreWithScores(ctx, s.k.platformOutbox(n), &goredis.ZRangeBy{
-			Min: "-inf", Max: strconv.FormatInt(now.UnixMilli(), 10), Count: int64(limit)})
+	due, err := s.earliestDue(ctx, "claim platform work", s.k.platformOutbox, strconv.FormatInt(now.UnixMilli(), 10), limit)
+	if err != nil || len(due) == 0 {
+		return nil, err
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, wrap("claim platform work", err)
-	}
-	var due []goredis.Z
-	for _, c := range cmds {
-		due = append(due, c.Val()...)
-	}
-	if len(due) == 0 {
-		return nil, nil
-	}
-	slices.SortFunc(due, func(a, b goredis.Z) int { return cmp.Compare(a.Score, b.Score) })
-	due = due[:min(limit, len(due))]
 	b := s.batch()
 	claims := make([]*goredis.Cmd, len(due))
 	ids := make([]string, len(due))
