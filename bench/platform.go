@@ -117,6 +117,20 @@ func (r *platformRig) close() {
 	removeAll(r.dir)
 }
 
+// askAll asks questions 0…n-1, eight at a time, and returns their ids
+// in that order.
+func (r *platformRig) askAll(ctx context.Context, n int) ([]string, error) {
+	ids := make([]string, n)
+	err := parallel(ctx, 8, n, func(i int) error {
+		q, err := r.ask(ctx, i)
+		if err == nil {
+			ids[i] = q.ID
+		}
+		return err
+	})
+	return ids, err
+}
+
 // ask asks one 4-option question as agent "agent".
 func (r *platformRig) ask(ctx context.Context, i int) (*broker.Question, error) {
 	opts := []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}, {Label: "MySQL"}, {Label: "Redis"}}

@@ -44,14 +44,8 @@ func RunPlatformFault(ctx context.Context, cfg FaultConfig, log func(string)) (*
 		defer stopFlood.Stop()
 		log(fmt.Sprintf("every Bot API call answered 429 (retry_after 2) for %s", cfg.Down))
 	}
-	ids := make([]string, n)
-	if err := parallel(ctx, 8, n, func(i int) error {
-		q, err := rig.ask(ctx, i)
-		if err == nil {
-			ids[i] = q.ID
-		}
-		return err
-	}); err != nil {
+	ids, err := rig.askAll(ctx, n)
+	if err != nil {
 		return nil, err
 	}
 	log(fmt.Sprintf("%d questions posted", n))

@@ -27,14 +27,8 @@ func RunPostOutage(ctx context.Context, cfg FaultConfig, log func(string)) (*Fau
 	rig.proxy.Set(true)
 	cutEnd := time.Now().Add(cfg.Down)
 	log(fmt.Sprintf("platform cut for %s", cfg.Down))
-	ids := make([]string, n)
-	if err := parallel(ctx, 8, n, func(i int) error {
-		q, err := rig.ask(ctx, i)
-		if err == nil {
-			ids[i] = q.ID
-		}
-		return err
-	}); err != nil {
+	ids, err := rig.askAll(ctx, n)
+	if err != nil {
 		return nil, err
 	}
 	log(fmt.Sprintf("%d questions asked during the cut", n))
