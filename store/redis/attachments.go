@@ -84,7 +84,7 @@ func (s *Store) PutAttachment(ctx context.Context, id string, f broker.File, max
 	case "full":
 		return 0, fmt.Errorf("redis store: put attachment %s: the question keeps %v bytes of files, and %d more would pass %d: %w", id, v[1], f.Size, maxTotal, broker.ErrLimit)
 	}
-	_, err = s.mutationResult("put attachment", id, v)
+	_, err = s.mutationResult(ctx, "put attachment", id, v)
 	return 0, err
 }
 
