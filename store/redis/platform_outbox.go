@@ -119,23 +119,29 @@ return tjoin(t)
 `)
 
 // claimQuestionScript holds up to a limit of the due tasks of one
-// question. KEYS: rec, po. ARGV: 1 id, 2 nowMs, 3 holdMs, 4 limit.
+// question: one read of the record, one HSET and one ZADD for what it
+// claims. KEYS: rec, po. ARGV: 1 id, 2 nowMs, 3 holdMs, 4 limit.
 // Returns field, value pairs.
 var claimQuestionScript = goredis.NewScript(outboxLua + `
-local out, n = {}, 0
-for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if n >= tonumber(ARGV[4]) then break end
+local out, fv, zs = {}, {}, {}
+local h = redis.call('HGETALL', KEYS[1])
+for i = 1, #h, 2 do
+  if #out >= 2 * tonumber(ARGV[4]) then break end
+  local f = h[i]
   if string.sub(f, 1, 2) == 'o\t' then
-    local t = tsplit(redis.call('HGET', KEYS[1], f))
+    local t = tsplit(h[i + 1])
     if unfinished(t[1]) and tonumber(t[3]) <= tonumber(ARGV[2]) then
       t[3], t[6] = ARGV[3], ARGV[3]
-      redis.call('HSET', KEYS[1], f, tjoin(t))
-      redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1] .. string.sub(f, 2))
-      out[#out + 1] = f
-      out[#out + 1] = tjoin(t)
-      n = n + 1
+      local v = tjoin(t)
+      fv[#fv + 1], fv[#fv + 2] = f, v
+      zs[#zs + 1], zs[#zs + 2] = ARGV[3], ARGV[1] .. string.sub(f, 2)
+      out[#out + 1], out[#out + 2] = f, v
     end
   end
+end
+if #fv > 0 then
+  redis.call('HSET', KEYS[1], unpack(fv))
+  redis.call('ZADD', KEYS[2], unpack(zs))
 end
 return out
 `)
