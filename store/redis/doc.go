@@ -26,6 +26,7 @@
 //	P{sN}:done               zset id -> resolved (µs), for Purge
 //	P{sN}:ob                 zset id -> next delivery attempt (µs)
 //	P{sN}:unl                zset id -> resolved (µs): event maybe unlogged
+//	                         (Cluster only)
 //	P{sK}:k:<digest>         string "<id>:<ms>": idempotency key -> id,
 //	                         K = crc32(digest) % 16, digest = sha256 of
 //	                         agent, session and tool call id (128 bits hex)

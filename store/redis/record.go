@@ -23,7 +23,8 @@ import (
 //	ra  resolved at (ns)                   p<i> progress of prompt i
 //	s<i> selection of prompt i             ds/da/dn/de/dc/du the delivery
 //	ps  policy state (JSON)                pv  policy state revision
-//	ex  deadline moved by a snooze (µs)
+//	ex  deadline moved by a snooze (µs)    bv  the body's version (bodies.go)
+//	hf  files were stored (attachments.go)
 type record map[string]string
 
 // resolution is the JSON of field r.

@@ -85,7 +85,7 @@ redis.call('ZADD', KEYS[5], ARGV[3], id)
 if trim then redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
-redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4])
+if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
 redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4])
 local seq = false
 if KEYS[8] then
