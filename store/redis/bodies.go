@@ -3,7 +3,10 @@ package redis
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"sync"
+
+	"github.com/askbridge/askbridge/broker"
 )
 
 // A question's body (its JSON, key j:<id>) never changes while its record
@@ -13,6 +16,10 @@ import (
 // only for a record with the same bv, so a question purged and created
 // again under the same id is never given the old body. Records without bv
 // (written by an older version) are always read with their body.
+//
+// The cache also keeps the body decoded, once: a question read again is a
+// copy (broker.Question.Clone) of the decoded body with the record's
+// changing fields applied, not a new JSON decode.
 
 // bodyCacheSize bounds each of the cache's two generations.
 const bodyCacheSize = 2048
@@ -24,7 +31,12 @@ type bodyCache struct {
 	cur, prev map[string]cachedBody
 }
 
-type cachedBody struct{ version, body string }
+type cachedBody struct {
+	version, body string
+	// q is the body decoded, or nil until first needed. It is never
+	// changed: readers copy it.
+	q *broker.Question
+}
 
 func newBodyCache() *bodyCache {
 	return &bodyCache{cur: make(map[string]cachedBody, bodyCacheSize)}
@@ -58,7 +70,33 @@ func (c *bodyCache) put(id, version, body string) {
 	if _, ok := c.cur[id]; !ok && len(c.cur) >= bodyCacheSize {
 		c.prev, c.cur = c.cur, make(map[string]cachedBody, bodyCacheSize)
 	}
-	c.cur[id] = cachedBody{version, body}
+	c.cur[id] = cachedBody{version: version, body: body}
+}
+
+// base returns the decoded body of record r of question id, when the
+// cache keeps it, decoding it on first use; nil otherwise. The caller
+// must not change it.
+func (c *bodyCache) base(id string, r record) *broker.Question {
+	b, ok := c.get(id)
+	if !ok || b.version == "" || b.version != r["bv"] || b.body != r["j"] {
+		return nil
+	}
+	if b.q != nil {
+		return b.q
+	}
+	q := new(broker.Question)
+	if err := json.Unmarshal([]byte(b.body), q); err != nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range []map[string]cachedBody{c.cur, c.prev} {
+		if e, ok := m[id]; ok && e.version == b.version {
+			e.q = q
+			m[id] = e
+		}
+	}
+	return q
 }
 
 // version returns the version of the kept body of id, or "".

@@ -312,7 +312,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(time.Now()), q.RemindersSent,
 		max, usec(pendingEnd(q)), usec(time.Now()), s.indexTTL().Milliseconds(),
 	}, extra...)
-	return keys, args, cachedBody{bv, body}, nil
+	return keys, args, cachedBody{version: bv, body: body}, nil
 }
 
 // Get returns the question, or broker.ErrNotFound.
@@ -321,7 +321,13 @@ func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rec.question()
+	return s.question(id, rec)
+}
+
+// question assembles question id from its record, from the decoded body
+// the store keeps when it has it.
+func (s *Store) question(id string, r record) (*broker.Question, error) {
+	return r.questionWith(s.bodies.base(id, r))
 }
 
 func (s *Store) record(ctx context.Context, id string) (record, error) {

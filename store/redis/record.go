@@ -67,9 +67,15 @@ func fromWhole(v any) (record, error) {
 }
 
 // question assembles the question from its record.
-func (r record) question() (*broker.Question, error) {
+func (r record) question() (*broker.Question, error) { return r.questionWith(nil) }
+
+// questionWith assembles the question from its record, starting from a
+// copy of base, the record's body already decoded, when not nil.
+func (r record) questionWith(base *broker.Question) (*broker.Question, error) {
 	var q broker.Question
-	if err := json.Unmarshal([]byte(r["j"]), &q); err != nil {
+	if base != nil {
+		q = *base.Clone()
+	} else if err := json.Unmarshal([]byte(r["j"]), &q); err != nil {
 		return nil, fmt.Errorf("decode question: %w", err)
 	}
 	q.Status = broker.Status(r["st"])

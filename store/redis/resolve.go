@@ -102,7 +102,7 @@ func (s *Store) mutationResult(ctx context.Context, op, id string, v any) (*brok
 		}
 		rec["j"] = body
 	}
-	q, err := rec.question()
+	q, err := s.question(id, rec)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: %s %s: %w", op, id, err)
 	}
