@@ -14,13 +14,16 @@ const burstWithin = time.Minute
 // RunBurst runs burst in-process: cfg.Agents questions at once to one
 // Telegram group and one Slack channel, whose fakes allow cfg.Rate
 // messages a second per chat and answer 429 with retry_after beyond it;
-// the broker's pacing for both is set to the same rate. Every question
+// the broker's pacing for both is set to the same rate (or to cfg.Pace). Every question
 // must have exactly one copy on each platform within burstWithin, and no
 // chat may have taken more than cfg.Rate calls in any second.
 func RunBurst(ctx context.Context, cfg FaultConfig, log func(string)) (*FaultResult, error) {
 	n := max(cfg.Agents, 1)
 	rate := max(cfg.Rate, 1)
 	every := time.Second / time.Duration(rate)
+	if cfg.Pace > 0 {
+		every = time.Second / time.Duration(cfg.Pace)
+	}
 	rig, err := startPairRig(ctx, pairOptions{limit: rate, outbox: broker.OutboxConfig{
 		Poll: 100 * time.Millisecond,
 		Pacing: map[string]broker.Pacing{
@@ -44,7 +47,7 @@ func RunBurst(ctx context.Context, cfg FaultConfig, log func(string)) (*FaultRes
 	if err != nil {
 		return nil, err
 	}
-	log(fmt.Sprintf("%d questions asked in %s; the fakes allow %d messages a second per chat", n, FormatDuration(time.Since(t0)), rate))
+	log(fmt.Sprintf("%d questions asked in %s; the fakes allow %d messages a second per chat, the bridge sends one every %s", n, FormatDuration(time.Since(t0)), rate, every))
 	var tg, sl map[string]int
 	for deadline := t0.Add(burstWithin + 30*time.Second); ; time.Sleep(100 * time.Millisecond) {
 		tg, sl = rig.copyCounts(ids)

@@ -33,8 +33,8 @@ type FaultConfig struct {
 	At       time.Duration
 	Down     time.Duration
 	// Rate is the per-chat limit of the fake platforms, in messages a
-	// second (burst).
-	Rate int
+	// second (burst); Pace the bridge's pacing of those chats (0: Rate).
+	Rate, Pace int
 }
 
 // FaultResult is the outcome of a fault run and its verdict.

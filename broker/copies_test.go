@@ -48,6 +48,20 @@ func TestCopiesOmitEditsOfChannelsThatEditNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Ask: %v", err)
 	}
+	// Resolve once both copies are posted (a busy machine may end the
+	// ask's grace first), so that both have an edit to show.
+	if !ch.WaitFor(15*time.Second, func(c *brokertest.Channel) bool { return len(c.Posts()) == 1 }) {
+		t.Fatal("the copy on the channel that edits was never posted")
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		refs, err := st.Messages(context.Background(), q.ID)
+		if err == nil && len(refs) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("copies recorded: %v, %v; want 2", refs, err)
+		}
+	}
 	if _, err := b.Cancel(context.Background(), "agent", q.ID, ""); err != nil {
 		t.Fatalf("Cancel: %v", err)
 	}

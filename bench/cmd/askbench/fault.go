@@ -47,6 +47,7 @@ func runFault(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case bench.FaultBurst:
 		fs.IntVar(&cfg.Agents, "questions", 500, "questions asked at once")
 		fs.IntVar(&cfg.Rate, "rate", 20, "messages a second the fakes allow per chat (the bridge's pacing is set to match)")
+		fs.IntVar(&cfg.Pace, "pace", 0, "messages a second the bridge sends per chat (default: --rate)")
 	default:
 		return usageError{fmt.Errorf("fault: unknown run %q (%s)", name, runNames)}
 	}
