@@ -109,9 +109,12 @@ func (b *Broker) attemptPost(ctx context.Context, log *slog.Logger, t PlatformTa
 	if ok := b.paced(ctx, log, t); !ok {
 		return
 	}
-	pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
-	ref, err := ch.Post(pctx, q, t.Target.Chat)
-	cancel()
+	ref, found, err := b.findCopy(ctx, log, t, q, ch)
+	if !found && err == nil {
+		pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
+		ref, err = ch.Post(pctx, q, t.Target.Chat)
+		cancel()
+	}
 	t.Attempts++
 	if err != nil {
 		b.taskFailed(ctx, log, t, err)
