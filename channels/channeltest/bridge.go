@@ -86,3 +86,16 @@ func (br *Bridge) Question(id string) *broker.Question {
 	}
 	return q
 }
+
+// RunOutbox runs b's outbox loop, which retries the platform work that
+// failed within an ask's grace, until the test ends. Call it after the
+// broker is built, so that it stops before the broker closes.
+func RunOutbox(t testing.TB, b *broker.Broker) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); b.RunOutbox(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}

@@ -37,6 +37,9 @@ type Message struct {
 	Blocks json.RawMessage
 	// Updates counts chat.update calls on the message.
 	Updates int
+	// Metadata is the message metadata JSON as the app sent it, or nil
+	// (metadata.go).
+	Metadata json.RawMessage
 }
 
 // Ephemeral is a chat.postEphemeral call.
@@ -88,6 +91,7 @@ type Server struct {
 	downloads []string
 
 	sock socketState
+	meta metaState
 }
 
 // New starts a fake Slack; it stops when the test ends.
@@ -242,7 +246,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, fail(code))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.call(r, method, form, jsonBody))
+	res := s.call(r, method, form, jsonBody)
+	if s.loseAnswer(method) {
+		hangUp(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 // call answers one authorised Web API call; s.mu is held.
@@ -264,6 +273,10 @@ func (s *Server) call(r *http.Request, method string, form url.Values, js map[st
 		}}
 	case "chat.postMessage":
 		return s.postMessage(form)
+	case "conversations.history":
+		return s.history(form)
+	case "conversations.open":
+		return s.openConversation(form)
 	case "chat.update":
 		m := s.find(form.Get("channel"), form.Get("ts"))
 		if m == nil {
@@ -315,12 +328,16 @@ func (s *Server) postMessage(form url.Values) apiResult {
 	if thread != "" && s.find(ch, thread) == nil {
 		return fail("thread_not_found")
 	}
-	m := &Message{Channel: ch, TS: s.nextTS(), ThreadTS: thread, Text: form.Get("text"), Blocks: json.RawMessage(form.Get("blocks"))}
+	m := &Message{Channel: ch, TS: s.nextTS(), ThreadTS: thread, Text: form.Get("text"), Blocks: json.RawMessage(form.Get("blocks")),
+		Metadata: metadataOf(form)}
 	s.messages = append(s.messages, m)
 	s.notify()
 	msg := map[string]any{"type": "message", "text": m.Text, "user": BotUserID, "bot_id": BotID, "ts": m.TS}
 	if thread != "" {
 		msg["thread_ts"] = thread
+	}
+	if m.Metadata != nil {
+		msg["metadata"] = m.Metadata
 	}
 	return apiResult{"ok": true, "channel": ch, "ts": m.TS, "message": msg}
 }
