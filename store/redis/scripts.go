@@ -307,7 +307,9 @@ for i = 1, #old, 2 do
   local ev = cjson.decode(string.sub(old[i], string.len(string.match(old[i], '^%d+ ')) + 1))
   redis.call('ZREMRANGEBYSCORE', KEYS[2], old[i + 1], old[i + 1])
   redis.call('ZREMRANGEBYSCORE', ARGV[6] .. (ev.agent or ''), old[i + 1], old[i + 1])
-  redis.call('HDEL', KEYS[3], ev.question_id or '')
+  local key = ev.question_id or ''
+  if ev.type == 'extended' and type(ev.extension) == 'table' then key = key .. '\tx' .. tostring(ev.extension.snoozes) end
+  redis.call('HDEL', KEYS[3], key)
 end
 return seq
 `)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -34,6 +35,10 @@ type Store struct {
 	// cluster is set for a Redis Cluster client: scripts must then keep
 	// to one hash slot, so an idempotent Create takes two steps.
 	cluster bool
+
+	// extRepair is when Due last looked for unlogged extended events
+	// (µs; extended.go).
+	extRepair atomic.Int64
 
 	cancel    context.CancelFunc
 	done      chan struct{}
