@@ -20,8 +20,8 @@ import (
 )
 
 // bridge is a real askbridge server in this process (API, broker,
-// SQLite) whose route posts to a recording channel; people answer with
-// the broker's inbound path.
+// SQLite) whose route posts to a recording channel and may be snoozed;
+// people answer with the broker's inbound path.
 type bridge struct {
 	b   *broker.Broker
 	st  *sqlite.Store
@@ -38,7 +38,8 @@ func startBridge(t *testing.T) *bridge {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b, err := broker.New(broker.Config{Store: st, Logger: log, Routes: map[string]broker.Route{
-		"default": {Targets: []broker.Target{{Channel: "room", Chat: "c1"}}},
+		"default": {Targets: []broker.Target{{Channel: "room", Chat: "c1"}},
+			Policy: broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(30 * time.Minute), Max: 2}}},
 	}})
 	if err != nil {
 		t.Fatal(err)
