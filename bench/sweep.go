@@ -113,7 +113,9 @@ func countEvents(ctx context.Context, st broker.Store, agent string) (map[string
 			return nil, fmt.Errorf("events: %w", err)
 		}
 		for _, ev := range evs {
-			seen[ev.QuestionID]++
+			if ev.Type == broker.EventResolved {
+				seen[ev.QuestionID]++
+			}
 			after = ev.Seq
 		}
 		if len(evs) < 10000 {

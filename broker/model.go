@@ -249,6 +249,10 @@ type Result struct {
 	CreatedAt  time.Time   `json:"created_at"`
 	ExpiresAt  time.Time   `json:"expires_at"`
 	ResolvedAt *time.Time  `json:"resolved_at,omitempty"`
+	// Snoozes is how many times people snoozed the question (each moved
+	// ExpiresAt); a waiting agent that sees it grow learns of a new
+	// deadline.
+	Snoozes int `json:"snoozes,omitempty"`
 }
 
 // Result returns the agent-facing view of q.
@@ -257,7 +261,7 @@ func (q *Question) Result() Result {
 		ID: q.ID, Status: q.Status, SessionID: q.SessionID, ToolCallID: q.ToolCallID,
 		Questions: q.Prompts, Answers: q.Answers, Fallback: q.Fallback, Reason: q.Reason,
 		NotReady: q.NotReady, AnsweredBy: q.AnsweredBy, Route: q.Route,
-		CreatedAt: q.CreatedAt, ExpiresAt: q.ExpiresAt,
+		CreatedAt: q.CreatedAt, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes),
 	}
 	r.Voters = q.voters()
 	if r.Answers == nil {
