@@ -184,6 +184,8 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	}
 	var stored *Question
 	var created bool
+	local, _ := b.splitTargets(q.Targets)
+	q.InProcess = local
 	for range 8 {
 		q.ID = NewID()
 		stored, created, err = b.store.CreateCapped(ctx, q, b.cfg.PendingPerAgent)
@@ -200,6 +202,7 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	if err != nil {
 		return nil, false, fmt.Errorf("broker: store question: %w", err)
 	}
+	stored.InProcess = nil
 	if !created {
 		if stored.Fingerprint != q.Fingerprint {
 			return stored, false, fmt.Errorf("%w: session_id %q and tool_call_id %q already name question %s (%s) with a different body", ErrConflict, req.SessionID, req.ToolCallID, stored.ID, stored.Status)
@@ -309,8 +312,9 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 	return q, nil
 }
 
-// Remind queues a reminder under every copy of a pending question whose
-// channel can nudge and makes the first attempts, waiting for them at
+// Remind sends a reminder under every copy of a pending question whose
+// channel can nudge: at once for the copies in this process; for the
+// others it queues the reminders and makes the first attempts, waiting for them at
 // most the outbox's grace; the outbox retries failures until the
 // deadline.
 func (b *Broker) Remind(ctx context.Context, id string) error {
@@ -329,6 +333,8 @@ func (b *Broker) Remind(ctx context.Context, id string) error {
 			}
 		}
 	}
+	local, targets := b.splitTargets(targets)
+	b.touchLocal(q, local, true)
 	if len(targets) == 0 {
 		return nil
 	}
