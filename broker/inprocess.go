@@ -96,17 +96,15 @@ func (b *Broker) touchLocal(q *Question, local []Target, remind bool) {
 }
 
 // localCopies returns the copies of q at its in-process targets: posted
-// with the question, edited in-process once it closed.
+// with the question, edited in-process once it closed (on the channels
+// that edit their copies).
 func (b *Broker) localCopies(q *Question) []Copy {
 	local, _ := b.splitTargets(q.Targets)
 	out := make([]Copy, 0, len(local))
 	for _, t := range local {
 		c := Copy{Target: t, State: CopyPosted, MessageID: q.ID, Attempts: 1, UpdatedAt: q.CreatedAt}
-		if q.Status.Terminal() {
-			c.Edit = TaskDropped
-			if _, ok := b.channels[t.Channel].(Updater); ok {
-				c.Edit = TaskDone
-			}
+		if q.Status.Terminal() && b.edits(t.Channel) {
+			c.Edit = TaskDone
 		}
 		out = append(out, c)
 	}
