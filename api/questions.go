@@ -81,7 +81,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, agent string) {
 	view := questionView{Result: q.Result()}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 	defer cancel()
-	if view.Copies, err = s.b.Copies(ctx, q.ID); err != nil {
+	if view.Copies, err = s.b.CopiesOf(ctx, q); err != nil {
 		writeBrokerError(w, err)
 		return
 	}

@@ -184,6 +184,8 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	}
 	var stored *Question
 	var created bool
+	local, _ := b.splitTargets(q.Targets)
+	q.InProcess = local
 	for range 8 {
 		q.ID = NewID()
 		stored, created, err = b.store.CreateCapped(ctx, q, b.cfg.PendingPerAgent)
@@ -200,6 +202,7 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	if err != nil {
 		return nil, false, fmt.Errorf("broker: store question: %w", err)
 	}
+	stored.InProcess = nil
 	if !created {
 		if stored.Fingerprint != q.Fingerprint {
 			return stored, false, fmt.Errorf("%w: session_id %q and tool_call_id %q already name question %s (%s) with a different body", ErrConflict, req.SessionID, req.ToolCallID, stored.ID, stored.Status)
@@ -307,44 +310,6 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 	b.wake(id, q)
 	b.updateCopies(q)
 	return q, nil
-}
-
-// Remind queues a reminder under every copy of a pending question whose
-// channel can nudge and makes the first attempts, waiting for them at
-// most the outbox's grace; the outbox retries failures until the
-// deadline.
-func (b *Broker) Remind(ctx context.Context, id string) error {
-	q, err := b.store.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	if q.Status != StatusPending {
-		return &ClosedError{Question: q}
-	}
-	var targets []Target
-	for _, t := range q.Targets {
-		if ch, ok := b.channels[t.Channel]; ok {
-			if _, ok := ch.(Reminder); ok {
-				targets = append(targets, t)
-			}
-		}
-	}
-	if len(targets) == 0 {
-		return nil
-	}
-	if err := b.store.EnqueuePlatformWork(ctx, id, TaskRemind, targets, b.cfg.Now(), q.ExpiresAt); err != nil {
-		return err
-	}
-	// The first attempts are made now, as the sweeper expects of a
-	// reminder it marked sent; failures are retried by the outbox.
-	grace := time.NewTimer(b.ocfg.Grace)
-	defer grace.Stop()
-	select {
-	case <-b.deliverNow(id):
-	case <-grace.C:
-	case <-ctx.Done():
-	}
-	return nil
 }
 
 // Cancel ends the agent's pending question as cancelled.
