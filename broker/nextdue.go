@@ -7,7 +7,7 @@ import (
 )
 
 // MaxIdle bounds how long a loop that acts on timed work (the timeouts
-// sweeper, the platform outbox, the callback deliverer) sleeps when its
+// sweeper, the callback deliverer) sleeps when its
 // store tells it when the next entry falls due. A loop learns of work
 // written on its own instance at once (a kick); work written by another
 // instance sharing the store, such as a question with a short deadline
@@ -23,15 +23,6 @@ type DueSchedule interface {
 	// schedule falls due; ok is false when nothing is scheduled. The time
 	// may be in the past (work left for the next sweep).
 	NextScheduled(ctx context.Context) (at time.Time, ok bool, err error)
-}
-
-// DuePlatformWork is an optional capability of a Store: when the earliest
-// unfinished platform task falls due, so that the outbox loop can sleep
-// until then.
-type DuePlatformWork interface {
-	// NextPlatformWork returns when the earliest unfinished platform task
-	// (claimed or not) falls due; ok is false when there is none.
-	NextPlatformWork(ctx context.Context) (at time.Time, ok bool, err error)
 }
 
 // DueDeliveries is an optional capability of a Store: when the earliest

@@ -16,9 +16,7 @@ type OutboxConfig struct {
 	// (2 s): long enough to answer unsupported when every target fails
 	// for good, short enough that a slow platform never holds the agent.
 	Grace time.Duration
-	// Poll is how often the outbox is checked when nothing wakes it and
-	// the store cannot tell when its next task falls due, and how soon a
-	// due task that a claim missed is looked at again (1 s).
+	// Poll is how often the outbox is checked when nothing wakes it (1 s).
 	Poll time.Duration
 	// Concurrency bounds the attempts under way on this instance (16).
 	Concurrency int
@@ -64,24 +62,18 @@ func (b *Broker) kickOutbox() {
 
 // RunOutbox delivers the platform work of the store's outbox until ctx
 // ends, then waits for the attempts under way. Run it on every instance:
-// claims are safe across instances. It checks the outbox at once when this
-// instance queues work or an attempt finishes, and otherwise when the
-// earliest task falls due (a retry, the end of a claim), as the store
-// tells it (DuePlatformWork), but at least every MaxIdle, for work that
-// another instance queued. A store that cannot tell is checked every
-// Poll.
+// claims are safe across instances. It checks the outbox every Poll, and
+// at once when this instance queues work or an attempt finishes.
 func (b *Broker) RunOutbox(ctx context.Context) {
 	slots := make(chan struct{}, b.ocfg.Concurrency)
-	timer := time.NewTimer(b.ocfg.Poll)
-	defer timer.Stop()
+	tick := time.NewTicker(b.ocfg.Poll)
+	defer tick.Stop()
 	for {
-		full := false
 		if free := cap(slots) - len(slots); free > 0 && ctx.Err() == nil {
 			tasks, err := b.store.ClaimPlatformWork(ctx, "", time.Now(), free, b.taskHold())
 			if err != nil && ctx.Err() == nil {
 				b.log.Warn("platform outbox: claim failed", "err", err)
 			}
-			full = len(tasks) == free
 			for _, t := range tasks {
 				slots <- struct{}{}
 				b.updates.Add(1)
@@ -92,47 +84,14 @@ func (b *Broker) RunOutbox(ctx context.Context) {
 					b.kickOutbox()
 				}()
 			}
-		} else {
-			full = true
 		}
-		timer.Reset(b.outboxWait(ctx, full))
 		select {
 		case <-ctx.Done():
 			return
 		case <-b.kick:
-		case <-timer.C:
+		case <-tick.C:
 		}
 	}
-}
-
-// outboxWait is how long the outbox loop sleeps unless kicked. With every
-// slot taken (full), an attempt that ends kicks it; otherwise it sleeps
-// until the store's earliest task falls due, at most MaxIdle. Work already
-// due that the claim did not take (a race with another instance) is
-// looked at again after Poll, so the loop never spins.
-func (b *Broker) outboxWait(ctx context.Context, full bool) time.Duration {
-	due, ok := b.store.(DuePlatformWork)
-	if !ok {
-		return b.ocfg.Poll
-	}
-	if full {
-		return MaxIdle
-	}
-	at, ok, err := due.NextPlatformWork(ctx)
-	switch {
-	case err != nil:
-		if ctx.Err() == nil {
-			b.log.Warn("platform outbox: read the next due time", "err", err)
-		}
-		return b.ocfg.Poll
-	case !ok:
-		return MaxIdle
-	}
-	wait := time.Until(at)
-	if wait <= 0 {
-		return b.ocfg.Poll
-	}
-	return min(wait, MaxIdle)
 }
 
 // deliverNow claims the due tasks of one question and makes one attempt of

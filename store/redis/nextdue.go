@@ -10,9 +10,8 @@ import (
 )
 
 var (
-	_ broker.DueSchedule     = (*Store)(nil)
-	_ broker.DuePlatformWork = (*Store)(nil)
-	_ broker.DueDeliveries   = (*Store)(nil)
+	_ broker.DueSchedule   = (*Store)(nil)
+	_ broker.DueDeliveries = (*Store)(nil)
 )
 
 // NextScheduled returns the earliest deadline, reminder, lease end or
@@ -21,13 +20,6 @@ var (
 func (s *Store) NextScheduled(ctx context.Context) (time.Time, bool, error) {
 	at, ok, err := s.firstScore(ctx, "next scheduled", s.k.due, s.k.rem, s.k.lease, s.k.esc)
 	return time.UnixMicro(at).UTC(), ok, err
-}
-
-// NextPlatformWork returns when the earliest unfinished platform task
-// falls due (its index is scored in milliseconds).
-func (s *Store) NextPlatformWork(ctx context.Context) (time.Time, bool, error) {
-	at, ok, err := s.firstScore(ctx, "next platform task", s.k.platformOutbox)
-	return time.UnixMilli(at).UTC(), ok, err
 }
 
 // NextDelivery returns when the earliest pending callback delivery falls

@@ -9,9 +9,8 @@ import (
 )
 
 var (
-	_ broker.DueSchedule     = (*Store)(nil)
-	_ broker.DuePlatformWork = (*Store)(nil)
-	_ broker.DueDeliveries   = (*Store)(nil)
+	_ broker.DueSchedule   = (*Store)(nil)
+	_ broker.DueDeliveries = (*Store)(nil)
 )
 
 // Each query reads the first entry of the partial indexes that the due
@@ -23,20 +22,13 @@ const (
 		UNION ALL SELECT min(next_reminder_at) FROM questions WHERE status = 'pending' AND next_reminder_at IS NOT NULL
 		UNION ALL SELECT min(lease_until) FROM questions WHERE status = 'pending' AND lease_until IS NOT NULL
 		UNION ALL SELECT min(due_at) FROM escalations)`
-	sqlNextPlatformWork = `SELECT min(next_at) FROM platform_tasks WHERE state IN ('queued', 'retrying')`
-	sqlNextDelivery     = `SELECT min(next_at) FROM deliveries WHERE state = 'pending'`
+	sqlNextDelivery = `SELECT min(next_at) FROM deliveries WHERE state = 'pending'`
 )
 
 // NextScheduled returns the earliest deadline, reminder, lease end or
 // escalation step of a pending question.
 func (s *Store) NextScheduled(ctx context.Context) (time.Time, bool, error) {
 	return s.nextDue(ctx, "next scheduled", sqlNextScheduled)
-}
-
-// NextPlatformWork returns when the earliest unfinished platform task
-// falls due.
-func (s *Store) NextPlatformWork(ctx context.Context) (time.Time, bool, error) {
-	return s.nextDue(ctx, "next platform task", sqlNextPlatformWork)
 }
 
 // NextDelivery returns when the earliest pending callback delivery falls
