@@ -56,7 +56,7 @@ func (c *Config) sections(loop bool) []channelSection {
 			build: func(b *broker.Broker, w *wiring, o channels.Options) (broker.Channel, error) {
 				// Both stores keep sign-in sessions, so every instance accepts them.
 				inbox, err := web.New(ch.Web, b, web.Options{Logger: o.Logger, Now: o.Now, Location: o.Location,
-					Lister: b, Loopback: loop, Sessions: w.sessions})
+					Lister: b, Loopback: loop, Sessions: w.sessions, Copies: b})
 				if err == nil {
 					w.inboxURL = inbox.URL
 				}

@@ -48,6 +48,9 @@ type Config struct {
 	Server  edge.Settings `yaml:"server"`
 	Limits  LimitsConfig  `yaml:"limits"`
 	Metrics MetricsConfig `yaml:"metrics"`
+	// Outbox sets the ask's grace and the platforms' pacing
+	// (outboxconfig.go).
+	Outbox OutboxConfig `yaml:"outbox"`
 }
 
 // LogConfig sets the log level and format.
@@ -208,6 +211,7 @@ func (c *Config) finish() error {
 	p.Add(c.Timeouts.Validate())
 	p.Add(c.Server.Validate(len(c.Agents)))
 	p.Add(c.Limits.checkLimits())
+	p.Add(c.Outbox.Validate())
 	p.Add(c.checkChannels())
 	return errors.Join(p...)
 }

@@ -206,7 +206,7 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
 		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: cfg.questionsOff(),
 		OnBehalfOf: cfg.onBehalfOf(),
-		Outbox:     broker.OutboxConfig{Pacing: broker.DefaultPacing()},
+		Outbox:     cfg.Outbox.broker(),
 	})
 	if err != nil {
 		return nil, err
