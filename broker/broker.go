@@ -82,6 +82,8 @@ type Broker struct {
 	ocfg    OutboxConfig
 	// kick wakes the outbox loop (outbox.go).
 	kick chan struct{}
+	// due tells the sweeper of timed work written here (nextdue.go).
+	due *dueSignal
 	// closing ends the platform work under way when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
@@ -128,6 +130,7 @@ func New(cfg Config) (*Broker, error) {
 		waiters:   map[string]map[chan *Question]struct{}{},
 		followers: map[string]map[chan struct{}]struct{}{},
 		ocfg:      cfg.Outbox.withDefaults(), kick: make(chan struct{}, 1),
+		due: newDueSignal(),
 	}
 	b.closing, b.close = context.WithCancel(context.Background())
 	return b, nil
@@ -213,7 +216,9 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 		b.cfg.Observer.Asked(stored)
 	}
 	b.log.Info("question asked", "question_id", stored.ID, "agent", agent, "route", stored.Route, "prompts", len(stored.Prompts))
-	return b.post(ctx, b.scheduleEscalation(ctx, stored)), true, nil
+	stored = b.scheduleEscalation(ctx, stored)
+	b.noteScheduled(stored)
+	return b.post(ctx, stored), true, nil
 }
 
 // newQuestion builds the question of req on its route. The route decides
