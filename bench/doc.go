@@ -15,8 +15,13 @@
 //   - The scale runs measure Redis memory per pending question, bridge
 //     memory per blocked waiter, and the sweeper's rate when many questions
 //     time out in the same second.
-//   - The fault runs kill and restart parts of the system under load and
-//     check that every question was resolved exactly once.
+//   - The fault runs kill and restart parts of the system under load, cut
+//     or slow the fake platforms, hang up clients mid-post and flood a
+//     rate-limited chat, and check that every question was resolved
+//     exactly once and every platform copy posted once and edited. The
+//     platforms' flood control is played by a front before each fake
+//     (ratefront.go) that answers 429 the platform's way and records every
+//     call it let through.
 //
 // Every loop is bounded in count and in time, and all traffic stays on
 // 127.0.0.1. Heavy runs are commands of the tool, never part of go test.

@@ -16,6 +16,9 @@ const (
 	FaultPlatformCut  = "platform-cut"
 	FaultPostOutage   = "post-outage"
 	FaultPlatform429  = "platform-429"
+	FaultRestart      = "restart-in-outage"
+	FaultHangup       = "client-hangup"
+	FaultBurst        = "burst"
 )
 
 // FaultConfig describes a fault run.
@@ -29,6 +32,9 @@ type FaultConfig struct {
 	Duration time.Duration
 	At       time.Duration
 	Down     time.Duration
+	// Rate is the per-chat limit of the fake platforms, in messages a
+	// second (burst); Pace the bridge's pacing of those chats (0: Rate).
+	Rate, Pace int
 }
 
 // FaultResult is the outcome of a fault run and its verdict.

@@ -29,13 +29,16 @@ type Copy struct {
 	Attempts   int       `json:"attempts"`
 	UpdatedAt  time.Time `json:"updated_at"`
 	// Edit is the state of the edit of the copy, when one was asked for
-	// ("queued", "retrying", "done", "failed", "dropped").
+	// ("queued", "retrying", "done", "failed", "dropped"). A channel that
+	// edits no copies (the text channel) has no edit to show: Edit stays
+	// empty.
 	Edit          string `json:"edit,omitempty"`
 	EditLastError string `json:"edit_last_error,omitempty"`
 }
 
 // Copies lists the copies of question id, one per target, from the
-// store's outbox.
+// store's outbox. The edits of a channel that edits no copies are left
+// out rather than shown as dropped: nothing was left undone.
 func (b *Broker) Copies(ctx context.Context, id string) ([]Copy, error) {
 	tasks, err := b.store.PlatformWork(ctx, id)
 	if err != nil {
@@ -65,6 +68,9 @@ func (b *Broker) Copies(ctx context.Context, id string) ([]Copy, error) {
 			at[t.Target] = len(out)
 			out = append(out, c)
 		case TaskEdit:
+			if !b.edits(t.Target.Channel) {
+				continue
+			}
 			if i, ok := at[t.Target]; ok {
 				out[i].Edit, out[i].EditLastError = t.State, t.LastError
 			}
@@ -85,4 +91,15 @@ func splitClass(s string) (class, msg string) {
 		return class, s[:i] + ": " + msg
 	}
 	return "", s
+}
+
+// edits reports whether the named channel edits its copies; a channel
+// not registered here (another instance's) is taken to edit them.
+func (b *Broker) edits(channel string) bool {
+	ch, ok := b.channels[channel]
+	if !ok {
+		return true
+	}
+	_, ok = ch.(Updater)
+	return ok
 }

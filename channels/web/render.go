@@ -36,6 +36,10 @@ type view struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  time.Time  `json:"expires_at"`
 	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
+	// Copies are the question's copies on the other targets and their
+	// states, read when the page reads its state (absent from live
+	// events, whose page keeps the copies it had).
+	Copies []copyView `json:"copies,omitempty"`
 	// Rank orders versions of one question: a page keeps the version with
 	// the higher rank, so a late, older copy never replaces a newer one.
 	Rank int `json:"rank"`

@@ -117,7 +117,9 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 	}
 	page, more := pageOf(pending, before)
 	for _, q := range page {
-		st.Open = append(st.Open, render(q, reminded[q.ID], now, c.loc))
+		v := render(q, reminded[q.ID], now, c.loc)
+		v.Copies = c.copiesOf(ctx, q.ID)
+		st.Open = append(st.Open, v)
 	}
 	if more > 0 {
 		st.OpenMore, st.OpenCursor = more, cursorOf(page[len(page)-1]).String()
@@ -128,7 +130,9 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 		done = done[:c.cfg.History]
 	}
 	for _, q := range done {
-		st.History = append(st.History, render(q, false, now, c.loc))
+		v := render(q, false, now, c.loc)
+		v.Copies = c.copiesOf(ctx, q.ID)
+		st.History = append(st.History, v)
 	}
 	return st, nil
 }

@@ -54,6 +54,9 @@ type Options struct {
 	// Sessions keeps sign-in sessions; required with a token. Pass the
 	// bridge's store, so that every instance accepts a session.
 	Sessions broker.Sessions
+	// Copies, when set, lists each question's copies on the other
+	// targets, which the page shows with their states (pass the broker).
+	Copies CopyReader
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
@@ -63,6 +66,7 @@ type Channel struct {
 	cfg      Config
 	in       broker.InboundHandler
 	lister   Lister
+	copies   CopyReader
 	log      *slog.Logger
 	loc      *time.Location
 	auth     *auth
@@ -126,7 +130,7 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 	}
 	common := channels.Options{Logger: opts.Logger, Now: opts.Now, Location: opts.Location}.For(Name)
 	c := &Channel{
-		cfg: cfg, in: h, lister: opts.Lister,
+		cfg: cfg, in: h, lister: opts.Lister, copies: opts.Copies,
 		log: common.Logger, loc: common.Location,
 		auth: newAuth(token, opts.Sessions), hub: newHub(), static: static,
 		now: common.Now, beat: heartbeatEvery,

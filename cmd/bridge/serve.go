@@ -167,7 +167,7 @@ func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, electo
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
 		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: api.QuestionsOff(cfg.Agents),
 		OnBehalfOf: api.OnBehalfOf(cfg.Agents),
-		Outbox:     broker.OutboxConfig{Pacing: broker.DefaultPacing()},
+		Outbox:     cfg.Outbox.Broker(),
 	})
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/askbridge/askbridge/channels/builtin"
 	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/internal/edge"
+	"github.com/askbridge/askbridge/internal/outboxconfig"
 	"github.com/askbridge/askbridge/internal/routes"
 	"github.com/askbridge/askbridge/mcp"
 	"github.com/askbridge/askbridge/store/storeconfig"
@@ -44,6 +45,8 @@ type Config struct {
 	Server  edge.Settings       `yaml:"server"`
 	Limits  api.Limits          `yaml:"limits"`
 	Metrics api.MetricsSettings `yaml:"metrics"`
+	// Outbox sets the ask's grace and the platforms' pacing.
+	Outbox outboxconfig.Config `yaml:"outbox"`
 }
 
 // Log sets the log level and format.
@@ -130,6 +133,7 @@ func (c *Config) Finish() error {
 	p.Add(c.Timeouts.Validate())
 	p.Add(c.Server.Validate(len(c.Agents)))
 	p.Add(c.Limits.Validate())
+	p.Add(c.Outbox.Validate())
 	p.Add(c.Channels.Validate())
 	return errors.Join(p...)
 }

@@ -10,9 +10,12 @@ import (
 	"github.com/askbridge/askbridge/bench"
 )
 
+// runNames lists the fault runs.
+const runNames = "kill9, redis-restart, platform-cut, platform-429, post-outage, restart-in-outage, client-hangup or burst"
+
 func runFault(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError{fmt.Errorf("fault: name a run: kill9, redis-restart, platform-cut, platform-429 or post-outage")}
+		return usageError{fmt.Errorf("fault: name a run: %s", runNames)}
 	}
 	name := args[0]
 	fs := flag.NewFlagSet("fault "+name, flag.ContinueOnError)
@@ -34,8 +37,19 @@ func runFault(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case bench.FaultPostOutage:
 		fs.DurationVar(&cfg.Down, "down", 30*time.Second, "how long the fake platform is cut off")
 		fs.IntVar(&cfg.Agents, "questions", 200, "questions asked during the cut")
+	case bench.FaultRestart:
+		fs.StringVar(&cfg.Bridge, "bridge", "", "bridge binary (default: build ./cmd/bridge)")
+		fs.DurationVar(&cfg.Down, "down", 50*time.Second, "how long the fake platform is cut off (beyond the killed bridge's 40 s claims)")
+		fs.IntVar(&cfg.Agents, "questions", 50, "questions posted, then resolved during the cut")
+	case bench.FaultHangup:
+		fs.DurationVar(&cfg.Down, "delay", 2*time.Second, "how long the fake platforms take per message call")
+		fs.IntVar(&cfg.Agents, "questions", 200, "asks whose clients hang up")
+	case bench.FaultBurst:
+		fs.IntVar(&cfg.Agents, "questions", 500, "questions asked at once")
+		fs.IntVar(&cfg.Rate, "rate", 20, "messages a second the fakes allow per chat (the bridge's pacing is set to match)")
+		fs.IntVar(&cfg.Pace, "pace", 0, "messages a second the bridge sends per chat (default: --rate)")
 	default:
-		return usageError{fmt.Errorf("fault: unknown run %q (kill9, redis-restart, platform-cut, platform-429 or post-outage)", name)}
+		return usageError{fmt.Errorf("fault: unknown run %q (%s)", name, runNames)}
 	}
 	if err := parse(fs, args[1:]); err != nil {
 		return err
@@ -48,6 +62,12 @@ func runFault(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		res, err = bench.RunProcessFault(ctx, cfg, log)
 	case bench.FaultPostOutage:
 		res, err = bench.RunPostOutage(ctx, cfg, log)
+	case bench.FaultRestart:
+		res, err = bench.RunRestartInOutage(ctx, cfg, log)
+	case bench.FaultHangup:
+		res, err = bench.RunClientHangup(ctx, cfg, log)
+	case bench.FaultBurst:
+		res, err = bench.RunBurst(ctx, cfg, log)
 	default:
 		res, err = bench.RunPlatformFault(ctx, cfg, log)
 	}

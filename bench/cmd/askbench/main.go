@@ -4,7 +4,8 @@
 //
 //	askbench load  [--store sqlite|redis|URL] [--instances 1|2] [--mode blocking|pending] ...
 //	askbench scale pending|waiters|sweep ...
-//	askbench fault kill9|redis-restart|platform-cut|platform-429 ...
+//	askbench fault kill9|redis-restart|platform-cut|platform-429|post-outage ...
+//	askbench fault restart-in-outage|client-hangup|burst ...
 //
 // Run it from the repository: go run ./bench/cmd/askbench load --help
 package main
@@ -29,6 +30,10 @@ commands:
   fault redis-restart   restart Redis (AOF on) under load
   fault platform-cut    cut the fake Telegram server for a while
   fault platform-429    fill the fake Telegram server with 429s
+  fault post-outage     ask while the fake Telegram server is cut off
+  fault restart-in-outage  resolve and kill -9 the bridge while Telegram is cut off
+  fault client-hangup   asks whose clients hang up while the platforms are slow
+  fault burst           500 questions to one Slack channel and one Telegram group
 
 Each command takes --help.
 `

@@ -92,22 +92,8 @@ type Server struct {
 
 // New starts a fake Slack; it stops when the test ends.
 func New(t testing.TB) *Server {
-	s := &Server{
-		calls: map[string]int{}, failChan: map[string]string{}, failMethod: map[string]string{},
-		limited: map[string]int{}, users: map[string]User{}, changed: make(chan struct{}),
-	}
-	s.sock.init()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/api/", s.serveAPI)
-	mux.HandleFunc("/link/", s.serveSocket)
-	mux.HandleFunc("/hooks/", s.serveHook)
-	mux.HandleFunc("/files-pri/", s.serveFile)
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL + "/api"
-	t.Cleanup(func() {
-		s.sock.closeAll()
-		s.srv.Close()
-	})
+	s := Start()
+	t.Cleanup(s.Close)
 	return s
 }
 

@@ -196,6 +196,20 @@ function footerForm(v, cls, field, summary, label, buttonText, command, li, act)
   return d;
 }
 
+// copiesLine lists where else the question was posted and how each copy
+// stands ("Slack C0OPS: posted · Telegram -100…: retrying"), or is null.
+function copiesLine(v) {
+  if (!v.copies || !v.copies.length) return null;
+  const p = el('p', 'copies');
+  v.copies.forEach((c, i) => {
+    if (i) p.append(document.createTextNode(' · '));
+    const s = text('span', 'copy ' + c.state.replace(' ', '-'), c.text);
+    s.dataset.target = c.target;
+    p.append(s);
+  });
+  return p;
+}
+
 export function openCard(v, act) {
   const li = el('li', 'card' + (v.reminder ? ' reminded' : ''));
   li.id = 'q-' + v.id;
@@ -207,6 +221,8 @@ export function openCard(v, act) {
   li.append(meta);
   if (v.reminder) li.append(text('p', 'reminder', v.reminder));
   if (v.context) li.append(text('p', 'context', v.context));
+  const copies = copiesLine(v);
+  if (copies) li.append(copies);
   v.prompts.forEach((p, i) => li.append(promptBlock(v, p, i, li, act)));
   const footer = el('div', 'card-actions');
   if (v.discuss) {
@@ -237,6 +253,8 @@ export function pastItem(v) {
   li.append(meta);
   v.prompts.forEach((p) => li.append(text('p', 'prompt-text', p.question)));
   li.append(text('p', 'outcome', v.outcome));
+  const copies = copiesLine(v);
+  if (copies) li.append(copies);
   return li;
 }
 

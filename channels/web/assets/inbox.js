@@ -181,6 +181,8 @@ import { openCard, pastItem } from './cards.js';
   // keep takes a newer version of a question, never an older one.
   function keep(v) {
     const cur = model.get(v.id);
+    // Live events carry no copies: keep the ones the state read gave.
+    if (cur && !v.copies && cur.copies) v.copies = cur.copies;
     if (!cur || v.rank >= cur.rank) model.set(v.id, v);
     seen.set(v.id, ++events);
   }

@@ -1,0 +1,75 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+// CopyReader lists what became of a question's copies on every target:
+// the same view GET /v1/questions/{id} serves. *broker.Broker satisfies
+// it.
+type CopyReader interface {
+	Copies(ctx context.Context, id string) ([]broker.Copy, error)
+}
+
+// copyView is one copy of a question elsewhere, as the page shows it:
+// "Slack C0OPS: posted", "Telegram -1001234567890: retrying (unreachable,
+// 3 attempts)".
+type copyView struct {
+	Target string `json:"target"`
+	State  string `json:"state"`
+	Text   string `json:"text"`
+}
+
+// platformNames are the names people know the channels by.
+var platformNames = map[string]string{"telegram": "Telegram", "slack": "Slack", "discord": "Discord", "cli": "Text channel"}
+
+// copiesOf renders the copies of question id on targets other than the
+// inbox itself. A failure to read them leaves them out, logged: the page
+// still shows the question.
+func (c *Channel) copiesOf(ctx context.Context, id string) []copyView {
+	if c.copies == nil {
+		return nil
+	}
+	cs, err := c.copies.Copies(ctx, id)
+	if err != nil {
+		c.log.Warn("read copies", "question_id", id, "err", err)
+		return nil
+	}
+	var out []copyView
+	for _, cp := range cs {
+		if cp.Target.Channel == Name {
+			continue
+		}
+		out = append(out, renderCopy(cp))
+	}
+	return out
+}
+
+// renderCopy says where a copy is and how it stands.
+func renderCopy(cp broker.Copy) copyView {
+	where := platformNames[cp.Target.Channel]
+	if where == "" {
+		where = cp.Target.Channel
+	}
+	if cp.Target.Chat != "" {
+		where += " " + cp.Target.Chat
+	}
+	var notes []string
+	if cp.ErrorClass != "" {
+		notes = append(notes, cp.ErrorClass)
+	} else if cp.LastError != "" && cp.State != broker.CopyPosted {
+		notes = append(notes, cp.LastError)
+	}
+	if cp.State == broker.CopyRetrying && cp.Attempts > 1 {
+		notes = append(notes, fmt.Sprintf("%d attempts", cp.Attempts))
+	}
+	text := where + ": " + cp.State
+	if len(notes) > 0 {
+		text += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return copyView{Target: cp.Target.String(), State: cp.State, Text: text}
+}
