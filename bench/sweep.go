@@ -104,7 +104,7 @@ func ScaleSweep(ctx context.Context, env *Env, n, workers int, progress func(int
 }
 
 // countEvents counts the resolution events of each question in st's log.
-func countEvents(ctx context.Context, st broker.Store, agent string) (map[string]int, error) {
+func countEvents(ctx context.Context, st broker.EventLog, agent string) (map[string]int, error) {
 	seen := map[string]int{}
 	var after int64
 	for {

@@ -10,11 +10,11 @@ import (
 // re-reads from it, and every change of status is a compare-and-set in it.
 //
 // Store is composed of roles, one per kind of user, and only the code
-// that opens a store (cmd/bridge) and the stores themselves handle the
-// whole: the broker takes it, and every other consumer is handed only the
-// role it works with (the timeouts sweeper the Schedule, the callback
-// deliverer the Outbox and the Feed, the web inbox the Sessions, the API
-// what it reads beside the broker).
+// that opens a store (cmd/bridge, with store/storeconfig) and the stores
+// themselves handle the whole: the broker takes it, and every other
+// consumer is handed only the role it works with (the timeouts sweeper
+// the Schedule, the callback deliverer the Outbox and the Feed, the web
+// inbox the Sessions, the API what it reads beside the broker).
 //
 // Implementations: store/sqlite (embedded default) and store/redis. Both
 // pass the conformance suite in broker/brokertest. All methods are safe for
