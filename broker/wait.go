@@ -23,7 +23,9 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 	}
 	var renew <-chan time.Time
 	if q.Lease > 0 && q.Status == StatusPending {
-		b.renewLease(ctx, q)
+		// The agent is back: that renews the lease even when its wait
+		// ends before the write does.
+		b.renewLease(context.WithoutCancel(ctx), q)
 		t := time.NewTicker(q.Lease / 3)
 		defer t.Stop()
 		renew = t.C
@@ -62,7 +64,9 @@ func (b *Broker) renewLease(ctx context.Context, q *Question) {
 // one: long-polls call it.
 func (b *Broker) RenewLease(ctx context.Context, q *Question) {
 	if q.Lease > 0 && q.Status == StatusPending {
-		b.renewLease(ctx, q)
+		// The agent is back: that renews the lease even when its wait
+		// ends before the write does.
+		b.renewLease(context.WithoutCancel(ctx), q)
 	}
 }
 
