@@ -96,7 +96,12 @@ func (w *world) ask(t *testing.T, req *broker.AskRequest) *asked {
 		a.msg = w.fake.Message(refs[0].MessageID)
 	}
 	go func() {
+		// A snooze ends a wait early with the question still pending and
+		// its new deadline; an agent waits again, and so does this one.
 		got, err := w.b.Wait(ctx, "agent", q.ID)
+		for err == nil && got.Status == broker.StatusPending && ctx.Err() == nil {
+			got, err = w.b.Wait(ctx, "agent", q.ID)
+		}
 		a.result <- waited{got, err}
 	}()
 	return a
