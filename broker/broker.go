@@ -82,6 +82,9 @@ type Broker struct {
 	ocfg    OutboxConfig
 	// kick wakes the outbox loop (outbox.go).
 	kick chan struct{}
+	// holds are the platforms' retry_after seen by this instance
+	// (pacing.go).
+	holds paceHolds
 	// closing ends the platform work under way when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
