@@ -30,7 +30,7 @@ type Bridge struct {
 }
 
 // NewBridge opens a store in a temporary directory and starts a broker
-// with routes on it; configure may adjust the broker's configuration
+// with routes on it, and its outbox; configure may adjust the broker's configuration
 // (timeouts, responders) before it starts. Register channels with
 // Start.
 func NewBridge(t testing.TB, routes map[string]broker.Route, configure ...func(*broker.Config)) *Bridge {
@@ -54,8 +54,11 @@ func NewBridge(t testing.TB, routes map[string]broker.Route, configure ...func(*
 		t.Fatalf("broker: %v", err)
 	}
 	br := &Bridge{Broker: b, Store: st, Ctx: ctx, Logs: logs, Logger: log, t: t}
-	br.wg.Add(1)
+	br.wg.Add(2)
 	go func() { defer br.wg.Done(); b.Run(ctx) }()
+	// The outbox sends again what a first attempt could not (a 429, a
+	// platform down), as on every bridge instance.
+	go func() { defer br.wg.Done(); b.RunOutbox(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		br.wg.Wait()

@@ -76,6 +76,8 @@ type envOptions struct {
 	mode       string // "" polling, "webhook"
 	responders []string
 	noRun      bool
+	// outbox tunes the broker's outbox (pacing).
+	outbox broker.OutboxConfig
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -90,7 +92,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
 		"prod":    prodRoute,
 		"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
-	})
+	}, func(c *broker.Config) { c.Outbox = o.outbox })
 	t.Setenv(tokenEnv, testToken)
 	cfg := Config{TokenEnv: tokenEnv, APIURL: fake.URL(), PollTimeout: time.Second}
 	var hook atomic.Value // http.Handler, set once the channel exists

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Tokens the fake accepts.
@@ -37,6 +38,8 @@ type Message struct {
 	Blocks json.RawMessage
 	// Updates counts chat.update calls on the message.
 	Updates int
+	// PostedAt is when chat.postMessage posted it.
+	PostedAt time.Time
 }
 
 // Ephemeral is a chat.postEphemeral call.
@@ -315,7 +318,7 @@ func (s *Server) postMessage(form url.Values) apiResult {
 	if thread != "" && s.find(ch, thread) == nil {
 		return fail("thread_not_found")
 	}
-	m := &Message{Channel: ch, TS: s.nextTS(), ThreadTS: thread, Text: form.Get("text"), Blocks: json.RawMessage(form.Get("blocks"))}
+	m := &Message{Channel: ch, TS: s.nextTS(), ThreadTS: thread, Text: form.Get("text"), Blocks: json.RawMessage(form.Get("blocks")), PostedAt: time.Now()}
 	s.messages = append(s.messages, m)
 	s.notify()
 	msg := map[string]any{"type": "message", "text": m.Text, "user": BotUserID, "bot_id": BotID, "ts": m.TS}
