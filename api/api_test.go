@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 const (
@@ -37,34 +36,26 @@ type server struct {
 // server (its timeouts) before it starts.
 func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	var b *broker.Broker
-	metrics := api.NewMetrics(func() int { return b.Waiting() }, st)
-	b, err = broker.New(broker.Config{Store: st, Logger: log, Observer: metrics, Routes: map[string]broker.Route{
-		broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var b *sqlitetest.Broker
+	var metrics *api.Metrics
+	b = sqlitetest.NewBroker(t, sqlitetest.DefaultRoute(cli.Name, ""), func(c *broker.Config) {
+		metrics = api.NewMetrics(func() int { return b.Waiting() }, c.Store)
+		c.Observer = metrics
+	})
 	b.Register(&cli.Channel{})
+	log := slog.New(slog.DiscardHandler)
 	srv := api.New(api.Config{
 		AgentKeys:     []api.Key{{Name: "claude", Secret: agentKey}, {Name: "other", Secret: otherKey}},
 		ResponderKeys: []api.Key{{Name: "Anna", User: "anna", Secret: annaKey}},
 		Loopback:      true, Logger: log, Metrics: metrics,
-	}, b, st)
-	ctx, cancel := context.WithCancel(context.Background())
-	go b.Run(ctx)
+	}, b.Broker, b.Store)
 	hs := httptest.NewUnstartedServer(srv)
 	for _, f := range configure {
 		f(hs.Config)
 	}
 	hs.Start()
-	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); b.Close(); st.Close() })
-	return &server{Server: hs, api: srv, b: b, st: st, metrics: metrics}
+	t.Cleanup(func() { srv.Drain(); hs.Close() })
+	return &server{Server: hs, api: srv, b: b.Broker, st: b.Store, metrics: metrics}
 }
 
 // call sends a request and returns the status and decoded JSON body.
@@ -346,11 +337,9 @@ func TestLongPollPendingCancelAndMetrics(t *testing.T) {
 }
 
 func TestDrainReleasesWaitersWith202(t *testing.T) {
-	st, _ := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "d.db"))
-	defer st.Close()
-	b, _ := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}}}})
+	b := sqlitetest.NewBroker(t, sqlitetest.DefaultRoute(cli.Name, ""))
 	b.Register(&cli.Channel{})
-	srv := api.New(api.Config{Loopback: true}, b, st)
+	srv := api.New(api.Config{Loopback: true}, b.Broker, b.Store)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	done := make(chan int)

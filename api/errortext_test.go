@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,7 +13,7 @@ import (
 	"github.com/askbridge/askbridge/channels/cli"
 	redisstore "github.com/askbridge/askbridge/store/redis"
 	"github.com/askbridge/askbridge/store/redis/redistest"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // internals are what must never show in an error a client reads: Go type
@@ -27,13 +26,7 @@ var internals = regexp.MustCompile(`sqlite|redis|json:|broker\.|api\.|\[\]|map\[
 // with none of the internals above.
 func TestErrorTextsAreForTheReader(t *testing.T) {
 	stores := map[string]func(t *testing.T) broker.Store{
-		"sqlite": func(t *testing.T) broker.Store {
-			st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return st
-		},
+		"sqlite": func(t *testing.T) broker.Store { return sqlitetest.OpenStore(t) },
 		"redis": func(t *testing.T) broker.Store {
 			st, err := redisstore.Open(context.Background(), redistest.Shared(t), slog.New(slog.DiscardHandler))
 			if err != nil {

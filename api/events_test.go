@@ -4,18 +4,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // evEnv is an API server on a broker with a real SQLite store.
@@ -26,27 +24,12 @@ type evEnv struct {
 
 func newEvEnv(t *testing.T, keys ...Key) *evEnv {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "askbridge.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := broker.New(broker.Config{
-		Store:  st,
-		Routes: map[string]broker.Route{"default": {Targets: []broker.Target{{Channel: "test", Chat: "c1"}}}},
-		Logger: log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := sqlitetest.NewBroker(t, sqlitetest.DefaultRoute("test", "c1"))
 	b.Register(brokertest.NewChannel("test"))
-	ctx, cancel := context.WithCancel(context.Background())
-	go b.Run(ctx)
-	srv := New(Config{Loopback: true, AgentKeys: keys, Logger: log}, b, st)
+	srv := New(Config{Loopback: true, AgentKeys: keys, Logger: slog.New(slog.DiscardHandler)}, b.Broker, b.Store)
 	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel() })
-	return &evEnv{b: b, srv: hs}
+	t.Cleanup(func() { srv.Drain(); hs.Close() })
+	return &evEnv{b: b.Broker, srv: hs}
 }
 
 // ask stores a question of agent in session and returns its id.

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,7 +15,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // readCounter is the real store, counting the reads of each agent's event
@@ -51,33 +49,20 @@ type limitEnv struct {
 
 func newLimitEnv(tb testing.TB, pending, streams int) *limitEnv {
 	tb.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "askbridge.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	counted := &readCounter{Store: st, reads: map[string]int{}}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := broker.New(broker.Config{
-		Store:           counted,
-		Routes:          map[string]broker.Route{"default": {Targets: []broker.Target{{Channel: "test", Chat: "c1"}}}},
-		Logger:          log,
-		PendingPerAgent: pending,
+	var counted *readCounter
+	b := sqlitetest.NewBroker(tb, sqlitetest.DefaultRoute("test", "c1"), func(c *broker.Config) {
+		counted = &readCounter{Store: c.Store, reads: map[string]int{}}
+		c.Store, c.PendingPerAgent = counted, pending
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
 	b.Register(brokertest.NewChannel("test"))
-	ctx, cancel := context.WithCancel(context.Background())
-	go b.Run(ctx)
 	var keys []Key
 	for i := 1; i <= 3; i++ {
 		keys = append(keys, Key{Name: fmt.Sprintf("a%d", i), Secret: fmt.Sprintf("k%d", i)})
 	}
-	srv := New(Config{Loopback: true, AgentKeys: keys, Logger: log, StreamsPerAgent: streams}, b, counted)
+	srv := New(Config{Loopback: true, AgentKeys: keys, Logger: slog.New(slog.DiscardHandler), StreamsPerAgent: streams}, b.Broker, counted)
 	hs := httptest.NewServer(srv)
-	tb.Cleanup(func() { srv.Drain(); hs.Close(); cancel() })
-	return &limitEnv{evEnv: &evEnv{b: b, srv: hs}, store: counted}
+	tb.Cleanup(func() { srv.Drain(); hs.Close() })
+	return &limitEnv{evEnv: &evEnv{b: b.Broker, srv: hs}, store: counted}
 }
 
 // bearer is the header of agent aN's key.

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,7 +12,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // instanceOn is one bridge instance (store handle, broker, API with
@@ -21,26 +20,17 @@ import (
 // file would be.
 func instanceOn(t *testing.T, path string) *server {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	var b *broker.Broker
-	metrics := api.NewMetrics(func() int { return b.Waiting() }, st)
-	b, err = broker.New(broker.Config{Store: st, Logger: log, Observer: metrics, Routes: map[string]broker.Route{
-		broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var b *sqlitetest.Broker
+	var metrics *api.Metrics
+	b = sqlitetest.OpenBroker(t, path, sqlitetest.DefaultRoute(cli.Name, ""), func(c *broker.Config) {
+		metrics = api.NewMetrics(func() int { return b.Waiting() }, c.Store)
+		c.Observer = metrics
+	})
 	b.Register(&cli.Channel{})
-	srv := api.New(api.Config{Loopback: true, Logger: log, Metrics: metrics}, b, st)
-	ctx, cancel := context.WithCancel(context.Background())
-	go b.Run(ctx)
+	srv := api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler), Metrics: metrics}, b.Broker, b.Store)
 	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { srv.Drain(); hs.Close(); cancel(); b.Close(); st.Close() })
-	return &server{Server: hs, b: b, st: st}
+	t.Cleanup(func() { srv.Drain(); hs.Close() })
+	return &server{Server: hs, b: b.Broker, st: b.Store}
 }
 
 var pendingSample = regexp.MustCompile(`(?m)^askbridge_questions_pending (\S+)$`)

@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // logBuffer collects log lines safely from handler goroutines.
@@ -39,22 +38,14 @@ func (l *logBuffer) String() string {
 // settings, logging into the returned buffer.
 func edgeServer(t *testing.T, cfg api.Config) (*httptest.Server, broker.Store, *logBuffer) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "sub", "api.db")
-	st, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := &logBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
-	b, err := broker.New(broker.Config{Store: st, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := sqlitetest.OpenBroker(t, filepath.Join(t.TempDir(), "sub", "api.db"), func(c *broker.Config) { c.Logger = log })
 	cfg.Logger, cfg.Loopback = log, true
-	cfg.Metrics = api.NewMetrics(func() int { return 0 }, st)
-	hs := httptest.NewServer(api.New(cfg, b, st))
-	t.Cleanup(func() { hs.Close(); b.Close(); st.Close() })
-	return hs, st, logs
+	cfg.Metrics = api.NewMetrics(func() int { return 0 }, b.Store)
+	hs := httptest.NewServer(api.New(cfg, b.Broker, b.Store))
+	t.Cleanup(hs.Close)
+	return hs, b.Store, logs
 }
 
 func get(t *testing.T, url, key string) (int, string) {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // agentAPI is a small HTTP client of the bridge's v1 API, tuned for many
@@ -20,6 +22,14 @@ type agentAPI struct {
 	retry    bool
 	callback string
 }
+
+// The pauses between retries of a request start at retryDelay and double
+// up to maxRetryDelay: short, so that a run measures the restart and not
+// the pauses.
+const (
+	retryDelay    = 20 * time.Millisecond
+	maxRetryDelay = 500 * time.Millisecond
+)
 
 func newAgentAPI(conns int, retry bool) *agentAPI {
 	tr := &http.Transport{
@@ -57,15 +67,14 @@ func (a *agentAPI) do(ctx context.Context, method, url string, body any, out any
 			return 0, err
 		}
 	}
-	for backoff := 20 * time.Millisecond; ; backoff = min(backoff*2, 500*time.Millisecond) {
+	pauses := backoff.New(retryDelay, maxRetryDelay)
+	for {
 		code, err := a.once(ctx, method, url, raw, out)
 		if !a.retry || (err == nil && code != http.StatusBadGateway && code != http.StatusServiceUnavailable) || ctx.Err() != nil {
 			return code, err
 		}
-		select {
-		case <-ctx.Done():
+		if pauses.Wait(ctx) != nil {
 			return code, err
-		case <-time.After(backoff):
 		}
 	}
 }

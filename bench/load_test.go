@@ -2,10 +2,8 @@ package bench
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,36 +11,18 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // inProcessBridge serves the real API, broker and text channel on a
 // SQLite file, on loopback.
 func inProcessBridge(t *testing.T) (string, broker.Store) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := broker.New(broker.Config{Store: st, Logger: log,
-		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: cli.Name}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := sqlitetest.NewBroker(t, sqlitetest.DefaultRoute(cli.Name, ""))
 	b.Register(&cli.Channel{})
-	done := make(chan struct{})
-	go func() { defer close(done); b.Run(ctx) }()
-	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b, st))
-	t.Cleanup(func() {
-		srv.Close()
-		cancel()
-		<-done
-		b.Close()
-		st.Close()
-	})
-	return srv.URL, st
+	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, b.Broker, b.Store))
+	t.Cleanup(srv.Close)
+	return srv.URL, b.Store
 }
 
 func TestLoadAnswersEveryQuestionOnce(t *testing.T) {
@@ -97,11 +77,7 @@ func TestLoadRefusesBadConfig(t *testing.T) {
 
 func TestStoreOnlyOnSQLite(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "so.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqlitetest.OpenStore(t)
 	res, err := StoreOnly(ctx, st, 4, 40, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -110,17 +110,37 @@ func FreePort() (int, error) {
 // CommandCalls returns the sum of calls over every command in INFO
 // commandstats of the Redis at c.
 func CommandCalls(ctx context.Context, c goredis.UniversalClient) (int64, error) {
+	by, err := CommandCallsBy(ctx, c)
+	var total int64
+	for _, n := range by {
+		total += n
+	}
+	return total, err
+}
+
+// CommandCallsBy returns the calls of each command in INFO commandstats
+// of the Redis at c ("evalsha", "hgetall", ...), leaving out INFO itself.
+func CommandCallsBy(ctx context.Context, c goredis.UniversalClient) (map[string]int64, error) {
 	info, err := c.Info(ctx, "commandstats").Result()
 	if err != nil {
-		return 0, fmt.Errorf("redis: INFO commandstats: %w", err)
+		return nil, fmt.Errorf("redis: INFO commandstats: %w", err)
 	}
-	return sumCalls(info), nil
+	return callsBy(info), nil
 }
 
 // sumCalls adds the calls= of every cmdstat_ line, leaving out INFO itself
 // (the measurement's own command).
 func sumCalls(info string) int64 {
 	var total int64
+	for _, n := range callsBy(info) {
+		total += n
+	}
+	return total
+}
+
+// callsBy reads the calls= of every cmdstat_ line but INFO's.
+func callsBy(info string) map[string]int64 {
+	out := map[string]int64{}
 	for _, line := range strings.Split(info, "\n") {
 		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" {
@@ -129,11 +149,23 @@ func sumCalls(info string) int64 {
 		for _, kv := range strings.Split(rest, ",") {
 			if v, ok := strings.CutPrefix(kv, "calls="); ok {
 				n, _ := strconv.ParseInt(v, 10, 64)
-				total += n
+				out[strings.TrimPrefix(name, "cmdstat_")] += n
 			}
 		}
 	}
-	return total
+	return out
+}
+
+// perCycle divides the growth of each command's calls from before to
+// after by cycles, leaving out commands that did not grow.
+func perCycle(before, after map[string]int64, cycles int) map[string]float64 {
+	out := map[string]float64{}
+	for name, n := range after {
+		if d := n - before[name]; d > 0 {
+			out[name] = float64(d) / float64(cycles)
+		}
+	}
+	return out
 }
 
 // UsedMemory returns used_memory from INFO memory, in bytes.

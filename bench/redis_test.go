@@ -15,6 +15,21 @@ func TestSumCalls(t *testing.T) {
 	}
 }
 
+func TestPerCycleAndTopCalls(t *testing.T) {
+	before := map[string]int64{"hget": 10, "zadd": 4, "get": 7}
+	after := map[string]int64{"hget": 30, "zadd": 24, "get": 7, "evalsha": 50}
+	by := perCycle(before, after, 10)
+	if len(by) != 3 || by["hget"] != 2 || by["evalsha"] != 5 {
+		t.Fatalf("perCycle = %v, want evalsha 5, hget 2, zadd 2 and no get", by)
+	}
+	if got, want := topCalls(by, 2), "evalsha 5.0, hget 2.0"; got != want {
+		t.Errorf("topCalls = %q, want %q (most first, ties by name)", got, want)
+	}
+	if got := topCalls(nil, 8); got != "" {
+		t.Errorf("topCalls of nothing = %q", got)
+	}
+}
+
 func TestInfoField(t *testing.T) {
 	v, ok := infoField("# Memory\r\nused_memory:1024\r\nused_memory_human:1.00K\r\n", "used_memory")
 	if !ok || v != "1024" {

@@ -38,8 +38,10 @@ type LoadReport struct {
 	Load   *LoadResult `json:"end_to_end"`
 	// RedisCallsPerCycle is the INFO commandstats delta (sum of calls,
 	// including calls made inside scripts) divided by cycles.
-	RedisCallsPerCycle float64     `json:"redis_calls_per_cycle,omitempty"`
-	Bridges            []ProcStats `json:"bridges,omitempty"`
+	RedisCallsPerCycle float64 `json:"redis_calls_per_cycle,omitempty"`
+	// RedisCallsByCommand is the same per command.
+	RedisCallsByCommand map[string]float64 `json:"redis_calls_by_command,omitempty"`
+	Bridges             []ProcStats        `json:"bridges,omitempty"`
 	// Tool and Redis are the load tool's own process and the private
 	// redis-server, which share the machine with the bridges.
 	Tool           *ProcStats         `json:"tool,omitempty"`
@@ -73,6 +75,10 @@ func RunLoad(ctx context.Context, env *Env, cfg LoadConfig, storeOnly bool) (*Lo
 		defer rc.Close()
 	}
 	calls0 := redisCalls(ctx, rc)
+	var by0 map[string]int64
+	if rc != nil {
+		by0, _ = CommandCallsBy(ctx, rc)
+	}
 	pids := []int{os.Getpid()}
 	if env.Redis != nil {
 		pids = append(pids, env.Redis.Pid())
@@ -94,6 +100,9 @@ func RunLoad(ctx context.Context, env *Env, cfg LoadConfig, storeOnly bool) (*Lo
 	rep.Bridges = procs
 	if rc != nil && res.Cycles > 0 {
 		rep.RedisCallsPerCycle = float64(redisCalls(ctx, rc)-calls0) / float64(res.Cycles)
+		if by, err := CommandCallsBy(ctx, rc); err == nil && by0 != nil {
+			rep.RedisCallsByCommand = perCycle(by0, by, res.Cycles)
+		}
 	}
 	if !storeOnly {
 		return rep, nil

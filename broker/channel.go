@@ -30,6 +30,18 @@ type Updater interface {
 	Update(ctx context.Context, q *Question, m MessageRef) error
 }
 
+// Finder is implemented by channels whose copies carry a key the
+// platform can be searched by (Slack's message metadata), so that a post
+// whose outcome was lost (the bridge died between the platform's answer
+// and its record, or the answer never arrived) is found instead of being
+// made twice. The outbox asks only when an earlier attempt may have
+// reached the platform.
+type Finder interface {
+	// FindCopy returns the reference of q's copy in chat, as Post would
+	// have returned it, with ok false when there is none.
+	FindCopy(ctx context.Context, q *Question, chat string) (ref MessageRef, ok bool, err error)
+}
+
 // Reminder is implemented by channels that can nudge people about a
 // pending question (a reply in the thread, a visual state).
 type Reminder interface {

@@ -1,5 +1,7 @@
 package broker
 
+import "time"
+
 // UpdateCopies lets the external tests hand a version of a question to the
 // copy edits, as a change seen late would.
 func (b *Broker) UpdateCopies(q *Question) { b.updateCopies(q) }
@@ -10,3 +12,7 @@ var (
 	AllowedFileTypes = allowedFileTypes
 	FormatDuration   = formatDuration
 )
+
+// MayHavePosted lets the external tests ask when a post looks for its
+// copy first.
+func (b *Broker) MayHavePosted(t PlatformTask, now time.Time) bool { return b.mayHavePosted(t, now) }

@@ -106,12 +106,18 @@ func (b *Broker) attemptPost(ctx context.Context, log *slog.Logger, t PlatformTa
 		b.finishTask(ctx, log, t, TaskDropped, "the question closed before it was posted")
 		return
 	}
-	if ok := b.paced(ctx, log, t); !ok {
-		return
+	// The search comes before pacing: a task put back until its pacing
+	// slot looks freshly recorded, which would hide that an attempt may
+	// have posted before.
+	ref, found, err := b.findCopy(ctx, log, t, q, ch)
+	if !found && err == nil {
+		if ok := b.paced(ctx, log, t); !ok {
+			return
+		}
+		pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
+		ref, err = ch.Post(pctx, q, t.Target.Chat)
+		cancel()
 	}
-	pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
-	ref, err := ch.Post(pctx, q, t.Target.Chat)
-	cancel()
 	t.Attempts++
 	if err != nil {
 		b.taskFailed(ctx, log, t, err)

@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // responder plays the person: it returns the commands to send for a
@@ -63,39 +62,28 @@ type bridge struct {
 	path string
 	addr string
 
-	ch     *autoChannel
-	st     *sqlite.Store
-	api    *api.Server
-	hs     *http.Server
-	cancel context.CancelFunc
-	done   chan struct{}
+	ch   *autoChannel
+	sb   *sqlitetest.Broker
+	api  *api.Server
+	hs   *http.Server
+	done chan struct{}
 }
 
 // startBridge serves a bridge on the SQLite file path at addr
 // ("127.0.0.1:0" picks a port). Route "default" posts to the auto
 // channel; route "nowhere" to a channel that is not configured.
 func startBridge(path, addr string, respond responder) (*bridge, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, path)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := broker.New(broker.Config{
-		Store: st, Logger: log,
-		Routes: map[string]broker.Route{
+	sb, err := sqlitetest.Start(path, func(c *broker.Config) {
+		c.Routes = map[string]broker.Route{
 			"default": {Targets: []broker.Target{{Channel: "auto", Chat: "room"}}},
 			"nowhere": {Targets: []broker.Target{{Channel: "sms", Chat: "+100"}}},
-		},
+		}
 	})
 	if err != nil {
-		cancel()
-		st.Close()
 		return nil, err
 	}
-	ch := &autoChannel{b: b, copies: st, respond: respond, ctx: ctx}
-	b.Register(ch)
+	ch := &autoChannel{b: sb.Broker, copies: sb.Store, respond: respond, ctx: sb.Ctx}
+	sb.Register(ch)
 	var ln net.Listener
 	for range 50 { // the old server's port may take a moment to free
 		if ln, err = net.Listen("tcp", addr); err == nil {
@@ -104,16 +92,14 @@ func startBridge(path, addr string, respond responder) (*bridge, error) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err != nil {
-		cancel()
-		st.Close()
+		sb.Close()
 		return nil, err
 	}
-	srv := api.New(api.Config{Loopback: true, Logger: log, DefaultWait: 2 * time.Second}, b, st)
+	srv := api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler), DefaultWait: 2 * time.Second}, sb.Broker, sb.Store)
 	br := &bridge{
-		URL: "http://" + ln.Addr().String(), B: b, path: path, addr: ln.Addr().String(),
-		ch: ch, st: st, api: srv, hs: &http.Server{Handler: srv}, cancel: cancel, done: make(chan struct{}),
+		URL: "http://" + ln.Addr().String(), B: sb.Broker, path: path, addr: ln.Addr().String(),
+		ch: ch, sb: sb, api: srv, hs: &http.Server{Handler: srv}, done: make(chan struct{}),
 	}
-	go b.Run(ctx)
 	go func() { _ = br.hs.Serve(ln); close(br.done) }()
 	return br, nil
 }
@@ -128,10 +114,9 @@ func (br *bridge) Stop() {
 		br.hs.Close()
 	}
 	<-br.done
-	br.cancel()
+	br.sb.Stop()
 	br.ch.wg.Wait()
-	br.B.Close()
-	br.st.Close()
+	br.sb.Close()
 }
 
 // Kill stops the bridge abruptly, as a crash would: open connections
@@ -139,10 +124,9 @@ func (br *bridge) Stop() {
 func (br *bridge) Kill() {
 	br.hs.Close()
 	<-br.done
-	br.cancel()
+	br.sb.Stop()
 	br.ch.wg.Wait()
-	br.B.Close()
-	br.st.Close()
+	br.sb.Close()
 }
 
 // Restart kills the bridge and starts a new one on the same file and

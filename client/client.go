@@ -28,8 +28,9 @@ type Client struct {
 	base string
 	key  string
 	http *http.Client
-	// RetryDelay is the first pause before re-attaching after a lost
-	// connection; it doubles up to 5 s.
+	// RetryDelay is the first step of the pauses before re-attaching
+	// after a lost connection: each pause is drawn from the upper half
+	// of a step that doubles up to 5 s.
 	RetryDelay time.Duration
 	// ConnectTimeout bounds how long a blocking call (AskRaw, Ask,
 	// AskAsync, Wait, Events) keeps trying to reach a server that has not

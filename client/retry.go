@@ -48,21 +48,26 @@ func (e *UnreachableError) Error() string {
 // Unwrap returns the last failure.
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// retrier paces the retries of one blocking call: it doubles the pause
-// up to 5 s, tells Client.OnRetry, and gives up after ConnectTimeout while
+// retrier paces the retries of one blocking call: its pauses follow
+// internal/backoff from Client.RetryDelay up to maxRetryDelay, it tells Client.OnRetry, and gives up after ConnectTimeout while
 // the server has not accepted a connection of the call yet. The server
 // counts as reached once it accepts a connection, not once it answers: a
 // long-poll cut by a crash re-attaches, whatever ConnectTimeout.
 type retrier struct {
 	c       *Client
-	delay   time.Duration
+	pauses  *backoff.Backoff
 	conn    atomic.Bool // set when the transport got a connection
 	reached bool
 	attempt int
 	since   time.Time
 }
 
-func (c *Client) newRetrier() *retrier { return &retrier{c: c, delay: c.RetryDelay} }
+// maxRetryDelay caps the pause between two tries of a blocking call.
+const maxRetryDelay = 5 * time.Second
+
+func (c *Client) newRetrier() *retrier {
+	return &retrier{c: c, pauses: backoff.New(c.RetryDelay, maxRetryDelay)}
+}
 
 // trace returns ctx with a hook that notes each connection the call's
 // requests get.
@@ -75,7 +80,8 @@ func (r *retrier) trace(ctx context.Context) context.Context {
 // ok records an answer from the server: the next failure starts a new
 // outage, with the shortest pause.
 func (r *retrier) ok() {
-	r.reached, r.attempt, r.delay = true, 0, r.c.RetryDelay
+	r.reached, r.attempt = true, 0
+	r.pauses.Reset()
 }
 
 // pause returns nil after waiting out the pause when err is worth another
@@ -93,7 +99,7 @@ func (r *retrier) pause(ctx context.Context, err error) error {
 		r.since = now
 	}
 	r.attempt++
-	d := r.delay
+	d := r.pauses.Next()
 	if !r.reached && r.c.ConnectTimeout > 0 {
 		left := r.c.ConnectTimeout - now.Sub(r.since)
 		if left <= 0 {
@@ -104,9 +110,5 @@ func (r *retrier) pause(ctx context.Context, err error) error {
 	if r.c.OnRetry != nil {
 		r.c.OnRetry(RetryInfo{Server: r.c.base, Err: err, Attempt: r.attempt, Reached: r.reached, Delay: d})
 	}
-	if err := backoff.Sleep(ctx, d); err != nil {
-		return err
-	}
-	r.delay = min(2*r.delay, 5*time.Second)
-	return nil
+	return backoff.Sleep(ctx, d)
 }

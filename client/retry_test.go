@@ -129,3 +129,35 @@ func TestConnectTimeoutSparesReattach(t *testing.T) {
 		t.Fatalf("OnRetry was told %+v first, want attempt 1 of a re-attach", seen[0])
 	}
 }
+
+// TestReattachPausesGrowAndEndWithTheContext: with no limit but ctx, a
+// call keeps trying with pauses drawn from the upper half of a step that
+// doubles from RetryDelay, and stops as soon as ctx ends.
+func TestReattachPausesGrowAndEndWithTheContext(t *testing.T) {
+	c := client.New("http://"+closedAddr(t), "")
+	c.RetryDelay = 20 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var r retries
+	c.OnRetry = func(i client.RetryInfo) {
+		r.add(i)
+		if i.Attempt == 4 {
+			cancel()
+		}
+	}
+	_, err := c.Wait(ctx, "k7m2qx")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait = %v, want context.Canceled", err)
+	}
+	seen := r.all()
+	if len(seen) != 4 {
+		t.Fatalf("%d retries, want 4: none after the context ended", len(seen))
+	}
+	step := c.RetryDelay
+	for i, s := range seen {
+		if s.Attempt != i+1 || s.Delay < step/2 || s.Delay >= step {
+			t.Errorf("retry %d: attempt %d, pause %s; want attempt %d, pause within [%s, %s)", i+1, s.Attempt, s.Delay, i+1, step/2, step)
+		}
+		step *= 2
+	}
+}

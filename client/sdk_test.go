@@ -90,7 +90,7 @@ func TestAskOutcomes(t *testing.T) {
 			// The sweeper is a function of the time: sweep at the
 			// deadline instead of waiting for it.
 			q := pendingID(t, br)
-			sw := timeouts.New(br.B, br.st, timeouts.Options{})
+			sw := timeouts.New(br.B, br.sb.Store, timeouts.Options{})
 			if st, err := sw.Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
 				t.Errorf("sweep at the deadline: %+v, %v", st, err)
 			}
@@ -107,7 +107,7 @@ func TestAskOutcomes(t *testing.T) {
 		{name: "timed out without a default", q: func(q client.Question) client.Question { q.Default = nil; return q },
 			act: func(t *testing.T, br *bridge, _ *client.Client) {
 				q := pendingID(t, br)
-				if st, err := timeouts.New(br.B, br.st, timeouts.Options{}).Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
+				if st, err := timeouts.New(br.B, br.sb.Store, timeouts.Options{}).Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
 					t.Errorf("sweep at the deadline: %+v, %v", st, err)
 				}
 			}, status: client.StatusTimedOut, is: client.ErrTimeout, check: func(t *testing.T, res *client.Result, err error) {
@@ -343,7 +343,7 @@ func sweepWhenAnswered(t *testing.T, br *bridge, n int) {
 	for range 500 {
 		q := pendingID(t, br)
 		if q.ProgressCount() == n {
-			if st, err := timeouts.New(br.B, br.st, timeouts.Options{}).Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
+			if st, err := timeouts.New(br.B, br.sb.Store, timeouts.Options{}).Sweep(context.Background(), q.ExpiresAt); err != nil || st.TimedOut != 1 {
 				t.Errorf("sweep at the deadline: %+v, %v", st, err)
 			}
 			return

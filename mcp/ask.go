@@ -107,6 +107,15 @@ func sessionOf(req *sdk.CallToolRequest) string {
 // submitWait is how long the first submit of a waiting call blocks.
 const submitWait = 100 * time.Millisecond
 
+// The pauses between retries of a bridge that is restarting start at
+// retryDelay and double up to maxRetryDelay (maxGetRetryDelay for a
+// single read).
+const (
+	retryDelay       = 200 * time.Millisecond
+	maxRetryDelay    = 5 * time.Second
+	maxGetRetryDelay = 2 * time.Second
+)
+
 // reattach finds the question of a request cancelled while it was being
 // submitted: asking again with the same session and tool-call ids returns
 // the question the first submit created.
@@ -125,17 +134,16 @@ func (s *Server) reattach(a Asker, q client.Question) *client.Result {
 // for a while; validation and other client errors return at once, and so
 // does a pending-mode ask, whose caller is not prepared to wait.
 func (s *Server) submit(ctx context.Context, a Asker, q client.Question, wait bool) (*client.Result, error) {
-	delay := 200 * time.Millisecond
+	pauses := backoff.New(retryDelay, maxRetryDelay)
 	giveUp := time.Now().Add(s.submitRetry)
 	for {
 		res, err := a.Submit(ctx, q)
 		if err == nil || !client.Transient(err) || ctx.Err() != nil || !wait || time.Now().After(giveUp) {
 			return res, err
 		}
-		if backoff.Sleep(ctx, delay) != nil {
+		if pauses.Wait(ctx) != nil {
 			return nil, err
 		}
-		delay = min(2*delay, 5*time.Second)
 	}
 }
 
@@ -153,7 +161,7 @@ func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Dur
 	defer context.AfterFunc(s.draining, cancel)()
 	defer cancel()
 	last := &client.Result{ID: id, Status: client.StatusPending}
-	delay := 200 * time.Millisecond
+	pauses := backoff.New(retryDelay, maxRetryDelay)
 	for {
 		wait := s.cfg.PollWait
 		if dl, ok := ctx.Deadline(); ok {
@@ -169,7 +177,7 @@ func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Dur
 			return res, nil
 		case err == nil:
 			last = res
-			delay = 200 * time.Millisecond
+			pauses.Reset()
 			if time.Since(started) >= wait/2 {
 				continue
 			}
@@ -180,10 +188,9 @@ func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Dur
 		case !client.Transient(err):
 			return last, err
 		}
-		if backoff.Sleep(ctx, delay) != nil {
+		if pauses.Wait(ctx) != nil {
 			return last, nil
 		}
-		delay = min(2*delay, 5*time.Second)
 	}
 }
 

@@ -2,10 +2,8 @@ package mcp_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/askbridge/askbridge/client"
 	"github.com/askbridge/askbridge/mcp"
 	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // bridge is a real askbridge server in this process (API, broker,
@@ -31,31 +30,12 @@ type bridge struct {
 
 func startBridge(t *testing.T) *bridge {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := broker.New(broker.Config{Store: st, Logger: log, Routes: map[string]broker.Route{
-		"default": {Targets: []broker.Target{{Channel: "room", Chat: "c1"}}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := sqlitetest.NewBroker(t, sqlitetest.DefaultRoute("room", "c1"))
 	ch := brokertest.NewChannel("room")
 	b.Register(ch)
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	hs := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b, st))
-	t.Cleanup(func() {
-		hs.Close()
-		cancel()
-		<-done
-		b.Close()
-		st.Close()
-	})
-	return &bridge{b: b, st: st, ch: ch, api: client.New(hs.URL, "")}
+	hs := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, b.Broker, b.Store))
+	t.Cleanup(hs.Close)
+	return &bridge{b: b.Broker, st: b.Store, ch: ch, api: client.New(hs.URL, "")}
 }
 
 // answer sends a person's command for the last posted question.

@@ -142,16 +142,15 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest) (*sdk.
 func (s *Server) getOnce(ctx context.Context, a Asker, id string) (*client.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	delay := 200 * time.Millisecond
+	pauses := backoff.New(retryDelay, maxGetRetryDelay)
 	for {
 		res, err := a.Get(ctx, id, 0)
 		if err == nil || !client.Transient(err) || ctx.Err() != nil {
 			return res, err
 		}
-		if backoff.Sleep(ctx, delay) != nil {
+		if pauses.Wait(ctx) != nil {
 			return nil, err
 		}
-		delay = min(2*delay, 2*time.Second)
 	}
 }
 

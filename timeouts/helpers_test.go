@@ -13,6 +13,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 	"github.com/askbridge/askbridge/timeouts"
 )
 
@@ -76,30 +77,16 @@ func openEnv(t testing.TB, path string, c *clock, cfg broker.Config) *env {
 // openEnvWith is openEnv with ch (named "chat") as the channel.
 func openEnvWith(t testing.TB, path string, c *clock, cfg broker.Config, ch broker.Channel) *env {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	cfg.Store, cfg.Now, cfg.Logger = st, c.Now, quiet
 	if cfg.Routes == nil {
-		cfg.Routes = map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: chatID}}}}
+		sqlitetest.DefaultRoute("chat", chatID)(&cfg)
 	}
-	b, err := broker.New(cfg)
-	if err != nil {
-		t.Fatalf("broker: %v", err)
-	}
-	b.Register(ch)
-	done := make(chan struct{})
-	go func() { defer close(done); b.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		b.Close()
-		st.Close()
+	b := sqlitetest.OpenBroker(t, path, func(bc *broker.Config) {
+		cfg.Store, cfg.Now, cfg.Logger = bc.Store, c.Now, quiet
+		*bc = cfg
 	})
-	return &env{clock: c, path: path, store: st, broker: b,
-		sweeper: timeouts.New(b, st, timeouts.Options{Logger: quiet})}
+	b.Register(ch)
+	return &env{clock: c, path: path, store: b.Store, broker: b.Broker,
+		sweeper: timeouts.New(b.Broker, b.Store, timeouts.Options{Logger: quiet})}
 }
 
 // ask asks req as agent "a1" and fails the test on an error.

@@ -3,14 +3,12 @@ package timeouts_test
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 	"github.com/askbridge/askbridge/timeouts"
 )
 
@@ -18,11 +16,8 @@ import (
 // was resolved since and every pending question, however old.
 func TestPurgeKeepsPendingAndRecent(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	b := sqlitetest.NewBroker(t)
+	st := b.Store
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	old, recent, pending := brokertest.NewQuestion("aaaaaa", "a", now.Add(-10*24*time.Hour)), brokertest.NewQuestion("bbbbbb", "a", now.Add(-time.Hour)), brokertest.NewQuestion("cccccc", "a", now.Add(-30*24*time.Hour))
 	for _, q := range []*broker.Question{old, recent, pending} {
@@ -36,12 +31,7 @@ func TestPurgeKeepsPendingAndRecent(t *testing.T) {
 	if _, err := st.Resolve(ctx, recent.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now.Add(-time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	s := timeouts.New(b, st, timeouts.Options{})
+	s := timeouts.New(b.Broker, st, timeouts.Options{})
 	if n, err := s.Purge(ctx, now); err != nil || n != 1 {
 		t.Fatalf("purged %d (%v), want 1", n, err)
 	}

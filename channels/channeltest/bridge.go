@@ -3,13 +3,12 @@ package channeltest
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/testutil"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // Bridge is the real broker on a temporary SQLite file, running until the
@@ -35,36 +34,18 @@ type Bridge struct {
 // Start.
 func NewBridge(t testing.TB, routes map[string]broker.Route, configure ...func(*broker.Config)) *Bridge {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
-	if err != nil {
-		cancel()
-		t.Fatalf("open store: %v", err)
-	}
 	logs := &testutil.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cfg := broker.Config{Store: st, Routes: routes, Logger: log}
-	for _, f := range configure {
-		f(&cfg)
-	}
-	b, err := broker.New(cfg)
-	if err != nil {
-		cancel()
-		_ = st.Close()
-		t.Fatalf("broker: %v", err)
-	}
-	br := &Bridge{Broker: b, Store: st, Ctx: ctx, Logs: logs, Logger: log, t: t}
-	br.wg.Add(2)
-	go func() { defer br.wg.Done(); b.Run(ctx) }()
+	base := func(c *broker.Config) { c.Routes, c.Logger = routes, log }
+	sb := sqlitetest.NewBroker(t, append([]func(*broker.Config){base}, configure...)...)
+	br := &Bridge{Broker: sb.Broker, Store: sb.Store, Ctx: sb.Ctx, Logs: logs, Logger: log, t: t}
 	// The outbox sends again what a first attempt could not (a 429, a
 	// platform down), as on every bridge instance.
-	go func() { defer br.wg.Done(); b.RunOutbox(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		br.wg.Wait()
-		b.Close()
-		_ = st.Close()
-	})
+	br.wg.Add(1)
+	go func() { defer br.wg.Done(); sb.Broker.RunOutbox(sb.Ctx) }()
+	// Registered after the broker's cleanup, so it runs first: the
+	// channels' loops end before the broker and the store close.
+	t.Cleanup(func() { sb.Stop(); br.wg.Wait() })
 	return br
 }
 
@@ -108,4 +89,17 @@ func (br *Bridge) Question(id string) *broker.Question {
 		br.t.Fatalf("get %s: %v", id, err)
 	}
 	return q
+}
+
+// RunOutbox runs b's outbox loop, which retries the platform work that
+// failed within an ask's grace, until the test ends. Call it after the
+// broker is built, so that it stops before the broker closes.
+func RunOutbox(t testing.TB, b *broker.Broker) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); b.RunOutbox(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
 }

@@ -115,7 +115,9 @@ func (c *Channel) Name() string { return Name }
 // (without sharding), so only the leader instance runs it.
 func (c *Channel) Singleton() bool { return true }
 
-// Post renders q and sends it to the Discord channel chat (a channel id).
+// Post renders q and sends it to the Discord channel chat (a channel id),
+// with the copy's nonce enforced (nonce.go), so a post sent again after a
+// lost answer returns the copy already made.
 func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
 	if err := checkChat(chat); err != nil {
 		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("discord: post %s: %w", q.ID, err))
@@ -127,7 +129,7 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 	m := render(q, c.loc)
 	var msg *discordgo.Message
 	err = c.call(ctx, func(opts ...discordgo.RequestOption) (err error) {
-		msg, err = c.session.ChannelMessageSendComplex(to, &discordgo.MessageSend{
+		msg, err = c.sendOnce(to, copyNonce(q.ID, chat), &discordgo.MessageSend{
 			Content: m.Content, Components: m.Components, AllowedMentions: noMentions(),
 		}, opts...)
 		return err

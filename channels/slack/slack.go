@@ -122,6 +122,7 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 		slackapi.MsgOptionBlocks(questionBlocks(q, c.loc)...),
 		slackapi.MsgOptionDisableLinkUnfurl(),
 		slackapi.MsgOptionDisableMediaUnfurl(),
+		slackapi.MsgOptionMetadata(copyMetadata(q, chat)),
 	)
 	if err != nil {
 		return broker.MessageRef{}, classify(fmt.Errorf("slack: post question %s to %s: %w", q.ID, chat, err))

@@ -12,6 +12,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 const (
@@ -38,10 +39,12 @@ func (c *Channel) botFor(ctx context.Context) *tgbotapi.BotAPI {
 }
 
 // call runs fn against the Bot API, waiting out 429 answers as Telegram
-// asks (retry_after) up to maxRetries times, and returns the classified,
-// token-free error. It is for the calls made directly (answering a button
-// tap, a reply, polling); the outbox's calls go through once.
+// asks (retry_after, or internal/backoff's pauses from 1 s when it does
+// not say) up to maxRetries times, and returns the classified, token-free
+// error. It is for the calls made directly (answering a button tap, a
+// reply, polling); the outbox's calls go through once.
 func (c *Channel) call(ctx context.Context, what string, fn func(bot *tgbotapi.BotAPI) error) error {
+	var pauses *backoff.Backoff // for a 429 without retry_after
 	for attempt := 0; ; attempt++ {
 		err := fn(c.botFor(ctx))
 		if err == nil {
@@ -51,7 +54,10 @@ func (c *Channel) call(ctx context.Context, what string, fn func(bot *tgbotapi.B
 		if errors.As(err, &te) && te.Code == http.StatusTooManyRequests && attempt < maxRetries {
 			wait := time.Duration(te.RetryAfter) * time.Second
 			if wait <= 0 {
-				wait = time.Second << attempt
+				if pauses == nil {
+					pauses = backoff.New(time.Second, maxRetryWait)
+				}
+				wait = pauses.Next()
 			}
 			if wait > maxRetryWait {
 				return fmt.Errorf("telegram: %s: rate limited for %s: %w", what, wait, err)

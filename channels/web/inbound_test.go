@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // post sends a POST to the inbox as a browser on origin would.
@@ -189,7 +190,7 @@ func TestNew(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ch, err := New(tc.cfg, nopHandler{}, Options{Lister: emptyLister{}, Loopback: tc.loopback, Logger: quiet, Sessions: tempStore(t)})
+			ch, err := New(tc.cfg, nopHandler{}, Options{Lister: emptyLister{}, Loopback: tc.loopback, Logger: quiet, Sessions: sqlitetest.OpenStore(t)})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want one mentioning %q", err, tc.err)

@@ -1,30 +1,16 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
-
-// tempStore is a real SQLite store in a temporary directory.
-func tempStore(t *testing.T) *sqlite.Store {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
 
 // login signs in with token and returns the session cookie.
 func login(t *testing.T, base, token string) *http.Cookie {

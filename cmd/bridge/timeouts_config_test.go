@@ -16,7 +16,7 @@ import (
 	"github.com/askbridge/askbridge/channels/cli"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/config"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 	"github.com/askbridge/askbridge/timeouts"
 )
 
@@ -104,20 +104,12 @@ func (e *recordingElector) RunAsLeader(ctx context.Context, name string, fn func
 func TestTimeoutJobsRunTheSweeperAsLeader(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "askbridge.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	var mu sync.Mutex
 	now := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := broker.New(broker.Config{Store: st, Now: clock, Logger: log,
-		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "cli"}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	log := slog.New(slog.DiscardHandler)
+	sb := sqlitetest.NewBroker(t, sqlitetest.DefaultRoute(cli.Name, ""), func(c *broker.Config) { c.Now = clock })
+	b, st := sb.Broker, sb.Store
 	cfg := defaultConfig()
 	cfg.Timeouts.SweepEvery = timeouts.SweepInterval(time.Second)
 	if err := cfg.finish(); err != nil {

@@ -10,19 +10,24 @@ import (
 // concurrent use: each retry loop owns one.
 type Backoff struct {
 	initial, max, step time.Duration
+	// draw returns a random duration in [0, n); tests pin it.
+	draw func(n time.Duration) time.Duration
 }
+
+// random draws from math/rand/v2's source, safe for concurrent use.
+func random(n time.Duration) time.Duration { return rand.N(n) }
 
 // New returns a Backoff whose first pause is at most initial and whose
 // pauses stop growing at ceiling.
 func New(initial, ceiling time.Duration) *Backoff {
 	initial = max(initial, time.Nanosecond)
-	return &Backoff{initial: initial, max: max(ceiling, initial), step: initial}
+	return &Backoff{initial: initial, max: max(ceiling, initial), step: initial, draw: random}
 }
 
 // Next returns the pause before the next attempt, drawn from
 // [step/2, step), and doubles the step up to the cap.
 func (b *Backoff) Next() time.Duration {
-	d := Jitter(b.step)
+	d := jitter(b.draw, b.step)
 	b.step = min(2*b.step, b.max)
 	return d
 }
@@ -36,11 +41,13 @@ func (b *Backoff) Wait(ctx context.Context) error { return Sleep(ctx, b.Next()) 
 
 // Jitter returns a pause drawn from [d/2, d): at least half of d, so that
 // a pause never collapses to nothing.
-func Jitter(d time.Duration) time.Duration {
+func Jitter(d time.Duration) time.Duration { return jitter(random, d) }
+
+func jitter(draw func(time.Duration) time.Duration, d time.Duration) time.Duration {
 	if d < 2 {
 		return d
 	}
-	return d/2 + rand.N(d-d/2)
+	return d/2 + draw(d-d/2)
 }
 
 // Full returns the pause after attempt n (1-based) of a schedule that
@@ -49,6 +56,10 @@ func Jitter(d time.Duration) time.Duration {
 // are never closer than base). Durable retries that count their attempts
 // in a store use it instead of a Backoff.
 func Full(base, ceiling time.Duration, n int) time.Duration {
+	return full(random, base, ceiling, n)
+}
+
+func full(draw func(time.Duration) time.Duration, base, ceiling time.Duration, n int) time.Duration {
 	step := base
 	for i := 1; i < n && step < ceiling; i++ {
 		step *= 2
@@ -57,7 +68,7 @@ func Full(base, ceiling time.Duration, n int) time.Duration {
 	if step <= base {
 		return base
 	}
-	return base + rand.N(step-base+1)
+	return base + draw(step-base+1)
 }
 
 // Sleep waits for d, or returns ctx's error as soon as ctx ends.

@@ -1,7 +1,10 @@
 // Package backoff is the one way askbridge waits between attempts that
-// failed: a channel's receiver reconnecting, the Redis resolution feed
-// resubscribing, a callback delivery or its record, the edit of a posted
-// copy.
+// failed: a channel's receiver reconnecting, Telegram's pause on a 429
+// that names no wait, the Redis resolution feed resubscribing, a callback
+// delivery or its record, the client re-attaching to a question, the MCP
+// adapter and the hook riding out a restarting bridge, the bench tool's
+// client. (The broker keeps its own doubling for the edits of posted
+// copies: it imports nothing of the project.)
 //
 // A Backoff starts at its initial pause and doubles it up to a cap; each
 // pause it hands out is drawn at random from the upper half of the

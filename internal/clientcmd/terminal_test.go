@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +14,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/internal/cmdline"
-	"github.com/askbridge/askbridge/store/sqlite"
+	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
 // hostile is text that would act on a terminal or reorder what it shows.
@@ -29,16 +28,8 @@ var rawTerminalBytes = []string{"\x1b", "\u202e", "\u202c", "\u009b", "\x7f"}
 // written before these were refused may hold: nothing reaches the
 // terminal raw, and the table shows a visible escape instead.
 func TestCLIEscapesWhatItPrints(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "cli.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	b, err := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := sqlitetest.NewBroker(t)
+	st := b.Store
 	now := time.Now()
 	pending := brokertest.NewQuestion(broker.NewID(), api.LocalAgent, now)
 	pending.Prompts[0].Question = hostile
@@ -58,7 +49,7 @@ func TestCLIEscapesWhatItPrints(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, b, st))
+	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, b.Broker, st))
 	defer srv.Close()
 	t.Setenv("ASKBRIDGE_SERVER", srv.URL)
 	t.Setenv("ASKBRIDGE_KEY", "")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/backoff"
 	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
@@ -162,20 +163,15 @@ func askForHook(ctx context.Context, c *client.Client, a *hookAsk, o hookOptions
 func submitWithin(ctx context.Context, c *client.Client, q client.Question, d time.Duration) (*client.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	delay := 100 * time.Millisecond
+	pauses := backoff.New(100*time.Millisecond, time.Second)
 	for {
 		res, err := c.Submit(ctx, q)
 		if err == nil || !client.Transient(err) {
 			return res, err
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if pauses.Wait(ctx) != nil {
 			return nil, fmt.Errorf("the bridge at %s did not answer within %s: %w", hookServer(), d, err)
-		case <-t.C:
 		}
-		delay = min(2*delay, time.Second)
 	}
 }
 

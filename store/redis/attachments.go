@@ -33,13 +33,16 @@ type fileMeta struct {
 // putFileScript stores a file with a pending question, within the
 // question's total. KEYS: rec, files. ARGV: 1 meta json, 2 bytes, 3 size,
 // 4 max total, 5 ttl ms. Returns {'ok', n}, {'nf'}, {'closed', whole}
-// or {'full', total}.
+// or {'full', total}. It marks the record (field hf), so that Resolve
+// knows to expire the files with the record; files stored without the
+// mark (by an older version) expire with their own time to live.
 var putFileScript = goredis.NewScript(prelude + `
-local st = redis.call('HGET', KEYS[1], 'st')
-if not st then return {'nf'} end
-if st ~= 'pending' then return {'closed', whole(KEYS[1])} end
+local f = redis.call('HMGET', KEYS[1], 'st', 'hf')
+if not f[1] then return {'nf'} end
+if f[1] ~= 'pending' then return {'closed', whole(KEYS[1])} end
 local total = tonumber(redis.call('HGET', KEYS[2], 't') or '0')
 if total + tonumber(ARGV[3]) > tonumber(ARGV[4]) then return {'full', tostring(total)} end
+if not f[2] then redis.call('HSET', KEYS[1], 'hf', '1') end
 local n = redis.call('HINCRBY', KEYS[2], 'n', 1)
 redis.call('HSET', KEYS[2], 'm' .. n, ARGV[1], 'd' .. n, ARGV[2])
 redis.call('HINCRBY', KEYS[2], 't', ARGV[3])
@@ -84,7 +87,7 @@ func (s *Store) PutAttachment(ctx context.Context, id string, f broker.File, max
 	case "full":
 		return 0, fmt.Errorf("redis store: put attachment %s: the question keeps %v bytes of files, and %d more would pass %d: %w", id, v[1], f.Size, maxTotal, broker.ErrLimit)
 	}
-	_, err = s.mutationResult("put attachment", id, v)
+	_, err = s.mutationResult(ctx, "put attachment", id, v)
 	return 0, err
 }
 

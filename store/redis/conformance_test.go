@@ -62,6 +62,6 @@ func TestConformanceSentinel(t *testing.T) {
 	}
 	brokertest.TestStore(t, func(t *testing.T) broker.Store { return open(t, cfg(t)) })
 	t.Run("FeedAcrossStores", func(t *testing.T) { testFeedAcrossStores(t, cfg(t)) })
-	t.Run("CycleRoundTrips", func(t *testing.T) { testCycleRoundTrips(t, cfg(t), 5, 5) })
+	t.Run("CycleRoundTrips", func(t *testing.T) { testCycleRoundTrips(t, cfg(t), 4, 4) })
 	t.Run("DeadReservation", func(t *testing.T) { testTakesOverDeadReservation(t, cfg(t)) })
 }

@@ -146,7 +146,7 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 			return holder{stored: true}, nil
 		}
 	} else {
-		keys, args, err := s.createArgs(st, key, max)
+		keys, args, cb, err := s.createArgs(st, key, max)
 		if err != nil {
 			return holder{}, err
 		}
@@ -158,6 +158,7 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 		}
 		switch v[0] {
 		case "ok":
+			s.bodies.put(st.ID, cb.version, cb.body)
 			return holder{stored: true}, nil
 		case "taken":
 			return holder{}, fmt.Errorf("redis store: create %s: %w", st.ID, broker.ErrIDTaken)
@@ -183,6 +184,10 @@ func (s *Store) recordTTL(q *broker.Question) time.Duration {
 	return life + s.cfg.Retention + grace
 }
 
+// indexTTL is the life every index key of a shard gets when it is
+// written: that of the longest-lived record it may index.
+func (s *Store) indexTTL() time.Duration { return maxLifetime + s.cfg.Retention + grace }
+
 // trimBefore is the creation time before which index entries can only
 // belong to expired records.
 func (s *Store) trimBefore(now time.Time) int64 {
@@ -196,7 +201,7 @@ func (s *Store) trimBefore(now time.Time) int64 {
 // entry stays until the question's deadline plus an hour: a question that
 // may exist is counted rather than not.)
 func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, max int) error {
-	keys, args, err := s.createArgs(q, idemKey, max)
+	keys, args, cb, err := s.createArgs(q, idemKey, max)
 	if err != nil {
 		return err
 	}
@@ -226,6 +231,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, 
 	case -1:
 		return fmt.Errorf("redis store: create: %w", pendingLimit(max))
 	}
+	s.bodies.put(q.ID, cb.version, cb.body)
 	return nil
 }
 
@@ -246,19 +252,21 @@ func pendingEnd(q *broker.Question) time.Time {
 
 // fixedArgs is how many arguments of createScript come before the
 // field/value pairs.
-const fixedArgs = 19
+const fixedArgs = 20
 
 // createArgs returns the KEYS and ARGV of createScript for q (see
 // createWrite): fixedArgs arguments, then field/value pairs.
-func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]string, []any, error) {
+func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]string, []any, cachedBody, error) {
+	// The body's version (bodies.go) comes first among the pairs.
 	// Progress and selections live in their own fields, so that the
 	// scripts that change them see them; the JSON holds the rest.
-	var extra []any
+	bv := newBodyVersion()
+	extra := []any{"bv", bv}
 	for i, a := range q.Progress {
 		if a != nil {
 			b, err := json.Marshal(a)
 			if err != nil {
-				return nil, nil, fmt.Errorf("redis store: create: encode: %w", err)
+				return nil, nil, cachedBody{}, fmt.Errorf("redis store: create: encode: %w", err)
 			}
 			extra = append(extra, "p"+strconv.Itoa(i), string(b))
 		}
@@ -276,10 +284,11 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	bare.Progress, bare.Selections = nil, nil
 	bare.Agent, bare.SessionID, bare.Status, bare.CreatedAt = "", "", "", time.Time{}
 	bare.Reminders, bare.RemindersSent, bare.LeaseUntil = nil, 0, time.Time{}
-	body, err := json.Marshal(&bare)
+	raw, err := json.Marshal(&bare)
 	if err != nil {
-		return nil, nil, fmt.Errorf("redis store: create: encode: %w", err)
+		return nil, nil, cachedBody{}, fmt.Errorf("redis store: create: encode: %w", err)
 	}
+	body := string(raw)
 	n := shardOf(q.ID)
 	var expires, next, leaseNs, leaseUs string
 	if !q.ExpiresAt.IsZero() {
@@ -301,9 +310,9 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		q.ID, body, q.Agent, q.SessionID, usec(q.CreatedAt), expires,
 		strings.Join(rts, ","), next, leaseNs, leaseUs, idemKey, q.CallbackURL,
 		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(time.Now()), q.RemindersSent,
-		max, usec(pendingEnd(q)), usec(time.Now()),
+		max, usec(pendingEnd(q)), usec(time.Now()), s.indexTTL().Milliseconds(),
 	}, extra...)
-	return keys, args, nil
+	return keys, args, cachedBody{version: bv, body: body}, nil
 }
 
 // Get returns the question, or broker.ErrNotFound.
@@ -312,12 +321,32 @@ func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rec.question()
+	return s.question(id, rec)
+}
+
+// question assembles question id from its record, from the decoded body
+// the store keeps when it has it.
+func (s *Store) question(id string, r record) (*broker.Question, error) {
+	return r.questionWith(s.bodies.base(id, r))
 }
 
 func (s *Store) record(ctx context.Context, id string) (record, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
+	}
+	if s.bodies.version(id) != "" {
+		// The body is kept: read the record alone, and the body only if
+		// the record proves to be another question's.
+		m, err := s.c.HGetAll(ctx, s.k.rec(id)).Result()
+		if err != nil {
+			return nil, wrap("get", err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
+		}
+		if r := record(m); s.bodies.fill(id, r) {
+			return r, nil
+		}
 	}
 	pipe := s.c.Pipeline()
 	hash := pipe.HGetAll(ctx, s.k.rec(id))
@@ -330,6 +359,7 @@ func (s *Store) record(ctx context.Context, id string) (record, error) {
 		return nil, fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
 	}
 	m["j"] = body.Val()
+	s.bodies.fill(id, record(m))
 	return record(m), nil
 }
 

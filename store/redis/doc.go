@@ -26,6 +26,7 @@
 //	P{sN}:done               zset id -> resolved (µs), for Purge
 //	P{sN}:ob                 zset id -> next delivery attempt (µs)
 //	P{sN}:unl                zset id -> resolved (µs): event maybe unlogged
+//	                         (Cluster only)
 //	P{sK}:k:<digest>         string "<id>:<ms>": idempotency key -> id,
 //	                         K = crc32(digest) % 16, digest = sha256 of
 //	                         agent, session and tool call id (128 bits hex)
@@ -51,14 +52,18 @@
 // i), rs and rt (reminders sent, reminder times), lu (lease end), mn and
 // m<n> (posted copies: channel, chat, message id, time, tab-separated),
 // k (idempotency key), cb (callback URL) and the callback delivery in
-// ds/da/dn/de/dc/du. A pending question with one posted copy takes about
+// ds/da/dn/de/dc/du, and bv, a random version of the body drawn at
+// creation: each Store keeps the bodies it wrote or read lately
+// (bodies.go) and reads only the hash of a question whose bv it has. A
+// pending question with one posted copy takes about
 // 1.5-1.9 KiB including its index entries (see docs/redis.md).
 //
 // # Scripts and slots
 //
 // Each change is one Lua script over keys of one slot: create (record and
-// indexes; off Cluster also the pending set, below), resolve (the compare-and-set pending -> terminal, unindexing,
-// outbox entry, unlogged-event marker, record expiry), save progress
+// indexes; off Cluster also the pending set, below), resolve (the
+// compare-and-set pending -> terminal, unindexing, outbox entry, record
+// expiry; off Cluster also the event, below), save progress
 // (first answer wins), set selection, claim reminder, renew lease, add
 // message, claim and update delivery, purge of one shard. Scripts derive
 // record keys from a prefix that carries the shard's tag, so they stay in
@@ -78,12 +83,15 @@
 //     Create finishes; a reservation with no record that is older than
 //     5 s (its Create died between the steps, or its record expired) is
 //     taken over.
-//   - Resolve's script marks the question in the shard's unl set; a
-//     second round trip appends its event to the global log in slot {ev}
-//     (one counter orders all events, so Seq grows strictly) and publishes
-//     the id; it is idempotent per question. Due logs the events of marks
-//     older than 10 s and drops the marks, so a crash between the two
-//     steps loses no event.
+//   - Resolve's event goes to the global log in slot {ev} (one counter
+//     orders all events, so Seq grows strictly), and the id is published.
+//     Off Cluster the resolve script does it in the same step, deriving
+//     the agent's log and pending set from prefixes (the agent is read
+//     from the record there). On Cluster the script marks the question
+//     in the shard's unl set and a second round trip logs the event; it is
+//     idempotent per question. Due logs the events of marks older than
+//     10 s and drops the marks, so a crash between the two steps loses no
+//     event.
 //   - AddMessage writes the message lookup key in the same pipeline as its
 //     script; the key is only read alone, so it may hash anywhere.
 //   - CreateCapped counts the question in its agent's pending set (slot
@@ -102,9 +110,14 @@
 // session, agent, all) and filters the rest in its script; a channel
 // without a chat scans all and checks the posted copies.
 //
-// A full ask -> answer cycle (Create, AddMessage, Resolve, Get) takes 5
+// A full ask -> answer cycle (Create, AddMessage, Resolve, Get) takes 4
 // round trips, with or without an idempotency key; on Cluster 6, and 7
 // with one.
+//
+// Scripts write with as few calls as they can: one HSET per record, one
+// ZADD per index, one PEXPIRE per index key (every index key gets the
+// life of the longest-lived record: maximum lifetime plus retention), and
+// the trims by age on about one write in 16.
 //
 // # Retention
 //
@@ -112,8 +125,8 @@
 // that a Purge with the same horizon still finds it). Lookup and
 // idempotency keys expire after the question's deadline plus the
 // retention. Index entries of expired records are dropped as List meets
-// them and trimmed by age whenever their index is written; old events are
-// trimmed as new ones are logged. Purge removes resolved questions early
+// them and trimmed by age on about one write in 16 of their index; old
+// events are trimmed on one logged event in 16. Purge removes resolved questions early
 // and completely: record, index entries, lookups, idempotency key and
 // events. Nothing needs a command newer than Redis 7.0.
 //

@@ -11,6 +11,10 @@ func (s *Store) IdemKey(agent, session, toolCallID string) string {
 	return s.k.idem(agent, session, toolCallID)
 }
 
+// ActAsCluster makes the store take the steps it takes on Cluster (where
+// Resolve logs its event in a second call) on a single server.
+func (s *Store) ActAsCluster() { s.cluster = true }
+
 // LoadScripts loads every script of the store (on every master of a
 // cluster), so that counted runs send no script twice.
 func (s *Store) LoadScripts(ctx context.Context) error {

@@ -71,4 +71,7 @@ func (k keys) feed() string                { return k.prefix + "resolved" }
 // evPending is the set of an agent's pending questions. It lives in the
 // event log's slot, so that logging a resolution's event drops the
 // question from it in the same script.
-func (k keys) evPending(agent string) string { return k.prefix + "{ev}:p:" + agent }
+func (k keys) evPending(agent string) string { return k.evPendingPrefix() + agent }
+
+// evPendingPrefix starts the name of every agent's pending set.
+func (k keys) evPendingPrefix() string { return k.prefix + "{ev}:p:" }

@@ -30,7 +30,7 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 	line := messageLine(m)
 	n := shardOf(id)
 	now := time.Now()
-	ttl := maxLifetime + s.cfg.Retention + grace
+	ttl := s.indexTTL()
 	keys := []string{s.k.rec(id), s.k.chat(n, m.Channel, m.Chat)}
 	b := s.batch()
 	add := b.script(ctx, addMessageScript, keys, line, id, ttl.Milliseconds(), s.trimBefore(now))

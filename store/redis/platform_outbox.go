@@ -39,10 +39,13 @@ func (k keys) platformOutbox(n int) string { return k.tags[n] + "po" }
 
 // outboxLua defines the helpers of the scripts that touch tasks:
 // tsplit/tjoin read and write a task's value, pokey derives the shard's
-// set from its deadline set, renew(rec, po, id, field, now, deadline)
-// adds or renews a task (see broker.PlatformOutbox), and editAll(rec,
-// due, id, atUs, nowUs) renews the edit of every target of a question
-// resolved at atUs: due at once, even for a resolution dated later.
+// set from its deadline set, renewed(v, now, deadline) returns the value
+// and next attempt of a task after adding (v false) or renewing it (see
+// broker.PlatformOutbox), renew(rec, po, id, field, now, deadline) writes
+// that, and edits(r, id, atUs, nowUs, fv, po) appends to fv (field/value
+// pairs) and po (score/member pairs) the renewed edit of every target of
+// the question whose record fields are r, resolved at atUs: due at once,
+// even for a resolution dated later.
 const outboxLua = `
 local function tsplit(s)
   local t = {}
@@ -52,13 +55,9 @@ end
 local function tjoin(t) return table.concat(t, '\t', 1, 10) end
 local function pokey(due) return (string.gsub(due, 'due$', 'po')) end
 local function unfinished(st) return st == 'queued' or st == 'retrying' end
-local function renew(rec, po, id, field, now, deadline)
-  local member = id .. string.sub(field, 2)
-  local v = redis.call('HGET', rec, field)
+local function renewed(v, now, deadline)
   if not v then
-    redis.call('HSET', rec, field, table.concat({'queued', '0', now, deadline, '1', '0', now, now, '', ''}, '\t'))
-    redis.call('ZADD', po, now, member)
-    return
+    return table.concat({'queued', '0', now, deadline, '1', '0', now, now, '', ''}, '\t'), now
   end
   local t = tsplit(v)
   t[5] = string.format('%d', tonumber(t[5]) + 1)
@@ -68,15 +67,24 @@ local function renew(rec, po, id, field, now, deadline)
   elseif tonumber(t[6]) <= tonumber(now) and tonumber(t[3]) > tonumber(now) then
     t[3] = now
   end
-  redis.call('HSET', rec, field, tjoin(t))
-  redis.call('ZADD', po, t[3], member)
+  return tjoin(t), t[3]
 end
-local function editAll(rec, due, id, atUs, nowUs)
+local function renew(rec, po, id, field, now, deadline)
+  local v, at = renewed(redis.call('HGET', rec, field), now, deadline)
+  redis.call('HSET', rec, field, v)
+  redis.call('ZADD', po, at, id .. string.sub(field, 2))
+end
+local function edits(r, id, atUs, nowUs, fv, po)
   local at = math.floor(tonumber(atUs) / 1000)
   local now = string.format('%d', math.min(at, math.floor(tonumber(nowUs) / 1000)))
   local deadline = string.format('%d', at + ` + editWindowMS + `)
-  for _, f in ipairs(redis.call('HKEYS', rec)) do
-    if string.sub(f, 1, 7) == 'o\tpost\t' then renew(rec, pokey(due), id, 'o\tedit\t' .. string.sub(f, 8), now, deadline) end
+  for f, _ in pairs(r) do
+    if string.sub(f, 1, 7) == 'o\tpost\t' then
+      local e = 'o\tedit\t' .. string.sub(f, 8)
+      local v, nx = renewed(r[e] or false, now, deadline)
+      fv[#fv + 1], fv[#fv + 2] = e, v
+      po[#po + 1], po[#po + 2] = nx, id .. string.sub(e, 2)
+    end
   end
 end
 `
@@ -111,23 +119,29 @@ return tjoin(t)
 `)
 
 // claimQuestionScript holds up to a limit of the due tasks of one
-// question. KEYS: rec, po. ARGV: 1 id, 2 nowMs, 3 holdMs, 4 limit.
+// question: one read of the record, one HSET and one ZADD for what it
+// claims. KEYS: rec, po. ARGV: 1 id, 2 nowMs, 3 holdMs, 4 limit.
 // Returns field, value pairs.
 var claimQuestionScript = goredis.NewScript(outboxLua + `
-local out, n = {}, 0
-for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if n >= tonumber(ARGV[4]) then break end
+local out, fv, zs = {}, {}, {}
+local h = redis.call('HGETALL', KEYS[1])
+for i = 1, #h, 2 do
+  if #out >= 2 * tonumber(ARGV[4]) then break end
+  local f = h[i]
   if string.sub(f, 1, 2) == 'o\t' then
-    local t = tsplit(redis.call('HGET', KEYS[1], f))
+    local t = tsplit(h[i + 1])
     if unfinished(t[1]) and tonumber(t[3]) <= tonumber(ARGV[2]) then
       t[3], t[6] = ARGV[3], ARGV[3]
-      redis.call('HSET', KEYS[1], f, tjoin(t))
-      redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1] .. string.sub(f, 2))
-      out[#out + 1] = f
-      out[#out + 1] = tjoin(t)
-      n = n + 1
+      local v = tjoin(t)
+      fv[#fv + 1], fv[#fv + 2] = f, v
+      zs[#zs + 1], zs[#zs + 2] = ARGV[3], ARGV[1] .. string.sub(f, 2)
+      out[#out + 1], out[#out + 2] = f, v
     end
   end
+end
+if #fv > 0 then
+  redis.call('HSET', KEYS[1], unpack(fv))
+  redis.call('ZADD', KEYS[2], unpack(zs))
 end
 return out
 `)

@@ -23,7 +23,8 @@ import (
 //	ra  resolved at (ns)                   p<i> progress of prompt i
 //	s<i> selection of prompt i             ds/da/dn/de/dc/du the delivery
 //	ps  policy state (JSON)                pv  policy state revision
-//	ex  deadline moved by a snooze (µs)
+//	ex  deadline moved by a snooze (µs)    bv  the body's version (bodies.go)
+//	hf  files were stored (attachments.go)
 type record map[string]string
 
 // resolution is the JSON of field r.
@@ -66,9 +67,15 @@ func fromWhole(v any) (record, error) {
 }
 
 // question assembles the question from its record.
-func (r record) question() (*broker.Question, error) {
+func (r record) question() (*broker.Question, error) { return r.questionWith(nil) }
+
+// questionWith assembles the question from its record, starting from a
+// copy of base, the record's body already decoded, when not nil.
+func (r record) questionWith(base *broker.Question) (*broker.Question, error) {
 	var q broker.Question
-	if err := json.Unmarshal([]byte(r["j"]), &q); err != nil {
+	if base != nil {
+		q = *base.Clone()
+	} else if err := json.Unmarshal([]byte(r["j"]), &q); err != nil {
 		return nil, fmt.Errorf("decode question: %w", err)
 	}
 	q.Status = broker.Status(r["st"])

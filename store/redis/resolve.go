@@ -3,17 +3,22 @@ package redis
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/askbridge/askbridge/broker"
 )
 
 // Resolve is the compare-and-set pending -> r.Status. The script also
 // unindexes the question from the deadline, reminder and lease sets,
-// enqueues the callback delivery and sets the record's expiry; a second
-// round trip appends the event to the global log and publishes the id.
+// enqueues the callback delivery and sets the record's expiry. Off
+// Cluster the same script logs the event and publishes the id: one round
+// trip. On Cluster a second round trip appends the event to the global
+// log (slot {ev}) and publishes the id.
 func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*broker.Question, error) {
 	if !r.Status.Terminal() {
 		return nil, fmt.Errorf("redis store: resolve %s: %w", id, &broker.FieldError{Field: "status", Message: fmt.Sprintf("%q is not a terminal status", r.Status)})
@@ -42,28 +47,46 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	if r.IfRev != nil {
 		ifRev = strconv.FormatInt(*r.IfRev, 10)
 	}
-	v, err := resolveScript.Run(ctx, s.c, keys, body, string(r.Status), usec(r.ResolvedAt),
+	horizon := usec(now.Add(-(s.cfg.Retention + grace)))
+	args := []any{body, string(r.Status), usec(r.ResolvedAt),
 		(s.cfg.Retention + grace).Milliseconds(), nsec(r.ResolvedAt), id,
-		usec(now.Add(-(s.cfg.Retention + grace))), ifProgress, ifRev, usec(now)).Result()
+		horizon, ifProgress, ifRev, usec(now), s.bodies.version(id)}
+	if !s.cluster {
+		keys = append(keys, s.k.evSeq(), s.k.evLog(), s.k.evIDs())
+		// The event's time is the stored one (ns, UTC), as Events and
+		// an event logged by the repair read it.
+		at, _ := time.Unix(0, nsec(r.ResolvedAt)).UTC().MarshalText()
+		args = append(args, string(at), s.k.feed(), horizon, s.k.evAgentPrefix(), s.k.evPendingPrefix())
+	}
+	v, err := resolveScript.Run(ctx, s.c, keys, args...).Result()
 	if err != nil {
 		return nil, wrap("resolve", err)
 	}
-	q, err := s.mutationResult("resolve", id, v)
+	q, err := s.mutationResult(ctx, "resolve", id, v)
 	if err != nil {
 		return nil, err
 	}
-	ev := pendingEvent{id: id, agent: q.Agent, session: q.SessionID, status: q.Status, at: q.ResolvedAt}
-	if err := s.logEvent(ctx, ev); err != nil {
-		// The resolution stands; Due logs the event later (see repair).
-		s.log.Warn("resolution event not logged yet", "question_id", id, "err", err)
+	if !logged(v) {
+		ev := pendingEvent{id: id, agent: q.Agent, session: q.SessionID, status: q.Status, at: q.ResolvedAt}
+		if err := s.logEvent(ctx, ev); err != nil {
+			// The resolution stands; Due logs the event later (see repair).
+			s.log.Warn("resolution event not logged yet", "question_id", id, "err", err)
+		}
 	}
 	s.feed.broadcast(broker.Resolved{ID: id, Agent: q.Agent, Callback: q.CallbackURL != ""})
 	return q, nil
 }
 
+// logged tells whether a reply of resolveScript carries the seq of the
+// event it logged.
+func logged(v any) bool {
+	arr, ok := v.([]any)
+	return ok && len(arr) >= 3
+}
+
 // mutationResult turns the {code, record} reply of a mutating script into
 // the question or the error its code means.
-func (s *Store) mutationResult(op, id string, v any) (*broker.Question, error) {
+func (s *Store) mutationResult(ctx context.Context, op, id string, v any) (*broker.Question, error) {
 	code, rec, err := scriptReply(v)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: %s %s: %w", op, id, err)
@@ -71,7 +94,15 @@ func (s *Store) mutationResult(op, id string, v any) (*broker.Question, error) {
 	if code == "nf" {
 		return nil, fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
 	}
-	q, err := rec.question()
+	if rec != nil && !s.bodies.fill(id, rec) {
+		// Answered without the body the cache has just dropped.
+		body, err := s.c.Get(ctx, s.k.body(id)).Result()
+		if err != nil && !errors.Is(err, goredis.Nil) {
+			return nil, wrap(op, err)
+		}
+		rec["j"] = body
+	}
+	q, err := s.question(id, rec)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: %s %s: %w", op, id, err)
 	}
@@ -126,7 +157,7 @@ func (s *Store) setPrompt(ctx context.Context, op, id, field string, i int, valu
 	if err != nil {
 		return nil, wrap(op, err)
 	}
-	return s.mutationResult(op, id, v)
+	return s.mutationResult(ctx, op, id, v)
 }
 
 // ClaimReminder marks reminder n as sent if no more than n-1 were.

@@ -18,148 +18,98 @@ local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey
 // carries the same tag. createIdemScript runs only where one server holds
 // every key (not on Cluster), and is given every key it touches.
 
-// createWrite is the part of the create scripts that writes a new
-// question: its record, its body and its index entries; and admit, which
-// counts it among its agent's pending questions unless they are at the
-// cap.
-// KEYS: 1 rec, 2 body, 3 due, 4 rem, 5 lease, 6 all, 7 agent, 8 session.
-// ARGV: 1 id, 2 json, 3 agent, 4 session, 5 createdUs, 6 expiresUs|empty,
-// 7 reminders csv|empty, 8 nextReminderUs|empty, 9 leaseUntilNs|empty,
-// 10 leaseUntilUs, 11 idemKey|empty, 12 callbackURL|empty, 13 prompts,
-// 14 indexTTLms, 15 trimBeforeUs, 16 remindersSent, 17 pending cap (0:
-// none), 18 pending entry's end (µs), 19 nowUs; from ARGV[extra] on,
-// field/value pairs of initial progress and selections, and the post
-// tasks (fields "o\t...", platform_outbox.go), which also enter the
-// shard's platform outbox.
-const createWrite = admitFunc + outboxLua + `
-local function write(extra)
-  local id = ARGV[1]
-  redis.call('SET', KEYS[2], ARGV[2])
-  redis.call('HSET', KEYS[1], 'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13])
-  if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'se', ARGV[4]) end
-  if ARGV[6] ~= '' then redis.call('ZADD', KEYS[3], ARGV[6], id) end
-  if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'rt', ARGV[7], 'rs', ARGV[16]) end
-  if ARGV[8] ~= '' then redis.call('ZADD', KEYS[4], ARGV[8], id) end
-  if ARGV[9] ~= '' then
-    redis.call('HSET', KEYS[1], 'lu', ARGV[9])
-    redis.call('ZADD', KEYS[5], ARGV[10], id)
-  end
-  if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'k', ARGV[11]) end
-  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'cb', ARGV[12]) end
-  for i = extra, #ARGV, 2 do
-    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-    if string.sub(ARGV[i], 1, 2) == 'o\t' then
-      redis.call('ZADD', pokey(KEYS[3]), tsplit(ARGV[i + 1])[3], id .. string.sub(ARGV[i], 2))
-    end
-  end
-  local ttl = tonumber(ARGV[14])
-  local function index(k, expire)
-    redis.call('ZADD', k, ARGV[5], id)
-    redis.call('ZREMRANGEBYSCORE', k, '-inf', '(' .. ARGV[15])
-    if expire and redis.call('PTTL', k) < ttl then redis.call('PEXPIRE', k, ttl) end
-  end
-  index(KEYS[6], false)
-  index(KEYS[7], true)
-  if ARGV[4] ~= '' then index(KEYS[8], true) end
-end
+// sometimesLua defines sometimes(id): true for about one id in 16 (ids
+// are random), so that a script trims an index by age on one write in 16
+// rather than on every write. Entries older than the horizon belong to
+// expired records only; List drops those it meets anyway.
+const sometimesLua = `
+local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) % 16 == 0 end
 `
 
-// admitFunc defines admit(k, id, cap, endUs, nowUs): it drops the
-// entries of the pending set k whose end (their question's deadline plus
-// an hour) is before now, then adds id with score endUs unless the set
-// holds cap entries already (0: no cap). It returns 1 when it added the
-// id, 2 when the id was there already, 0 when the cap refuses it.
-const admitFunc = `
-local function admit(k, id, cap, endUs, nowUs)
-  redis.call('ZREMRANGEBYSCORE', k, '-inf', '(' .. nowUs)
-  if redis.call('ZSCORE', k, id) then return 2 end
-  cap = tonumber(cap)
-  if cap > 0 and redis.call('ZCARD', k) >= cap then return 0 end
-  redis.call('ZADD', k, endUs, id)
-  return 1
-end
-`
-
-// createScript stores a new question and its index entries, all in the
-// question's shard. KEYS and ARGV as createWrite, pairs from ARGV[20];
-// with a KEYS[9], the agent's pending set (off Cluster), it admits the
-// question there first. Returns 0 when the id is taken, -1 when the cap
-// refuses it, 1 when stored.
-var createScript = goredis.NewScript(createWrite + `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if KEYS[9] and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then return -1 end
-write(20)
-return 1
-`)
-
-// createIdemScript reserves an idempotency key and stores the question in
-// one step, for servers where every key lives on one node (standalone,
-// Sentinel): the key and the pending set are in other slots than the
-// record. KEYS: as createWrite, then 9 idem, 10 pending set. ARGV: as
-// createWrite, then 20 nowMs, 21 "1" to take the key over when it still
-// names ARGV[22]; pairs from ARGV[23]. Returns {'ok'}, {'taken'} (the id
-// is in use; the key is left alone), {'full'} (the cap refuses it) or
-// {'have', id, reservedMs} (the key names another question).
-var createIdemScript = goredis.NewScript(createWrite + `
-local v = redis.call('GET', KEYS[9])
-if v then
-  local old, t = string.match(v, '^([^:]*):(%d+)$')
-  old = old or ''
-  if ARGV[21] ~= '1' or old ~= ARGV[22] then return {'have', old, t or '0'} end
-end
-if redis.call('EXISTS', KEYS[1]) == 1 then return {'taken'} end
-if admit(KEYS[10], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then return {'full'} end
-redis.call('SET', KEYS[9], ARGV[1] .. ':' .. ARGV[20], 'PX', ARGV[14])
-write(23)
-return {'ok'}
-`)
-
-// admitScript counts a question among its agent's pending ones on
-// Cluster, where the set is in another slot than the record: Create runs
-// it before createScript and undoes it when the id is taken. KEYS:
-// pending set. ARGV: 1 id, 2 cap, 3 endUs, 4 nowUs. Returns as admit.
-var admitScript = goredis.NewScript(admitFunc + `
-return admit(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
-`)
-
-// resolveScript is the compare-and-set pending -> terminal.
-// KEYS: rec, due, rem, lease, done, outbox, unlogged.
+// resolveScript is the compare-and-set pending -> terminal. It reads the
+// record once (HGETALL), writes the changed fields in one HSET (status,
+// resolution, the callback delivery, the edits of the posted copies),
+// unindexes the question from the sets it is in, sets the expiries, and
+// answers the record as it now is without reading it again.
+//
+// Off Cluster (KEYS[8] given) it also logs the resolution's event, drops
+// the question from its agent's pending set and publishes it, as
+// logEventScript does: one step, so no unlogged marker is needed. The
+// agent's log and pending set are named by the agent in the record, so
+// they are derived from prefixes (one server holds every key there). On
+// Cluster the event's keys are in slot {ev}: the script marks the
+// question unlogged and Resolve logs the event in a second call.
+//
+// KEYS: rec, due, rem, lease, done, outbox, unlogged; off Cluster also
+// 8 seq, 9 log, 10 ids.
 // ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
 // 5 resolvedNs, 6 id, 7 doneTrimBeforeUs, 8 the number of prompts with
 // progress the resolution expects, or empty for no condition, 9 the
-// policy state revision it expects (field pv), or empty, 10 nowUs.
-var resolveScript = goredis.NewScript(prelude + outboxLua + `
-local st = redis.call('HGET', KEYS[1], 'st')
-if not st then return {'nf'} end
-if st ~= 'pending' then return {'closed', whole(KEYS[1])} end
+// policy state revision it expects (field pv), or empty, 10 nowUs,
+// 11 the version of the body the caller keeps (bodies.go) or empty; off
+// Cluster also 12 the event's time (RFC 3339), 13 feed channel, 14 event
+// trimBeforeUs, 15 agent log prefix, 16 pending set prefix.
+// Returns {code, {HGETALL, body}} (an empty body when the record's bv is
+// ARGV[11]: the caller has it) and, when it logged the event, its seq.
+var resolveScript = goredis.NewScript(prelude + outboxLua + sometimesLua + eventLua + `
+local h = redis.call('HGETALL', KEYS[1])
+if #h == 0 then return {'nf'} end
+local r = {}
+for i = 1, #h, 2 do r[h[i]] = h[i + 1] end
+local function now()
+  if ARGV[11] ~= '' and r.bv == ARGV[11] then return {h, ''} end
+  return {h, redis.call('GET', jkey(KEYS[1])) or ''}
+end
+if r.st ~= 'pending' then return {'closed', now()} end
 if ARGV[8] ~= '' then
-  local n, np = 0, tonumber(redis.call('HGET', KEYS[1], 'np') or '0')
-  for i = 0, np - 1 do n = n + redis.call('HEXISTS', KEYS[1], 'p' .. i) end
-  if n ~= tonumber(ARGV[8]) then return {'stale', whole(KEYS[1])} end
+  local n = 0
+  for i = 0, tonumber(r.np or '0') - 1 do if r['p' .. i] then n = n + 1 end end
+  if n ~= tonumber(ARGV[8]) then return {'stale', now()} end
 end
-if ARGV[9] ~= '' and (redis.call('HGET', KEYS[1], 'pv') or '0') ~= ARGV[9] then
-  return {'stale', whole(KEYS[1])}
-end
+if ARGV[9] ~= '' and (r.pv or '0') ~= ARGV[9] then return {'stale', now()} end
 local id = ARGV[6]
-redis.call('HSET', KEYS[1], 'st', ARGV[2], 'r', ARGV[1])
-editAll(KEYS[1], KEYS[2], id, ARGV[3], ARGV[10])
-redis.call('ZREM', KEYS[2], id)
-redis.call('ZREM', KEYS[3], id)
-redis.call('ZREM', KEYS[4], id)
-if redis.call('HEXISTS', KEYS[1], 'cb') == 1 then
-  redis.call('HSET', KEYS[1], 'ds', 'pending', 'da', 0, 'dn', ARGV[5], 'dc', ARGV[5], 'du', ARGV[5])
+local fv = {'st', ARGV[2], 'r', ARGV[1], 'ra', ARGV[5]}
+if r.cb then
+  for _, x in ipairs({'ds', 'pending', 'da', '0', 'dn', ARGV[5], 'dc', ARGV[5], 'du', ARGV[5]}) do fv[#fv + 1] = x end
   redis.call('ZADD', KEYS[6], ARGV[3], id)
 end
+local po = {}
+edits(r, id, ARGV[3], ARGV[10], fv, po)
+redis.call('HSET', KEYS[1], unpack(fv))
+if #po > 0 then redis.call('ZADD', pokey(KEYS[2]), unpack(po)) end
+redis.call('ZREM', KEYS[2], id)
+if r.rt then redis.call('ZREM', KEYS[3], id) end
+if r.lu then redis.call('ZREM', KEYS[4], id) end
+local trim = sometimes(id)
 redis.call('ZADD', KEYS[5], ARGV[3], id)
-redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[7])
-redis.call('HSET', KEYS[1], 'ra', ARGV[5])
-redis.call('ZADD', KEYS[7], ARGV[3], id)
-redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', '(' .. ARGV[7])
+if trim then redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
-redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4])
+if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
 redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4])
-return {'ok', whole(KEYS[1])}
+local seq = false
+if KEYS[8] then
+  local ev = {question_id = id, agent = r.a or '', status = ARGV[2], at = ARGV[12]}
+  if r.se and r.se ~= '' then ev.session_id = r.se end
+  local agent = r.a or ''
+  redis.call('ZREM', ARGV[16] .. agent, id)
+  seq = logNew(KEYS[8], KEYS[9], KEYS[10], ARGV[15] .. agent, id, agent,
+    ARGV[3] .. ' ' .. cjson.encode(ev), ARGV[13], ARGV[14], ARGV[15])
+  if seq % 16 == 0 then redis.call('ZREMRANGEBYSCORE', ARGV[16] .. agent, '-inf', '(' .. ARGV[10]) end
+else
+  redis.call('ZADD', KEYS[7], ARGV[3], id)
+  if trim then redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', '(' .. ARGV[7]) end
+end
+-- The record as it now is: h with fv applied.
+local pos = {}
+for i = 1, #h, 2 do pos[h[i]] = i end
+for i = 1, #fv, 2 do
+  local at = pos[fv[i]]
+  if at then h[at + 1] = fv[i + 1] else h[#h + 1] = fv[i]; h[#h + 1] = fv[i + 1]; pos[fv[i]] = #h - 1 end
+end
+local out = {'ok', now()}
+if seq then out[3] = seq end
+return out
 `)
 
 // progressScript sets a per-prompt field of a pending question.
@@ -209,15 +159,14 @@ return {'ok'}
 // addMessageScript appends a posted copy (field m<n>, n counted in mn)
 // and indexes its chat. KEYS: rec, chat index. ARGV: 1 line, 2 id,
 // 3 ttl ms, 4 trimBeforeUs. Returns 0 when the question does not exist.
-var addMessageScript = goredis.NewScript(`
-local cr = redis.call('HGET', KEYS[1], 'cr')
-if not cr then return 0 end
-local n = redis.call('HINCRBY', KEYS[1], 'mn', 1)
-redis.call('HSET', KEYS[1], 'm' .. n, ARGV[1])
-local ttl = tonumber(ARGV[3])
-redis.call('ZADD', KEYS[2], cr, ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
-if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+var addMessageScript = goredis.NewScript(sometimesLua + `
+local f = redis.call('HMGET', KEYS[1], 'cr', 'mn')
+if not f[1] then return 0 end
+local n = (tonumber(f[2]) or 0) + 1
+redis.call('HSET', KEYS[1], 'mn', n, 'm' .. n, ARGV[1])
+redis.call('ZADD', KEYS[2], f[1], ARGV[2])
+if sometimes(ARGV[2]) then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4]) end
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 `)
 
@@ -285,31 +234,43 @@ if ARGV[2] == 'pending' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1]) else 
 return 1
 `)
 
+// eventLua defines logNew(seq, log, ids, agentLog, id, agent, member,
+// feed, trimBeforeUs, agentLogPrefix): it appends a resolution's event
+// (the caller has made sure it is not logged yet), publishes
+// "<id>\t<agent>" on the feed and returns the event's seq. On one event
+// in 16 it trims events older than trimBeforeUs (up to 32 of them).
+const eventLua = `
+local function logNew(kseq, klog, kids, kagent, id, agent, member, feed, cutoff, prefix)
+  local seq = redis.call('INCR', kseq)
+  redis.call('ZADD', klog, seq, member)
+  redis.call('ZADD', kagent, seq, member)
+  redis.call('HSET', kids, id, seq .. ' ' .. agent)
+  redis.call('PUBLISH', feed, id .. '\t' .. agent)
+  if seq % 16 ~= 0 then return seq end
+  cutoff = tonumber(cutoff)
+  local old = redis.call('ZRANGE', klog, 0, 31, 'WITHSCORES')
+  for i = 1, #old, 2 do
+    local at = tonumber(string.match(old[i], '^(%d+) '))
+    if not at or at >= cutoff then break end
+    local ev = cjson.decode(string.sub(old[i], string.len(string.match(old[i], '^%d+ ')) + 1))
+    redis.call('ZREMRANGEBYSCORE', klog, old[i + 1], old[i + 1])
+    redis.call('ZREMRANGEBYSCORE', prefix .. (ev.agent or ''), old[i + 1], old[i + 1])
+    redis.call('HDEL', kids, ev.question_id or '')
+  end
+  return seq
+end
+`
+
 // logEventScript appends the resolution event of a question once, drops
 // the question from its agent's pending set, and publishes "<id>\t<agent>"
 // on the feed. KEYS: seq, log, ids, agent log, agent's pending set.
 // ARGV: 1 id, 2 agent, 3 member ("<atUs> <json>"), 4 feed channel,
 // 5 trimBeforeUs, 6 agent log prefix. Returns the event's seq.
-var logEventScript = goredis.NewScript(`
+var logEventScript = goredis.NewScript(eventLua + `
 redis.call('ZREM', KEYS[5], ARGV[1])
 local have = redis.call('HGET', KEYS[3], ARGV[1])
 if have then return tonumber(string.match(have, '^(%d+)')) end
-local seq = redis.call('INCR', KEYS[1])
-redis.call('ZADD', KEYS[2], seq, ARGV[3])
-redis.call('ZADD', KEYS[4], seq, ARGV[3])
-redis.call('HSET', KEYS[3], ARGV[1], seq .. ' ' .. ARGV[2])
-redis.call('PUBLISH', ARGV[4], ARGV[1] .. '\t' .. ARGV[2])
-local cutoff = tonumber(ARGV[5])
-local old = redis.call('ZRANGE', KEYS[2], 0, 3, 'WITHSCORES')
-for i = 1, #old, 2 do
-  local at = tonumber(string.match(old[i], '^(%d+) '))
-  if not at or at >= cutoff then break end
-  local ev = cjson.decode(string.sub(old[i], string.len(string.match(old[i], '^%d+ ')) + 1))
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], old[i + 1], old[i + 1])
-  redis.call('ZREMRANGEBYSCORE', ARGV[6] .. (ev.agent or ''), old[i + 1], old[i + 1])
-  redis.call('HDEL', KEYS[3], ev.question_id or '')
-end
-return seq
+return logNew(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
 `)
 
 // purgeEventsScript drops the events of purged questions.

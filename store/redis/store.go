@@ -35,6 +35,9 @@ type Store struct {
 	// to one hash slot, so an idempotent Create takes two steps.
 	cluster bool
 
+	// bodies keeps the bodies of recent questions (bodies.go).
+	bodies *bodyCache
+
 	cancel    context.CancelFunc
 	done      chan struct{}
 	psMu      sync.Mutex
@@ -96,7 +99,7 @@ func newStore(ctx context.Context, c goredis.UniversalClient, cfg Config, log *s
 	lctx, cancel := context.WithCancel(context.Background())
 	s := &Store{
 		c: c, cfg: cfg, cluster: isCluster(c), log: log.With("store", "redis"), k: newKeys(cfg.KeyPrefix),
-		feed: newFeed(), cancel: cancel, done: make(chan struct{}),
+		feed: newFeed(), bodies: newBodyCache(), cancel: cancel, done: make(chan struct{}),
 	}
 	ps := s.subscribe(lctx)
 	if deadline, ok := ctx.Deadline(); ok {

@@ -13,9 +13,12 @@ import (
 
 // TestEventRepair simulates a Resolve that died between its two round
 // trips (the event never reached the log): the next Due logs it, once.
+// Only on Cluster does Resolve take two round trips (elsewhere one script
+// resolves and logs), so the store takes Cluster's steps here.
 func TestEventRepair(t *testing.T) {
 	cfg := redistest.Shared(t)
 	s := open(t, cfg)
+	s.ActAsCluster()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
@@ -154,5 +157,53 @@ func TestPurgeKeepsUndelivered(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, q.ID); !errors.Is(err, broker.ErrNotFound) {
 		t.Fatalf("Get after the second Purge: %v, want ErrNotFound", err)
+	}
+}
+
+// TestKeptBodyNotGivenToANewQuestion: a store keeps the bodies of the
+// questions it wrote; a question purged and created again under the same
+// id (here by another store sharing the server) must read as the new one,
+// through Get and through Resolve's answer.
+func TestKeptBodyNotGivenToANewQuestion(t *testing.T) {
+	cfg := redistest.Shared(t)
+	a, b := open(t, cfg), open(t, cfg)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
+	if _, _, err := a.Create(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Get(ctx, q.ID); err != nil { // kept and decoded
+		t.Fatal(err)
+	}
+	if _, err := a.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusDeclined, ResolvedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.Purge(ctx, now.Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("Purge = %d, %v; want 1 removed", n, err)
+	}
+	again := brokertest.NewQuestion(q.ID, "a1", now)
+	again.Prompts[0].Question = "A different question?"
+	if _, _, err := b.Create(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Get(ctx, q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Prompts[0].Question != "A different question?" || got.Status != broker.StatusPending {
+		t.Fatalf("Get after the id was reused = %q (%s), want the new question", got.Prompts[0].Question, got.Status)
+	}
+	res, err := a.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusDeclined, ResolvedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Prompts[0].Question != "A different question?" {
+		t.Fatalf("Resolve after the id was reused answered %q, want the new question", res.Prompts[0].Question)
+	}
+	// A copy handed out must not change what the store keeps.
+	res.Prompts[0].Question = "changed by a caller"
+	if got, err := a.Get(ctx, q.ID); err != nil || got.Prompts[0].Question != "A different question?" {
+		t.Fatalf("Get after a caller changed its copy = %+v, %v", got, err)
 	}
 }

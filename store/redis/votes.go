@@ -97,7 +97,7 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 		}
 		return nil, fmt.Errorf("redis store: amend %s: the policy state is at revision %d, not %d: %w", id, q.State.Rev, rev, broker.ErrConflict)
 	}
-	return s.mutationResult("amend", id, v)
+	return s.mutationResult(ctx, "amend", id, v)
 }
 
 func auditArgs(entries []broker.AuditEntry) ([]any, error) {

@@ -152,8 +152,30 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, body []by
 		writeError(w, http.StatusBadRequest, "Cannot send an empty message", 50006)
 		return
 	}
+	var nb nonceBody
+	_ = json.Unmarshal(body, &nb) // the body decoded above
+	nonce, err := nb.nonce()
+	if err != nil {
+		invalidForm(w, err)
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	if nb.EnforceNonce && nonce != "" {
+		if old, ok := s.earlierMessage(s.BotUser.ID, nonce, now); ok {
+			out := old.json()
+			lose := s.loseAnswer()
+			s.mu.Unlock()
+			if lose {
+				hangUp(w)
+				return
+			}
+			writeJSON(w, http.StatusOK, out)
+			return
+		}
+	}
 	m := &Message{
-		ChannelID: chID, GuildID: ch.guildID, Author: s.BotUser, AllowedMentions: b.mentions(),
+		ChannelID: chID, GuildID: ch.guildID, Author: s.BotUser, AllowedMentions: b.mentions(), Nonce: nonce,
 		AllowedMentionsRaw: b.AllowedMentions, Reference: b.Reference, Flags: b.Flags, Timestamp: time.Now(),
 	}
 	if b.Content != nil {
@@ -162,12 +184,17 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, body []by
 	if b.Components != nil {
 		m.Components = *b.Components
 	}
-	s.mu.Lock()
 	m.ID = s.snowflakeLocked()
 	s.messages[m.ID] = m
 	s.order = append(s.order, m.ID)
+	s.rememberNonce(m.Author.ID, nonce, m.ID, now)
 	out := m.json()
+	lose := s.loseAnswer()
 	s.mu.Unlock()
+	if lose {
+		hangUp(w)
+		return
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 

@@ -45,6 +45,7 @@ type Server struct {
 	identifies   []json.RawMessage
 	resumes      int
 	seq          int64
+	nonces       nonceState
 
 	// cdn holds attached files by CDN path; downloads are the fetches
 	// (files.go).

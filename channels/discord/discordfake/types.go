@@ -107,9 +107,11 @@ type Message struct {
 	AllowedMentionsRaw json.RawMessage
 	Reference          *Reference
 	Flags              int
-	Edits              int
-	Timestamp          time.Time
-	EditedAt           time.Time
+	// Nonce is the nonce the message was created with, or "".
+	Nonce     string
+	Edits     int
+	Timestamp time.Time
+	EditedAt  time.Time
 
 	// Attachments are the files a person sent with the message (files.go).
 	Attachments []Attachment
@@ -165,6 +167,9 @@ func (m *Message) json() map[string]any {
 	}
 	if m.GuildID != "" {
 		out["guild_id"] = m.GuildID
+	}
+	if m.Nonce != "" {
+		out["nonce"] = m.Nonce
 	}
 	if len(m.Attachments) > 0 {
 		list := make([]any, len(m.Attachments))

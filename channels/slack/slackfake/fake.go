@@ -38,6 +38,9 @@ type Message struct {
 	Blocks json.RawMessage
 	// Updates counts chat.update calls on the message.
 	Updates int
+	// Metadata is the message metadata JSON as the app sent it, or nil
+	// (metadata.go).
+	Metadata json.RawMessage
 	// PostedAt is when chat.postMessage posted it.
 	PostedAt time.Time
 }
@@ -91,6 +94,7 @@ type Server struct {
 	downloads []string
 
 	sock socketState
+	meta metaState
 }
 
 // New starts a fake Slack; it stops when the test ends.
@@ -245,7 +249,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, fail(code))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.call(r, method, form, jsonBody))
+	res := s.call(r, method, form, jsonBody)
+	if s.loseAnswer(method) {
+		hangUp(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 // call answers one authorised Web API call; s.mu is held.
@@ -267,6 +276,10 @@ func (s *Server) call(r *http.Request, method string, form url.Values, js map[st
 		}}
 	case "chat.postMessage":
 		return s.postMessage(form)
+	case "conversations.history":
+		return s.history(form)
+	case "conversations.open":
+		return s.openConversation(form)
 	case "chat.update":
 		m := s.find(form.Get("channel"), form.Get("ts"))
 		if m == nil {
@@ -318,12 +331,16 @@ func (s *Server) postMessage(form url.Values) apiResult {
 	if thread != "" && s.find(ch, thread) == nil {
 		return fail("thread_not_found")
 	}
-	m := &Message{Channel: ch, TS: s.nextTS(), ThreadTS: thread, Text: form.Get("text"), Blocks: json.RawMessage(form.Get("blocks")), PostedAt: time.Now()}
+	m := &Message{Channel: ch, TS: s.nextTS(), ThreadTS: thread, Text: form.Get("text"), Blocks: json.RawMessage(form.Get("blocks")),
+		Metadata: metadataOf(form), PostedAt: time.Now()}
 	s.messages = append(s.messages, m)
 	s.notify()
 	msg := map[string]any{"type": "message", "text": m.Text, "user": BotUserID, "bot_id": BotID, "ts": m.TS}
 	if thread != "" {
 		msg["thread_ts"] = thread
+	}
+	if m.Metadata != nil {
+		msg["metadata"] = m.Metadata
 	}
 	return apiResult{"ok": true, "channel": ch, "ts": m.TS, "message": msg}
 }
