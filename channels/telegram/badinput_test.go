@@ -256,16 +256,6 @@ func TestRateLimitIsWaitedOut(t *testing.T) {
 	}
 }
 
-// mustID finds the question id in a posted message.
-func mustID(t *testing.T, m telegramfake.Message) string {
-	t.Helper()
-	_, rest, ok := strings.Cut(m.Text, "/answer ")
-	if !ok || len(rest) < 6 {
-		t.Fatalf("no id in %q", m.Text)
-	}
-	return rest[:6]
-}
-
 func TestPermanentFailures(t *testing.T) {
 	tests := []struct {
 		name  string
