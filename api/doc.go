@@ -10,6 +10,11 @@
 // meant for loopback only (cmd/bridge refuses other listen addresses) and
 // every caller is the agent "local".
 //
+// The configuration sections the API reads are typed and checked here
+// (keys_settings.go, settings.go): agents and responders with their keys
+// (ValidateKeys: names, set variables, lengths beyond loopback, no key
+// shared), limits, and metrics, whose own listener ServeMetrics starts.
+//
 // Errors are JSON: {"error":{"code","message","field"}}, with 400 naming
 // the field, 401, 403, 404, 409 naming the current state, 413, 429, 503.
 package api

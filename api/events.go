@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -38,7 +37,9 @@ func (s *Server) eventRoutes() {
 }
 
 // events streams the resolutions of the agent's questions as server-sent
-// events: "id: <seq>", "event: resolved", "data: <result JSON>". It
+// events: "id: <seq>", "event: resolved", "data: <result JSON>"; and the
+// snoozes that move their deadlines: "event: extended", "data:
+// <extension JSON>" (extended.go). It
 // replays the event log after Last-Event-ID (the header, or
 // ?last_event_id=), then follows new resolutions; without an id it starts
 // at the end of the log ("0" replays everything the log keeps).
@@ -138,11 +139,11 @@ func (s *Server) sendEvents(ctx context.Context, w http.ResponseWriter, agent, s
 			continue
 		}
 		skipped = false
-		data, err := json.Marshal(s.eventResult(ctx, ev))
+		typ, data, err := s.eventData(ctx, ev)
 		if err != nil {
 			return after, false, err
 		}
-		if _, err := fmt.Fprintf(w, "id: %d\nevent: resolved\ndata: %s\n\n", ev.Seq, data); err != nil {
+		if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, typ, data); err != nil {
 			return after, false, errClientGone
 		}
 	}

@@ -138,6 +138,10 @@ func TestStreamsPerAgent(t *testing.T) {
 // question's event, however many of the first agent's questions resolve.
 func TestResolutionReadsOnlyItsAgentsStreams(t *testing.T) {
 	const idle, busy = 10, 20
+	// A heartbeat also reads the log: on a slow machine the test can
+	// outlast the 15 s between two, which is not what it counts.
+	eventHeartbeat.Store(int64(time.Hour))
+	t.Cleanup(func() { eventHeartbeat.Store(0) })
 	e := newLimitEnv(t, 0, 16)
 	url := e.srv.URL + "/v1/events"
 	var idleStreams []<-chan sseEvent

@@ -16,6 +16,7 @@ type pendingBody struct {
 	ID        string        `json:"id"`
 	Status    broker.Status `json:"status"`
 	ExpiresAt time.Time     `json:"expires_at"`
+	Snoozes   int           `json:"snoozes,omitempty"`
 }
 
 func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
@@ -48,7 +49,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 		}
 	}
 	if q.Status == broker.StatusPending {
-		writeJSON(w, http.StatusAccepted, pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt})
+		writeJSON(w, http.StatusAccepted, pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes)})
 		return
 	}
 	writeJSON(w, http.StatusOK, q.Result())
@@ -80,7 +81,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, agent string) {
 	view := questionView{Result: q.Result()}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 	defer cancel()
-	if view.Copies, err = s.b.Copies(ctx, q.ID); err != nil {
+	if view.Copies, err = s.b.CopiesOf(ctx, q); err != nil {
 		writeBrokerError(w, err)
 		return
 	}

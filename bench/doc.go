@@ -10,7 +10,8 @@
 //     goes through the broker's one parser). It reports cycles per second,
 //     latencies, Redis commands per cycle (from INFO commandstats deltas),
 //     the bridge's CPU and RSS (from /proc), and the store-only bound: the
-//     same store operations driven in-process through broker.Store.
+//     same store operations driven in-process through the store
+//     (QuestionStore: its questions and messages roles).
 //   - The scale runs measure Redis memory per pending question, bridge
 //     memory per blocked waiter, and the sweeper's rate when many questions
 //     time out in the same second.

@@ -233,13 +233,19 @@ func countMissing(ids []string, got map[string]int) int {
 	return n
 }
 
+// checkedStore is what checkStore reads: the questions and the event log.
+type checkedStore interface {
+	broker.Questions
+	broker.EventLog
+}
+
 // checkStore reads every question and the event log: each must exist, be
 // answered with the responders' choice, and have exactly one event; no
 // question may be left pending. A resolution whose event was not logged
 // because the store failed between the two (Redis) is logged by the
 // store's repair within seconds, so missing events are awaited for up to
 // eventGrace before they count.
-func checkStore(ctx context.Context, st broker.Store, ids []string, res *FaultResult) error {
+func checkStore(ctx context.Context, st checkedStore, ids []string, res *FaultResult) error {
 	events, err := countEvents(ctx, st, "")
 	if err != nil {
 		return err

@@ -12,11 +12,18 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
+// QuestionStore is what the runs that drive a store directly use of it:
+// the questions and their posted copies (Fill, StoreOnly).
+type QuestionStore interface {
+	broker.Questions
+	broker.Messages
+}
+
 // Fill stores n pending questions directly through st from workers
 // goroutines, each created at created and expiring after expiry, with a
 // posted copy in channel (as the broker would record it). It returns the
 // ids. A progress function, when not nil, is called every 10,000.
-func Fill(ctx context.Context, st broker.Store, n, workers int, created time.Time, expiry time.Duration, channel string, progress func(done int)) ([]string, error) {
+func Fill(ctx context.Context, st QuestionStore, n, workers int, created time.Time, expiry time.Duration, channel string, progress func(done int)) ([]string, error) {
 	ids := make([]string, n)
 	var next, done atomic.Int64
 	var mu sync.Mutex
@@ -59,7 +66,7 @@ func Fill(ctx context.Context, st broker.Store, n, workers int, created time.Tim
 	return ids, first
 }
 
-func createOne(ctx context.Context, st broker.Store, q *broker.Question) error {
+func createOne(ctx context.Context, st QuestionStore, q *broker.Question) error {
 	for range 8 {
 		_, _, err := st.Create(ctx, q)
 		if !errors.Is(err, broker.ErrIDTaken) {

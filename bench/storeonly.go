@@ -14,7 +14,7 @@ import (
 
 // StoreOnlyResult is the store-only bound: the store operations of one
 // cycle (Create, AddMessage, Resolve, Get) driven directly through
-// broker.Store, without HTTP and broker.
+// the store (QuestionStore), without HTTP and broker.
 type StoreOnlyResult struct {
 	Cycles    int           `json:"cycles"`
 	Elapsed   time.Duration `json:"elapsed_ns"`
@@ -44,7 +44,7 @@ func benchQuestion(session, call string, now time.Time) *broker.Question {
 
 // StoreOnly runs cycles of Create, AddMessage, Resolve and Get on st from
 // workers goroutines, until cycles have started or d has passed.
-func StoreOnly(ctx context.Context, st broker.Store, workers, cycles int, d time.Duration) (*StoreOnlyResult, error) {
+func StoreOnly(ctx context.Context, st QuestionStore, workers, cycles int, d time.Duration) (*StoreOnlyResult, error) {
 	if workers < 1 || cycles < 1 || d <= 0 {
 		return nil, fmt.Errorf("store-only: workers, cycles and duration must be positive")
 	}
@@ -97,7 +97,7 @@ func cmpErr(first, err error) error {
 }
 
 // storeCycle is what one ask–answer cycle asks of the store.
-func storeCycle(ctx context.Context, st broker.Store, session, call string) error {
+func storeCycle(ctx context.Context, st QuestionStore, session, call string) error {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	q := benchQuestion(session, call, now)
 	var err error

@@ -104,7 +104,7 @@ func ScaleSweep(ctx context.Context, env *Env, n, workers int, progress func(int
 }
 
 // countEvents counts the resolution events of each question in st's log.
-func countEvents(ctx context.Context, st broker.Store, agent string) (map[string]int, error) {
+func countEvents(ctx context.Context, st broker.EventLog, agent string) (map[string]int, error) {
 	seen := map[string]int{}
 	var after int64
 	for {
@@ -113,7 +113,9 @@ func countEvents(ctx context.Context, st broker.Store, agent string) (map[string
 			return nil, fmt.Errorf("events: %w", err)
 		}
 		for _, ev := range evs {
-			seen[ev.QuestionID]++
+			if ev.Type == broker.EventResolved {
+				seen[ev.QuestionID]++
+			}
 			after = ev.Seq
 		}
 		if len(evs) < 10000 {

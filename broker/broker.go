@@ -85,6 +85,8 @@ type Broker struct {
 	// holds are the platforms' retry_after seen by this instance
 	// (pacing.go).
 	holds paceHolds
+	// due tells the sweeper of timed work written here (nextdue.go).
+	due *dueSignal
 	// closing ends the platform work under way when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
@@ -131,6 +133,7 @@ func New(cfg Config) (*Broker, error) {
 		waiters:   map[string]map[chan *Question]struct{}{},
 		followers: map[string]map[chan struct{}]struct{}{},
 		ocfg:      cfg.Outbox.withDefaults(), kick: make(chan struct{}, 1),
+		due: newDueSignal(),
 	}
 	b.closing, b.close = context.WithCancel(context.Background())
 	return b, nil
@@ -187,6 +190,8 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	}
 	var stored *Question
 	var created bool
+	local, _ := b.splitTargets(q.Targets)
+	q.InProcess = local
 	for range 8 {
 		q.ID = NewID()
 		stored, created, err = b.store.CreateCapped(ctx, q, b.cfg.PendingPerAgent)
@@ -203,6 +208,7 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	if err != nil {
 		return nil, false, fmt.Errorf("broker: store question: %w", err)
 	}
+	stored.InProcess = nil
 	if !created {
 		if stored.Fingerprint != q.Fingerprint {
 			return stored, false, fmt.Errorf("%w: session_id %q and tool_call_id %q already name question %s (%s) with a different body", ErrConflict, req.SessionID, req.ToolCallID, stored.ID, stored.Status)
@@ -213,7 +219,9 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 		b.cfg.Observer.Asked(stored)
 	}
 	b.log.Info("question asked", "question_id", stored.ID, "agent", agent, "route", stored.Route, "prompts", len(stored.Prompts))
-	return b.post(ctx, b.scheduleEscalation(ctx, stored)), true, nil
+	stored = b.scheduleEscalation(ctx, stored)
+	b.noteScheduled(stored)
+	return b.post(ctx, stored), true, nil
 }
 
 // newQuestion builds the question of req on its route. The route decides
@@ -310,44 +318,6 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 	b.wake(id, q)
 	b.updateCopies(q)
 	return q, nil
-}
-
-// Remind queues a reminder under every copy of a pending question whose
-// channel can nudge and makes the first attempts, waiting for them at
-// most the outbox's grace; the outbox retries failures until the
-// deadline.
-func (b *Broker) Remind(ctx context.Context, id string) error {
-	q, err := b.store.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	if q.Status != StatusPending {
-		return &ClosedError{Question: q}
-	}
-	var targets []Target
-	for _, t := range q.Targets {
-		if ch, ok := b.channels[t.Channel]; ok {
-			if _, ok := ch.(Reminder); ok {
-				targets = append(targets, t)
-			}
-		}
-	}
-	if len(targets) == 0 {
-		return nil
-	}
-	if err := b.store.EnqueuePlatformWork(ctx, id, TaskRemind, targets, b.cfg.Now(), q.ExpiresAt); err != nil {
-		return err
-	}
-	// The first attempts are made now, as the sweeper expects of a
-	// reminder it marked sent; failures are retried by the outbox.
-	grace := time.NewTimer(b.ocfg.Grace)
-	defer grace.Stop()
-	select {
-	case <-b.deliverNow(id):
-	case <-grace.C:
-	case <-ctx.Done():
-	}
-	return nil
 }
 
 // Cancel ends the agent's pending question as cancelled.

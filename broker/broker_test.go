@@ -49,7 +49,10 @@ func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 		}
 	}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler)})
+	// A long grace: an ask returns once its first posts are done, and on a
+	// busy machine they may take longer than the default 2 s.
+	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler),
+		Outbox: broker.OutboxConfig{Grace: 30 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

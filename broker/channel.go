@@ -48,6 +48,19 @@ type Reminder interface {
 	Remind(ctx context.Context, q *Question, m MessageRef) error
 }
 
+// InProcess is implemented by channels whose copies live in the bridge's
+// own process (the web inbox, the text channel): posting, editing and
+// reminding there is a call that cannot fail for a while, so those copies
+// need no durable task in the store's outbox. The broker makes them itself
+// right after the store change that calls for them, on its own context,
+// and records each posted copy with the question's id as its message id
+// (which is what such a channel's Post returns).
+type InProcess interface {
+	// InProcess reports whether posts to chat are made in-process; a chat
+	// the channel cannot take (Post would fail for good) is not.
+	InProcess(chat string) bool
+}
+
 // Runner is implemented by channels with an inbound loop (long polling, a
 // gateway connection). Run blocks until ctx ends, retrying with backoff
 // every failure that a retry can fix (a lost connection, a platform that

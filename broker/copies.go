@@ -1,7 +1,9 @@
 package broker
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"time"
 )
@@ -36,15 +38,31 @@ type Copy struct {
 	EditLastError string `json:"edit_last_error,omitempty"`
 }
 
-// Copies lists the copies of question id, one per target, from the
-// store's outbox. The edits of a channel that edits no copies are left
-// out rather than shown as dropped: nothing was left undone.
+// Copies lists the copies of question id, one per target: those made in
+// this process (InProcess channels) and those of the store's outbox. The
+// edits of a channel that edits no copies are left out rather than shown
+// as dropped: nothing was left undone.
 func (b *Broker) Copies(ctx context.Context, id string) ([]Copy, error) {
-	tasks, err := b.store.PlatformWork(ctx, id)
+	q, err := b.store.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	out := []Copy{}
+	return b.CopiesOf(ctx, q)
+}
+
+// CopiesOf is Copies for a question already read: the copies at its
+// in-process targets are derived from it, the others read from the
+// store's outbox, ordered by target.
+func (b *Broker) CopiesOf(ctx context.Context, q *Question) ([]Copy, error) {
+	out := b.localCopies(q)
+	if len(out) == len(q.Targets) && len(q.State.Escalations) == 0 {
+		// Every copy is in-process: the outbox holds nothing of q.
+		return out, nil
+	}
+	tasks, err := b.store.PlatformWork(ctx, q.ID)
+	if err != nil {
+		return nil, err
+	}
 	at := map[Target]int{}
 	for _, t := range tasks {
 		switch t.Kind {
@@ -76,6 +94,9 @@ func (b *Broker) Copies(ctx context.Context, id string) ([]Copy, error) {
 			}
 		}
 	}
+	slices.SortStableFunc(out, func(a, b Copy) int {
+		return cmp.Or(cmp.Compare(a.Target.Channel, b.Target.Channel), cmp.Compare(a.Target.Chat, b.Target.Chat))
+	})
 	return out, nil
 }
 

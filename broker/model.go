@@ -184,6 +184,13 @@ type Question struct {
 	CreatedAt  time.Time `json:"created_at"`
 	ExpiresAt  time.Time `json:"expires_at"`
 	ResolvedAt time.Time `json:"resolved_at,omitzero"`
+
+	// InProcess names the targets of Targets whose copies the broker
+	// makes in its own process (see the InProcess channel interface). The
+	// broker sets it on the question it hands to Create, which then
+	// queues no post task for them and records their copies; it is never
+	// stored, and questions read back leave it empty.
+	InProcess []Target `json:"-"`
 }
 
 // NextReminder returns the time of the next reminder still to send, or the
@@ -249,6 +256,10 @@ type Result struct {
 	CreatedAt  time.Time   `json:"created_at"`
 	ExpiresAt  time.Time   `json:"expires_at"`
 	ResolvedAt *time.Time  `json:"resolved_at,omitempty"`
+	// Snoozes is how many times people snoozed the question (each moved
+	// ExpiresAt); a waiting agent that sees it grow learns of a new
+	// deadline.
+	Snoozes int `json:"snoozes,omitempty"`
 }
 
 // Result returns the agent-facing view of q.
@@ -257,7 +268,7 @@ func (q *Question) Result() Result {
 		ID: q.ID, Status: q.Status, SessionID: q.SessionID, ToolCallID: q.ToolCallID,
 		Questions: q.Prompts, Answers: q.Answers, Fallback: q.Fallback, Reason: q.Reason,
 		NotReady: q.NotReady, AnsweredBy: q.AnsweredBy, Route: q.Route,
-		CreatedAt: q.CreatedAt, ExpiresAt: q.ExpiresAt,
+		CreatedAt: q.CreatedAt, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes),
 	}
 	r.Voters = q.voters()
 	if r.Answers == nil {

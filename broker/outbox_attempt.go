@@ -292,8 +292,14 @@ func (b *Broker) finishTask(ctx context.Context, log *slog.Logger, t PlatformTas
 }
 
 // unsupportedIfNoTarget resolves a pending question as unsupported when
-// the post to every one of its targets failed for good.
+// the post to every one of its targets failed for good (an in-process
+// copy never does).
 func (b *Broker) unsupportedIfNoTarget(ctx context.Context, id string) {
+	if q, err := b.store.Get(ctx, id); err == nil {
+		if local, _ := b.splitTargets(q.Targets); len(local) > 0 {
+			return // its in-process copies are posted
+		}
+	}
 	tasks, err := b.store.PlatformWork(ctx, id)
 	if err != nil {
 		b.log.Warn("platform outbox: list tasks", "question_id", id, "err", err)

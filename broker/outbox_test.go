@@ -242,7 +242,7 @@ func TestRestartedBridgeEditsAfterOutage(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, err := broker.New(broker.Config{Store: st, Routes: routes, Logger: slog.New(slog.DiscardHandler),
-			Outbox: broker.OutboxConfig{Poll: 10 * time.Millisecond, BaseBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}})
+			Outbox: broker.OutboxConfig{Grace: 30 * time.Second, Poll: 10 * time.Millisecond, BaseBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,9 @@ import (
 // unsupported, and nobody is asked.
 const ReasonQuestionsOff = "questions are turned off for this agent"
 
-// post has q posted to every target of its route. The store queued one
-// post per target with the question; they are attempted at once, on the
+// post has q posted to every target of its route. The copies at
+// in-process targets are posted here and now. The store queued one post
+// per other target with the question; they are attempted at once, on the
 // broker's own context, and q is returned as it stands once they ended or
 // the grace (OutboxConfig.Grace) ran out, whichever is first: a target that
 // fails for a while is retried by the outbox and the question stays
@@ -28,6 +29,11 @@ func (b *Broker) post(ctx context.Context, q *Question) *Question {
 	}
 	if len(q.Targets) == 0 {
 		return b.unsupported(q, fmt.Sprintf("route %q has no targets: nobody is asked", q.Route))
+	}
+	local, remote := b.splitTargets(q.Targets)
+	b.postLocal(q, local)
+	if len(remote) == 0 {
+		return q
 	}
 	done := b.deliverNow(q.ID)
 	grace := time.NewTimer(b.ocfg.Grace)

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -74,4 +75,45 @@ func spacedReminders(points []float64, timeout time.Duration) []float64 {
 		out = append(out, p)
 	}
 	return out
+}
+
+// Remind sends a reminder under every copy of a pending question whose
+// channel can nudge: at once for the copies in this process; for the
+// others it queues the reminders and makes the first attempts, waiting for them at
+// most the outbox's grace; the outbox retries failures until the
+// deadline.
+func (b *Broker) Remind(ctx context.Context, id string) error {
+	q, err := b.store.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if q.Status != StatusPending {
+		return &ClosedError{Question: q}
+	}
+	var targets []Target
+	for _, t := range q.Targets {
+		if ch, ok := b.channels[t.Channel]; ok {
+			if _, ok := ch.(Reminder); ok {
+				targets = append(targets, t)
+			}
+		}
+	}
+	local, targets := b.splitTargets(targets)
+	b.touchLocal(q, local, true)
+	if len(targets) == 0 {
+		return nil
+	}
+	if err := b.store.EnqueuePlatformWork(ctx, id, TaskRemind, targets, b.cfg.Now(), q.ExpiresAt); err != nil {
+		return err
+	}
+	// The first attempts are made now, as the sweeper expects of a
+	// reminder it marked sent; failures are retried by the outbox.
+	grace := time.NewTimer(b.ocfg.Grace)
+	defer grace.Stop()
+	select {
+	case <-b.deliverNow(id):
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+	return nil
 }

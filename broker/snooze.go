@@ -49,7 +49,7 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 		st.Snoozes = append(st.Snoozes, Snooze{By: by, At: now, ExpiresAt: next})
 		at := next
 		entry := AuditEntry{At: now, Kind: AuditSnoozed, By: &by, ExpiresAt: &at, Detail: "by " + shortDuration(delta)}
-		return Amendment{State: st, ExpiresAt: next, Reminders: reminders, Audit: []AuditEntry{entry}}, nil
+		return Amendment{State: st, ExpiresAt: next, Reminders: reminders, Audit: []AuditEntry{entry}, Extended: true}, nil
 	})
 	if refused != nil {
 		return *refused

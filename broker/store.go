@@ -10,11 +10,11 @@ import (
 // re-reads from it, and every change of status is a compare-and-set in it.
 //
 // Store is composed of roles, one per kind of user, and only the code
-// that opens a store (cmd/bridge) and the stores themselves handle the
-// whole: the broker takes it, and every other consumer is handed only the
-// role it works with (the timeouts sweeper the Schedule, the callback
-// deliverer the Outbox and the Feed, the web inbox the Sessions, the API
-// what it reads beside the broker).
+// that opens a store (cmd/bridge, with store/storeconfig) and the stores
+// themselves handle the whole: the broker takes it, and every other
+// consumer is handed only the role it works with (the timeouts sweeper
+// the Schedule, the callback deliverer the Outbox and the Feed, the web
+// inbox the Sessions, the API what it reads beside the broker).
 //
 // Implementations: store/sqlite (embedded default) and store/redis. Both
 // pass the conformance suite in broker/brokertest. All methods are safe for
@@ -126,20 +126,22 @@ type Schedule interface {
 	LapsedLeases(ctx context.Context, now time.Time, limit int) ([]string, error)
 }
 
-// EventLog is the durable record of resolutions, read by agents that
-// follow their questions as a stream (GET /v1/events) and resume after
-// the last event they saw.
+// EventLog is the durable record of resolutions and deadline extensions,
+// read by agents that follow their questions as a stream (GET /v1/events)
+// and resume after the last event they saw.
 type EventLog interface {
-	// Events returns up to limit resolution events after sequence number
-	// after, oldest first; agent filters when not empty.
+	// Events returns up to limit events (resolutions and extensions)
+	// after sequence number after, oldest first; agent filters when not
+	// empty.
 	Events(ctx context.Context, agent string, after int64, limit int) ([]Event, error)
 }
 
-// Feed tells of resolutions as they happen, so that whoever waits on them
-// re-reads at once instead of polling.
+// Feed tells of resolutions and deadline extensions as they happen, so
+// that whoever waits on them re-reads at once instead of polling.
 type Feed interface {
 	// Watch returns the resolution feed: the questions as they are
-	// resolved, on this instance and (for shared stores) on others. It is
+	// resolved or their deadlines extended, on this instance and (for
+	// shared stores) on others. It is
 	// a hint, not the record: an empty ID means "re-check every question
 	// you wait for" (sent after a lost connection). The channel closes when
 	// ctx ends.
@@ -205,15 +207,48 @@ type Filter struct {
 	Limit int
 }
 
-// Event is one resolution in the event log. Seq grows strictly, so that a
-// client may resume after the last Seq it saw.
+// Event is one entry of the event log: a resolution, or the extension of
+// a pending question's deadline by a snooze. Seq grows strictly, so that
+// a client may resume after the last Seq it saw.
 type Event struct {
-	Seq        int64     `json:"seq"`
-	QuestionID string    `json:"question_id"`
-	Agent      string    `json:"agent"`
-	SessionID  string    `json:"session_id,omitempty"`
-	Status     Status    `json:"status"`
-	At         time.Time `json:"at"`
+	Seq        int64  `json:"seq"`
+	QuestionID string `json:"question_id"`
+	Agent      string `json:"agent"`
+	SessionID  string `json:"session_id,omitempty"`
+	// Type is EventResolved or EventExtended. Stores give "" (an entry
+	// written before extensions were logged) as EventResolved.
+	Type string `json:"type,omitempty"`
+	// Status is the outcome of a resolution; pending for an extension.
+	Status Status    `json:"status"`
+	At     time.Time `json:"at"`
+	// Extension is what an extended event tells; nil for a resolution.
+	Extension *Extension `json:"extension,omitempty"`
+}
+
+// The types of events in the event log.
+const (
+	EventResolved = "resolved"
+	EventExtended = "extended"
+)
+
+// Extension is the deadline change an extended event reports: the new
+// expires_at, who snoozed, and how many snoozes the question has had with
+// this one (its number, so that each snooze is logged once).
+type Extension struct {
+	ExpiresAt time.Time `json:"expires_at"`
+	SnoozedBy Responder `json:"snoozed_by"`
+	Snoozes   int       `json:"snoozes"`
+}
+
+// ExtendedEvent is the event of snooze number n (1-based) of q, the one
+// described by sn. Stores append it, in the step that moves the deadline,
+// when an Amendment carries Extended.
+func ExtendedEvent(q *Question, sn Snooze, n int) Event {
+	return Event{
+		QuestionID: q.ID, Agent: q.Agent, SessionID: q.SessionID, Type: EventExtended,
+		Status: StatusPending, At: sn.At.UTC(),
+		Extension: &Extension{ExpiresAt: sn.ExpiresAt.UTC(), SnoozedBy: sn.By, Snoozes: n},
+	}
 }
 
 // Delivery states.

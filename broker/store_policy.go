@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -13,8 +14,9 @@ import (
 type PolicyStore interface {
 	// Amend replaces the policy state of a pending question whose state
 	// revision is still rev with a.State (stored with revision rev+1),
-	// moves its deadline and reminders when a.ExpiresAt is set, and
-	// appends a.Audit to its audit log, all in one atomic step. It
+	// moves its deadline and reminders when a.ExpiresAt is set, appends
+	// a.Audit to its audit log and, with a.Extended, the extended event to
+	// the event log, all in one atomic step. It
 	// returns the updated question. A closed question gives a
 	// *ClosedError; a revision other than rev gives ErrConflict.
 	Amend(ctx context.Context, id string, rev int64, a Amendment) (*Question, error)
@@ -41,6 +43,11 @@ type Amendment struct {
 	Reminders []time.Time
 	// Audit is appended to the audit log in the same step.
 	Audit []AuditEntry
+	// Extended, when set, says that the amendment is a snooze (the last
+	// of State.Snoozes): in the same step the store appends its
+	// ExtendedEvent to the event log, and then tells the feed, so that
+	// agents waiting on the question learn the new deadline.
+	Extended bool
 }
 
 // The kinds of audit entries.
@@ -66,4 +73,20 @@ type AuditEntry struct {
 	Status Status `json:"status,omitempty"`
 	// ExpiresAt is the new deadline of a snooze.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// ExtendedEvent returns the event the stores append for a, an amendment
+// of q (as q stands once amended): the ExtendedEvent of the last of
+// a.State.Snoozes. ok is false when a is not Extended; an Extended
+// amendment without a snooze or a new deadline gives an ErrInvalid
+// error, and the store changes nothing.
+func (a Amendment) ExtendedEvent(q *Question) (ev Event, ok bool, err error) {
+	if !a.Extended {
+		return Event{}, false, nil
+	}
+	n := len(a.State.Snoozes)
+	if n == 0 || a.ExpiresAt.IsZero() {
+		return Event{}, false, fmt.Errorf("%w: an extended amendment needs a snooze and a new deadline", ErrInvalid)
+	}
+	return ExtendedEvent(q, a.State.Snoozes[n-1], n), true, nil
 }

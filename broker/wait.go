@@ -6,9 +6,12 @@ import (
 	"time"
 )
 
-// Wait blocks until the agent's question is resolved or ctx ends, and
-// returns the question as it then stands (still pending when ctx ended
-// first). While it waits it renews the question's lease, if it has one.
+// Wait blocks until the agent's question is resolved, its deadline moves
+// (a snooze: it returns the question still pending, with the new
+// ExpiresAt, so that the agent learns the new deadline at once), or ctx
+// ends, and returns the question as it then stands (still pending when
+// ctx ended first). While it waits it renews the question's lease, if it
+// has one.
 func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) {
 	wake := b.addWaiter(id)
 	defer b.removeWaiter(id, wake)
@@ -20,11 +23,14 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 	}
 	var renew <-chan time.Time
 	if q.Lease > 0 && q.Status == StatusPending {
-		b.renewLease(ctx, q)
+		// The agent is back: that renews the lease even when its wait
+		// ends before the write does.
+		b.renewLease(context.WithoutCancel(ctx), q)
 		t := time.NewTicker(q.Lease / 3)
 		defer t.Stop()
 		renew = t.C
 	}
+	expires := q.ExpiresAt
 	for q.Status == StatusPending {
 		select {
 		case <-ctx.Done():
@@ -41,6 +47,9 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 		if q, err = b.store.Get(context.WithoutCancel(ctx), id); err != nil {
 			return nil, err
 		}
+		if !q.ExpiresAt.Equal(expires) {
+			return q, nil // extended
+		}
 	}
 	return q, nil
 }
@@ -55,7 +64,9 @@ func (b *Broker) renewLease(ctx context.Context, q *Question) {
 // one: long-polls call it.
 func (b *Broker) RenewLease(ctx context.Context, q *Question) {
 	if q.Lease > 0 && q.Status == StatusPending {
-		b.renewLease(ctx, q)
+		// The agent is back: that renews the lease even when its wait
+		// ends before the write does.
+		b.renewLease(context.WithoutCancel(ctx), q)
 	}
 }
 

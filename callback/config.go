@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/askbridge/askbridge/broker"
 )
 
 // Defaults of Config.
@@ -16,7 +18,7 @@ const (
 	DefaultMaxBackoff  = time.Hour
 	DefaultWindow      = 24 * time.Hour
 	DefaultTimeout     = 10 * time.Second
-	DefaultPoll        = 5 * time.Second
+	DefaultPoll        = broker.MaxIdle
 	DefaultConcurrency = 8
 )
 
@@ -45,7 +47,8 @@ type Config struct {
 	// knows of is due: for deliveries another process enqueued or left
 	// behind (its claim ran out). A question with a callback resolved on
 	// this instance, and this instance's retries, are sent when due
-	// without waiting for it.
+	// without waiting for it, and so is the earliest delivery the store
+	// knows of when it can tell (broker.DueDeliveries).
 	Poll time.Duration
 	// Concurrency is how many attempts run at once on this instance.
 	Concurrency int

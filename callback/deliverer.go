@@ -36,6 +36,10 @@ type Deliverer struct {
 	// more is set when the last sweep found no free slot or filled every
 	// one: more may be due as soon as an attempt ends.
 	more atomic.Bool
+	// stored is when the earliest delivery in the store falls due, as read
+	// after the last sweep (zero when unknown or none): a retry or a
+	// claim of another instance.
+	stored time.Time
 }
 
 // New returns a Deliverer for the outbox of st. Invalid settings in cfg
@@ -83,8 +87,9 @@ func (d *Deliverer) hold() time.Duration { return 2*d.cfg.Timeout + 5*time.Secon
 // looks at the outbox when it starts, when a question with a callback
 // resolves on this instance (the store's feed says so), when a retry or
 // the end of a claim of this instance falls due, when an attempt ends
-// while more may be due, after the feed was interrupted, and every Poll
-// for deliveries another process left behind. Otherwise it sleeps: an
+// while more may be due, after the feed was interrupted, when the
+// earliest delivery the store knows of falls due, and every Poll for
+// deliveries another process enqueued since. Otherwise it sleeps: an
 // idle bridge, or one whose questions have no callback, does not touch the
 // outbox.
 func (d *Deliverer) Run(ctx context.Context) {
@@ -92,12 +97,19 @@ func (d *Deliverer) Run(ctx context.Context) {
 	watch := d.st.Watch(ctx)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	check := true
+	// timed is set when the check is the first, or the timer's: then the
+	// store is asked for its earliest due time too (a check for a
+	// resolution here needs not: what it enqueued is claimed at once).
+	check, timed := true, true
 	for {
 		if check {
 			d.due.takeDue(d.cfg.Now())
 			d.sweep(ctx)
+			if timed {
+				d.stored = d.nextStored(ctx)
+			}
 		}
+		timed = false
 		d.arm(timer)
 		select {
 		case <-ctx.Done():
@@ -108,21 +120,48 @@ func (d *Deliverer) Run(ctx context.Context) {
 			}
 			check = ok && (r.Callback || r.ID == "")
 		case <-timer.C:
-			check = true
+			check, timed = true, true
 		case <-d.freed:
 			check = d.more.Load()
 		}
 	}
 }
 
-// arm sets timer to the earliest of the next scheduled delivery and the
-// fallback poll.
+// arm sets timer to the earliest of the next scheduled delivery of this
+// instance, the earliest one the store told of, and the fallback poll.
 func (d *Deliverer) arm(timer *time.Timer) {
 	wait := d.cfg.Poll
+	now := d.cfg.Now()
 	if t, ok := d.due.next(); ok {
-		wait = min(wait, max(t.Sub(d.cfg.Now()), 0))
+		wait = min(wait, max(t.Sub(now), 0))
+	}
+	// A stored time already past is work the last claim could not take
+	// (no free slot, or another instance took it): an ending attempt or
+	// the poll looks again, so the loop never spins on it.
+	if d.stored.After(now) {
+		wait = min(wait, d.stored.Sub(now))
 	}
 	timer.Reset(wait)
+}
+
+// nextStored asks the store when its earliest pending delivery falls due,
+// when it can tell; the zero time otherwise.
+func (d *Deliverer) nextStored(ctx context.Context) time.Time {
+	due, ok := d.st.(broker.DueDeliveries)
+	if !ok || ctx.Err() != nil {
+		return time.Time{}
+	}
+	at, ok, err := due.NextDelivery(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Warn("callback outbox: read the next due time", "err", err)
+		}
+		return time.Time{}
+	}
+	if !ok {
+		return time.Time{}
+	}
+	return at
 }
 
 // sweep claims as many due deliveries as there are free slots and starts

@@ -71,12 +71,15 @@ type bridge struct {
 
 // startBridge serves a bridge on the SQLite file path at addr
 // ("127.0.0.1:0" picks a port). Route "default" posts to the auto
-// channel; route "nowhere" to a channel that is not configured.
+// channel; route "nowhere" to a channel that is not configured; route
+// "snoozy" to the auto channel, and people may snooze its questions.
 func startBridge(path, addr string, respond responder) (*bridge, error) {
 	sb, err := sqlitetest.Start(path, func(c *broker.Config) {
 		c.Routes = map[string]broker.Route{
 			"default": {Targets: []broker.Target{{Channel: "auto", Chat: "room"}}},
 			"nowhere": {Targets: []broker.Target{{Channel: "sms", Chat: "+100"}}},
+			"snoozy": {Targets: []broker.Target{{Channel: "auto", Chat: "room"}},
+				Policy: broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(30 * time.Minute), Max: 2}}},
 		}
 	})
 	if err != nil {

@@ -41,6 +41,12 @@ type Client struct {
 	// OnRetry, when set, is told of every retry of a blocking call before
 	// its pause, so that a program can say it is waiting for the server.
 	OnRetry func(RetryInfo)
+	// OnExtended, when set, is told each time a blocking wait (AskRaw,
+	// Ask, Wait) learns that someone snoozed the question: the question
+	// as it then stands, still pending, with its new ExpiresAt. The wait
+	// goes on either way: it ends when the question does, not at a
+	// deadline it once saw.
+	OnExtended func(Result)
 }
 
 // Server returns the base URL of the server.
@@ -176,16 +182,37 @@ func (c *Client) Get(ctx context.Context, id string, wait time.Duration) (*Resul
 // that survive lost connections and server restarts.
 func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
 	r := c.newRetrier()
-	return c.wait(r.trace(ctx), id, r)
+	ctx = r.trace(ctx)
+	// A first read without waiting learns how often the question was
+	// snoozed, so that a snooze ending the first long-poll is told.
+	for {
+		res, err := c.Get(ctx, id, 0)
+		if err == nil && res.Terminal() {
+			return res, nil
+		}
+		if err == nil {
+			r.ok()
+			return c.wait(ctx, id, r, res.Snoozes)
+		}
+		if err := r.pause(ctx, err); err != nil {
+			return nil, err
+		}
+	}
 }
 
-func (c *Client) wait(ctx context.Context, id string, r *retrier) (*Result, error) {
+// wait long-polls question id, known to have been snoozed snoozes times,
+// until it ends.
+func (c *Client) wait(ctx context.Context, id string, r *retrier, snoozes int) (*Result, error) {
 	for {
 		start := time.Now()
 		res, err := c.Get(ctx, id, pollWait)
 		switch {
 		case err == nil && res.Terminal():
 			return res, nil
+		case err == nil && c.extended(&snoozes, res):
+			// A snooze ended the long-poll early: re-attach at once.
+			r.ok()
+			continue
 		case err == nil && time.Since(start) < time.Second:
 			// The server let go early (it is shutting down): pause
 			// before re-attaching rather than polling it in a loop.
@@ -202,6 +229,18 @@ func (c *Client) wait(ctx context.Context, id string, r *retrier) (*Result, erro
 			return nil, err
 		}
 	}
+}
+
+// extended reports whether pending result res shows more snoozes than
+// *known, the count seen before, so that its deadline moved; it tells
+// OnExtended so, and keeps the new count in *known.
+func (c *Client) extended(known *int, res *Result) bool {
+	moved := res.Snoozes > *known
+	*known = res.Snoozes
+	if moved && c.OnExtended != nil {
+		c.OnExtended(*res)
+	}
+	return moved
 }
 
 // AskRaw asks q and blocks until it resolves, whatever the outcome,
@@ -223,7 +262,11 @@ func (c *Client) AskRaw(ctx context.Context, q Question) (*Result, error) {
 				return res, nil
 			}
 			r.ok()
-			return c.wait(ctx, res.ID, r)
+			// The question had no snooze when asked: one the submit
+			// already shows (it ended the submit's wait) is news.
+			snoozes := 0
+			c.extended(&snoozes, res)
+			return c.wait(ctx, res.ID, r, snoozes)
 		}
 		if err := r.pause(ctx, err); err != nil {
 			return nil, err

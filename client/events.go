@@ -12,23 +12,51 @@ import (
 	"time"
 )
 
-// Event is one resolution from the event stream.
+// Event is one resolution, or one snooze of a pending question, from the
+// event stream.
 type Event struct {
 	// ID is the event's position in the stream; resume after it with
 	// EventsFilter.LastEventID.
 	ID string
-	// Type is "resolved".
-	Type   string
+	// Type is EventResolved or EventExtended.
+	Type string
+	// Result is the question: as it ended for a resolution; for an
+	// extension, its id, session, pending status and new ExpiresAt.
 	Result Result
+	// Extension is what an extended event adds (who snoozed, the count);
+	// nil for a resolution.
+	Extension *Extension
+}
+
+// The types of events.
+const (
+	// EventResolved: the question ended; Result says how.
+	EventResolved = "resolved"
+	// EventExtended: someone snoozed the pending question, moving its
+	// deadline to Result.ExpiresAt.
+	EventExtended = "extended"
+)
+
+// Extension is the snooze an extended event reports.
+type Extension struct {
+	// ExpiresAt is the question's new deadline.
+	ExpiresAt time.Time `json:"expires_at"`
+	// SnoozedBy is the person who snoozed it.
+	SnoozedBy Responder `json:"snoozed_by"`
+	// Snoozes is how many times the question has been snoozed, this
+	// snooze included.
+	Snoozes int `json:"snoozes"`
+	// ExtendedAt is when it was snoozed.
+	ExtendedAt time.Time `json:"extended_at"`
 }
 
 // EventsFilter selects what Events streams.
 type EventsFilter struct {
-	// SessionID keeps one session's resolutions ("" means all of the
+	// SessionID keeps one session's events ("" means all of the
 	// agent's).
 	SessionID string
 	// LastEventID resumes after that event. Empty starts at the end of
-	// the log (only what resolves from now on); "0" replays everything
+	// the log (only what happens from now on); "0" replays everything
 	// the server still keeps.
 	LastEventID string
 }
@@ -37,9 +65,10 @@ type EventsFilter struct {
 // heartbeat every 15 s) before it is taken as lost and reopened.
 const streamIdle = 45 * time.Second
 
-// Events streams the agent's resolutions until ctx ends. It reconnects
+// Events streams the agent's resolutions, and the snoozes that move the
+// deadlines of its pending questions, until ctx ends. It reconnects
 // after lost connections and server restarts, resuming after the last
-// event it delivered, so every resolution arrives once, in order. The
+// event it delivered, so every event arrives once, in order. The
 // events channel closes when the stream ends for good; the error channel
 // then holds the reason, if any other than ctx ending (a refused key, a
 // bad LastEventID).
@@ -134,6 +163,12 @@ func (c *Client) stream(ctx context.Context, session string, last *string, out c
 				ev := Event{ID: id, Type: typ}
 				if err := json.Unmarshal([]byte(data.String()), &ev.Result); err != nil {
 					return true, fmt.Errorf("askbridge: event %s: %w", id, err)
+				}
+				if typ == EventExtended {
+					ev.Extension = new(Extension)
+					if err := json.Unmarshal([]byte(data.String()), ev.Extension); err != nil {
+						return true, fmt.Errorf("askbridge: event %s: %w", id, err)
+					}
 				}
 				select {
 				case out <- ev:

@@ -119,6 +119,9 @@ type Result struct {
 	CreatedAt  time.Time   `json:"created_at"`
 	ExpiresAt  time.Time   `json:"expires_at"`
 	ResolvedAt *time.Time  `json:"resolved_at,omitempty"`
+	// Snoozes is how many times people snoozed the question, each time
+	// moving ExpiresAt.
+	Snoozes int `json:"snoozes,omitempty"`
 }
 
 // The fallbacks of a timed-out question. Prompts people answered keep

@@ -74,9 +74,9 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		s.leases.hold(asker, sessionOf(req), res, lease)
 		return s.result(ctx, asker, res), nil
 	}
-	stop := s.progress(ctx, req, res)
+	stop, seen := s.progress(ctx, req, res)
 	defer stop()
-	res, err = s.waitFor(ctx, asker, res.ID, 0)
+	res, err = s.waitFor(ctx, asker, res.ID, 0, seen)
 	if err == nil && res.Terminal() {
 		return s.result(ctx, asker, res), nil
 	}
@@ -148,9 +148,11 @@ func (s *Server) submit(ctx context.Context, a Asker, q client.Question, wait bo
 }
 
 // waitFor long-polls the question until it ends, ctx ends, or (with a
-// bound > 0) the bound passes. Lost connections are retried; the last
-// known state is returned with ctx's end.
-func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Duration) (*client.Result, error) {
+// bound > 0) the bound passes; a deadline that a snooze moves does not
+// end it (the bridge answers such a long-poll early, with the new
+// expires_at, which seen is handed). Lost connections are retried; the
+// last known state is returned with ctx's end.
+func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Duration, seen func(*client.Result)) (*client.Result, error) {
 	if bound > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, bound)
@@ -176,10 +178,12 @@ func (s *Server) waitFor(ctx context.Context, a Asker, id string, bound time.Dur
 		case err == nil && res.Terminal():
 			return res, nil
 		case err == nil:
+			snoozed := res.Snoozes > last.Snoozes
 			last = res
+			seen(res)
 			pauses.Reset()
-			if time.Since(started) >= wait/2 {
-				continue
+			if snoozed || time.Since(started) >= wait/2 {
+				continue // a snooze ended the long-poll early
 			}
 			// The bridge answered early (it is draining for a restart):
 			// pause before asking again.

@@ -19,8 +19,8 @@ import (
 )
 
 // bridge is a real askbridge server in this process (API, broker,
-// SQLite) whose route posts to a recording channel; people answer with
-// the broker's inbound path.
+// SQLite) whose route posts to a recording channel and may be snoozed;
+// people answer with the broker's inbound path.
 type bridge struct {
 	b   *broker.Broker
 	st  *sqlite.Store
@@ -30,7 +30,12 @@ type bridge struct {
 
 func startBridge(t *testing.T) *bridge {
 	t.Helper()
-	b := sqlitetest.NewBroker(t, sqlitetest.DefaultRoute("room", "c1"))
+	b := sqlitetest.NewBroker(t, func(c *broker.Config) {
+		c.Routes = map[string]broker.Route{
+			"default": {Targets: []broker.Target{{Channel: "room", Chat: "c1"}},
+				Policy: broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(30 * time.Minute), Max: 2}}},
+		}
+	})
 	ch := brokertest.NewChannel("room")
 	b.Register(ch)
 	hs := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, b.Broker, b.Store))

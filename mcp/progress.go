@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,12 +16,16 @@ import (
 // call waits for question r, when the client asked for progress (sent a
 // progress token). Clients reset their request timeouts on progress, so a
 // question may wait longer than the client's timeout. The returned
-// function stops the notifications and waits for the sender to end.
-func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, r *client.Result) (stop func()) {
+// function stop stops the notifications and waits for the sender to end;
+// seen hands it the question as the wait last saw it, so that the
+// notifications tell the deadline a snooze moved.
+func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, r *client.Result) (stop func(), seen func(*client.Result)) {
 	tok := req.Params.GetProgressToken()
 	if tok == nil || req.Session == nil {
-		return func() {}
+		return func() {}, func(*client.Result) {}
 	}
+	var expires atomic.Pointer[time.Time]
+	expires.Store(&r.ExpiresAt)
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -34,8 +39,8 @@ func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, r *clie
 			case <-t.C:
 			}
 			msg := fmt.Sprintf("Waiting for an answer to question %s (%s so far", r.ID, time.Since(start).Round(time.Second))
-			if !r.ExpiresAt.IsZero() {
-				msg += fmt.Sprintf("; it times out at %s", r.ExpiresAt.UTC().Format("15:04:05 UTC"))
+			if at := *expires.Load(); !at.IsZero() {
+				msg += fmt.Sprintf("; it times out at %s", at.UTC().Format("15:04:05 UTC"))
 			}
 			msg += ")"
 			err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n), Message: msg})
@@ -44,5 +49,5 @@ func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, r *clie
 			}
 		}
 	})
-	return func() { cancel(); wg.Wait() }
+	return func() { cancel(); wg.Wait() }, func(r *client.Result) { expires.Store(&r.ExpiresAt) }
 }

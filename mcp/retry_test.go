@@ -25,7 +25,7 @@ func TestRetriesStopWhenTheContextEnds(t *testing.T) {
 			return nil
 		},
 		"wait": func(ctx context.Context, s *Server, a Asker) error {
-			res, err := s.waitFor(ctx, a, "abcdef", 0)
+			res, err := s.waitFor(ctx, a, "abcdef", 0, func(*client.Result) {})
 			if res == nil || res.Status != client.StatusPending {
 				t.Errorf("waitFor returned %+v, want the last known pending state", res)
 			}

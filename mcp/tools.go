@@ -121,8 +121,8 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest) (*sdk.
 		return toolError(bridgeError(err, 0)), nil
 	}
 	if !res.Terminal() && wait > 0 {
-		stop := s.progress(ctx, req, res)
-		res, err = s.waitFor(ctx, asker, in.ID, wait)
+		stop, seen := s.progress(ctx, req, res)
+		res, err = s.waitFor(ctx, asker, in.ID, wait, seen)
 		stop()
 		if err != nil {
 			return toolError(bridgeError(err, 0)), nil

@@ -12,8 +12,8 @@ import (
 	"github.com/askbridge/askbridge/internal/config"
 )
 
-// Config is the timeouts section of the configuration file: the default deadline, the reminder points and how
-// often the sweeper looks for due questions.
+// Config is the timeouts section of the configuration file: the default
+// deadline, the reminder points and the least time between two sweeps.
 type Config struct {
 	// Default is the deadline of questions whose route and request set
 	// none (30m when unset; 10s–7d).
@@ -21,7 +21,8 @@ type Config struct {
 	// Reminders are fractions of the time to the deadline at which people
 	// are nudged (0.5 and 0.9 when unset; [] for none).
 	Reminders []float64 `yaml:"reminders"`
-	// SweepEvery is how often the sweeper runs (1s when unset; at least 1s).
+	// SweepEvery is the least time between two sweeps (1s when unset; at
+	// least 1s); the sweeper sleeps until something falls due.
 	SweepEvery SweepInterval `yaml:"sweep_every"`
 	// Batch is how many due questions one store query returns (500 when
 	// unset; 1–100000). A sweep keeps querying until all due are done.

@@ -31,7 +31,12 @@
 // longer ago than the retention (a week by default), with their events
 // and finished deliveries.
 //
-// Run triggers Sweep every second and Purge every hour from a robfig/cron
-// scheduler until its context ends; cmd/bridge runs it on the elected leader only, although
-// two sweepers on one store would still never resolve a question twice.
+// Run sweeps when something falls due and purges every hour (from a
+// robfig/cron scheduler) until its context ends. Between sweeps it sleeps
+// until the earliest entry of the store's schedule (broker.DueSchedule),
+// woken earlier when this instance asks a question with an earlier one,
+// and never longer than broker.MaxIdle, which bounds how late it sees work
+// written by another instance. cmd/bridge runs it on the elected leader
+// only, although two sweepers on one store would still never resolve a
+// question twice.
 package timeouts

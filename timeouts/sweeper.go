@@ -28,9 +28,14 @@ type Options struct {
 	// Batch is how many due ids one store query returns (DefaultBatch when
 	// zero). Sweep keeps querying until a query returns fewer.
 	Batch int
-	// Every is how often Run sweeps (DefaultEvery when zero; never less
-	// than MinEvery, which is also cron's floor).
+	// Every is the least time between two sweeps of Run, and how often
+	// it sweeps on a store that cannot tell when the next entry falls due
+	// (DefaultEvery when zero; never less than MinEvery).
 	Every time.Duration
+	// MaxIdle is the longest Run sleeps when nothing falls due sooner
+	// (broker.MaxIdle when zero; never less than Every): the bound on how
+	// late it sees work that another instance wrote to a shared store.
+	MaxIdle time.Duration
 	// Workers is how many due questions are resolved at once
 	// (DefaultWorkers when zero), so reads overlap the store's writes.
 	Workers int
@@ -100,6 +105,10 @@ func New(b *broker.Broker, st Store, opts Options) *Sweeper {
 		opts.Every = DefaultEvery
 	}
 	opts.Every = max(opts.Every, MinEvery)
+	if opts.MaxIdle == 0 {
+		opts.MaxIdle = broker.MaxIdle
+	}
+	opts.MaxIdle = max(opts.MaxIdle, opts.Every)
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
 	}

@@ -39,6 +39,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"Limits", limitTests},
 		{"Health", healthTests},
 		{"Policy", policyTests},
+		{"Extended", extendedTests},
 		{"Escalation", escalationTests},
 	}
 	for _, g := range groups {

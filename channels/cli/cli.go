@@ -22,7 +22,10 @@ const Name = "cli"
 // configuration section, like every other channel.
 type Channel struct{}
 
-var _ broker.Channel = (*Channel)(nil)
+var (
+	_ broker.Channel   = (*Channel)(nil)
+	_ broker.InProcess = (*Channel)(nil)
+)
 
 // New returns the text channel. Typed commands reach the broker through
 // the API rather than through the channel, so h is only checked; it is
@@ -39,6 +42,10 @@ func New(cfg Config, h broker.InboundHandler, _ channels.Options) (*Channel, err
 
 // Name returns "cli".
 func (c *Channel) Name() string { return Name }
+
+// InProcess reports that every post here is made in the bridge's process
+// (there is nothing to send), so the broker needs no outbox for it.
+func (c *Channel) InProcess(string) bool { return true }
 
 // Post makes q visible to text clients: listing the store shows it, so
 // there is nothing to send. The reference is the question id.

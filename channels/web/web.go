@@ -95,11 +95,12 @@ type recentQuestion struct {
 }
 
 var (
-	_ broker.Channel  = (*Channel)(nil)
-	_ broker.Updater  = (*Channel)(nil)
-	_ channels.Router = (*Channel)(nil)
-	_ broker.Reminder = (*Channel)(nil)
-	_ broker.Runner   = (*Channel)(nil)
+	_ broker.Channel   = (*Channel)(nil)
+	_ broker.Updater   = (*Channel)(nil)
+	_ channels.Router  = (*Channel)(nil)
+	_ broker.Reminder  = (*Channel)(nil)
+	_ broker.Runner    = (*Channel)(nil)
+	_ broker.InProcess = (*Channel)(nil)
 )
 
 // New builds the web inbox. h receives every command typed or clicked on
@@ -162,6 +163,11 @@ func (c *Channel) Post(_ context.Context, q *broker.Question, chat string) (brok
 	return broker.MessageRef{Channel: Name, MessageID: q.ID, PostedAt: c.now()}, nil
 }
 
+// InProcess reports that posts to the inbox (chat empty) are made in the
+// bridge's process: the broker posts, edits and reminds here directly,
+// without the store's outbox.
+func (c *Channel) InProcess(chat string) bool { return chat == "" }
+
 // Update shows the new state of q (its outcome, or its progress in a
 // dialog) on every connected page.
 func (c *Channel) Update(_ context.Context, q *broker.Question, _ broker.MessageRef) error {
@@ -213,6 +219,12 @@ func (c *Channel) publish(q *broker.Question, reminded bool) {
 		r.at = c.order.PushBack(r)
 		c.recent[q.ID] = r
 	} else {
+		if r.q.Status.Terminal() && !q.Status.Terminal() {
+			// A post or an edit that lost the race with the
+			// question's end: a question never reopens.
+			c.mu.Unlock()
+			return
+		}
 		c.order.MoveToBack(r.at)
 	}
 	r.q, r.seen = cp, now

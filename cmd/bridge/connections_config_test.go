@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/internal/edge"
@@ -40,7 +41,7 @@ func TestServerConnectionsConfig(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := configFor(serveFlags{config: path, dataDir: t.TempDir()})
+			cfg, err := bridgeconfig.FromFlags(bridgeconfig.Flags{Config: path, DataDir: t.TempDir()})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want it to say %q", err, tt.wantErr)

@@ -7,21 +7,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 )
 
 // loadYAML loads and checks a configuration file with body, as serve and
 // check-config do.
-func loadYAML(t *testing.T, body string) (Config, error) {
+func loadYAML(t *testing.T, body string) (bridgeconfig.Config, error) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "askbridge.yaml")
 	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig(p)
+	cfg, err := bridgeconfig.Load(p)
 	if err != nil {
 		return cfg, err
 	}
-	return cfg, cfg.finish()
+	return cfg, cfg.Finish()
 }
 
 // TestConfigDurationsInDays: every duration in the file reads d and w.

@@ -4,16 +4,18 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/askbridge/askbridge/channels/builtin"
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/edge"
 )
 
 // guard puts the edge checks (Host, proxy, cross-site, content type) in
 // front of the whole server.
-func guard(cfg Config, w *wiring, srv http.Handler, log *slog.Logger) (http.Handler, error) {
+func guard(cfg bridgeconfig.Config, w *builtin.Wiring, srv http.Handler, log *slog.Logger) (http.Handler, error) {
 	web := cfg.Channels.Web
 	return edge.New(edge.Config{
 		Listen: cfg.Listen, PublicURL: cfg.Server.PublicURL, AllowedHosts: cfg.Server.AllowedHosts,
-		Webhooks:  w.webhooks,
+		Webhooks:  w.Webhooks,
 		AgentKeys: len(cfg.Agents) > 0, ResponderKeys: len(cfg.People) > 0,
 		InboxLocked: web.Disabled || web.TokenEnv != "",
 		Logger:      log.With("component", "edge"),

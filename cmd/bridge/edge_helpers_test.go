@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/testutil"
 )
 
@@ -30,12 +31,12 @@ type edgeBridge struct {
 	hits []hit
 }
 
-// startEdgeBridge starts a bridge with cfg (defaultConfig() when nil)
+// startEdgeBridge starts a bridge with cfg (bridgeconfig.Default() when nil)
 // listening on a free loopback port; it stops when the test ends.
-func startEdgeBridge(t *testing.T, cfg *Config) *edgeBridge {
+func startEdgeBridge(t *testing.T, cfg *bridgeconfig.Config) *edgeBridge {
 	t.Helper()
 	if cfg == nil {
-		c := defaultConfig()
+		c := bridgeconfig.Default()
 		cfg = &c
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -44,19 +45,19 @@ func startEdgeBridge(t *testing.T, cfg *Config) *edgeBridge {
 	}
 	cfg.Listen = ln.Addr().String()
 	cfg.DataDir = t.TempDir()
-	if err := cfg.finish(); err != nil {
+	if err := cfg.Finish(); err != nil {
 		t.Fatal(err)
 	}
 	e := &edgeBridge{url: "http://" + cfg.Listen, logs: &testutil.Buffer{}}
 	_, e.port, _ = net.SplitHostPort(cfg.Listen)
 	log := slog.New(slog.NewTextHandler(e.logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	st, elector, err := openStore(ctx, *cfg, log)
+	st, elector, err := cfg.Store.Open(ctx, cfg.DataDir, log)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	a, err := build(ctx, *cfg, st, elector, time.UTC, loopback(cfg.Listen), log)
+	a, err := build(ctx, *cfg, st, elector, time.UTC, cfg.Loopback(), log)
 	if err != nil {
 		cancel()
 		_ = st.Close()

@@ -11,9 +11,11 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/channels/slack"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 )
 
 // send makes one request to the bridge and returns the status and the
@@ -52,7 +54,7 @@ func TestKeylessBridgeBehindProxy(t *testing.T) {
 	fake := slackfake.New(t)
 	t.Setenv("ASKBRIDGE_TEST_SLACK_BOT", slackfake.BotToken)
 	t.Setenv("ASKBRIDGE_TEST_SLACK_SECRET", "slack-signing-secret-for-the-proxy-test")
-	cfg := defaultConfig()
+	cfg := bridgeconfig.Default()
 	cfg.Channels.Slack = &slack.Config{BotTokenEnv: "ASKBRIDGE_TEST_SLACK_BOT", SigningSecretEnv: "ASKBRIDGE_TEST_SLACK_SECRET", Mode: slack.ModeHTTP, APIURL: fake.URL}
 	b := startEdgeBridge(t, &cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -104,9 +106,9 @@ func TestKeyedBridgeBehindProxy(t *testing.T) {
 	t.Setenv("ASKBRIDGE_TEST_AGENT", "agent-key-behind-the-proxy")
 	t.Setenv("ASKBRIDGE_TEST_ANA", "responder-key-behind-the-proxy")
 	t.Setenv("ASKBRIDGE_TEST_WEB", "web-token-behind-the-proxy-0123")
-	cfg := defaultConfig()
-	cfg.Agents = []AgentConfig{{KeyConfig: KeyConfig{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}}
-	cfg.People = []ResponderConfig{{KeyConfig: KeyConfig{Name: "ana", KeyEnv: "ASKBRIDGE_TEST_ANA"}}}
+	cfg := bridgeconfig.Default()
+	cfg.Agents = []api.AgentSettings{{KeySettings: api.KeySettings{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}}
+	cfg.People = []api.ResponderSettings{{KeySettings: api.KeySettings{Name: "ana", KeyEnv: "ASKBRIDGE_TEST_ANA"}}}
 	cfg.Channels.Web.TokenEnv = "ASKBRIDGE_TEST_WEB"
 	cfg.Server.PublicURL = "https://bridge.example.com"
 	b := startEdgeBridge(t, &cfg)
@@ -165,8 +167,8 @@ func (p viaProxy) RoundTrip(r *http.Request) (*http.Response, error) {
 // for arriving on a loopback socket.
 func TestMCPBehindProxy(t *testing.T) {
 	t.Setenv("ASKBRIDGE_TEST_AGENT", "agent-key-behind-the-proxy")
-	cfg := defaultConfig()
-	cfg.Agents = []AgentConfig{{KeyConfig: KeyConfig{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}}
+	cfg := bridgeconfig.Default()
+	cfg.Agents = []api.AgentSettings{{KeySettings: api.KeySettings{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}}
 	cfg.Server.PublicURL = "https://bridge.example.com"
 	b := startEdgeBridge(t, &cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
@@ -22,13 +24,13 @@ func TestLimitsConfigKeys(t *testing.T) {
 	tests := []struct {
 		name    string
 		yaml    string
-		want    LimitsConfig
+		want    api.Limits
 		wantErr string
 	}{
-		{name: "unset: defaults", yaml: "listen: 127.0.0.1:8377\n", want: LimitsConfig{PendingPerAgent: 1000, StreamsPerAgent: 16}},
-		{name: "both set", yaml: "limits:\n  pending_per_agent: 50\n  streams_per_agent: 2\n", want: LimitsConfig{PendingPerAgent: 50, StreamsPerAgent: 2}},
-		{name: "zero: default", yaml: "limits:\n  pending_per_agent: 0\n", want: LimitsConfig{PendingPerAgent: 1000, StreamsPerAgent: 16}},
-		{name: "largest", yaml: "limits:\n  pending_per_agent: 1000000\n  streams_per_agent: 10000\n", want: LimitsConfig{PendingPerAgent: 1000000, StreamsPerAgent: 10000}},
+		{name: "unset: defaults", yaml: "listen: 127.0.0.1:8377\n", want: api.Limits{PendingPerAgent: 1000, StreamsPerAgent: 16}},
+		{name: "both set", yaml: "limits:\n  pending_per_agent: 50\n  streams_per_agent: 2\n", want: api.Limits{PendingPerAgent: 50, StreamsPerAgent: 2}},
+		{name: "zero: default", yaml: "limits:\n  pending_per_agent: 0\n", want: api.Limits{PendingPerAgent: 1000, StreamsPerAgent: 16}},
+		{name: "largest", yaml: "limits:\n  pending_per_agent: 1000000\n  streams_per_agent: 10000\n", want: api.Limits{PendingPerAgent: 1000000, StreamsPerAgent: 10000}},
 		{name: "negative pending", yaml: "limits:\n  pending_per_agent: -1\n", wantErr: "limits.pending_per_agent: must be a whole number from 1 to 1000000, got -1"},
 		{name: "pending too large", yaml: "limits:\n  pending_per_agent: 10000000\n", wantErr: "limits.pending_per_agent: must be a whole number from 1 to 1000000, got 10000000"},
 		{name: "negative streams", yaml: "limits:\n  streams_per_agent: -5\n", wantErr: "limits.streams_per_agent: must be a whole number from 1 to 10000, got -5"},
@@ -42,9 +44,9 @@ func TestLimitsConfigKeys(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(path)
+			cfg, err := bridgeconfig.Load(path)
 			if err == nil {
-				err = cfg.finish()
+				err = cfg.Finish()
 			}
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/mcp"
 )
@@ -25,7 +26,7 @@ import (
 // with their question still pending (and its id, for get_answer after the
 // restart), so that they do not hold up a graceful shutdown; serve calls
 // it together with the API's Drain.
-func mountMCP(cfg Config, srv *api.Server, log *slog.Logger) (drain func(), err error) {
+func mountMCP(cfg bridgeconfig.Config, srv *api.Server, log *slog.Logger) (drain func(), err error) {
 	if cfg.MCP.Enabled != nil && !*cfg.MCP.Enabled {
 		return func() {}, nil
 	}
@@ -78,7 +79,7 @@ standard error.
 			if session == "" {
 				session = os.Getenv("ASKBRIDGE_SESSION_ID")
 			}
-			log := newLogger(LogConfig{Level: logLevel}, cmd.ErrOrStderr())
+			log := newLogger(bridgeconfig.Log{Level: logLevel}, cmd.ErrOrStderr())
 			s, err := mcp.New(mcp.Config{
 				Asker: mcp.Fixed(mcpClient()), SessionID: session, NoUserQuestion: noQuestion,
 				ProgressEvery: every, Version: versionString(), Logger: log,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
@@ -56,9 +57,9 @@ func TestOutboxConfigKeys(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(path)
+			cfg, err := bridgeconfig.Load(path)
 			if err == nil {
-				err = cfg.finish()
+				err = cfg.Finish()
 			}
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -76,7 +77,7 @@ func TestOutboxConfigKeys(t *testing.T) {
 			if err != nil {
 				t.Fatalf("config %q: %v", tt.yaml, err)
 			}
-			got := cfg.Outbox.broker()
+			got := cfg.Outbox.Broker()
 			if got.Grace != tt.wantGrace {
 				t.Errorf("grace = %s, want %s", got.Grace, tt.wantGrace)
 			}

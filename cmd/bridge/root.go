@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/clientcmd"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/hooks"
@@ -61,7 +62,7 @@ file named by --config or $ASKBRIDGE_CONFIG.`,
 		newServeCmd(),
 		newMCPCmd(),
 		hooks.NewCmd(),
-		newCheckConfigCmd(),
+		bridgeconfig.NewCheckCmd(),
 		newVersionCmd(),
 		newCompletionCmd(),
 	)

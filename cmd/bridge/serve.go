@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,51 +15,13 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/builtin"
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
-	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/internal/debugserver"
 )
 
-// serveFlags are the flags of `bridge serve` and `bridge check-config`;
-// they override the file.
-type serveFlags struct {
-	config, listen, dataDir, store string
-}
-
-// addServeFlags adds the flags that choose and override the config file.
-func addServeFlags(cmd *cobra.Command, f *serveFlags) {
-	fs := cmd.Flags()
-	fs.StringVar(&f.config, "config", "", "configuration `FILE` (YAML; default $ASKBRIDGE_CONFIG; none: the embedded defaults)")
-	fs.StringVar(&f.listen, "listen", "", "`ADDR` to listen on (default "+DefaultListen+")")
-	fs.StringVar(&f.dataDir, "data-dir", "", "data `DIR` (default $ASKBRIDGE_DATA_DIR, else $XDG_DATA_HOME/askbridge, else ~/.local/share/askbridge)")
-	fs.StringVar(&f.store, "store", "", "store `URL`: sqlite:///path/file.db or redis://host:port/db")
-}
-
-// configFor loads the file and applies the flags.
-func configFor(f serveFlags) (Config, error) {
-	if f.config == "" {
-		f.config = os.Getenv("ASKBRIDGE_CONFIG")
-	}
-	cfg, err := loadConfig(f.config)
-	if err != nil {
-		return cfg, err
-	}
-	if f.listen != "" {
-		cfg.Listen = f.listen
-	}
-	if f.dataDir != "" {
-		cfg.DataDir = f.dataDir
-	}
-	if f.store != "" {
-		cfg.Store.URL = f.store
-	}
-	if err := cfg.finish(); err != nil {
-		return cfg, &config.Error{File: f.config, Problems: config.List(err)}
-	}
-	return cfg, nil
-}
-
-func newLogger(cfg LogConfig, w io.Writer) *slog.Logger {
+func newLogger(cfg bridgeconfig.Log, w io.Writer) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.Level))
 	opts := &slog.HandlerOptions{Level: level}
@@ -73,7 +34,7 @@ func newLogger(cfg LogConfig, w io.Writer) *slog.Logger {
 // newServeCmd is `bridge serve`: it runs until SIGINT or SIGTERM, then
 // drains.
 func newServeCmd() *cobra.Command {
-	var f serveFlags
+	var f bridgeconfig.Flags
 	var debugAddr string
 	cmd := &cobra.Command{
 		Use:   "serve [flags]",
@@ -82,14 +43,14 @@ func newServeCmd() *cobra.Command {
 and the MCP endpoint, until SIGINT or SIGTERM; then release waiting agents
 (they re-attach after a restart) and drain. With no configuration it uses
 SQLite in the data directory, the web inbox and the text channel, on
-` + DefaultListen + `. It refuses to start on any problem in the
+` + bridgeconfig.DefaultListen + `. It refuses to start on any problem in the
 configuration: "bridge check-config" lists them all.`,
 		Example: `  bridge serve
   bridge serve --config askbridge.yaml
   bridge serve --listen 127.0.0.1:9000 --store redis://127.0.0.1:6379/0`,
 		Args: cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := configFor(f)
+			cfg, err := bridgeconfig.FromFlags(f)
 			if err != nil {
 				return cmdline.Exit(cmdline.ExitBadInput, err)
 			}
@@ -104,7 +65,7 @@ configuration: "bridge check-config" lists them all.`,
 			return serve(cmd.Context(), cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	addServeFlags(cmd, &f)
+	bridgeconfig.AddFlags(cmd, &f)
 	cmd.Flags().StringVar(&debugAddr, "debug-addr", "", "serve net/http/pprof on this loopback `ADDR` (such as 127.0.0.1:6060); off by default")
 	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "stopped by SIGINT or SIGTERM after draining", cmdline.ExitBadInput, "a problem in the configuration or the flags", cmdline.ExitFailure, "the store, a channel or the listen address failed")
 	return cmd
@@ -112,16 +73,16 @@ configuration: "bridge check-config" lists them all.`,
 
 // serve builds everything from cfg, serves until ctx ends, and shuts down
 // in order: stop taking work, release waiting agents, drain, close.
-func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+func serve(ctx context.Context, cfg bridgeconfig.Config, stdout, stderr io.Writer) error {
 	log := newLogger(cfg.Log, stderr)
-	loop := loopback(cfg.Listen)
+	loop := cfg.Loopback()
 	if !loop && len(cfg.Agents) == 0 {
 		return fmt.Errorf("refusing to listen on %s without agent keys: configure agents (with key_env) or listen on 127.0.0.1", cfg.Listen)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
-	st, elector, err := openStore(ctx, cfg, log)
+	st, elector, err := cfg.Store.Open(ctx, cfg.DataDir, log)
 	if err != nil {
 		return err
 	}
@@ -137,7 +98,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	stopMetrics, err := serveMetrics(cfg, app.metrics, log)
+	stopMetrics, err := app.metrics.ServeMetrics(cfg.Metrics, cfg.Server, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -197,21 +158,21 @@ type app struct {
 }
 
 // build wires store, broker, channels and API from the typed config.
-func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elector, loc *time.Location, loop bool, log *slog.Logger) (*app, error) {
+func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, elector broker.Elector, loc *time.Location, loop bool, log *slog.Logger) (*app, error) {
 	var metrics *api.Metrics
 	var b *broker.Broker
 	metrics = api.NewMetrics(func() int { return b.Waiting() }, st)
 	b, err := broker.New(broker.Config{
-		Store: st, Routes: cfg.brokerRoutes(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
+		Store: st, Routes: cfg.Routes.Broker(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
-		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: cfg.questionsOff(),
-		OnBehalfOf: cfg.onBehalfOf(),
-		Outbox:     cfg.Outbox.broker(),
+		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: api.QuestionsOff(cfg.Agents),
+		OnBehalfOf: api.OnBehalfOf(cfg.Agents),
+		Outbox:     cfg.Outbox.Broker(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	w, err := buildChannels(&cfg, b, st, loop, loc, log)
+	w, err := cfg.Channels.Build(b, st, loop, loc, log)
 	if err != nil {
 		return nil, err
 	}
@@ -219,17 +180,17 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if err != nil {
 		return nil, err
 	}
-	metricsKey, metricsRefusal := cfg.Metrics.onMain(cfg.exposed())
+	metricsKey, metricsRefusal := cfg.Metrics.OnMain(cfg.Exposed())
 	srv := api.New(api.Config{
-		AgentKeys: agentAPIKeys(cfg.Agents), ResponderKeys: responderAPIKeys(cfg.People), Loopback: loop,
-		TextChannels: w.textChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
+		AgentKeys: api.AgentKeys(cfg.Agents), ResponderKeys: api.ResponderKeys(cfg.People), Loopback: loop,
+		TextChannels: w.TextChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
 		StreamsPerAgent: cfg.Limits.StreamsPerAgent,
 	}, b, st)
-	for pattern, h := range w.handlers {
+	for pattern, h := range w.Handlers {
 		srv.Handle(pattern, h)
 	}
-	a := &app{broker: b, api: srv, metrics: metrics, storeName: storeName(cfg), inboxURL: w.inboxURL}
+	a := &app{broker: b, api: srv, metrics: metrics, storeName: cfg.Store.Name(), inboxURL: w.InboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, st, elector, log)...)
 	a.jobs = append(a.jobs, b.RunOutbox)
 	metrics.WatchOutbox(st)
@@ -240,10 +201,10 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 	if a.handler, err = guard(cfg, w, srv, log); err != nil {
 		return nil, err
 	}
-	for _, r := range w.runners {
+	for _, r := range w.Runners {
 		a.jobs = append(a.jobs, runnerJob(r, elector, log))
 	}
-	a.jobs = append(a.jobs, w.jobs...)
+	a.jobs = append(a.jobs, w.Jobs...)
 	_ = ctx
 	return a, nil
 }
@@ -254,37 +215,18 @@ func build(ctx context.Context, cfg Config, st broker.Store, elector broker.Elec
 // returns an error only for a failure that no retry fixes (a refused
 // token), which stops that channel's receiving until the configuration is
 // fixed and the bridge restarted.
-func runnerJob(r namedRunner, elector broker.Elector, log *slog.Logger) func(context.Context) {
+func runnerJob(r builtin.Runner, elector broker.Elector, log *slog.Logger) func(context.Context) {
 	run := func(ctx context.Context) {
 		if err := r.Run(ctx); err != nil && ctx.Err() == nil {
-			log.Error("channel receiver stopped: fix the configuration and restart", "channel", r.name, "err", err)
+			log.Error("channel receiver stopped: fix the configuration and restart", "channel", r.Name, "err", err)
 		}
 	}
 	if s, ok := r.Runner.(broker.Singleton); ok && s.Singleton() {
 		return func(ctx context.Context) {
-			if err := elector.RunAsLeader(ctx, "receiver:"+r.name, run); err != nil && ctx.Err() == nil {
-				log.Error("leader election", "channel", r.name, "err", err)
+			if err := elector.RunAsLeader(ctx, "receiver:"+r.Name, run); err != nil && ctx.Err() == nil {
+				log.Error("leader election", "channel", r.Name, "err", err)
 			}
 		}
 	}
 	return run
-}
-
-type namedRunner struct {
-	broker.Runner
-	name string
-}
-
-func storeName(cfg Config) string {
-	if cfg.Store.URL != "" {
-		u := cfg.Store.URL
-		if i := strings.Index(u, "@"); i >= 0 {
-			u = u[:strings.Index(u, "://")+3] + "…" + u[i:]
-		}
-		return u
-	}
-	if cfg.Store.Driver != "" {
-		return cfg.Store.Driver
-	}
-	return "sqlite"
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/timeouts"
 )
 
@@ -14,7 +15,7 @@ import (
 // past store.retention: the sweeper's schedule,
 // run on the elected leader only (two sweepers on one store would still
 // never resolve a question twice).
-func timeoutJobs(cfg Config, b *broker.Broker, st timeouts.Store, elector broker.Elector, log *slog.Logger) []func(context.Context) {
+func timeoutJobs(cfg bridgeconfig.Config, b *broker.Broker, st timeouts.Store, elector broker.Elector, log *slog.Logger) []func(context.Context) {
 	if err := cfg.Timeouts.Validate(); err != nil {
 		// A file is checked as it is read; this only catches a
 		// configuration built in code. The sweeper clamps what it gets.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
+	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
@@ -47,7 +48,7 @@ func TestTimeoutsConfigKeys(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(path)
+			cfg, err := bridgeconfig.Load(path)
 			if len(tt.wantErr) > 0 {
 				if err == nil {
 					t.Fatalf("loadConfig accepted %q (%+v)", tt.yaml, cfg.Timeouts)
@@ -70,7 +71,7 @@ func TestTimeoutsConfigKeys(t *testing.T) {
 			if err != nil {
 				t.Fatalf("loadConfig: %v", err)
 			}
-			if err := cfg.finish(); err != nil {
+			if err := cfg.Finish(); err != nil {
 				t.Fatalf("finish: %v", err)
 			}
 			got := cfg.Timeouts
@@ -110,9 +111,9 @@ func TestTimeoutJobsRunTheSweeperAsLeader(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	sb := sqlitetest.NewBroker(t, sqlitetest.DefaultRoute(cli.Name, ""), func(c *broker.Config) { c.Now = clock })
 	b, st := sb.Broker, sb.Store
-	cfg := defaultConfig()
+	cfg := bridgeconfig.Default()
 	cfg.Timeouts.SweepEvery = timeouts.SweepInterval(time.Second)
-	if err := cfg.finish(); err != nil {
+	if err := cfg.Finish(); err != nil {
 		t.Fatal(err)
 	}
 	b.Register(&cli.Channel{})

@@ -17,10 +17,12 @@ type EventLine struct {
 	EventID string        `json:"event_id"`
 	Type    string        `json:"type"`
 	Result  client.Result `json:"result"`
+	// Extension is who snoozed and how often, on an extended event.
+	Extension *client.Extension `json:"extension,omitempty"`
 }
 
 // newEventsCmd is `bridge events`: it prints each resolution of the
-// agent's questions as one JSON line, following the server's event stream
+// agent's questions, and each snooze of one, as one JSON line, following the server's event stream
 // and resuming after reconnects, until interrupted.
 func newEventsCmd() *cobra.Command {
 	var (
@@ -30,11 +32,13 @@ func newEventsCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "events [flags]",
-		Short: "Stream resolutions as JSON lines",
+		Short: "Stream resolutions and snoozes as JSON lines",
 		Long: `Print each resolution of the agent's questions as one JSON line
-({"event_id","type","result"}), following the bridge's event stream and
-resuming after lost connections without losing or repeating one, until
-interrupted.
+({"event_id","type":"resolved","result"}), and each snooze that moves a
+pending question's deadline ({"event_id","type":"extended","result" with
+the new expires_at,"extension" with snoozed_by and snoozes}), following
+the bridge's event stream and resuming after lost connections without
+losing or repeating one, until interrupted.
 
 ` + cmdline.ClientEnv,
 		Example: `  bridge events --session build-42
@@ -45,7 +49,7 @@ interrupted.
 			enc := json.NewEncoder(cmdline.JSONTerminal{W: cmd.OutOrStdout()})
 			enc.SetEscapeHTML(false)
 			for ev := range events {
-				if err := enc.Encode(EventLine{EventID: ev.ID, Type: ev.Type, Result: ev.Result}); err != nil {
+				if err := enc.Encode(EventLine{EventID: ev.ID, Type: ev.Type, Result: ev.Result, Extension: ev.Extension}); err != nil {
 					return err
 				}
 			}
@@ -56,7 +60,7 @@ interrupted.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&session, "session", "", "only this session's resolutions")
+	f.StringVar(&session, "session", "", "only this session's events")
 	f.StringVar(&last, "last-event-id", "", `resume after this event id ("0" replays what the server keeps; default: from now)`)
 	f.BoolVar(&jsonOut, "json", false, "print JSON lines (always the case: events prints JSON)")
 	cmdline.AddConnectTimeout(cmd, &connectTimeout)

@@ -27,6 +27,8 @@
 //	P{sN}:ob                 zset id -> next delivery attempt (µs)
 //	P{sN}:unl                zset id -> resolved (µs): event maybe unlogged
 //	                         (Cluster only)
+//	P{sN}:unx                zset "<id>\t<n>" -> marked (µs): extended
+//	                         event of snooze n maybe unlogged (extended.go)
 //	P{sK}:k:<digest>         string "<id>:<ms>": idempotency key -> id,
 //	                         K = crc32(digest) % 16, digest = sha256 of
 //	                         agent, session and tool call id (128 bits hex)
@@ -34,11 +36,14 @@
 //	P{ev}:seq                counter of event sequence numbers
 //	P{ev}:log                zset seq -> "<at µs> <event JSON>"
 //	P{ev}:a:<agent>          the same per agent
-//	P{ev}:ids                hash id -> "<seq> <agent>" (one event each)
+//	P{ev}:ids                hash id -> "<seq> <agent>" (one resolution
+//	                         event each), "<id>\tx<n>" -> the same for the
+//	                         extended event of snooze n
 //	P{ev}:p:<agent>          zset id -> end (µs): the agent's pending
 //	                         questions, for the cap; end is an hour after
 //	                         the question's deadline
 //	Presolved                pub/sub channel: "<id>\t<agent>" per resolution
+//	                         and per extended event
 //	Pleader:<name>           leader lease: instance id with a TTL
 //	Pws:<digest>             string: a web inbox session's expiry (ms),
 //	                         with a TTL; read alone, so it may hash anywhere

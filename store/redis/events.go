@@ -14,8 +14,9 @@ import (
 // defaultEventLimit applies when Events is asked for no limit.
 const defaultEventLimit = 1000
 
-// Events returns up to limit events after sequence number after, oldest
-// first, from the global log or the agent's log.
+// Events returns up to limit events (resolutions and extensions) after
+// sequence number after, oldest first, from the global log or the
+// agent's log.
 func (s *Store) Events(ctx context.Context, agent string, after int64, limit int) ([]broker.Event, error) {
 	if limit <= 0 {
 		limit = defaultEventLimit
@@ -42,6 +43,9 @@ func (s *Store) Events(ctx context.Context, agent string, after int64, limit int
 			return nil, wrap("events", err)
 		}
 		e.Seq = int64(z.Score)
+		if e.Type == "" {
+			e.Type = broker.EventResolved
+		}
 		out = append(out, e)
 	}
 	return out, nil

@@ -107,8 +107,10 @@ func (s *Store) CountPending(ctx context.Context) (int, error) {
 }
 
 // Due returns pending questions whose deadline is at or before now. It also
-// logs the events of resolutions whose Resolve died before logging them.
+// logs the events of resolutions whose Resolve died before logging them,
+// and of snoozes whose Amend did (extended.go).
 func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	s.repairExtended(ctx)
 	return s.scanDue(ctx, "due", s.k.due, now, limit, true)
 }
 

@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -170,7 +171,7 @@ func taskField(kind broker.TaskKind, t broker.Target) string {
 }
 
 // postTaskFields returns the field/value pairs of the post tasks of a new
-// question, for the create scripts.
+// question, for the create scripts: none for its in-process targets.
 func postTaskFields(q *broker.Question) []any {
 	deadline := q.ExpiresAt
 	if deadline.IsZero() {
@@ -179,6 +180,9 @@ func postTaskFields(q *broker.Question) []any {
 	now := strconv.FormatInt(q.CreatedAt.UnixMilli(), 10)
 	var out []any
 	for _, t := range q.Targets {
+		if slices.Contains(q.InProcess, t) {
+			continue // the broker posts it itself
+		}
 		v := []string{broker.TaskQueued, "0", now, strconv.FormatInt(deadline.UnixMilli(), 10), "1", "0", now, now, "", ""}
 		out = append(out, taskField(broker.TaskPost, t), strings.Join(v, "\t"))
 	}

@@ -255,7 +255,9 @@ local function logNew(kseq, klog, kids, kagent, id, agent, member, feed, cutoff,
     local ev = cjson.decode(string.sub(old[i], string.len(string.match(old[i], '^%d+ ')) + 1))
     redis.call('ZREMRANGEBYSCORE', klog, old[i + 1], old[i + 1])
     redis.call('ZREMRANGEBYSCORE', prefix .. (ev.agent or ''), old[i + 1], old[i + 1])
-    redis.call('HDEL', kids, ev.question_id or '')
+    local key = ev.question_id or ''
+    if ev.type == 'extended' and type(ev.extension) == 'table' then key = key .. '\tx' .. tostring(ev.extension.snoozes) end
+    redis.call('HDEL', kids, key)
   end
   return seq
 end

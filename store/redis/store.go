@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -37,6 +38,10 @@ type Store struct {
 
 	// bodies keeps the bodies of recent questions (bodies.go).
 	bodies *bodyCache
+
+	// extRepair is when Due last looked for unlogged extended events
+	// (µs; extended.go).
+	extRepair atomic.Int64
 
 	cancel    context.CancelFunc
 	done      chan struct{}

@@ -13,10 +13,11 @@ import (
 )
 
 // amendScript is the compare-and-set of a question's policy state.
-// KEYS: rec, due, rem, esc. ARGV: 1 expected revision, 2 state JSON, 3
-// new deadline (µs) or empty, 4 new reminder times (µs, comma list) or
-// empty, 5 id, 6 next escalation step (µs) or empty; from ARGV[7] on,
-// audit entries to append.
+// KEYS: rec, due, rem, esc, unx. ARGV: 1 expected revision, 2 state JSON,
+// 3 new deadline (µs) or empty, 4 new reminder times (µs, comma list) or
+// empty, 5 id, 6 next escalation step (µs) or empty, 7 the mark of an
+// extended event to log ("<id>\t<snooze number>", extended.go) or empty,
+// 8 the mark's time (µs); from ARGV[9] on, audit entries to append.
 var amendScript = goredis.NewScript(prelude + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
@@ -41,7 +42,8 @@ if ARGV[3] ~= '' then
   end
 end
 if ARGV[6] ~= '' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[5]) else redis.call('ZREM', KEYS[4], ARGV[5]) end
-for i = 7, #ARGV do redis.call('RPUSH', akey(KEYS[1]), ARGV[i]) end
+if ARGV[7] ~= '' then redis.call('ZADD', KEYS[5], ARGV[8], ARGV[7]) end
+for i = 9, #ARGV do redis.call('RPUSH', akey(KEYS[1]), ARGV[i]) end
 return {'ok', whole(KEYS[1])}
 `)
 
@@ -79,13 +81,17 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 	if !a.State.EscalateAt.IsZero() {
 		escalate = strconv.FormatInt(usec(a.State.EscalateAt), 10)
 	}
-	args := []any{strconv.FormatInt(rev, 10), string(state), expires, reminders, id, escalate}
+	mark, err := extendedMark(id, a)
+	if err != nil {
+		return nil, fmt.Errorf("redis store: amend %s: %w", id, err)
+	}
+	args := []any{strconv.FormatInt(rev, 10), string(state), expires, reminders, id, escalate, mark, usec(time.Now())}
 	entries, err := auditArgs(a.Audit)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: amend %s: %w", id, err)
 	}
 	n := shardOf(id)
-	v, err := amendScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.esc(n)}, append(args, entries...)...).Result()
+	v, err := amendScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.esc(n), s.k.unextended(n)}, append(args, entries...)...).Result()
 	if err != nil {
 		return nil, wrap("amend", err)
 	}
@@ -97,7 +103,11 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 		}
 		return nil, fmt.Errorf("redis store: amend %s: the policy state is at revision %d, not %d: %w", id, q.State.Rev, rev, broker.ErrConflict)
 	}
-	return s.mutationResult(ctx, "amend", id, v)
+	q, err := s.mutationResult(ctx, "amend", id, v)
+	if err == nil && mark != "" {
+		s.logExtended(ctx, q, mark)
+	}
+	return q, err
 }
 
 func auditArgs(entries []broker.AuditEntry) ([]any, error) {

@@ -11,8 +11,9 @@
 // Times are unix milliseconds in the columns and UTC, cut to the
 // millisecond, in the JSON, so both always agree. Posted copies live in
 // messages (indexed by channel, chat and platform message id), the
-// resolution log in events (an AUTOINCREMENT sequence, so a number is never
-// reused even after a purge), the callback outbox in deliveries, and the
+// event log in events (resolutions, and the extended events of snoozes
+// written in the transaction that moves the deadline; an AUTOINCREMENT
+// sequence, so a number is never reused even after a purge), the callback outbox in deliveries, and the
 // web inbox's sign-in sessions (a digest and an expiry) in web_sessions. The
 // schema carries a version number in schema_version and is created or
 // migrated when the file is opened.

@@ -14,13 +14,13 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// Events returns up to limit resolution events after sequence number
-// after, oldest first, of agent when it is not empty.
+// Events returns up to limit events (resolutions and extensions) after
+// sequence number after, oldest first, of agent when it is not empty.
 func (s *Store) Events(ctx context.Context, agent string, after int64, limit int) ([]broker.Event, error) {
 	if s.closed.Load() {
 		return nil, s.fail("events", errStoreClosed)
 	}
-	query := `SELECT seq, question_id, agent, session_id, status, at FROM events WHERE seq > ?`
+	query := `SELECT seq, question_id, agent, session_id, status, at, type, extension FROM events WHERE seq > ?`
 	args := []any{after}
 	if agent != "" {
 		query += ` AND agent = ?`
@@ -38,10 +38,14 @@ func (s *Store) Events(ctx context.Context, agent string, after int64, limit int
 		var e broker.Event
 		var status string
 		var at int64
-		if err := rows.Scan(&e.Seq, &e.QuestionID, &e.Agent, &e.SessionID, &status, &at); err != nil {
+		var ext sql.NullString
+		if err := rows.Scan(&e.Seq, &e.QuestionID, &e.Agent, &e.SessionID, &status, &at, &e.Type, &ext); err != nil {
 			return nil, s.fail("events", err)
 		}
 		e.Status, e.At = broker.Status(status), fromMS(at)
+		if err := readExtension(&e, ext); err != nil {
+			return nil, s.fail("events", err)
+		}
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {

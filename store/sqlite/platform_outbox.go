@@ -60,50 +60,71 @@ const sqlEnqueueTask = `INSERT INTO platform_tasks (question_id, kind, channel, 
 		state = CASE WHEN state IN ('queued', 'retrying') THEN state ELSE 'queued' END`
 
 // enqueueTasksTx writes the tasks of kind for targets in tx.
-func enqueueTasksTx(ctx context.Context, tx *sql.Tx, id string, kind broker.TaskKind, targets []broker.Target, now, deadline time.Time) error {
+func (s *Store) enqueueTasksTx(ctx context.Context, tx *sql.Tx, id string, kind broker.TaskKind, targets []broker.Target, now, deadline time.Time) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	st := tx.StmtContext(ctx, s.stmts.enqueueTask)
 	for _, t := range targets {
-		if _, err := tx.ExecContext(ctx, sqlEnqueueTask, id, string(kind), t.Channel, t.Chat, ms(now), ms(deadline)); err != nil {
+		if _, err := st.ExecContext(ctx, id, string(kind), t.Channel, t.Chat, ms(now), ms(deadline)); err != nil {
 			return fmt.Errorf("enqueue %s to %s: %w", kind, t, err)
 		}
 	}
 	return nil
 }
 
-// postTasksTx writes the post tasks of a new question (Create).
-func postTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question) error {
+// postTasksTx writes the post tasks of a new question (Create), but for
+// the targets in inProcess, whose copies it records instead.
+func (s *Store) postTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question, inProcess []broker.Target) error {
 	deadline := q.ExpiresAt
 	if deadline.IsZero() {
 		deadline = q.CreatedAt.Add(broker.MaxTimeout)
 	}
-	return enqueueTasksTx(ctx, tx, q.ID, broker.TaskPost, q.Targets, q.CreatedAt, deadline)
+	targets := q.Targets
+	if len(inProcess) > 0 {
+		targets = nil
+		add := tx.StmtContext(ctx, s.stmts.addMessage)
+		for _, t := range q.Targets {
+			if !slices.Contains(inProcess, t) {
+				targets = append(targets, t)
+				continue
+			}
+			if _, err := add.ExecContext(ctx, q.ID, t.Channel, t.Chat, q.ID, ms(q.CreatedAt)); err != nil {
+				return fmt.Errorf("record the copy at %s: %w", t, err)
+			}
+		}
+	}
+	return s.enqueueTasksTx(ctx, tx, q.ID, broker.TaskPost, targets, q.CreatedAt, deadline)
 }
 
 // editTasksTx writes the edit tasks of a question resolved at at
-// (Resolve): one for every target it had a post task to (its route's, and
-// any an escalation added), due at once, even for a resolution dated
-// later (a timeout recorded at its deadline).
-func editTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question, at time.Time) error {
+// (Resolve): one for every target it has a post task to (its route's
+// but the in-process ones, and any an escalation added), due at once,
+// even for a resolution dated later (a timeout recorded at its deadline).
+func (s *Store) editTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question, at time.Time) error {
 	due := min(ms(at), ms(time.Now()))
-	targets := slices.Clone(q.Targets)
-	rows, err := tx.QueryContext(ctx, `SELECT channel, chat FROM platform_tasks WHERE question_id = ? AND kind = 'post'`, q.ID)
+	rows, err := tx.StmtContext(ctx, s.stmts.postTargets).QueryContext(ctx, q.ID)
 	if err != nil {
 		return fmt.Errorf("list posted targets: %w", err)
 	}
+	var targets []broker.Target
 	for rows.Next() {
 		var t broker.Target
 		if err := rows.Scan(&t.Channel, &t.Chat); err != nil {
 			rows.Close()
 			return fmt.Errorf("list posted targets: %w", err)
 		}
-		if !slices.Contains(targets, t) {
-			targets = append(targets, t)
-		}
+		targets = append(targets, t)
 	}
 	if err := rows.Close(); err != nil {
 		return fmt.Errorf("list posted targets: %w", err)
 	}
-	return enqueueTasksTx(ctx, tx, q.ID, broker.TaskEdit, targets, fromMS(due), at.Add(broker.EditWindow))
+	return s.enqueueTasksTx(ctx, tx, q.ID, broker.TaskEdit, targets, fromMS(due), at.Add(broker.EditWindow))
 }
+
+// RecordsInProcessCopies reports that Create records the copies at the
+// question's in-process targets with it; see broker.InProcessRecorder.
+func (s *Store) RecordsInProcessCopies() bool { return true }
 
 // EnqueuePlatformWork adds or renews tasks; see broker.PlatformOutbox.
 func (s *Store) EnqueuePlatformWork(ctx context.Context, id string, kind broker.TaskKind, targets []broker.Target, now, deadline time.Time) error {
@@ -117,13 +138,13 @@ func (s *Store) EnqueuePlatformWork(ctx context.Context, id string, kind broker.
 	}
 	return s.write(ctx, "enqueue platform work "+id, func(ctx context.Context, tx *sql.Tx) error {
 		var exists int
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM questions WHERE id = ?)`, id).Scan(&exists); err != nil {
+		if err := tx.StmtContext(ctx, s.stmts.exists).QueryRowContext(ctx, id).Scan(&exists); err != nil {
 			return err
 		}
 		if exists == 0 {
 			return broker.ErrNotFound
 		}
-		return enqueueTasksTx(ctx, tx, id, kind, targets, now, deadline)
+		return s.enqueueTasksTx(ctx, tx, id, kind, targets, now, deadline)
 	})
 }
 
@@ -139,10 +160,12 @@ func (s *Store) ClaimPlatformWork(ctx context.Context, questionID string, now ti
 	if s.closed.Load() {
 		return nil, s.fail("claim platform work", errStoreClosed)
 	}
-	where := `state IN ('queued', 'retrying') AND next_at <= ?1 AND (?4 = '' OR question_id = ?4)`
+	anyDue, claim, args := s.stmts.anyTaskDue, s.stmts.claimTasks, []any{ms(now)}
+	if questionID != "" {
+		anyDue, claim, args = s.stmts.anyTaskDueOf, s.stmts.claimTasksOf, append(args, questionID)
+	}
 	var due int
-	if err := s.reader.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM platform_tasks WHERE `+where+` AND ?2 IS NULL AND ?3 IS NULL)`,
-		ms(now), nil, nil, questionID).Scan(&due); err != nil {
+	if err := anyDue.QueryRowContext(ctx, args...).Scan(&due); err != nil {
 		return nil, s.fail("claim platform work", err)
 	}
 	if due == 0 {
@@ -150,10 +173,7 @@ func (s *Store) ClaimPlatformWork(ctx context.Context, questionID string, now ti
 	}
 	var out []broker.PlatformTask
 	err := s.write(ctx, "claim platform work", func(ctx context.Context, tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `UPDATE platform_tasks SET next_at = ?2, claim = ?2
-			WHERE (question_id, kind, channel, chat) IN (SELECT question_id, kind, channel, chat FROM platform_tasks
-				WHERE `+where+` ORDER BY next_at LIMIT ?3)
-			RETURNING `+taskColumns, ms(now), ms(now.Add(hold)), limit, questionID)
+		rows, err := tx.StmtContext(ctx, claim).QueryContext(ctx, append(args, ms(now.Add(hold)), limit)...)
 		if err != nil {
 			return err
 		}
@@ -180,8 +200,7 @@ func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) e
 	return s.write(ctx, "update platform work "+t.QuestionID, func(ctx context.Context, tx *sql.Tx) error {
 		var gen, claim int64
 		var state string
-		err := tx.QueryRowContext(ctx, `SELECT gen, claim, state FROM platform_tasks WHERE question_id = ? AND kind = ? AND channel = ? AND chat = ?`,
-			t.QuestionID, string(t.Kind), t.Target.Channel, t.Target.Chat).Scan(&gen, &claim, &state)
+		err := tx.StmtContext(ctx, s.stmts.taskState).QueryRowContext(ctx, t.QuestionID, string(t.Kind), t.Target.Channel, t.Target.Chat).Scan(&gen, &claim, &state)
 		if errors.Is(err, sql.ErrNoRows) {
 			return broker.ErrNotFound
 		}
@@ -195,10 +214,7 @@ func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) e
 		if gen != t.Gen && broker.TaskFinished(newState) {
 			newState, next = broker.TaskQueued, t.UpdatedAt
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE platform_tasks SET state = ?, attempts = ?, next_at = ?, last_error = ?,
-			message_id = CASE WHEN ? != '' THEN ? ELSE message_id END, claim = 0, updated_at = ?
-			WHERE question_id = ? AND kind = ? AND channel = ? AND chat = ?`,
-			newState, t.Attempts, ms(next), lastErr, t.MessageID, t.MessageID, ms(t.UpdatedAt),
+		_, err = tx.StmtContext(ctx, s.stmts.updateTask).ExecContext(ctx, newState, t.Attempts, ms(next), lastErr, t.MessageID, t.MessageID, ms(t.UpdatedAt),
 			t.QuestionID, string(t.Kind), t.Target.Channel, t.Target.Chat)
 		return err
 	})
@@ -209,8 +225,7 @@ func (s *Store) PlatformWork(ctx context.Context, id string) ([]broker.PlatformT
 	if s.closed.Load() {
 		return nil, s.fail("platform work "+id, errStoreClosed)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+taskColumns+` FROM platform_tasks WHERE question_id = ?
-		ORDER BY CASE kind WHEN 'post' THEN 0 WHEN 'edit' THEN 1 ELSE 2 END, kind, channel, chat`, id)
+	rows, err := s.stmts.platformWork.QueryContext(ctx, id)
 	if err != nil {
 		return nil, s.fail("platform work "+id, err)
 	}

@@ -70,7 +70,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 		if err != nil {
 			return err
 		}
-		return postTasksTx(ctx, tx, nq)
+		return s.postTasksTx(ctx, tx, nq, q.InProcess)
 	})
 	if err != nil {
 		return nil, false, err
@@ -162,7 +162,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 				return fmt.Errorf("enqueue delivery: %w", err)
 			}
 		}
-		if err := editTasksTx(ctx, tx, q, at); err != nil {
+		if err := s.editTasksTx(ctx, tx, q, at); err != nil {
 			return err
 		}
 		out = q

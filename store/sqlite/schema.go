@@ -138,6 +138,10 @@ var migrations = []string{
 	CREATE TRIGGER escalations_resolved AFTER UPDATE OF status ON questions WHEN OLD.status = 'pending' AND NEW.status != 'pending' BEGIN
 		DELETE FROM escalations WHERE question_id = OLD.id;
 	END;`,
+	// 8: the event log also holds the extensions of deadlines by snoozes
+	// (extended.go): their type, and what they tell as JSON.
+	`ALTER TABLE events ADD COLUMN type TEXT NOT NULL DEFAULT 'resolved';
+	ALTER TABLE events ADD COLUMN extension TEXT;`,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

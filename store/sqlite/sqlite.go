@@ -89,7 +89,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		reader.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, describe(err))
 	}
-	return &Store{path: path, writer: writer, reader: reader, stmts: st, feed: newFeed(), committer: startCommitter(writer)}, nil
+	c, err := startCommitter(ctx, writer)
+	if err != nil {
+		st.close()
+		writer.Close()
+		reader.Close()
+		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, describe(err))
+	}
+	return &Store{path: path, writer: writer, reader: reader, stmts: st, feed: newFeed(), committer: c}, nil
 }
 
 // dsn returns the connection string for path. Characters that are special
@@ -100,7 +107,10 @@ func dsn(path string, readOnly bool) string {
 	if readOnly {
 		q += "&_pragma=query_only(on)&_pragma=cache_size(-8000)"
 	} else {
-		q += "&_txlock=immediate&_pragma=cache_size(-16000)"
+		// temp_store keeps the savepoints' sub-journals of a group
+		// commit (writer.go) in memory: they only undo a failed write
+		// inside its transaction, so no durability rests on them.
+		q += "&_txlock=immediate&_pragma=cache_size(-16000)&_pragma=temp_store(memory)"
 	}
 	return "file:" + p + q
 }

@@ -27,7 +27,20 @@ type statements struct {
 	// anyDue (read pool) and claim (writer) are ClaimDeliveries'.
 	anyDue *sql.Stmt
 	claim  *sql.Stmt
-	all    []*sql.Stmt
+	// The platform outbox's (platform_outbox.go): anyTaskDue (read
+	// pool) looks before claimTasks (writer) claims; the ...Of pair is
+	// for the tasks of one question.
+	exists       *sql.Stmt
+	enqueueTask  *sql.Stmt
+	postTargets  *sql.Stmt
+	anyTaskDue   *sql.Stmt
+	anyTaskDueOf *sql.Stmt
+	claimTasks   *sql.Stmt
+	claimTasksOf *sql.Stmt
+	taskState    *sql.Stmt
+	updateTask   *sql.Stmt
+	platformWork *sql.Stmt
+	all          []*sql.Stmt
 }
 
 const (
@@ -49,6 +62,24 @@ const (
 	sqlClaim      = `UPDATE deliveries SET next_at = ?
 		WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?)
 		RETURNING ` + deliveryColumns
+	sqlExists       = `SELECT EXISTS (SELECT 1 FROM questions WHERE id = ?)`
+	sqlPostTargets  = `SELECT channel, chat FROM platform_tasks WHERE question_id = ? AND kind = 'post'`
+	sqlAnyTaskDue   = `SELECT EXISTS (SELECT 1 FROM platform_tasks WHERE state IN ('queued', 'retrying') AND next_at <= ?1)`
+	sqlAnyTaskDueOf = `SELECT EXISTS (SELECT 1 FROM platform_tasks WHERE question_id = ?2 AND state IN ('queued', 'retrying') AND next_at <= ?1)`
+	sqlClaimTasks   = `UPDATE platform_tasks SET next_at = ?2, claim = ?2
+		WHERE (question_id, kind, channel, chat) IN (SELECT question_id, kind, channel, chat FROM platform_tasks
+			WHERE state IN ('queued', 'retrying') AND next_at <= ?1 ORDER BY next_at LIMIT ?3)
+		RETURNING ` + taskColumns
+	sqlClaimTasksOf = `UPDATE platform_tasks SET next_at = ?3, claim = ?3
+		WHERE (question_id, kind, channel, chat) IN (SELECT question_id, kind, channel, chat FROM platform_tasks
+			WHERE question_id = ?2 AND state IN ('queued', 'retrying') AND next_at <= ?1 ORDER BY next_at LIMIT ?4)
+		RETURNING ` + taskColumns
+	sqlTaskState  = `SELECT gen, claim, state FROM platform_tasks WHERE question_id = ? AND kind = ? AND channel = ? AND chat = ?`
+	sqlUpdateTask = `UPDATE platform_tasks SET state = ?, attempts = ?, next_at = ?, last_error = ?,
+		message_id = CASE WHEN ? != '' THEN ? ELSE message_id END, claim = 0, updated_at = ?
+		WHERE question_id = ? AND kind = ? AND channel = ? AND chat = ?`
+	sqlPlatformWork = `SELECT ` + taskColumns + ` FROM platform_tasks WHERE question_id = ?
+		ORDER BY CASE kind WHEN 'post' THEN 0 WHEN 'edit' THEN 1 ELSE 2 END, kind, channel, chat`
 )
 
 func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
@@ -82,6 +113,16 @@ func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
 	st.pendingCount = p(writer, sqlPending)
 	st.anyDue = p(reader, sqlAnyDue)
 	st.claim = p(writer, sqlClaim)
+	st.exists = p(writer, sqlExists)
+	st.enqueueTask = p(writer, sqlEnqueueTask)
+	st.postTargets = p(writer, sqlPostTargets)
+	st.anyTaskDue = p(reader, sqlAnyTaskDue)
+	st.anyTaskDueOf = p(reader, sqlAnyTaskDueOf)
+	st.claimTasks = p(writer, sqlClaimTasks)
+	st.claimTasksOf = p(writer, sqlClaimTasksOf)
+	st.taskState = p(writer, sqlTaskState)
+	st.updateTask = p(writer, sqlUpdateTask)
+	st.platformWork = p(reader, sqlPlatformWork)
 	if err != nil {
 		st.close()
 		return nil, err

@@ -31,6 +31,10 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 		}
 		q.State = a.State
 		q.State.Rev = rev + 1
+		ev, extended, err := a.ExtendedEvent(q)
+		if err != nil {
+			return fmt.Errorf("sqlite: amend %s: %w", id, err)
+		}
 		if !a.ExpiresAt.IsZero() {
 			q.ExpiresAt = utcMS(a.ExpiresAt)
 			q.Reminders = q.Reminders[:0]
@@ -52,11 +56,19 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 		if err := insertAudit(ctx, tx, id, a.Audit); err != nil {
 			return err
 		}
+		if extended {
+			if err := appendExtended(ctx, tx, ev); err != nil {
+				return err
+			}
+		}
 		out = q
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if a.Extended {
+		s.feed.publish(broker.Resolved{ID: id, Agent: out.Agent})
 	}
 	return out, nil
 }

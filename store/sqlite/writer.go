@@ -22,22 +22,45 @@ type writeReq struct {
 // write that fails is rolled back to its savepoint without touching the
 // others. A lone write runs in a transaction of its own.
 type committer struct {
-	db   *sql.DB
-	reqs chan *writeReq
-	stop chan struct{}
-	done chan struct{}
+	db *sql.DB
+	// savepoint, rollbackTo and release are prepared once: a group
+	// commit runs one of each per write.
+	savepoint, rollbackTo, release *sql.Stmt
+	reqs                           chan *writeReq
+	stop                           chan struct{}
+	done                           chan struct{}
 }
 
-func startCommitter(db *sql.DB) *committer {
+func startCommitter(ctx context.Context, db *sql.DB) (*committer, error) {
 	c := &committer{db: db, reqs: make(chan *writeReq), stop: make(chan struct{}), done: make(chan struct{})}
+	var err error
+	for _, p := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{{&c.savepoint, `SAVEPOINT w`}, {&c.rollbackTo, `ROLLBACK TO w`}, {&c.release, `RELEASE w`}} {
+		if *p.st, err = db.PrepareContext(ctx, p.sql); err != nil {
+			c.closeStmts()
+			return nil, err
+		}
+	}
 	go c.run()
-	return c
+	return c, nil
+}
+
+// closeStmts frees the committer's statements.
+func (c *committer) closeStmts() {
+	for _, st := range []*sql.Stmt{c.savepoint, c.rollbackTo, c.release} {
+		if st != nil {
+			st.Close() //nolint:errcheck // closing a statement only frees memory
+		}
+	}
 }
 
 // close stops the committer after the batch in progress.
 func (c *committer) close() {
 	close(c.stop)
 	<-c.done
+	c.closeStmts()
 }
 
 // write runs fn in a write transaction and returns when it is committed or
@@ -125,17 +148,17 @@ func (c *committer) commit(batch []*writeReq) []error {
 			errs[i] = err
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `SAVEPOINT w`); err != nil {
+		if _, err := tx.StmtContext(ctx, c.savepoint).ExecContext(ctx); err != nil {
 			tx.Rollback() //nolint:errcheck // the transaction is lost either way
 			return all(err)
 		}
 		if errs[i] = r.fn(context.WithoutCancel(r.ctx), tx); errs[i] != nil {
-			if _, err := tx.ExecContext(ctx, `ROLLBACK TO w`); err != nil {
+			if _, err := tx.StmtContext(ctx, c.rollbackTo).ExecContext(ctx); err != nil {
 				tx.Rollback() //nolint:errcheck // the transaction is lost either way
 				return all(fmt.Errorf("%w (and rolling back a failed write: %w)", errs[i], err))
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `RELEASE w`); err != nil {
+		if _, err := tx.StmtContext(ctx, c.release).ExecContext(ctx); err != nil {
 			tx.Rollback() //nolint:errcheck // the transaction is lost either way
 			return all(err)
 		}

@@ -1,4 +1,4 @@
-package main
+package api
 
 import (
 	"context"
@@ -10,16 +10,14 @@ import (
 	"os"
 	"time"
 
-	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/internal/edge"
 )
 
-// serveMetrics starts the listener of metrics.listen, when one is set: it
+// ServeMetrics starts the listener of metrics.listen, when one is set: it
 // serves GET /metrics only, behind metrics.key_env's key when set, with
-// the main listener's Host check and connection timeouts. stop shuts it
-// down and waits for it.
-func serveMetrics(full Config, m *api.Metrics, log *slog.Logger) (stop func(), err error) {
-	cfg := full.Metrics
+// the main listener's Host check and connection timeouts (server). stop
+// shuts it down and waits for it.
+func (m *Metrics) ServeMetrics(cfg MetricsSettings, server edge.Settings, log *slog.Logger) (stop func(), err error) {
 	if cfg.Listen == "" {
 		return func() {}, nil
 	}
@@ -36,7 +34,7 @@ func serveMetrics(full Config, m *api.Metrics, log *slog.Logger) (stop func(), e
 	// The Host check of the main listener, with this listener's address as
 	// its own, so a rebound name cannot read the metrics either.
 	h, err := edge.New(edge.Config{
-		Listen: cfg.Listen, PublicURL: full.Server.PublicURL, AllowedHosts: full.Server.AllowedHosts,
+		Listen: cfg.Listen, PublicURL: server.PublicURL, AllowedHosts: server.AllowedHosts,
 		AgentKeys: true, ResponderKeys: true, InboxLocked: true,
 		Logger: log.With("component", "edge"),
 	}, mux)
@@ -44,7 +42,7 @@ func serveMetrics(full Config, m *api.Metrics, log *slog.Logger) (stop func(), e
 		ln.Close()
 		return nil, err
 	}
-	srv := full.Server.HTTPServer(h)
+	srv := server.HTTPServer(h)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -1,11 +1,11 @@
-package main
+package storeconfig
 
 import (
 	"testing"
 )
 
 // store.url is read once, as the configuration is checked, into the driver
-// and the SQLite path that openStore uses; a bad one is refused there.
+// and the SQLite path that Open uses; a bad one is refused there.
 func TestStoreURLSettlesTheDriver(t *testing.T) {
 	tests := []struct {
 		url, driver, path, err string
@@ -19,8 +19,8 @@ func TestStoreURLSettlesTheDriver(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			c := StoreConfig{URL: tt.url}
-			err := c.check()
+			c := Config{URL: tt.url}
+			err := c.Validate()
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("error %v, want %q", err, tt.err)

@@ -1,10 +1,12 @@
-package main
+package bridgeconfig
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/askbridge/askbridge/api"
 )
 
 // loadPolicyConfig reads a configuration of agent a (on behalf of
@@ -17,9 +19,9 @@ func loadPolicyConfig(t *testing.T, onBehalf, routes string) (*Config, error) {
 		t.Fatal(err)
 	}
 	t.Setenv("POLICY_TEST_KEY", "k")
-	cfg, err := loadConfig(path)
+	cfg, err := Load(path)
 	if err == nil {
-		err = cfg.finish()
+		err = cfg.Finish()
 	}
 	return &cfg, err
 }
@@ -46,7 +48,7 @@ func TestEscalateConfig(t *testing.T) {
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			case tc.want == "":
-				steps := cfg.brokerRoutes()["default"].Policy.Escalate
+				steps := cfg.Routes.Broker()["default"].Policy.Escalate
 				if len(steps) != 2 || steps[0].After != "15m" || steps[0].Route != "oncall" || steps[1].After != "75%" {
 					t.Fatalf("escalation steps = %+v", steps)
 				}
@@ -72,8 +74,8 @@ func TestOnBehalfOfConfig(t *testing.T) {
 				t.Fatalf("config refused: %v", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("err = %v, want %q", err, tc.want)
-			case tc.want == "" && cfg.onBehalfOf()["a"][0] != "web:ana":
-				t.Fatalf("on behalf of = %v", cfg.onBehalfOf())
+			case tc.want == "" && api.OnBehalfOf(cfg.Agents)["a"][0] != "web:ana":
+				t.Fatalf("on behalf of = %v", api.OnBehalfOf(cfg.Agents))
 			}
 		})
 	}

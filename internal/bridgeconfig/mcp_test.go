@@ -1,4 +1,4 @@
-package main
+package bridgeconfig
 
 import (
 	"os"
@@ -29,7 +29,7 @@ func TestMCPConfig(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(path)
+			cfg, err := Load(path)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want %q", err, tc.err)

@@ -1,10 +1,12 @@
-package main
+package bridgeconfig
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/askbridge/askbridge/api"
 )
 
 func TestRoutePolicyConfig(t *testing.T) {
@@ -25,9 +27,9 @@ func TestRoutePolicyConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Setenv("POLICY_TEST_KEY", "k")
-			cfg, err := loadConfig(path)
+			cfg, err := Load(path)
 			if err == nil {
-				err = cfg.finish()
+				err = cfg.Finish()
 			}
 			switch {
 			case tc.want == "" && err != nil:
@@ -35,9 +37,9 @@ func TestRoutePolicyConfig(t *testing.T) {
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			case tc.want == "":
-				r := cfg.brokerRoutes()["default"]
-				if r.Policy.Quorum != 2 || !r.Policy.ForbidRequester || r.Policy.Snooze == nil || r.Policy.Snooze.Max != 2 || cfg.onBehalfOf()["a"][0] != "web:ana" {
-					t.Fatalf("route policy = %+v, on behalf of %v", r.Policy, cfg.onBehalfOf())
+				r := cfg.Routes.Broker()["default"]
+				if r.Policy.Quorum != 2 || !r.Policy.ForbidRequester || r.Policy.Snooze == nil || r.Policy.Snooze.Max != 2 || api.OnBehalfOf(cfg.Agents)["a"][0] != "web:ana" {
+					t.Fatalf("route policy = %+v, on behalf of %v", r.Policy, api.OnBehalfOf(cfg.Agents))
 				}
 			}
 		})

@@ -1,4 +1,4 @@
-package main
+package outboxconfig
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 	"github.com/askbridge/askbridge/internal/config"
 )
 
-// OutboxConfig is the outbox section: how long an ask waits for the
+// Config is the outbox section: how long an ask waits for the
 // platforms, and how fast the bridge sends to each of them. Unset keys
 // take the platforms' published limits (broker.DefaultPacing).
-type OutboxConfig struct {
+type Config struct {
 	// Grace is how long an ask waits for the first attempts of its posts
 	// before it answers (2s when unset; 100ms–30s).
 	Grace *config.Duration `yaml:"grace"`
@@ -58,7 +58,7 @@ const (
 )
 
 // Validate checks every key, naming the bad one and its value.
-func (o OutboxConfig) Validate() error {
+func (o Config) Validate() error {
 	var p config.Problems
 	if o.Grace != nil {
 		if g := time.Duration(*o.Grace); g < minGrace || g > maxGrace {
@@ -83,9 +83,9 @@ func (pc PacingConfig) keys() map[string]string {
 	}
 }
 
-// broker returns the broker's outbox configuration; call it after
+// Broker returns the broker's outbox configuration; call it after
 // Validate.
-func (o OutboxConfig) broker() broker.OutboxConfig {
+func (o Config) Broker() broker.OutboxConfig {
 	out := broker.OutboxConfig{Pacing: broker.DefaultPacing()}
 	if o.Grace != nil {
 		out.Grace = time.Duration(*o.Grace)

@@ -1,4 +1,4 @@
-package main
+package bridgeconfig
 
 import (
 	"testing"
@@ -20,7 +20,7 @@ callbacks:
   timeout: 5s
   concurrency: 4
 `)
-	cfg, err := loadConfig(path)
+	cfg, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

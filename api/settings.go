@@ -1,25 +1,52 @@
-package main
+package api
 
 import (
 	"fmt"
 	"net"
 	"os"
 
-	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/config"
+	"github.com/askbridge/askbridge/internal/edge"
 )
 
-// LimitsConfig bounds what one agent may hold at once.
-type LimitsConfig struct {
+// Limits is the limits section: what one agent may hold at once.
+type Limits struct {
 	// PendingPerAgent is how many pending questions one agent may have.
 	PendingPerAgent int `yaml:"pending_per_agent"`
 	// StreamsPerAgent is how many /v1/events streams one agent may hold open.
 	StreamsPerAgent int `yaml:"streams_per_agent"`
 }
 
-// MetricsConfig says who may read /metrics beyond loopback.
-type MetricsConfig struct {
+// Bounds of the limits section: the upper ones keep a typo (an extra
+// zero or two) from switching a limit off in effect.
+const (
+	maxPendingPerAgent = 1_000_000
+	maxStreamsPerAgent = 10_000
+)
+
+// Validate fills the defaults of the limits section (pending
+// broker.DefaultPendingPerAgent, streams DefaultStreamsPerAgent) and
+// checks its values, naming the key of a bad one.
+func (l *Limits) Validate() error {
+	if l.PendingPerAgent == 0 {
+		l.PendingPerAgent = broker.DefaultPendingPerAgent
+	}
+	if l.StreamsPerAgent == 0 {
+		l.StreamsPerAgent = DefaultStreamsPerAgent
+	}
+	if l.PendingPerAgent < 1 || l.PendingPerAgent > maxPendingPerAgent {
+		return fmt.Errorf("limits.pending_per_agent: must be a whole number from 1 to %d, got %d", maxPendingPerAgent, l.PendingPerAgent)
+	}
+	if l.StreamsPerAgent < 1 || l.StreamsPerAgent > maxStreamsPerAgent {
+		return fmt.Errorf("limits.streams_per_agent: must be a whole number from 1 to %d, got %d", maxStreamsPerAgent, l.StreamsPerAgent)
+	}
+	return nil
+}
+
+// MetricsSettings is the metrics section: who may read /metrics beyond
+// loopback.
+type MetricsSettings struct {
 	// Listen, when set, serves /metrics on its own address instead of the
 	// main listener.
 	Listen string `yaml:"listen"`
@@ -28,19 +55,19 @@ type MetricsConfig struct {
 	KeyEnv string `yaml:"key_env"`
 }
 
-// check validates the metrics section. A metrics.listen address must be
+// Validate checks the metrics section. A metrics.listen address must be
 // host:port; beyond loopback it needs metrics.key_env too, since it would
 // otherwise be open to the network. A key must be set in its variable
 // and, where /metrics is reachable beyond loopback, have at least
 // minSecretLen characters. mainExposed says whether the main listener is
 // reachable beyond loopback.
-func (m MetricsConfig) check(mainExposed bool) error {
+func (m MetricsSettings) Validate(mainExposed bool) error {
 	exposed := mainExposed
 	if m.Listen != "" {
 		if _, _, err := net.SplitHostPort(m.Listen); err != nil {
 			return fmt.Errorf("metrics.listen: %q is not host:port", m.Listen)
 		}
-		exposed = !loopback(m.Listen)
+		exposed = !edge.Loopback(m.Listen)
 		if exposed && m.KeyEnv == "" {
 			return fmt.Errorf("metrics.listen: %s is beyond loopback, so set metrics.key_env too (a bearer key /metrics then requires)", m.Listen)
 		}
@@ -58,11 +85,12 @@ func (m MetricsConfig) check(mainExposed bool) error {
 	return nil
 }
 
-// onMain says how the main listener answers GET /metrics: with the
+// OnMain says how the main listener answers GET /metrics: with the
 // metrics (behind the key, when one is set), or with a refusal that says
 // why not. Beyond loopback with neither a key nor a listener of its own,
-// /metrics is not served at all.
-func (m MetricsConfig) onMain(mainExposed bool) (key, refusal string) {
+// /metrics is not served at all. The results are Config.MetricsKey and
+// Config.MetricsRefusal.
+func (m MetricsSettings) OnMain(mainExposed bool) (key, refusal string) {
 	switch {
 	case m.Listen != "":
 		return "", "/metrics is served on its own address (metrics.listen), not here"
@@ -72,29 +100,4 @@ func (m MetricsConfig) onMain(mainExposed bool) (key, refusal string) {
 		return "", "/metrics is not served: this bridge is reachable beyond loopback, so set metrics.key_env (a bearer key) or metrics.listen (an address of its own)"
 	}
 	return "", ""
-}
-
-// Bounds of the limits section: the upper ones keep a typo (an extra
-// zero or two) from switching a limit off in effect.
-const (
-	maxPendingPerAgent = 1_000_000
-	maxStreamsPerAgent = 10_000
-)
-
-// checkLimits fills the defaults of the limits section (pending 1000,
-// streams 16) and checks its values, naming the key of a bad one.
-func (l *LimitsConfig) checkLimits() error {
-	if l.PendingPerAgent == 0 {
-		l.PendingPerAgent = broker.DefaultPendingPerAgent
-	}
-	if l.StreamsPerAgent == 0 {
-		l.StreamsPerAgent = api.DefaultStreamsPerAgent
-	}
-	if l.PendingPerAgent < 1 || l.PendingPerAgent > maxPendingPerAgent {
-		return fmt.Errorf("limits.pending_per_agent: must be a whole number from 1 to %d, got %d", maxPendingPerAgent, l.PendingPerAgent)
-	}
-	if l.StreamsPerAgent < 1 || l.StreamsPerAgent > maxStreamsPerAgent {
-		return fmt.Errorf("limits.streams_per_agent: must be a whole number from 1 to %d, got %d", maxStreamsPerAgent, l.StreamsPerAgent)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package bridgeconfig
 
 import (
 	"strings"
@@ -32,11 +32,11 @@ func TestRouteRespondersAndRemindersConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := loadConfig(writeConfig(t, t.TempDir(), tt.yaml))
+			cfg, err := Load(writeConfig(t, t.TempDir(), tt.yaml))
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = cfg.finish()
+			err = cfg.Finish()
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)

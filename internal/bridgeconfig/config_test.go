@@ -1,7 +1,8 @@
-package main
+package bridgeconfig
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -78,11 +79,20 @@ func TestExampleConfigHasEveryKey(t *testing.T) {
 	for _, env := range []string{"ASKBRIDGE_AGENT_KEY_CLAUDE", "ASKBRIDGE_RESPONDER_KEY_ANA", "ASKBRIDGE_TELEGRAM_TOKEN", "ASKBRIDGE_SLACK_BOT_TOKEN", "ASKBRIDGE_SLACK_APP_TOKEN", "ASKBRIDGE_DISCORD_TOKEN", "ASKBRIDGE_CALLBACK_SECRET_CLAUDE"} {
 		t.Setenv(env, "test-value-of-"+env)
 	}
-	cfg, err := loadConfig("../../config.example.yaml")
+	cfg, err := Load("../../config.example.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cfg.finish(); err != nil {
+	if err := cfg.Finish(); err != nil {
 		t.Fatalf("the example does not pass check-config: %v", err)
 	}
+}
+
+func writeConfig(t *testing.T, dir, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, "askbridge.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -1,4 +1,4 @@
-package main
+package bridgeconfig
 
 import (
 	"errors"
@@ -13,12 +13,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newCheckConfigCmd is `bridge check-config`: load and check the
+// NewCheckCmd is `bridge check-config`: load and check the
 // configuration as serve would, without starting, and report every
 // problem in one run.
-func newCheckConfigCmd() *cobra.Command {
+func NewCheckCmd() *cobra.Command {
 	var (
-		f            serveFlags
+		f            Flags
 		jsonOut      bool
 		allowMissing bool
 	)
@@ -36,12 +36,12 @@ not hold its secrets. serve refuses to start on any problem.`,
   bridge check-config --config config.example.yaml --allow-missing-env`,
 		Args: cmdline.Args(0, 0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := configFor(f)
+			cfg, err := FromFlags(f)
 			var ce *config.Error
 			if err != nil && !errors.As(err, &ce) {
 				return cmdline.Exit(cmdline.ExitBadInput, err)
 			}
-			r := checkReport{File: f.config, OK: true, Problems: []string{}, UnsetEnv: []string{}}
+			r := checkReport{File: f.Config, OK: true, Problems: []string{}, UnsetEnv: []string{}}
 			if ce != nil {
 				r.File = ce.File
 				vars, rest := config.UnsetSecrets(ce.Problems)
@@ -57,8 +57,8 @@ not hold its secrets. serve refuses to start on any problem.`,
 				r.onlySecrets, r.allowed = len(rest) == 0, allowMissing
 			}
 			if r.OK {
-				channels := slices.Sorted(maps.Keys(cfg.enabledChannels()))
-				r.Listen, r.Store, r.Routes, r.Channels = cfg.Listen, storeName(cfg), len(cfg.Routes), channels
+				channels := slices.Sorted(maps.Keys(cfg.Channels.Enabled()))
+				r.Listen, r.Store, r.Routes, r.Channels = cfg.Listen, cfg.Store.Name(), len(cfg.Routes), channels
 			}
 			if jsonOut {
 				cmdline.PrintJSON(cmd.OutOrStdout(), r)
@@ -71,7 +71,7 @@ not hold its secrets. serve refuses to start on any problem.`,
 			return nil
 		},
 	}
-	addServeFlags(cmd, &f)
+	AddFlags(cmd, &f)
 	cmd.Flags().BoolVar(&allowMissing, "allow-missing-env", false, "accept settings whose environment variable is not set (and name them)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"ok","file","problems","unset_env","listen","store","routes","channels"} as JSON`)
 	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "the configuration is valid (apart from unset secrets, with --allow-missing-env)", cmdline.ExitBadInput, "it has problems (each is listed), or a flag is wrong")
