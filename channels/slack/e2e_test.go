@@ -50,6 +50,16 @@ func (e *brokerEnv) ask(t *testing.T, req *broker.AskRequest) (*broker.Question,
 	if q.Status != broker.StatusPending {
 		t.Fatalf("question %s is %s: %s", q.ID, q.Status, q.Reason)
 	}
+	// The post may be the outbox loop's rather than the ask's own
+	// attempt, and end after the ask returns.
+	waitFake(t, e.fake, "the question posted", func() bool {
+		for _, m := range e.fake.Messages() {
+			if strings.Contains(m.Text, q.ID) {
+				return true
+			}
+		}
+		return false
+	})
 	msgs := e.fake.Messages()
 	return q, msgs[len(msgs)-1]
 }

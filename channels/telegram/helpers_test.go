@@ -146,6 +146,9 @@ func (e *env) ask(req *broker.AskRequest, chat telegramfake.Chat) (*broker.Quest
 	if q.Status != broker.StatusPending {
 		e.t.Fatalf("question is %s, not pending: %s", q.Status, q.Reason)
 	}
+	// The post may be the outbox loop's rather than the ask's own
+	// attempt, and end after the ask returns.
+	e.fake.WaitFor(waitLimit, func() bool { return len(e.fake.BotMessages(chat.ID)) > before })
 	msgs := e.fake.BotMessages(chat.ID)
 	if len(msgs) != before+1 {
 		e.t.Fatalf("the bot sent %d messages to %s, want 1", len(msgs)-before, chat.Title)
