@@ -117,6 +117,8 @@ func chatKey(t Target) string { return t.Channel + ":chat:" + t.Chat }
 // "retry after"): the store's next slot moves there, and the calls of
 // this instance waiting for an earlier slot take a new one.
 func (b *Broker) holdPace(ctx context.Context, t Target, until time.Time) {
+	// The stores keep milliseconds: round up, never a slot a little early.
+	until = until.Add(time.Millisecond - 1).Truncate(time.Millisecond)
 	b.holds.place(chatKey(t), until)
 	if err := b.store.HoldPace(ctx, chatKey(t), until); err != nil {
 		b.log.Warn("platform outbox: hold pace", "channel", t.Channel, "chat", t.Chat, "err", err)
