@@ -47,7 +47,7 @@ func RunBurst(ctx context.Context, cfg FaultConfig, log func(string)) (*FaultRes
 	if err != nil {
 		return nil, err
 	}
-	log(fmt.Sprintf("%d questions asked in %s; the fakes allow %d messages a second per chat, the bridge sends one every %s", n, FormatDuration(time.Since(t0)), rate, every))
+	log(fmt.Sprintf("%d questions asked in %s; the fakes allow %d messages a second per chat, the bridge is paced at one every %s and sends one every %s", n, FormatDuration(time.Since(t0)), rate, every, broker.PaceSpacing(every)))
 	var tg, sl map[string]int
 	for deadline := t0.Add(burstWithin + 30*time.Second); ; time.Sleep(100 * time.Millisecond) {
 		tg, sl = rig.copyCounts(ids)

@@ -50,8 +50,16 @@ func RunPlatformFault(ctx context.Context, cfg FaultConfig, log func(string)) (*
 	}
 	log(fmt.Sprintf("%d questions posted", n))
 	msgs := make(map[string]int, n)
+	copiesBy := time.Now()
+	if cfg.Name == FaultPlatform429 {
+		// The outbox posts what the flood refused once its retry_after
+		// has passed: wait, bounded, for the copies.
+		copiesBy = floodEnd.Add(15 * time.Second)
+	}
 	for _, id := range ids {
-		msgs[id] = rig.telegramCopy(ctx, id)
+		for msgs[id] = rig.telegramCopy(ctx, id); msgs[id] == 0 && time.Now().Before(copiesBy); msgs[id] = rig.telegramCopy(ctx, id) {
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 	var taps []string
 	var byText []string // questions of posted copies answered through the text channel

@@ -82,6 +82,9 @@ type Broker struct {
 	ocfg    OutboxConfig
 	// kick wakes the outbox loop (outbox.go).
 	kick chan struct{}
+	// holds are the platforms' retry_after seen by this instance
+	// (pacing.go).
+	holds paceHolds
 	// due tells the sweeper of timed work written here (nextdue.go).
 	due *dueSignal
 	// closing ends the platform work under way when the broker closes.

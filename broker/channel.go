@@ -14,7 +14,10 @@ type Channel interface {
 	Name() string
 	// Post renders q and sends it to chat. It returns the reference of the
 	// posted message. A failure that retrying cannot fix (chat not found,
-	// bot removed, bad credentials) is returned wrapped with Permanent.
+	// bot removed, bad credentials) is returned wrapped with Permanent. A
+	// call the platform refuses for now (429) is returned wrapped with
+	// RetryAfter, not sent again: the outbox paces its calls (Post, and
+	// Update and Remind below), and sends again on a slot after the wait.
 	Post(ctx context.Context, q *Question, chat string) (MessageRef, error)
 }
 

@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Sentinel errors for the broker's states; check them with errors.Is.
@@ -24,6 +25,9 @@ var (
 	// ErrPermanent: a channel cannot post to a target and never will
 	// (chat not found, bot removed, bad credentials).
 	ErrPermanent = errors.New("permanent channel failure")
+	// ErrRateLimited: the platform refused a call for now (429); a
+	// *RateLimitError says how long it asked to wait.
+	ErrRateLimited = errors.New("rate limited")
 	// ErrLimit: the agent holds as much as a limit allows; a *LimitError
 	// says which. Retrying later may succeed.
 	ErrLimit = errors.New("limit reached")
@@ -102,3 +106,44 @@ func (e *LimitError) Error() string {
 
 // Is makes a LimitError match ErrLimit.
 func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
+// RetryAfter wraps err, a platform's refusal of a call for now (HTTP 429),
+// with the wait the platform asked for (retry_after, Retry-After; zero
+// when it named none), so that errors.Is(err, ErrRateLimited) holds and
+// RetryAfterOf returns d. Channels use it for the calls the outbox makes
+// (Post, Update, Remind) instead of waiting and sending again themselves:
+// the outbox records the attempt and paces the next one no earlier than
+// d, on every instance, so a resent call never takes a paced call's turn.
+func RetryAfter(d time.Duration, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &RateLimitError{After: max(d, 0), Err: err}
+}
+
+// RateLimitError is a call the platform refused for now; see RetryAfter.
+type RateLimitError struct {
+	// After is how long the platform asked to wait; zero when it did not
+	// say.
+	After time.Duration
+	// Err is the channel's error for the refused call.
+	Err error
+}
+
+func (e *RateLimitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the channel's error.
+func (e *RateLimitError) Unwrap() error { return e.Err }
+
+// Is makes a RateLimitError match ErrRateLimited.
+func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+
+// RetryAfterOf returns the wait a rate-limited err asked for, and whether
+// err is a refusal wrapped with RetryAfter.
+func RetryAfterOf(err error) (time.Duration, bool) {
+	var rl *RateLimitError
+	if !errors.As(err, &rl) {
+		return 0, false
+	}
+	return rl.After, true
+}

@@ -134,13 +134,14 @@ func (b *Broker) deliverNow(id string) <-chan struct{} {
 // of a permanent failure, or "timeout", "rate limited", "unreachable".
 func errClass(err error) string {
 	msg := err.Error()
-	var ra interface{ RetryAfter() time.Duration }
 	switch {
 	case errors.Is(err, ErrPermanent):
 		return "permanent: " + msg
+	case errors.Is(err, ErrRateLimited):
+		return "rate limited: " + msg
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout: " + msg
-	case errors.As(err, &ra), strings.Contains(msg, "429"), strings.Contains(strings.ToLower(msg), "rate limit"):
+	case strings.Contains(msg, "429"), strings.Contains(strings.ToLower(msg), "rate limit"):
 		return "rate limited: " + msg
 	}
 	return "unreachable: " + msg

@@ -248,7 +248,8 @@ func (b *Broker) paced(ctx context.Context, log *slog.Logger, t PlatformTask) bo
 }
 
 // taskFailed records a failed attempt: a permanent failure ends the task,
-// any other is retried with backoff until the task's deadline.
+// any other is retried with backoff until the task's deadline; a call the
+// platform refused with a retry_after is retried once that has passed.
 func (b *Broker) taskFailed(ctx context.Context, log *slog.Logger, t PlatformTask, err error) {
 	class := errClass(err)
 	if errors.Is(err, ErrPermanent) {
@@ -257,10 +258,12 @@ func (b *Broker) taskFailed(ctx context.Context, log *slog.Logger, t PlatformTas
 		return
 	}
 	wait := b.backoff(t.Attempts)
-	var ra interface{ RetryAfter() time.Duration }
-	if errors.As(err, &ra) && ra.RetryAfter() > 0 {
-		wait = max(wait, ra.RetryAfter())
-		b.holdPace(ctx, t.Target, time.Now().Add(ra.RetryAfter()))
+	if after, ok := RetryAfterOf(err); ok && after > 0 {
+		// The platform said when: the next attempt takes a pacing slot
+		// no earlier, and so does every other call to the chat, on
+		// every instance.
+		wait = after
+		b.holdPace(ctx, t.Target, time.Now().Add(after))
 	}
 	now := time.Now()
 	// The deadline is on the broker's clock, the schedule on the wall

@@ -3,13 +3,15 @@ package broker
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Pacing is the sending rate of one channel, shared by every instance
 // through the store: calls are spaced at least these intervals apart, per
-// bot and per chat. A zero interval means no pacing at that level. A burst
-// is paced, never dropped: work beyond the rate waits its turn.
+// bot and per chat, widened by a tenth (see PaceSpacing). A zero interval
+// means no pacing at that level. A burst is paced, never dropped: work
+// beyond the rate waits its turn.
 type Pacing struct {
 	// PerBot spaces any two calls of the channel's bot.
 	PerBot time.Duration `json:"per_bot,omitempty"`
@@ -32,17 +34,56 @@ func DefaultPacing() map[string]Pacing {
 	}
 }
 
+// PaceSpacing is how far apart the outbox sends two calls paced at
+// interval (the platform's limit): a tenth more. Calls leave the bridge
+// on their slots but reach the platform after a network and scheduling
+// delay that varies; spaced at exactly the limit, two calls bunched by a
+// few milliseconds on the way put one call too many in a platform's
+// window (21 in one second at 20 a second), which it refuses with 429.
+// With a tenth more, a window of n calls spans n tenths of an interval
+// more than the platform's: at any rate a second, calls may bunch by up
+// to 100 ms and still fit, for a tenth of the rate.
+func PaceSpacing(interval time.Duration) time.Duration {
+	return interval + interval/10
+}
+
 // paceWait is the longest an attempt waits in place for a pacing slot;
 // beyond it the task is put back until its slot.
 const paceWait = 2 * time.Second
 
 // pace takes a slot for a call to t, waiting for it when it is near. It
 // returns ok false with the time of the free slot when that is too far.
+// When this instance learns of a platform's retry_after for t's chat
+// while the call waits for its slot, the slot is given up and one after
+// the hold taken instead: a slot reserved before the 429 would otherwise
+// send inside the window the platform asked to be left alone.
 func (b *Broker) pace(ctx context.Context, t Target) (time.Time, bool, error) {
 	p, ok := b.ocfg.Pacing[t.Channel]
 	if !ok {
 		return time.Time{}, true, nil
 	}
+	for {
+		reserved := time.Now()
+		at, ok, err := b.reserve(ctx, t, p)
+		if err != nil || !ok {
+			return at, ok, err
+		}
+		if wait := time.Until(at); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return time.Time{}, false, ctx.Err()
+			case <-time.After(wait):
+			}
+		}
+		if !b.holds.placedSince(chatKey(t), reserved) {
+			return time.Time{}, true, nil
+		}
+	}
+}
+
+// reserve takes the slots of t's chat and bot, and returns the later one;
+// ok is false, with the time of the free slot, when one is too far.
+func (b *Broker) reserve(ctx context.Context, t Target, p Pacing) (time.Time, bool, error) {
 	chat := p.PerChat
 	if strings.HasPrefix(t.Chat, "-") && p.PerGroup > 0 {
 		chat = p.PerGroup
@@ -51,11 +92,11 @@ func (b *Broker) pace(ctx context.Context, t Target) (time.Time, bool, error) {
 	for _, k := range []struct {
 		key      string
 		interval time.Duration
-	}{{t.Channel + ":chat:" + t.Chat, chat}, {t.Channel + ":bot", p.PerBot}} {
+	}{{chatKey(t), chat}, {t.Channel + ":bot", p.PerBot}} {
 		if k.interval <= 0 {
 			continue
 		}
-		at, ok, err := b.store.Pace(ctx, k.key, k.interval, time.Now(), paceWait)
+		at, ok, err := b.store.Pace(ctx, k.key, PaceSpacing(k.interval), time.Now(), paceWait)
 		if err != nil {
 			return time.Time{}, false, err
 		}
@@ -66,20 +107,59 @@ func (b *Broker) pace(ctx context.Context, t Target) (time.Time, bool, error) {
 			latest = at
 		}
 	}
-	if wait := time.Until(latest); wait > 0 {
-		select {
-		case <-ctx.Done():
-			return time.Time{}, false, ctx.Err()
-		case <-time.After(wait):
-		}
-	}
-	return time.Time{}, true, nil
+	return latest, true, nil
 }
 
+// chatKey is the pacing key of t's chat.
+func chatKey(t Target) string { return t.Channel + ":chat:" + t.Chat }
+
 // holdPace keeps every instance off t's chat until until (a platform's
-// "retry after").
+// "retry after"): the store's next slot moves there, and the calls of
+// this instance waiting for an earlier slot take a new one.
 func (b *Broker) holdPace(ctx context.Context, t Target, until time.Time) {
-	if err := b.store.HoldPace(ctx, t.Channel+":chat:"+t.Chat, until); err != nil {
+	// The stores keep milliseconds: round up, never a slot a little early.
+	until = until.Add(time.Millisecond - 1).Truncate(time.Millisecond)
+	b.holds.place(chatKey(t), until)
+	if err := b.store.HoldPace(ctx, chatKey(t), until); err != nil {
 		b.log.Warn("platform outbox: hold pace", "channel", t.Channel, "chat", t.Chat, "err", err)
 	}
+}
+
+// paceHolds remembers, per pacing key, when this instance last learned of
+// a platform's retry_after and until when it holds. The zero value is
+// ready for use.
+type paceHolds struct {
+	mu sync.Mutex
+	m  map[string]paceHold
+}
+
+type paceHold struct{ placed, until time.Time }
+
+// place records a hold of key until until, placed now; holds that have
+// ended are forgotten.
+func (h *paceHolds) place(key string, until time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := time.Now()
+	if h.m == nil {
+		h.m = map[string]paceHold{}
+	}
+	for k, v := range h.m {
+		if !v.until.After(now) {
+			delete(h.m, k)
+		}
+	}
+	if old, ok := h.m[key]; ok && old.until.After(until) {
+		until = old.until
+	}
+	h.m[key] = paceHold{placed: now, until: until}
+}
+
+// placedSince reports whether a hold of key that has not ended yet was
+// placed after since.
+func (h *paceHolds) placedSince(key string, since time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v, ok := h.m[key]
+	return ok && v.placed.After(since) && v.until.After(time.Now())
 }

@@ -29,7 +29,7 @@ type Bridge struct {
 }
 
 // NewBridge opens a store in a temporary directory and starts a broker
-// with routes on it; configure may adjust the broker's configuration
+// with routes on it, and its outbox; configure may adjust the broker's configuration
 // (timeouts, responders) before it starts. Register channels with
 // Start.
 func NewBridge(t testing.TB, routes map[string]broker.Route, configure ...func(*broker.Config)) *Bridge {
@@ -39,6 +39,10 @@ func NewBridge(t testing.TB, routes map[string]broker.Route, configure ...func(*
 	base := func(c *broker.Config) { c.Routes, c.Logger = routes, log }
 	sb := sqlitetest.NewBroker(t, append([]func(*broker.Config){base}, configure...)...)
 	br := &Bridge{Broker: sb.Broker, Store: sb.Store, Ctx: sb.Ctx, Logs: logs, Logger: log, t: t}
+	// The outbox sends again what a first attempt could not (a 429, a
+	// platform down), as on every bridge instance.
+	br.wg.Add(1)
+	go func() { defer br.wg.Done(); sb.Broker.RunOutbox(sb.Ctx) }()
 	// Registered after the broker's cleanup, so it runs first: the
 	// channels' loops end before the broker and the store close.
 	t.Cleanup(func() { sb.Stop(); br.wg.Wait() })

@@ -2,6 +2,7 @@ package slack
 
 import (
 	"errors"
+	"net/http"
 
 	slackapi "github.com/slack-go/slack"
 
@@ -30,11 +31,23 @@ var permanentErrors = map[string]bool{
 	"edit_window_closed":  true,
 }
 
-// classify marks err permanent when Slack's error code says so.
+// classify marks err permanent when Slack's error code says so, and a
+// 429 as broker.RetryAfter with the wait Slack's Retry-After names (zero
+// when it names none): the outbox's calls are made once, and the outbox
+// sends again on a pacing slot after the wait.
 func classify(err error) error {
 	var se slackapi.SlackErrorResponse
 	if errors.As(err, &se) && permanentErrors[se.Err] {
 		return broker.Permanent(err)
+	}
+	var rl *slackapi.RateLimitedError
+	if errors.As(err, &rl) {
+		return broker.RetryAfter(rl.RetryAfter, err)
+	}
+	var sc slackapi.StatusCodeError
+	if errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests ||
+		errors.As(err, &se) && (se.Err == "ratelimited" || se.Err == "rate_limited") {
+		return broker.RetryAfter(0, err)
 	}
 	return err
 }

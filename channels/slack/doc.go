@@ -53,5 +53,8 @@
 //
 // Failures that retrying cannot fix (channel_not_found, not_in_channel,
 // invalid_auth, account_inactive, is_archived, …) are returned as
-// broker.Permanent; 429 responses are retried after Retry-After.
+// broker.Permanent. A 429 on the outbox's calls (Post, Update, Remind) is
+// returned as broker.RetryAfter with Slack's Retry-After, for the outbox
+// to send again on a pacing slot after it; the calls made directly (a
+// reply to a person, a modal) retry it in place after Retry-After.
 package slack

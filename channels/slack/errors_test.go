@@ -59,29 +59,50 @@ func TestPostClassifiesSlackErrors(t *testing.T) {
 	})
 }
 
-func TestPostHonoursRetryAfter(t *testing.T) {
+// TestOutboxCallsReturnRetryAfter: the calls the outbox makes (post,
+// edit, remind) are made once; a 429 comes back with its Retry-After for
+// the outbox to pace, and the channel does not send again itself.
+func TestOutboxCallsReturnRetryAfter(t *testing.T) {
 	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
-	e.fake.RateLimit("chat.postMessage", 1, 1)
-	start := time.Now()
-	ref, err := e.ch.Post(context.Background(), sampleQuestion(), general)
+	q := sampleQuestion()
+	ref, err := e.ch.Post(context.Background(), q, general)
 	if err != nil {
-		t.Fatalf("Post after a 429: %v", err)
+		t.Fatalf("Post: %v", err)
 	}
-	if e.fake.Calls("chat.postMessage") != 2 {
-		t.Errorf("chat.postMessage called %d times, want 2 (429 then success)", e.fake.Calls("chat.postMessage"))
+	tests := []struct {
+		name, method string
+		call         func() error
+	}{
+		{"post", "chat.postMessage", func() error { _, err := e.ch.Post(context.Background(), q, general); return err }},
+		{"update", "chat.update", func() error { return e.ch.Update(context.Background(), resolved(q), ref) }},
+		{"remind", "chat.postMessage", func() error { return e.ch.Remind(context.Background(), q, ref) }},
 	}
-	if waited := time.Since(start); waited < time.Second {
-		t.Errorf("retried after %s, before Retry-After: 1", waited)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, msgs := e.fake.Calls(tt.method), len(e.fake.Messages())
+			e.fake.RateLimit(tt.method, 1, 2)
+			err := tt.call()
+			if d, ok := broker.RetryAfterOf(err); !ok || d != 2*time.Second || !errors.Is(err, broker.ErrRateLimited) {
+				t.Errorf("err = %v (retry after %s, %v), want rate limited for 2s", err, d, ok)
+			}
+			if errors.Is(err, broker.ErrPermanent) {
+				t.Errorf("err = %v, want a transient 429", err)
+			}
+			if n := e.fake.Calls(tt.method) - before; n != 1 {
+				t.Errorf("%s called %d times, want 1: the outbox sends again, not the channel", tt.method, n)
+			}
+			if n := len(e.fake.Messages()) - msgs; n != 0 {
+				t.Errorf("%d messages posted, want none", n)
+			}
+		})
 	}
-	if _, ok := e.fake.Message(ref.Chat, ref.MessageID); !ok || len(e.fake.Messages()) != 1 {
-		t.Errorf("want exactly one posted message, got %d", len(e.fake.Messages()))
-	}
-	t.Run("context ends the wait", func(t *testing.T) {
-		e.fake.RateLimit("chat.postMessage", 5, 30)
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		defer cancel()
-		if _, err := e.ch.Post(ctx, sampleQuestion(), general); err == nil || errors.Is(err, broker.ErrPermanent) {
-			t.Errorf("Post while rate limited = %v, want a transient error", err)
+	t.Run("direct calls wait it out", func(t *testing.T) {
+		e.fake.RateLimit("chat.postEphemeral", 1, 1)
+		before := e.fake.Calls("chat.postEphemeral")
+		e.ch.tell(context.Background(), replyTo{chat: general, user: ana.ID}, "Recorded: SQLite")
+		waitEphemeral(t, e.fake, ana.ID, "Recorded: SQLite")
+		if n := e.fake.Calls("chat.postEphemeral") - before; n != 2 {
+			t.Errorf("chat.postEphemeral called %d times, want 2 (429 then success)", n)
 		}
 	})
 }

@@ -35,10 +35,15 @@ type Channel struct {
 	cfg     Config
 	secrets secrets
 	api     *slackapi.Client
-	httpc   *http.Client
-	h       broker.InboundHandler
-	log     *slog.Logger
-	now     func() time.Time
+	// paced is the client of the outbox's calls (Post, Update, Remind),
+	// which does not resend a 429 itself: the outbox paces the call again
+	// after Slack's Retry-After, so that a resent call never takes the
+	// turn of a paced one.
+	paced *slackapi.Client
+	httpc *http.Client
+	h     broker.InboundHandler
+	log   *slog.Logger
+	now   func() time.Time
 	// loc places the times shown to people.
 	loc *time.Location
 
@@ -82,12 +87,17 @@ func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, 
 		ackWithin: defaultAckWithin,
 		throttled: logthrottle.New(log, time.Second),
 	}
+	c.paced = slackapi.New(sec.botToken,
+		slackapi.OptionAPIURL(cfg.APIURL+"/"),
+		slackapi.OptionHTTPClient(c.httpc),
+	)
 	c.api = slackapi.New(sec.botToken,
 		slackapi.OptionAPIURL(cfg.APIURL+"/"),
 		slackapi.OptionAppLevelToken(sec.appToken),
 		slackapi.OptionHTTPClient(c.httpc),
-		// Retry 429s after Retry-After, a bounded number of times; the
-		// retry is abandoned when the request's context ends.
+		// The calls made directly (a reply to a person, a modal) retry
+		// 429s after Retry-After, a bounded number of times; the retry is
+		// abandoned when the request's context ends.
 		slackapi.OptionRetryConfig(slackapi.RetryConfig{
 			MaxRetries:         3,
 			RetryAfterDuration: 5 * time.Second,
@@ -107,7 +117,7 @@ func (c *Channel) Name() string { return Name }
 // the bot. The returned reference holds the conversation id (the user id
 // for a DM) and the message ts ("D…/ts" for a DM).
 func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
-	ch, ts, err := c.api.PostMessageContext(ctx, chat,
+	ch, ts, err := c.paced.PostMessageContext(ctx, chat,
 		slackapi.MsgOptionText(fallbackText(q, c.loc), false),
 		slackapi.MsgOptionBlocks(questionBlocks(q, c.loc)...),
 		slackapi.MsgOptionDisableLinkUnfurl(),
@@ -136,7 +146,7 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 		text, blocks = escapeLimit(broker.OutcomeText(q, c.loc), maxFallbackText), outcomeBlocks(q, c.loc)
 	}
 	ch, ts := locate(m)
-	_, _, _, err := c.api.UpdateMessageContext(ctx, ch, ts,
+	_, _, _, err := c.paced.UpdateMessageContext(ctx, ch, ts,
 		slackapi.MsgOptionText(text, false),
 		slackapi.MsgOptionBlocks(blocks...),
 	)
@@ -150,7 +160,7 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
 	text := escapeMrkdwn(broker.ReminderText(q, c.now(), c.loc))
 	ch, ts := locate(m)
-	_, _, err := c.api.PostMessageContext(ctx, ch,
+	_, _, err := c.paced.PostMessageContext(ctx, ch,
 		slackapi.MsgOptionText(text, false),
 		slackapi.MsgOptionTS(ts),
 	)

@@ -41,7 +41,8 @@ func (c *Channel) botFor(ctx context.Context) *tgbotapi.BotAPI {
 // call runs fn against the Bot API, waiting out 429 answers as Telegram
 // asks (retry_after, or internal/backoff's pauses from 1 s when it does
 // not say) up to maxRetries times, and returns the classified, token-free
-// error.
+// error. It is for the calls made directly (answering a button tap, a
+// reply, polling); the outbox's calls go through once.
 func (c *Channel) call(ctx context.Context, what string, fn func(bot *tgbotapi.BotAPI) error) error {
 	var pauses *backoff.Backoff // for a 429 without retry_after
 	for attempt := 0; ; attempt++ {
@@ -69,6 +70,23 @@ func (c *Channel) call(ctx context.Context, what string, fn func(bot *tgbotapi.B
 		}
 		return c.classify(what, err)
 	}
+}
+
+// once makes one call for the broker's outbox (Post, Update, Remind).
+// The outbox paces its calls, so a 429 is not waited out here: it comes
+// back as broker.RetryAfter with Telegram's retry_after, and the outbox
+// sends again on a pacing slot after it. A call resent from here would
+// take the turn of a paced one, which would be refused in its turn.
+func (c *Channel) once(ctx context.Context, what string, fn func(bot *tgbotapi.BotAPI) error) error {
+	err := fn(c.botFor(ctx))
+	if err == nil {
+		return nil
+	}
+	var te *tgbotapi.Error
+	if errors.As(err, &te) && te.Code == http.StatusTooManyRequests {
+		return broker.RetryAfter(time.Duration(te.RetryAfter)*time.Second, c.classify(what, err))
+	}
+	return c.classify(what, err)
 }
 
 // classify redacts err and wraps failures that retrying cannot fix with
@@ -140,6 +158,29 @@ func (c *Channel) request(ctx context.Context, what string, m tgbotapi.Chattable
 func (c *Channel) makeRequest(ctx context.Context, method string, p tgbotapi.Params) error {
 	return c.call(ctx, method, func(bot *tgbotapi.BotAPI) error {
 		_, err := bot.MakeRequest(method, p)
+		return err
+	})
+}
+
+// sendOnce is send for the outbox: one call, a 429 returned (see once).
+func (c *Channel) sendOnce(ctx context.Context, what string, m tgbotapi.Chattable) (tgbotapi.Message, error) {
+	var out tgbotapi.Message
+	err := c.once(ctx, what, func(bot *tgbotapi.BotAPI) error {
+		var err error
+		out, err = bot.Send(m)
+		return err
+	})
+	return out, err
+}
+
+// requestOnce is request for the outbox: one call, a 429 returned (see
+// once).
+func (c *Channel) requestOnce(ctx context.Context, what string, m tgbotapi.Chattable) error {
+	return c.once(ctx, what, func(bot *tgbotapi.BotAPI) error {
+		_, err := bot.Request(m)
+		if isNotModified(err) {
+			return nil
+		}
 		return err
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 )
@@ -226,38 +228,32 @@ func TestOverlongCallbackDataIsNeverSent(t *testing.T) {
 	}
 }
 
+// TestRateLimitIsWaitedOut: a call made directly, not by the outbox
+// (answering a button tap), waits out a 429 as Telegram asks and sends
+// again, a bounded number of times.
 func TestRateLimitIsWaitedOut(t *testing.T) {
-	e := newEnv(t, envOptions{noRun: true})
-	e.fake.FailNext("sendMessage", telegramfake.TooManyRequests(3))
+	e := newEnv(t, envOptions{})
 	_, m := e.ask(dbRequest(), team)
-	if got := e.sleep.recorded(); len(got) != 1 || got[0] != 3*time.Second {
-		t.Errorf("waited %v, want [3s] as retry_after said", got)
+	e.fake.FailNext("answerCallbackQuery", telegramfake.TooManyRequests(3))
+	got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["2. SQLite"]))
+	if got.Text != "Recorded: SQLite" {
+		t.Errorf("the tap was answered %q", got.Text)
 	}
-	if n := len(e.fake.Calls("sendMessage")); n != 2 {
-		t.Errorf("%d sendMessage calls, want 2", n)
+	if waits := e.sleep.recorded(); len(waits) != 1 || waits[0] != 3*time.Second {
+		t.Errorf("waited %v, want [3s] as retry_after said", waits)
 	}
-	if !strings.Contains(m.Text, "Which database should we use?") {
-		t.Errorf("posted %q", m.Text)
+	if n := len(e.fake.Calls("answerCallbackQuery")); n != 2 {
+		t.Errorf("%d answerCallbackQuery calls, want 2", n)
 	}
 
 	// Bounded: a flood that does not end fails the call, not permanently.
 	for range maxRetries + 1 {
-		e.fake.FailNext("sendMessage", telegramfake.TooManyRequests(1))
+		e.fake.FailNext("answerCallbackQuery", telegramfake.TooManyRequests(1))
 	}
-	_, err := e.ch.Post(e.ctx, e.get(mustID(t, m)), chatID(team))
+	err := e.ch.request(e.ctx, "answer callback", tgbotapi.NewCallback("1", ""))
 	if err == nil || errors.Is(err, broker.ErrPermanent) || !strings.Contains(err.Error(), "Too Many Requests: retry after 1") {
 		t.Errorf("endless 429: %v", err)
 	}
-}
-
-// mustID finds the question id in a posted message.
-func mustID(t *testing.T, m telegramfake.Message) string {
-	t.Helper()
-	_, rest, ok := strings.Cut(m.Text, "/answer ")
-	if !ok || len(rest) < 6 {
-		t.Fatalf("no id in %q", m.Text)
-	}
-	return rest[:6]
 }
 
 func TestPermanentFailures(t *testing.T) {

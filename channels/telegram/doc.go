@@ -29,7 +29,10 @@
 //
 // Updates arrive by long polling (Run, one poller per bot token, hence
 // Singleton) or by webhook (Handler, which checks the secret token header
-// in constant time). Calls to the Bot API honour 429 retry_after with
-// bounded retries, classify chat-not-found and forbidden as permanent, and
-// never carry the bot token into logs or errors.
+// in constant time). The outbox's calls (Post, Update, Remind) are made
+// once: a 429 comes back as broker.RetryAfter with Telegram's retry_after,
+// and the outbox sends again on a pacing slot after it. The calls made
+// directly (answering a tap, a reply) wait a 429 out in place, with
+// bounded retries. Chat-not-found and forbidden are classified as
+// permanent, and the bot token never reaches logs or errors.
 package telegram

@@ -76,6 +76,8 @@ type envOptions struct {
 	mode       string // "" polling, "webhook"
 	responders []string
 	noRun      bool
+	// outbox tunes the broker's outbox (pacing).
+	outbox broker.OutboxConfig
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -90,7 +92,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
 		"prod":    prodRoute,
 		"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
-	})
+	}, func(c *broker.Config) { c.Outbox = o.outbox })
 	t.Setenv(tokenEnv, testToken)
 	cfg := Config{TokenEnv: tokenEnv, APIURL: fake.URL(), PollTimeout: time.Second}
 	var hook atomic.Value // http.Handler, set once the channel exists
@@ -144,6 +146,9 @@ func (e *env) ask(req *broker.AskRequest, chat telegramfake.Chat) (*broker.Quest
 	if q.Status != broker.StatusPending {
 		e.t.Fatalf("question is %s, not pending: %s", q.Status, q.Reason)
 	}
+	// The post may be the outbox loop's rather than the ask's own
+	// attempt, and end after the ask returns.
+	e.fake.WaitFor(waitLimit, func() bool { return len(e.fake.BotMessages(chat.ID)) > before })
 	msgs := e.fake.BotMessages(chat.ID)
 	if len(msgs) != before+1 {
 		e.t.Fatalf("the bot sent %d messages to %s, want 1", len(msgs)-before, chat.Title)

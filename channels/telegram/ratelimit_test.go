@@ -6,23 +6,24 @@ import (
 	"testing"
 	"time"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 )
 
 // floodNoHint is a 429 that does not say how long to wait.
 var floodNoHint = telegramfake.Failure{Code: 429, Description: "Too Many Requests"}
 
-// TestRateLimitWithoutRetryAfterBacksOff: a 429 that names no wait is
-// waited out with growing pauses (from 1 s, with jitter), then the call
-// goes through.
+// TestRateLimitWithoutRetryAfterBacksOff: on a call made directly (a
+// reply), a 429 that names no wait is waited out with growing pauses
+// (from 1 s, with jitter), then the call goes through.
 func TestRateLimitWithoutRetryAfterBacksOff(t *testing.T) {
 	e := newEnv(t, envOptions{noRun: true})
 	for range maxRetries {
 		e.fake.FailNext("sendMessage", floodNoHint)
 	}
-	_, m := e.ask(dbRequest(), team)
-	if m.Text == "" {
-		t.Fatal("nothing was posted")
+	if _, err := e.ch.send(e.ctx, "reply", tgbotapi.NewMessage(team.ID, "Recorded: SQLite")); err != nil {
+		t.Fatalf("reply after 429s: %v", err)
 	}
 	got := e.sleep.recorded()
 	steps := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
@@ -39,13 +40,11 @@ func TestRateLimitWithoutRetryAfterBacksOff(t *testing.T) {
 	}
 }
 
-// TestRateLimitPauseEndsWithTheContext: a context that ends during the
-// pause after a 429 ends the call with the context's error, without
+// TestRateLimitPauseEndsWithTheContext: on a call made directly, a
+// context that ends during the pause after a 429 ends the call with the context's error, without
 // another try.
 func TestRateLimitPauseEndsWithTheContext(t *testing.T) {
 	e := newEnv(t, envOptions{noRun: true})
-	_, m := e.ask(dbRequest(), team)
-	q := e.get(mustID(t, m))
 	before := len(e.fake.Calls("sendMessage"))
 
 	ctx, cancel := context.WithCancel(e.ctx)
@@ -54,9 +53,9 @@ func TestRateLimitPauseEndsWithTheContext(t *testing.T) {
 	for range maxRetries {
 		e.fake.FailNext("sendMessage", floodNoHint)
 	}
-	_, err := e.ch.Post(ctx, q, chatID(team))
+	_, err := e.ch.send(ctx, "reply", tgbotapi.NewMessage(team.ID, "Recorded: SQLite"))
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("post with the context ended in the pause: %v, want context.Canceled", err)
+		t.Fatalf("reply with the context ended in the pause: %v, want context.Canceled", err)
 	}
 	if n := len(e.fake.Calls("sendMessage")) - before; n != 1 {
 		t.Errorf("%d sendMessage calls after the context ended, want 1", n)

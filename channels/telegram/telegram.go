@@ -128,7 +128,7 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 	if len(v.keyboard) > 0 {
 		msg.ReplyMarkup = tgbotapi.InlineKeyboardMarkup{InlineKeyboard: v.keyboard}
 	}
-	sent, err := c.send(ctx, "post question "+q.ID, msg)
+	sent, err := c.sendOnce(ctx, "post question "+q.ID, msg)
 	if err != nil {
 		return broker.MessageRef{}, err
 	}
@@ -164,7 +164,7 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	}
 	edit.ParseMode = tgbotapi.ModeHTML
 	edit.DisableWebPagePreview = true
-	return c.request(ctx, "update question "+q.ID, edit)
+	return c.requestOnce(ctx, "update question "+q.ID, edit)
 }
 
 // Remind replies to the question message with the reminder text.
@@ -178,7 +178,7 @@ func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.Messa
 	msg.ParseMode = tgbotapi.ModeHTML
 	msg.ReplyToMessageID = id
 	msg.AllowSendingWithoutReply = true
-	_, err = c.send(ctx, "remind question "+q.ID, msg)
+	_, err = c.sendOnce(ctx, "remind question "+q.ID, msg)
 	return err
 }
 

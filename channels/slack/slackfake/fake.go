@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Tokens the fake accepts.
@@ -40,6 +41,8 @@ type Message struct {
 	// Metadata is the message metadata JSON as the app sent it, or nil
 	// (metadata.go).
 	Metadata json.RawMessage
+	// PostedAt is when chat.postMessage posted it.
+	PostedAt time.Time
 }
 
 // Ephemeral is a chat.postEphemeral call.
@@ -329,7 +332,7 @@ func (s *Server) postMessage(form url.Values) apiResult {
 		return fail("thread_not_found")
 	}
 	m := &Message{Channel: ch, TS: s.nextTS(), ThreadTS: thread, Text: form.Get("text"), Blocks: json.RawMessage(form.Get("blocks")),
-		Metadata: metadataOf(form)}
+		Metadata: metadataOf(form), PostedAt: time.Now()}
 	s.messages = append(s.messages, m)
 	s.notify()
 	msg := map[string]any{"type": "message", "text": m.Text, "user": BotUserID, "bot_id": BotID, "ts": m.TS}

@@ -59,6 +59,8 @@ type Message struct {
 type Call struct {
 	Method string
 	Params url.Values
+	// At is when the call arrived.
+	At time.Time
 }
 
 // Failure is an error the server answers with instead of handling a call.
@@ -291,7 +293,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	p := r.Form
 	s.mu.Lock()
-	s.calls = append(s.calls, Call{Method: method, Params: p})
+	s.calls = append(s.calls, Call{Method: method, Params: p, At: time.Now()})
 	if fs := s.failures[method]; len(fs) > 0 {
 		s.failures[method] = fs[1:]
 		s.notify()
