@@ -78,7 +78,7 @@ type Broker struct {
 	followers map[string]map[chan struct{}]struct{}
 
 	// updates counts the platform work under way on this instance.
-	updates sync.WaitGroup
+	updates inflight
 	ocfg    OutboxConfig
 	// kick wakes the outbox loop (outbox.go).
 	kick chan struct{}
@@ -169,7 +169,7 @@ func (b *Broker) Run(ctx context.Context) {
 // it; what is left stays in the store's outbox for the next instance.
 func (b *Broker) Close() {
 	b.close()
-	b.updates.Wait()
+	b.updates.closeAndWait()
 }
 
 // Ask validates req, stores the question as pending and posts it to every

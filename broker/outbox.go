@@ -75,10 +75,12 @@ func (b *Broker) RunOutbox(ctx context.Context) {
 				b.log.Warn("platform outbox: claim failed", "err", err)
 			}
 			for _, t := range tasks {
+				if !b.updates.start() {
+					return // closing: the claim lapses and another takes it
+				}
 				slots <- struct{}{}
-				b.updates.Add(1)
 				go func() {
-					defer b.updates.Done()
+					defer b.updates.done()
 					b.attemptTask(t)
 					<-slots
 					b.kickOutbox()
@@ -101,9 +103,13 @@ func (b *Broker) RunOutbox(ctx context.Context) {
 // the first round of attempts has ended.
 func (b *Broker) deliverNow(id string) <-chan struct{} {
 	first := make(chan struct{})
-	b.updates.Add(1)
+	if !b.updates.start() {
+		// Closing: the tasks stay in the outbox for the next bridge.
+		close(first)
+		return first
+	}
 	go func() {
-		defer b.updates.Done()
+		defer b.updates.done()
 		for round := 0; round < 8; round++ {
 			ctx, cancel := context.WithTimeout(context.Background(), b.cfg.PostTimeout)
 			tasks, err := b.store.ClaimPlatformWork(ctx, id, time.Now(), 64, b.taskHold())
