@@ -17,6 +17,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/internal/testutil"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -60,7 +61,7 @@ func BenchmarkResolveWithIdleStreams(b *testing.B) {
 			res := broker.Resolution{Status: broker.StatusAnswered, Answers: map[string]broker.Answer{"Ship it?": {Selected: []string{"Yes"}}}}
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := cpuTime(b)
+			cpu0 := testutil.CPUTime(b)
 			for range b.N {
 				q, _, err := e.b.Ask(ctx, "agent", req)
 				if err != nil {
@@ -76,7 +77,7 @@ func BenchmarkResolveWithIdleStreams(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(testutil.CPUTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(lines.Load())/float64(b.N), "other-lines/op")
 		})
 	}

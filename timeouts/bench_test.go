@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 const benchQuestions = 100000
@@ -66,10 +67,10 @@ func BenchmarkSweep100k(b *testing.B) {
 		now := start.Add(30 * time.Minute)
 		b.StartTimer()
 
-		t0, cpu0 := time.Now(), cpuTime(b)
+		t0, cpu0 := time.Now(), testutil.CPUTime(b)
 		st, err := e.sweeper.Sweep(context.Background(), now)
 		e.broker.Close() // the copies' updates are part of the work
-		elapsed, cpu := time.Since(t0), cpuTime(b)-cpu0
+		elapsed, cpu := time.Since(t0), testutil.CPUTime(b)-cpu0
 
 		b.StopTimer()
 		if err != nil {
