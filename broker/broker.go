@@ -87,6 +87,8 @@ type Broker struct {
 	holds paceHolds
 	// due tells the sweeper of timed work written here (nextdue.go).
 	due *dueSignal
+	// known remembers the pending questions asked here (known.go).
+	known *known
 	// closing ends the platform work under way when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
@@ -133,7 +135,7 @@ func New(cfg Config) (*Broker, error) {
 		waiters:   map[string]map[chan *Question]struct{}{},
 		followers: map[string]map[chan struct{}]struct{}{},
 		ocfg:      cfg.Outbox.withDefaults(), kick: make(chan struct{}, 1),
-		due: newDueSignal(),
+		due: newDueSignal(), known: newKnown(),
 	}
 	b.closing, b.close = context.WithCancel(context.Background())
 	return b, nil
@@ -160,6 +162,9 @@ func (b *Broker) Now() time.Time { return b.cfg.Now() }
 // followers until ctx ends.
 func (b *Broker) Run(ctx context.Context) {
 	for r := range b.store.Watch(ctx) {
+		// Forgotten before the waiters wake: a waiter that started on
+		// the remembered copy reads the store (known.go).
+		b.known.forget(r.ID)
 		b.wake(r.ID, nil)
 		b.wakeFollowers(r)
 	}
@@ -221,6 +226,11 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	b.log.Info("question asked", "question_id", stored.ID, "agent", agent, "route", stored.Route, "prompts", len(stored.Prompts))
 	stored = b.scheduleEscalation(ctx, stored)
 	b.noteScheduled(stored)
+	if stored.Status == StatusPending {
+		// Before the posts: whatever answers it comes after, and forgets
+		// it (known.go).
+		b.known.remember(stored.Clone())
+	}
 	return b.post(ctx, stored), true, nil
 }
 
@@ -308,6 +318,9 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 		r.ResolvedAt = b.cfg.Now().UTC().Truncate(time.Millisecond)
 	}
 	q, err := b.store.Resolve(ctx, id, r)
+	// Resolved, closed before, or unknown: in any case no longer the
+	// pending question remembered, and forgotten before the wake.
+	b.known.forget(id)
 	if err != nil {
 		return q, err
 	}

@@ -114,6 +114,7 @@ func (b *Broker) scheduleEscalation(ctx context.Context, q *Question) *Question 
 	st := clonedState(q.State)
 	st.EscalateAt = at
 	done, err := b.store.Amend(ctx, q.ID, q.State.Rev, Amendment{State: st})
+	b.known.forget(q.ID)
 	if err != nil {
 		b.log.Error("schedule escalation", "question_id", q.ID, "err", err)
 		return q
@@ -150,6 +151,7 @@ func (b *Broker) Escalate(ctx context.Context, id string, now time.Time) (bool, 
 		st.EscalateAt = q.escalateAt(n + 1)
 		entry := AuditEntry{At: now, Kind: AuditEscalated, Detail: "to " + step.Route}
 		done, err := b.store.Amend(ctx, id, q.State.Rev, Amendment{State: st, Audit: []AuditEntry{entry}})
+		b.known.forget(id)
 		if errors.Is(err, ErrConflict) {
 			continue // a vote or a snooze came first: read again
 		}

@@ -221,6 +221,9 @@ func (b *Broker) resolveFailed(q *Question, err error) (Reply, bool) {
 }
 
 func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choice string) Reply {
+	if reply, ok := b.answerKnown(ctx, in, id, n, choice); ok {
+		return reply
+	}
 	q, refused := b.authorize(ctx, in, id)
 	if refused != nil {
 		return *refused
@@ -228,25 +231,10 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	if r := b.refuseRequester(ctx, in, q); r != nil {
 		return *r
 	}
-	choice, err := CheckPersonText(choice)
-	if err != nil {
-		return personTextRefused(q, err)
+	i, a, refused := b.interpret(q, in, n, choice)
+	if refused != nil {
+		return *refused
 	}
-	i, err := promptIndex(q, n)
-	if err != nil {
-		return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
-	}
-	if r := checkFiles(q, q.Prompts[i], nil, in.Attachments); r != nil {
-		return *r
-	}
-	a := Answer{Selected: []string{}}
-	if strings.TrimSpace(choice) != "" || len(in.Attachments) == 0 {
-		a, err = Interpret(q.Prompts[i], ParseChoice(choice))
-		if err != nil {
-			return Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
-		}
-	}
-	a.AnsweredBy = in.Responder()
 	files, refused := b.attachFiles(ctx, in, q, i, &a)
 	if refused != nil {
 		return *refused
@@ -256,6 +244,59 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 		b.dropFiles(q.ID, files)
 	}
 	return reply
+}
+
+// answerKnown records in's answer to question id on the copy this
+// instance remembers of it (known.go), without reading it back: only an
+// answer without files to a single question without a quorum, pending and
+// not due on that copy, by a person it lets answer, which every check
+// accepts. The store's compare-and-set then records it or, when the
+// question closed meanwhile, refuses it as a fresh read would have. It
+// reports false, having changed nothing, in every other case, for the
+// caller to decide on a fresh read.
+func (b *Broker) answerKnown(ctx context.Context, in Inbound, id string, n int, choice string) (Reply, bool) {
+	q := b.known.get(id)
+	if q == nil || len(in.Attachments) > 0 || len(q.Prompts) != 1 || q.voting() ||
+		q.Status != StatusPending || !b.cfg.Now().Before(q.ExpiresAt) {
+		return Reply{}, false
+	}
+	if _, allowed := q.inScope(in); !allowed {
+		return Reply{}, false
+	}
+	if q.Policy.ForbidRequester && q.requester(in) {
+		return Reply{}, false
+	}
+	i, a, refused := b.interpret(q, in, n, choice)
+	if refused != nil {
+		return Reply{}, false
+	}
+	return b.record(ctx, in, q, i, a), true
+}
+
+// interpret checks in's choice for prompt n of q and turns it into the
+// answer to record, or the reply that refuses it; it changes nothing.
+func (b *Broker) interpret(q *Question, in Inbound, n int, choice string) (int, Answer, *Reply) {
+	choice, err := CheckPersonText(choice)
+	if err != nil {
+		r := personTextRefused(q, err)
+		return 0, Answer{}, &r
+	}
+	i, err := promptIndex(q, n)
+	if err != nil {
+		return 0, Answer{}, &Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
+	}
+	if r := checkFiles(q, q.Prompts[i], nil, in.Attachments); r != nil {
+		return 0, Answer{}, r
+	}
+	a := Answer{Selected: []string{}}
+	if strings.TrimSpace(choice) != "" || len(in.Attachments) == 0 {
+		a, err = Interpret(q.Prompts[i], ParseChoice(choice))
+		if err != nil {
+			return 0, Answer{}, &Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
+		}
+	}
+	a.AnsweredBy = in.Responder()
+	return i, a, nil
 }
 
 // record records a as the answer to prompt i of q: the whole answer of a
@@ -279,6 +320,7 @@ func (b *Broker) record(ctx context.Context, in Inbound, q *Question, i int, a A
 func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int, a Answer) Reply {
 	id := q.ID
 	q, err := b.store.SaveProgress(ctx, id, i, a)
+	b.known.forget(id)
 	if errors.Is(err, ErrConflict) {
 		return Reply{Text: fmt.Sprintf("Question %d of %s already has an answer.", i+1, id), Question: q, Err: ErrConflict}
 	}

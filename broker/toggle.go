@@ -38,6 +38,7 @@ func (b *Broker) toggle(ctx context.Context, in Inbound, cmd Command) Reply {
 		sel = append(sel, cmd.Option-1)
 	}
 	q, err = b.store.SetSelection(ctx, q.ID, i, SelectedOptions(sel))
+	b.known.forget(cmd.ID)
 	if reply, done := b.resolveFailed(q, err); done {
 		return reply
 	}

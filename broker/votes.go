@@ -24,6 +24,7 @@ func (b *Broker) amend(ctx context.Context, q *Question, build func(q *Question)
 		}
 		done, err := b.store.Amend(ctx, q.ID, q.State.Rev, a)
 		if err == nil {
+			b.known.forget(q.ID)
 			b.noteScheduled(done)
 			return done, nil
 		}

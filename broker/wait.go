@@ -17,9 +17,17 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 	defer b.removeWaiter(id, wake)
 	// Reads outlive ctx: a wait that ends (deadline, drain) still reports
 	// the question as it stands.
-	q, err := b.Get(context.WithoutCancel(ctx), agent, id)
-	if err != nil {
-		return nil, err
+	//
+	// A question asked here and still pending is remembered (known.go):
+	// the wait starts on that copy, registered before it looked, so that
+	// whatever changes the question wakes it to read the store.
+	q := b.known.get(id)
+	remembered := q != nil && q.Agent == agent
+	if !remembered {
+		var err error
+		if q, err = b.Get(context.WithoutCancel(ctx), agent, id); err != nil {
+			return nil, err
+		}
 	}
 	var renew <-chan time.Time
 	if q.Lease > 0 && q.Status == StatusPending {
@@ -34,6 +42,11 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 	for q.Status == StatusPending {
 		select {
 		case <-ctx.Done():
+			if remembered {
+				// What a wait returns is read from the store, never the
+				// remembered copy (known.go).
+				return b.Get(context.WithoutCancel(ctx), agent, id)
+			}
 			return q, nil
 		case <-renew:
 			b.renewLease(ctx, q)
@@ -44,9 +57,11 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 				return resolved, nil
 			}
 		}
+		var err error
 		if q, err = b.store.Get(context.WithoutCancel(ctx), id); err != nil {
 			return nil, err
 		}
+		remembered = false
 		if !q.ExpiresAt.Equal(expires) {
 			return q, nil // extended
 		}

@@ -1,0 +1,75 @@
+package broker
+
+import "sync"
+
+// knownMax bounds the pending questions an instance remembers: at most
+// this many of the latest asked here, about 1–2 KiB each.
+const knownMax = 1024
+
+// known remembers the pending questions asked on this instance as it
+// stored them, so that the commonest cycle (an ask, the agent's wait, an
+// answer, all here) need not read the question back from the store twice.
+//
+// A remembered question may be behind the store, and is used only where
+// that cannot change an outcome:
+//
+//   - An answer is accepted on it only when it would be accepted on the
+//     store's copy too. What decides an answer is fixed at the ask or only
+//     widens later: the prompt, the policy, the targets and responders
+//     (an escalation adds some), the deadline (a snooze moves it later).
+//     The answer is then recorded by the store's compare-and-set, which
+//     refuses it if the question closed meanwhile, with the same reply a
+//     fresh read would have given. Anything that would refuse the answer
+//     is decided on a fresh read instead (answerKnown).
+//   - A wait starts on it: the waiter is registered before it looks, and
+//     every change that ends a wait (a resolution, an extension, here or
+//     on another instance through the store's feed) forgets the question
+//     before it wakes the waiters, so a waiter that saw the old copy is
+//     woken and reads the store. A wait that ends still pending reads the
+//     store too, so what it returns is never the remembered copy.
+//
+// Every change made here forgets the question (forget), and so does
+// every hint of the feed; the oldest are forgotten beyond knownMax.
+type known struct {
+	mu   sync.Mutex
+	byID map[string]*Question
+	// ring holds the ids in the order they were remembered; next is the
+	// slot the next one takes, forgetting the id that was there.
+	ring []string
+	next int
+}
+
+func newKnown() *known {
+	return &known{byID: make(map[string]*Question, knownMax), ring: make([]string, knownMax)}
+}
+
+// remember keeps q, which callers must not change afterwards.
+func (k *known) remember(q *Question) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if old := k.ring[k.next]; old != "" {
+		delete(k.byID, old)
+	}
+	k.ring[k.next] = q.ID
+	k.next = (k.next + 1) % len(k.ring)
+	k.byID[q.ID] = q
+}
+
+// get returns the remembered question id, or nil. It is shared: callers
+// must not change it.
+func (k *known) get(id string) *Question {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.byID[id]
+}
+
+// forget drops question id, or every question when id is "".
+func (k *known) forget(id string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if id == "" {
+		clear(k.byID)
+		return
+	}
+	delete(k.byID, id)
+}
