@@ -34,6 +34,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
+// writeBody writes body, JSON that ends in a newline as writeJSON's
+// does, as the answer with status.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
 func writeError(w http.ResponseWriter, status int, code, msg, field string) {
 	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: msg, Field: field}})
 }

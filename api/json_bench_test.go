@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -60,5 +61,45 @@ func BenchmarkJSONEncodeResult(b *testing.B) {
 		if err := enc.Encode(r); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// discardWriter is a ResponseWriter that keeps nothing, for benchmarks of
+// what a handler writes.
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+
+// benchCopies are the copies of benchResult: the web and text channels.
+func benchCopies() []broker.Copy {
+	at := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
+	return []broker.Copy{
+		{Target: broker.Target{Channel: "cli"}, State: broker.CopyPosted, MessageID: "q_01HZXABCDEF", Attempts: 1, UpdatedAt: at, Edit: "done"},
+		{Target: broker.Target{Channel: "web"}, State: broker.CopyPosted, MessageID: "q_01HZXABCDEF", Attempts: 1, UpdatedAt: at, Edit: "done"},
+	}
+}
+
+// BenchmarkWriteQuestionView is the body of GET /v1/questions/{id} for an
+// answered question, as the handler writes it.
+func BenchmarkWriteQuestionView(b *testing.B) {
+	v := questionView{Result: benchResult(), Copies: benchCopies()}
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for range b.N {
+		writeView(w, v)
+	}
+}
+
+// BenchmarkWriteCommandResponse is the body of POST /v1/commands for a
+// recorded answer, as the handler writes it.
+func BenchmarkWriteCommandResponse(b *testing.B) {
+	res := benchResult()
+	out := CommandResponse{OK: true, Reply: "Recorded: SQLite", Question: &res}
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for range b.N {
+		writeCommandResponse(w, http.StatusOK, out)
 	}
 }

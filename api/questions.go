@@ -85,7 +85,19 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, agent string) {
 		writeBrokerError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeView(w, view)
+}
+
+// writeView writes v as the 200 answer of GET /v1/questions/{id}: the
+// bytes writeJSON would write, made once (writeJSON would scan and copy
+// the view's own JSON again, and the result's within it twice).
+func writeView(w http.ResponseWriter, v questionView) {
+	body, err := v.MarshalJSON()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "internal", "could not encode the question: "+err.Error(), "")
+		return
+	}
+	writeBody(w, http.StatusOK, append(body, '\n'))
 }
 
 // questionView is a question as GET /v1/questions/{id} shows it: its
@@ -203,7 +215,7 @@ func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request, agent str
 // MarshalJSON writes the result's own JSON with "copies" added (the
 // result marshals itself, which an embedding would otherwise inherit).
 func (v questionView) MarshalJSON() ([]byte, error) {
-	res, err := json.Marshal(v.Result)
+	res, err := v.Result.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
@@ -214,9 +226,12 @@ func (v questionView) MarshalJSON() ([]byte, error) {
 	if len(res) < 2 || res[len(res)-1] != '}' {
 		return nil, fmt.Errorf("api: a result is not a JSON object: %s", res)
 	}
-	out := append(res[:len(res)-1:len(res)-1], `,"copies":`...)
-	if string(res) == "{}" {
-		out = append(res[:1:1], `"copies":`...)
+	// One allocation for the whole, with room for writeView's newline.
+	out := make([]byte, 0, len(res)+len(copies)+len(`,"copies":}`)+1)
+	out = append(out, res[:len(res)-1]...)
+	if string(res) != "{}" {
+		out = append(out, ',')
 	}
-	return append(append(out, copies...), '}'), nil
+	out = append(append(append(out, `"copies":`...), copies...), '}')
+	return out, nil
 }
