@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,6 +42,8 @@ func benchCycle(b *testing.B) {
 	now := time.Now()
 	r := broker.Resolution{Status: broker.StatusAnswered, ResolvedAt: now,
 		Answers: map[string]broker.Answer{"Which database?": {Selected: []string{"SQLite"}}}}
+	ids := benchIDs(b.N)
+	var next atomic.Int64
 	b.SetParallelism(50) // 100 agents on 2 CPUs
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -49,7 +52,7 @@ func benchCycle(b *testing.B) {
 	r0, w0 := ioCalls()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			q := hotQuestion(broker.NewID(), now, true)
+			q := hotQuestion(ids[next.Add(1)-1], now, true)
 			if _, _, err := s.CreateCapped(ctx, q, 1<<30); err != nil {
 				b.Error(err)
 				return

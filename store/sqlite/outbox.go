@@ -188,6 +188,7 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 	total := 0
 	for {
 		var n int64
+		var purged []string
 		err := s.write(ctx, "purge", func(ctx context.Context, tx *sql.Tx) error {
 			ids, err := queryIDs(ctx, tx, sqlPurgeable, cut, purgeChunk)
 			if err != nil || len(ids) == 0 {
@@ -209,9 +210,11 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 			if err != nil {
 				return err
 			}
+			purged = ids
 			n, err = res.RowsAffected()
 			return err
 		})
+		s.decoded.forget(purged)
 		if err != nil {
 			return total, err
 		}

@@ -36,6 +36,8 @@ type Store struct {
 	reader *sql.DB // read-only connections
 	stmts  *statements
 	feed   *feed
+	// decoded saves decoding the questions read again unchanged.
+	decoded *decodedCache
 
 	committer *committer
 
@@ -105,7 +107,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		reader.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, describe(err))
 	}
-	return &Store{path: path, writer: writer, reader: reader, stmts: st, feed: newFeed(), committer: c}, nil
+	return &Store{path: path, writer: writer, reader: reader, stmts: st, feed: newFeed(), committer: c, decoded: newDecodedCache()}, nil
 }
 
 // dsn returns the connection string for path. Characters that are special
