@@ -24,7 +24,7 @@ package redis
 const createWrite = admitFunc + outboxLua + sometimesLua + `
 local function write(extra)
   local id = ARGV[1]
-  local f = {'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13]}
+  local f = {'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13], 'lv', '2'}
   local function add(k, v) f[#f + 1] = k; f[#f + 1] = v end
   if ARGV[4] ~= '' then add('se', ARGV[4]) end
   if ARGV[7] ~= '' then add('rt', ARGV[7]); add('rs', ARGV[16]) end

@@ -28,7 +28,11 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // record once (HGETALL), writes the changed fields in one HSET (status,
 // resolution, the callback delivery, the edits of the posted copies),
 // unindexes the question from the sets it is in, sets the expiries, and
-// answers the record as it now is without reading it again.
+// answers the record as it now is without reading it again. The audit
+// log, when there is one (the record has a policy state, ps, or the mark
+// ha), gets the record's expiry too; a question without one costs no call
+// for it. Records of layout 1 (no lv field, written by older versions,
+// which did not mark ha) always give the log the record's expiry.
 //
 // Off Cluster (KEYS[8] given) it also logs the resolution's event, drops
 // the question from its agent's pending set and publishes it, as
@@ -84,7 +88,7 @@ if trim then redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
 if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
-redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4])
+if r.ps or r.ha or not r.lv then redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4]) end
 local seq = false
 if KEYS[8] then
   local ev = {question_id = id, agent = r.a or '', status = ARGV[2], at = ARGV[12]}
