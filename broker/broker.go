@@ -87,6 +87,8 @@ type Broker struct {
 	holds paceHolds
 	// due tells the sweeper of timed work written here (nextdue.go).
 	due *dueSignal
+	// outboxDue tells the outbox loop of retries due here (outbox_due.go).
+	outboxDue *dueSignal
 	// closing ends the platform work under way when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
@@ -133,7 +135,7 @@ func New(cfg Config) (*Broker, error) {
 		waiters:   map[string]map[chan *Question]struct{}{},
 		followers: map[string]map[chan struct{}]struct{}{},
 		ocfg:      cfg.Outbox.withDefaults(), kick: make(chan struct{}, 1),
-		due: newDueSignal(),
+		due: newDueSignal(), outboxDue: newDueSignal(),
 	}
 	b.closing, b.close = context.WithCancel(context.Background())
 	return b, nil
