@@ -26,8 +26,11 @@
 // still take turns. Writes that arrive while the committer is busy share
 // the next transaction (group commit), each in its own savepoint: a write
 // that fails is rolled back alone, and a caller hears of its write only
-// after the commit. Reads use a separate pool of read-only connections and
-// never wait for the writer.
+// after the commit; when several are waiting, the committer lets the
+// writers about to join run once before it commits. Reads use a separate
+// pool of read-only connections and never wait for the writer. A
+// question whose row text is the one last decoded is copied instead of
+// decoded again (decoded.go); the row is read every time.
 //
 // A resolution is one atomic step: the compare-and-set
 // (UPDATE … WHERE id = ? AND status = 'pending'), the event, and the

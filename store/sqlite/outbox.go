@@ -179,7 +179,7 @@ const sqlPurgeable = `SELECT id FROM questions
 	LIMIT ?2`
 
 // Purge removes questions resolved before before, with their messages,
-// events and finished deliveries, and returns how many questions went. It
+// events and finished deliveries, and the pending counts at zero, and returns how many questions went. It
 // works in chunks of its own transactions. A question whose callback is
 // still pending is kept until the delivery ends; the event log is cut by
 // time, so its event goes with the others of its time.
@@ -188,6 +188,7 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 	total := 0
 	for {
 		var n int64
+		var purged []string
 		err := s.write(ctx, "purge", func(ctx context.Context, tx *sql.Tx) error {
 			ids, err := queryIDs(ctx, tx, sqlPurgeable, cut, purgeChunk)
 			if err != nil || len(ids) == 0 {
@@ -209,9 +210,11 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 			if err != nil {
 				return err
 			}
+			purged = ids
 			n, err = res.RowsAffected()
 			return err
 		})
+		s.decoded.forget(purged)
 		if err != nil {
 			return total, err
 		}
@@ -219,6 +222,14 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 		if n < purgeChunk {
 			break
 		}
+	}
+	// The pending counts of agents with none pending (schema step 9).
+	err := s.write(ctx, "purge counts", func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM pending_counts WHERE n <= 0`)
+		return err
+	})
+	if err != nil {
+		return total, err
 	}
 	for {
 		var n int64

@@ -78,6 +78,9 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 	if existing != nil {
 		return existing, false, nil
 	}
+	// nq is data decoded: the reads of the new question that follow
+	// (the agent's wait, the answer) copy it instead of decoding.
+	s.decoded.put(nq.ID, data, nq.Clone())
 	return nq, true, nil
 }
 
@@ -94,7 +97,7 @@ func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
 	if err != nil {
 		return nil, s.fail("get "+id, err)
 	}
-	q, err := decode(raw)
+	q, err := s.decoded.decode(id, raw)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get %s: %w", id, err)
 	}
@@ -245,7 +248,7 @@ func (s *Store) loadTx(ctx context.Context, tx *sql.Tx, id string) (*broker.Ques
 	if err != nil {
 		return nil, err
 	}
-	return decode(raw)
+	return s.decoded.decode(id, raw)
 }
 
 // saveTx writes back a pending question changed in a write transaction.

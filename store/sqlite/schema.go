@@ -142,6 +142,22 @@ var migrations = []string{
 	// (extended.go): their type, and what they tell as JSON.
 	`ALTER TABLE events ADD COLUMN type TEXT NOT NULL DEFAULT 'resolved';
 	ALTER TABLE events ADD COLUMN extension TEXT;`,
+	// 9: an agent's count stays when it drops to zero, and a new question
+	// adds to it in one statement. Before, an agent with one question at
+	// a time had its row deleted by every resolution and written again
+	// by its next question; Purge now drops the rows at zero.
+	`DROP TRIGGER pending_counts_insert;
+	DROP TRIGGER pending_counts_update;
+	DROP TRIGGER pending_counts_delete;
+	CREATE TRIGGER pending_counts_insert AFTER INSERT ON questions WHEN NEW.status = 'pending' BEGIN
+		INSERT INTO pending_counts (agent, n) VALUES (NEW.agent, 1) ON CONFLICT (agent) DO UPDATE SET n = n + 1;
+	END;
+	CREATE TRIGGER pending_counts_update AFTER UPDATE OF status ON questions WHEN OLD.status = 'pending' AND NEW.status != 'pending' BEGIN
+		UPDATE pending_counts SET n = n - 1 WHERE agent = OLD.agent;
+	END;
+	CREATE TRIGGER pending_counts_delete AFTER DELETE ON questions WHEN OLD.status = 'pending' BEGIN
+		UPDATE pending_counts SET n = n - 1 WHERE agent = OLD.agent;
+	END;`,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

@@ -1,0 +1,104 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+)
+
+// TestPendingCountsStep9 opens a file written before schema step 9 with
+// questions pending, and checks that the counts carry over and follow
+// creations, resolutions and Purge, which drops the counts at zero.
+func TestPendingCountsStep9(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "askbridge.db")
+	db, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := migrations
+	migrations = all[:8]
+	err = migrate(ctx, db)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for _, id := range []string{"old1", "old2"} {
+		if _, err := db.Exec(`INSERT INTO questions (id, agent, status, expires_at, created_at, data) VALUES (?, 'a', 'pending', ?, ?, ?)`,
+			id, ms(now.Add(time.Hour)), ms(now), `{"id":"`+id+`","agent":"a","status":"pending"}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	counts := func(want map[string]int) {
+		t.Helper()
+		rows, err := s.reader.Query(`SELECT agent, n FROM pending_counts`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		got := map[string]int{}
+		for rows.Next() {
+			var a string
+			var n int
+			if err := rows.Scan(&a, &n); err != nil {
+				t.Fatal(err)
+			}
+			got[a] = n
+		}
+		if len(got) != len(want) {
+			t.Fatalf("pending counts %v, want %v", got, want)
+		}
+		for a, n := range want {
+			if got[a] != n {
+				t.Fatalf("pending counts %v, want %v", got, want)
+			}
+		}
+	}
+	counts(map[string]int{"a": 2})
+	if _, _, err := s.CreateCapped(ctx, brokertest.NewQuestion("new1", "a", now), 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateCapped(ctx, brokertest.NewQuestion("new2", "a", now), 3); err == nil {
+		t.Fatal("a fourth pending question passed a cap of 3")
+	}
+	if _, _, err := s.Create(ctx, brokertest.NewQuestion("b1", "b", now)); err != nil {
+		t.Fatal(err)
+	}
+	counts(map[string]int{"a": 3, "b": 1})
+	r := broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now}
+	for _, id := range []string{"old1", "old2", "new1", "b1"} {
+		if _, err := s.Resolve(ctx, id, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts(map[string]int{"a": 0, "b": 0})
+	if n, err := s.CountPending(ctx); err != nil || n != 0 {
+		t.Fatalf("CountPending = %d, %v; want 0", n, err)
+	}
+	if _, _, err := s.Create(ctx, brokertest.NewQuestion("b2", "b", now)); err != nil {
+		t.Fatal(err)
+	}
+	counts(map[string]int{"a": 0, "b": 1})
+	if _, err := s.Purge(ctx, now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	counts(map[string]int{"b": 1})
+	if _, _, err := s.Create(ctx, brokertest.NewQuestion("a2", "a", now)); err != nil {
+		t.Fatal(err)
+	}
+	counts(map[string]int{"a": 1, "b": 1})
+}
