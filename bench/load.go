@@ -41,6 +41,14 @@ type LoadConfig struct {
 	Retry bool
 	// CallbackURL, when set, is the callback_url of every question.
 	CallbackURL string
+	// Rate, when positive, paces the run: cycle n (from 0) starts no
+	// earlier than n/Rate seconds after the start, so that the agents
+	// start Rate cycles per second at most (soak runs). Zero runs the
+	// agents back to back (saturating).
+	Rate float64
+	// Observe, when set, is called after every cycle with its error (nil
+	// for a cycle whose answer reached the agent).
+	Observe func(err error)
 }
 
 // LoadResult is what a load run measured.
@@ -77,6 +85,8 @@ func (c *LoadConfig) check() error {
 		return fmt.Errorf("load: duration must be positive, got %s", c.Duration)
 	case c.Mode != ModeBlocking && c.Mode != ModePending:
 		return fmt.Errorf("load: mode %q is not %s or %s", c.Mode, ModeBlocking, ModePending)
+	case c.Rate < 0:
+		return fmt.Errorf("load: rate must be positive or zero, got %g", c.Rate)
 	}
 	if c.Grace <= 0 {
 		c.Grace = 30 * time.Second
@@ -92,6 +102,7 @@ type loadRun struct {
 	ask     Latencies
 	a2a     Latencies
 	cycle   Latencies
+	start   time.Time
 	stop    time.Time
 	// prefix makes this run's idempotency keys its own, so that runs
 	// against the same server never re-attach to older questions.
@@ -115,6 +126,7 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadResult, error) {
 	r.prefix = "run" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	defer r.api.close()
 	start := time.Now()
+	r.start = start
 	r.stop = start.Add(cfg.Duration)
 	hard, cancel := context.WithDeadline(ctx, r.stop.Add(cfg.Grace))
 	defer cancel()
@@ -159,6 +171,17 @@ func (r *loadRun) agent(ctx context.Context, i int) {
 		if j > int64(r.cfg.Cycles) {
 			return
 		}
+		if r.cfg.Rate > 0 {
+			at := r.start.Add(cycleOffset(j-1, r.cfg.Rate))
+			if !at.Before(r.stop) {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Until(at)):
+			}
+		}
 		call := "call-" + strconv.FormatInt(j, 10)
 		var err error
 		if r.cfg.Mode == ModePending {
@@ -170,7 +193,16 @@ func (r *loadRun) agent(ctx context.Context, i int) {
 	}
 }
 
+// cycleOffset is when cycle n (from 0) of a run paced at rate cycles per
+// second may start, after the run's start.
+func cycleOffset(n int64, rate float64) time.Duration {
+	return time.Duration(float64(n) / rate * float64(time.Second))
+}
+
 func (r *loadRun) done(err error) {
+	if r.cfg.Observe != nil {
+		r.cfg.Observe(err)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {

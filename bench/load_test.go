@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,6 +55,30 @@ func TestLoadAnswersEveryQuestionOnce(t *testing.T) {
 	}
 }
 
+// A paced run starts no more cycles than its rate allows in its duration,
+// however fast the bridge answers, and tells each cycle to Observe.
+func TestLoadPacedByRate(t *testing.T) {
+	url, _ := inProcessBridge(t)
+	var observed, failed atomic.Int64
+	res, err := Load(context.Background(), LoadConfig{Servers: []string{url}, Agents: 4, Cycles: 1000,
+		Duration: time.Second, Mode: ModePending, Rate: 10,
+		Observe: func(err error) {
+			observed.Add(1)
+			if err != nil {
+				failed.Add(1)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cycles+res.Errors > 10 || res.Cycles < 1 {
+		t.Fatalf("%d cycles and %d errors in 1 s at 10/s; want 1 to 10 cycles", res.Cycles, res.Errors)
+	}
+	if int(observed.Load()) != res.Cycles+res.Errors || int(failed.Load()) != res.Errors {
+		t.Fatalf("observed %d cycles (%d failed); the run counted %d and %d errors", observed.Load(), failed.Load(), res.Cycles, res.Errors)
+	}
+}
+
 func TestLoadRefusesBadConfig(t *testing.T) {
 	tests := []struct {
 		name string
@@ -64,6 +89,7 @@ func TestLoadRefusesBadConfig(t *testing.T) {
 		{"no agents", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Cycles: 1, Duration: time.Second, Mode: ModePending}, "agents"},
 		{"bad mode", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Agents: 1, Cycles: 1, Duration: time.Second, Mode: "eager"}, "mode"},
 		{"no duration", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Agents: 1, Cycles: 1, Mode: ModePending}, "duration"},
+		{"negative rate", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Agents: 1, Cycles: 1, Duration: time.Second, Mode: ModePending, Rate: -1}, "rate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -89,6 +89,8 @@ type Broker struct {
 	due *dueSignal
 	// known remembers the pending questions asked here (known.go).
 	known *known
+	// outboxDue tells the outbox loop of retries due here (outbox_due.go).
+	outboxDue *dueSignal
 	// closing ends the platform work under way when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
@@ -135,7 +137,7 @@ func New(cfg Config) (*Broker, error) {
 		waiters:   map[string]map[chan *Question]struct{}{},
 		followers: map[string]map[chan struct{}]struct{}{},
 		ocfg:      cfg.Outbox.withDefaults(), kick: make(chan struct{}, 1),
-		due: newDueSignal(), known: newKnown(),
+		due: newDueSignal(), known: newKnown(), outboxDue: newDueSignal(),
 	}
 	b.closing, b.close = context.WithCancel(context.Background())
 	return b, nil

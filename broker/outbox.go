@@ -16,8 +16,14 @@ type OutboxConfig struct {
 	// (2 s): long enough to answer unsupported when every target fails
 	// for good, short enough that a slow platform never holds the agent.
 	Grace time.Duration
-	// Poll is how often the outbox is checked when nothing wakes it (1 s).
+	// Poll is how often the outbox is checked when the store cannot tell
+	// when its next task falls due, or when a task is due that the last
+	// claim could not take (1 s).
 	Poll time.Duration
+	// MaxIdle bounds the sleep until the next due task (MaxIdle): a task
+	// queued by another instance sharing the store, and left there, is
+	// seen within it.
+	MaxIdle time.Duration
 	// Concurrency bounds the attempts under way on this instance (16).
 	Concurrency int
 	// BaseBackoff and MaxBackoff bound the pause between attempts of one
@@ -35,6 +41,9 @@ func (c OutboxConfig) withDefaults() OutboxConfig {
 	}
 	if c.Poll <= 0 {
 		c.Poll = time.Second
+	}
+	if c.MaxIdle <= 0 {
+		c.MaxIdle = MaxIdle
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = 16
@@ -62,38 +71,66 @@ func (b *Broker) kickOutbox() {
 
 // RunOutbox delivers the platform work of the store's outbox until ctx
 // ends, then waits for the attempts under way. Run it on every instance:
-// claims are safe across instances. It checks the outbox every Poll, and
-// at once when this instance queues work or an attempt finishes.
+// claims are safe across instances. After each claim it sleeps until the
+// store's next task falls due (DuePlatformWork), MaxIdle at most, or Poll
+// when the store cannot tell. It wakes at once when an attempt of this
+// instance ends, and at the retry time of an attempt that left its task
+// due again (outboxWake), so that the retries of the direct attempts
+// made as work is queued (deliverNow) are not held up by the sleep.
 func (b *Broker) RunOutbox(ctx context.Context) {
 	slots := make(chan struct{}, b.ocfg.Concurrency)
-	tick := time.NewTicker(b.ocfg.Poll)
-	defer tick.Stop()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
-		if free := cap(slots) - len(slots); free > 0 && ctx.Err() == nil {
-			tasks, err := b.store.ClaimPlatformWork(ctx, "", time.Now(), free, b.taskHold())
-			if err != nil && ctx.Err() == nil {
-				b.log.Warn("platform outbox: claim failed", "err", err)
-			}
-			for _, t := range tasks {
-				if !b.updates.start() {
-					return // closing: the claim lapses and another takes it
-				}
-				slots <- struct{}{}
-				go func() {
-					defer b.updates.done()
-					b.attemptTask(t)
-					<-slots
-					b.kickOutbox()
-				}()
-			}
-		}
-		select {
-		case <-ctx.Done():
+		// A retry noted from here on may come after the store was read
+		// below: it wakes the wait.
+		b.outboxDue.take()
+		if !b.claimOutbox(ctx, slots) {
 			return
-		case <-b.kick:
-		case <-tick.C:
+		}
+		wake := b.nextOutboxWake(ctx)
+		for sleeping := true; sleeping; {
+			timer.Reset(time.Until(wake))
+			select {
+			case <-ctx.Done():
+				return
+			case <-b.kick:
+				sleeping = false
+			case <-timer.C:
+				sleeping = false
+			case <-b.outboxDue.c:
+				if at := b.outboxDue.take(); !at.IsZero() && at.Before(wake) {
+					wake = at
+				}
+			}
 		}
 	}
+}
+
+// claimOutbox claims as many due tasks as there are free slots and starts
+// an attempt of each; it returns false when the broker is closing.
+func (b *Broker) claimOutbox(ctx context.Context, slots chan struct{}) bool {
+	free := cap(slots) - len(slots)
+	if free == 0 || ctx.Err() != nil {
+		return true
+	}
+	tasks, err := b.store.ClaimPlatformWork(ctx, "", time.Now(), free, b.taskHold())
+	if err != nil && ctx.Err() == nil {
+		b.log.Warn("platform outbox: claim failed", "err", err)
+	}
+	for _, t := range tasks {
+		if !b.updates.start() {
+			return false // closing: the claim lapses and another takes it
+		}
+		slots <- struct{}{}
+		go func() {
+			defer b.updates.done()
+			b.attemptTask(t)
+			<-slots
+			b.kickOutbox()
+		}()
+	}
+	return true
 }
 
 // deliverNow claims the due tasks of one question and makes one attempt of
@@ -132,6 +169,8 @@ func (b *Broker) deliverNow(id string) <-chan struct{} {
 				return
 			}
 		}
+		// Still renewed after every round: the loop takes it from here.
+		b.kickOutbox()
 	}()
 	return first
 }

@@ -330,6 +330,7 @@ func (b *Broker) recordTask(ctx context.Context, log *slog.Logger, t PlatformTas
 	for attempt := 0; ; attempt++ {
 		err := b.store.UpdatePlatformWork(ctx, t)
 		if err == nil {
+			b.outboxWake(t)
 			return true
 		}
 		if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) || attempt >= 3 {

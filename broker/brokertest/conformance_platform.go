@@ -24,6 +24,7 @@ var platformOutboxTests = []storeTest{
 	{"BadInput", testTaskBadInput},
 	{"Backlog", testTaskBacklog},
 	{"Pace", testPace},
+	{"NextDue", testNextPlatformWork},
 }
 
 var twoTargets = []broker.Target{{Channel: "slack", Chat: "C1"}, {Channel: "telegram", Chat: "-100"}}

@@ -10,8 +10,9 @@ import (
 )
 
 var (
-	_ broker.DueSchedule   = (*Store)(nil)
-	_ broker.DueDeliveries = (*Store)(nil)
+	_ broker.DueSchedule     = (*Store)(nil)
+	_ broker.DueDeliveries   = (*Store)(nil)
+	_ broker.DuePlatformWork = (*Store)(nil)
 )
 
 // NextScheduled returns the earliest deadline, reminder, lease end or
@@ -27,6 +28,13 @@ func (s *Store) NextScheduled(ctx context.Context) (time.Time, bool, error) {
 func (s *Store) NextDelivery(ctx context.Context) (time.Time, bool, error) {
 	at, ok, err := s.firstScore(ctx, "next delivery", s.k.outbox)
 	return time.UnixMicro(at).UTC(), ok, err
+}
+
+// NextPlatformWork returns when the earliest unfinished platform task
+// falls due (the shards' platform outboxes are scored in milliseconds).
+func (s *Store) NextPlatformWork(ctx context.Context) (time.Time, bool, error) {
+	at, ok, err := s.firstScore(ctx, "next platform work", s.k.platformOutbox)
+	return time.UnixMilli(at).UTC(), ok, err
 }
 
 // firstScore returns the lowest score in the sorted sets of every shard

@@ -9,8 +9,9 @@ import (
 )
 
 var (
-	_ broker.DueSchedule   = (*Store)(nil)
-	_ broker.DueDeliveries = (*Store)(nil)
+	_ broker.DueSchedule     = (*Store)(nil)
+	_ broker.DueDeliveries   = (*Store)(nil)
+	_ broker.DuePlatformWork = (*Store)(nil)
 )
 
 // Each query reads the first entry of the partial indexes that the due
@@ -23,6 +24,7 @@ const (
 		UNION ALL SELECT min(lease_until) FROM questions WHERE status = 'pending' AND lease_until IS NOT NULL
 		UNION ALL SELECT min(due_at) FROM escalations)`
 	sqlNextDelivery = `SELECT min(next_at) FROM deliveries WHERE state = 'pending'`
+	sqlNextTask     = `SELECT min(next_at) FROM platform_tasks WHERE state IN ('queued', 'retrying')`
 )
 
 // NextScheduled returns the earliest deadline, reminder, lease end or
@@ -35,6 +37,12 @@ func (s *Store) NextScheduled(ctx context.Context) (time.Time, bool, error) {
 // due.
 func (s *Store) NextDelivery(ctx context.Context) (time.Time, bool, error) {
 	return s.nextDue(ctx, "next delivery", sqlNextDelivery)
+}
+
+// NextPlatformWork returns when the earliest unfinished platform task
+// falls due.
+func (s *Store) NextPlatformWork(ctx context.Context) (time.Time, bool, error) {
+	return s.nextDue(ctx, "next platform work", sqlNextTask)
 }
 
 // nextDue runs a query of one nullable time in milliseconds on the read

@@ -3,6 +3,7 @@
 // sends traffic only to 127.0.0.1.
 //
 //	askbench load  [--store sqlite|redis|URL] [--instances 1|2] [--mode blocking|pending] ...
+//	askbench soak  [--store sqlite|redis] [--duration 10m] [--rate 200] ...
 //	askbench scale pending|waiters|sweep ...
 //	askbench fault kill9|redis-restart|platform-cut|platform-429|post-outage ...
 //	askbench fault restart-in-outage|client-hangup|burst ...
@@ -23,6 +24,7 @@ const usage = `usage: askbench <command> [flags]
 
 commands:
   load                  concurrent agents and responders against bridge serve
+  soak                  a steady rate for minutes; the last minute against the first
   scale pending         Redis memory per pending question
   scale waiters         bridge memory per blocked waiter
   scale sweep           questions timing out in the same second
@@ -54,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "load":
 		err = runLoad(ctx, rest, stdout, stderr)
+	case "soak":
+		err = runSoak(ctx, rest, stdout, stderr)
 	case "scale":
 		err = runScale(ctx, rest, stdout, stderr)
 	case "fault":

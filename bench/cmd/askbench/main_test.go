@@ -28,6 +28,13 @@ func TestRunRefusesBadCommandLines(t *testing.T) {
 		{"scale without run", []string{"scale"}, 2, "pending, waiters or sweep"},
 		{"unknown scale run", []string{"scale", "disk"}, 2, `unknown run "disk"`},
 		{"unknown fault", []string{"fault", "flood"}, 2, `unknown run "flood"`},
+		{"soak bad duration", []string{"soak", "--duration", "ten"}, 2, `invalid value "ten" for flag -duration`},
+		{"soak one window", []string{"soak", "--duration", "1m"}, 2, "--duration 1m0s: must cover at least two windows"},
+		{"soak zero rate", []string{"soak", "--rate", "0"}, 2, "--rate 0: must be a positive number"},
+		{"soak negative rate", []string{"soak", "--rate", "-3"}, 2, "--rate -3"},
+		{"soak unknown store", []string{"soak", "--store", "mysql"}, 2, `--store "mysql"`},
+		{"soak unknown mode", []string{"soak", "--mode", "eager"}, 2, `--mode "eager"`},
+		{"soak stray argument", []string{"soak", "now"}, 2, "unexpected arguments"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
