@@ -14,8 +14,9 @@
 //     (QuestionStore: its questions and messages roles).
 //   - Soak runs the same agents at a fixed rate (LoadConfig.Rate) for
 //     minutes, reads the bridges and redis-server from /proc at the end of
-//     each window, and compares the last window with the first on cycles
-//     per second, bridge CPU per cycle and bridge RSS (soak.go).
+//     each window, and compares the last window with the first one after
+//     the warm-up on cycles per second, bridge CPU per cycle and bridge
+//     RSS (soak.go).
 //   - The scale runs measure Redis memory per pending question, bridge
 //     memory per blocked waiter, and the sweeper's rate when many questions
 //     time out in the same second.

@@ -24,6 +24,12 @@ type SoakConfig struct {
 	// Tolerance is how far the last window may stray from the first, as a
 	// fraction (0.10).
 	Tolerance float64
+	// Warmup is how long the bridge fills up before the comparison
+	// starts: windows that end within it are measured and printed, and
+	// the first window after it is the one the last is compared with.
+	// The web inbox keeps the questions of its last two minutes, so a
+	// default bridge's memory grows for that long by design.
+	Warmup time.Duration
 }
 
 // Check reports what is wrong with c, naming the flag of askbench soak.
@@ -33,8 +39,10 @@ func (c SoakConfig) Check() error {
 		return fmt.Errorf("--rate %g: must be a positive number of cycles per second", c.Load.Rate)
 	case c.Interval <= 0:
 		return fmt.Errorf("--interval %s: must be positive", c.Interval)
-	case c.Load.Duration < 2*c.Interval:
-		return fmt.Errorf("--duration %s: must cover at least two windows of %s (the first and the last are compared)", c.Load.Duration, c.Interval)
+	case c.Warmup < 0:
+		return fmt.Errorf("--warmup %s: must not be negative", c.Warmup)
+	case c.Load.Duration < c.Warmup+2*c.Interval:
+		return fmt.Errorf("--duration %s: must cover the warm-up of %s and at least two windows of %s after it (the first and the last are compared)", c.Load.Duration, c.Warmup, c.Interval)
 	case c.Load.Agents < 1:
 		return fmt.Errorf("--agents %d: must be at least 1", c.Load.Agents)
 	case c.Tolerance <= 0 || c.Tolerance >= 1:
@@ -149,8 +157,10 @@ type SoakReport struct {
 	Duration  time.Duration `json:"duration_ns"`
 	Interval  time.Duration `json:"interval_ns"`
 	Tolerance float64       `json:"tolerance"`
+	Warmup    time.Duration `json:"warmup_ns"`
 	Windows   []SoakWindow  `json:"windows"`
-	// Compare and Pass are the first window against the last.
+	// Compare and Pass are the first window after the warm-up against
+	// the last.
 	Compare []SoakCompare `json:"compare"`
 	Pass    bool          `json:"pass"`
 	// Total is the whole run as a load run reports it.
@@ -199,7 +209,7 @@ func RunSoak(ctx context.Context, env *Env, cfg SoakConfig, progress func(SoakWi
 		return p
 	}
 	rep := &SoakReport{Store: "sqlite", Config: env.Config, Mode: cfg.Load.Mode, Agents: cfg.Load.Agents,
-		Rate: cfg.Load.Rate, Duration: cfg.Load.Duration, Interval: cfg.Interval, Tolerance: cfg.Tolerance}
+		Rate: cfg.Load.Rate, Duration: cfg.Load.Duration, Interval: cfg.Interval, Tolerance: cfg.Tolerance, Warmup: cfg.Warmup}
 	if env.IsRedis() {
 		rep.Store = "redis"
 	}
@@ -242,10 +252,14 @@ func soakEnd(rep *SoakReport, cfg SoakConfig, res *LoadResult, err error) (*Soak
 		return nil, err
 	}
 	rep.Total = res
-	if len(rep.Windows) < 2 {
-		return rep, fmt.Errorf("soak: only %d full windows of %s were measured; two are needed to compare", len(rep.Windows), cfg.Interval)
+	first := 0
+	for first < len(rep.Windows) && rep.Windows[first].End <= cfg.Warmup {
+		first++
 	}
-	rep.Compare, rep.Pass = CompareWindows(rep.Windows[0], rep.Windows[len(rep.Windows)-1], cfg.Tolerance)
+	if len(rep.Windows)-first < 2 {
+		return rep, fmt.Errorf("soak: only %d full windows of %s were measured after the warm-up of %s; two are needed to compare", len(rep.Windows)-first, cfg.Interval, cfg.Warmup)
+	}
+	rep.Compare, rep.Pass = CompareWindows(rep.Windows[first], rep.Windows[len(rep.Windows)-1], cfg.Tolerance)
 	return rep, nil
 }
 
@@ -284,7 +298,7 @@ func (r *SoakReport) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "  error: %s\n", e)
 		}
 	}
-	fmt.Fprintf(w, "first vs last window (tolerance %.0f %%):\n", 100*r.Tolerance)
+	fmt.Fprintf(w, "first window after the warm-up of %s vs last window (tolerance %.0f %%):\n", r.Warmup, 100*r.Tolerance)
 	for _, c := range r.Compare {
 		verdict := "ok"
 		if !c.OK {

@@ -101,7 +101,9 @@ func TestSoakConfigCheckNamesTheFlag(t *testing.T) {
 		{"zero rate", func(c *SoakConfig) { c.Load.Rate = 0 }, "--rate 0"},
 		{"negative rate", func(c *SoakConfig) { c.Load.Rate = -5 }, "--rate -5"},
 		{"NaN rate", func(c *SoakConfig) { c.Load.Rate = math.NaN() }, "--rate NaN"},
-		{"one window", func(c *SoakConfig) { c.Load.Duration = 90 * time.Second }, "--duration 1m30s: must cover at least two windows"},
+		{"one window", func(c *SoakConfig) { c.Load.Duration = 90 * time.Second }, "--duration 1m30s: must cover the warm-up of 0s and at least two windows"},
+		{"negative warm-up", func(c *SoakConfig) { c.Warmup = -time.Second }, "--warmup -1s: must not be negative"},
+		{"warm-up leaves one window", func(c *SoakConfig) { c.Warmup = 9 * time.Minute }, "--duration 10m0s: must cover the warm-up of 9m0s"},
 		{"negative duration", func(c *SoakConfig) { c.Load.Duration = -time.Minute }, "--duration -1m0s"},
 		{"no interval", func(c *SoakConfig) { c.Interval = 0 }, "--interval 0s"},
 		{"no agents", func(c *SoakConfig) { c.Load.Agents = 0 }, "--agents 0"},
@@ -116,6 +118,33 @@ func TestSoakConfigCheckNamesTheFlag(t *testing.T) {
 				t.Fatalf("Check() = %v, want an error with %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestSoakComparesTheFirstWindowAfterTheWarmup(t *testing.T) {
+	w := func(end time.Duration, rss int64) SoakWindow {
+		return SoakWindow{End: end, Cycles: 12000, PerSecond: 200, BridgeCPUPerCycle: time.Millisecond, BridgeRSS: rss}
+	}
+	windows := []SoakWindow{w(time.Minute, 60<<20), w(2*time.Minute, 100<<20), w(3*time.Minute, 104<<20), w(4*time.Minute, 105<<20)}
+	cfg := SoakConfig{Interval: time.Minute, Tolerance: 0.1, Warmup: 2 * time.Minute}
+	rep, err := soakEnd(&SoakReport{Windows: windows}, cfg, &LoadResult{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Pass || rep.Compare[2].First != float64(104<<20) {
+		t.Fatalf("compared %+v (pass %v), want the third window (104 MiB) against the last", rep.Compare, rep.Pass)
+	}
+	cfg.Warmup = 0
+	rep, err = soakEnd(&SoakReport{Windows: windows}, cfg, &LoadResult{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pass || rep.Compare[2].First != float64(60<<20) {
+		t.Fatalf("without a warm-up compared %+v (pass %v), want the first window (60 MiB) and a failure", rep.Compare, rep.Pass)
+	}
+	cfg.Warmup = 3 * time.Minute
+	if _, err := soakEnd(&SoakReport{Windows: windows}, cfg, &LoadResult{}, nil); err == nil || !strings.Contains(err.Error(), "only 1 full windows") {
+		t.Fatalf("one window after the warm-up: err = %v, want it named", err)
 	}
 }
 
