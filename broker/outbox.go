@@ -136,10 +136,12 @@ func (b *Broker) claimOutbox(ctx context.Context, slots chan struct{}) bool {
 // deliverNow claims the due tasks of one question and makes one attempt of
 // each at once, on this instance, without waiting for the outbox loop;
 // then again while attempts leave tasks of the question due (an edit asked
-// for again while one was under way). The returned channel closes when
-// the first round of attempts has ended.
-func (b *Broker) deliverNow(id string) <-chan struct{} {
-	first := make(chan struct{})
+// for again while one was under way). Once the first round of attempts has
+// ended, the returned channel yields the tasks that round claimed (none
+// when the broker is closing) and closes: a task another claim held (this
+// instance's outbox loop, another instance) is not among them.
+func (b *Broker) deliverNow(id string) <-chan []PlatformTask {
+	first := make(chan []PlatformTask, 1)
 	if !b.updates.start() {
 		// Closing: the tasks stay in the outbox for the next bridge.
 		close(first)
@@ -163,6 +165,7 @@ func (b *Broker) deliverNow(id string) <-chan struct{} {
 				wg.Wait()
 			}
 			if round == 0 {
+				first <- tasks
 				close(first)
 			}
 			if len(tasks) == 0 {

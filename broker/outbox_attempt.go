@@ -181,6 +181,19 @@ func (b *Broker) attemptCopies(ctx context.Context, log *slog.Logger, t Platform
 			b.recordTask(ctx, log, t)
 			return
 		}
+		// The post may have ended between the two reads: its copy is
+		// recorded before its task finishes, so it is there now.
+		if refs, err = b.store.Messages(ctx, q.ID); err != nil {
+			log.Warn("platform outbox: list copies", "err", err)
+			return
+		}
+		for _, m := range refs {
+			if m.Target() == t.Target {
+				mine = append(mine, m)
+			}
+		}
+	}
+	if len(mine) == 0 {
 		b.finishTask(ctx, log, t, TaskDropped, "no copy to "+string(t.Kind))
 		return
 	}

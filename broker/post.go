@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -39,7 +40,19 @@ func (b *Broker) post(ctx context.Context, q *Question) *Question {
 	grace := time.NewTimer(b.ocfg.Grace)
 	defer grace.Stop()
 	select {
-	case <-done:
+	case claimed := <-done:
+		ended, failed := b.awaitOtherPosts(ctx, q.ID, remote, claimed, grace.C)
+		if !ended {
+			return q
+		}
+		if failed {
+			// The attempt that failed for good resolves the question when
+			// no target is left, just after recording its failure: the
+			// ask does it now rather than answer before.
+			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.PostTimeout)
+			b.unsupportedIfNoTarget(uctx, q.ID)
+			cancel()
+		}
 	case <-grace.C:
 	case <-ctx.Done():
 		return q
@@ -50,6 +63,56 @@ func (b *Broker) post(ctx context.Context, q *Question) *Question {
 		return now
 	}
 	return q
+}
+
+// awaitOtherPosts waits for the first attempts of the posts to targets
+// that the ask's own round did not claim (claimed): the outbox loop of
+// this instance or of another one claimed them between the question's
+// creation and that round. The ask waits for those attempts as for its
+// own, until grace fires: otherwise it would answer before the copy is
+// posted and recorded, and answer pending where every target refuses the
+// question for good. ended is false when ctx ended first; failed reports
+// that one of those posts failed for good. A post's first attempt has
+// ended once its task records an outcome: finished, an attempt counted,
+// or put back for pacing (updated since its creation).
+func (b *Broker) awaitOtherPosts(ctx context.Context, id string, targets []Target, claimed []PlatformTask, grace <-chan time.Time) (ended, failed bool) {
+	var others []Target
+	for _, t := range targets {
+		if !slices.ContainsFunc(claimed, func(x PlatformTask) bool { return x.Kind == TaskPost && x.Target == t }) {
+			others = append(others, t)
+		}
+	}
+	pause := 5 * time.Millisecond
+	for len(others) > 0 {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.PostTimeout)
+		tasks, err := b.store.PlatformWork(rctx, id)
+		cancel()
+		if err != nil {
+			b.log.Warn("ask: list the posts of the question", "question_id", id, "err", err)
+			return true, failed
+		}
+		others = slices.DeleteFunc(others, func(t Target) bool {
+			for _, x := range tasks {
+				if x.Kind == TaskPost && x.Target == t {
+					failed = failed || x.State == TaskFailed
+					return TaskFinished(x.State) || x.Attempts > 0 || !x.UpdatedAt.Equal(x.CreatedAt)
+				}
+			}
+			return true // no such task: nothing to wait for
+		})
+		if len(others) == 0 {
+			break
+		}
+		select {
+		case <-grace:
+			return true, failed
+		case <-ctx.Done():
+			return false, failed
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 100*time.Millisecond)
+	}
+	return true, failed
 }
 
 func (b *Broker) unsupported(q *Question, reason string) *Question {

@@ -61,9 +61,11 @@ func dbQuestion(route string) *broker.AskRequest {
 	}
 }
 
-// posted waits for the message of q in chat and returns it.
+// posted waits for the message of q in chat, and for the bridge to have
+// recorded it as q's copy, and returns it.
 func (s *session) posted(t *testing.T, chat string, q *broker.Question) Message {
 	t.Helper()
+	ref := WaitCopy(t, s.Store, q.ID, broker.Target{Channel: s.p.Name(), Chat: chat})
 	var m Message
 	Eventually(t, "the question "+q.ID+" posted in "+chat, func() bool {
 		for _, got := range s.p.Messages(chat) {
@@ -74,6 +76,9 @@ func (s *session) posted(t *testing.T, chat string, q *broker.Question) Message 
 		}
 		return false
 	})
+	if m.ID != ref.MessageID {
+		t.Fatalf("the copy of %s recorded in %s is message %s, want the one posted there, %s", q.ID, chat, ref.MessageID, m.ID)
+	}
 	return m
 }
 

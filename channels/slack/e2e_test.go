@@ -50,8 +50,11 @@ func (e *brokerEnv) ask(t *testing.T, req *broker.AskRequest) (*broker.Question,
 	if q.Status != broker.StatusPending {
 		t.Fatalf("question %s is %s: %s", q.ID, q.Status, q.Reason)
 	}
-	// The post may be the outbox loop's rather than the ask's own
-	// attempt, and end after the ask returns.
+	// The post may end after the ask returns (its grace ran out); the
+	// test acts on the copy once the bridge has recorded it.
+	for _, target := range q.Targets {
+		channeltest.WaitCopy(t, e.st, q.ID, target)
+	}
 	waitFake(t, e.fake, "the question posted", func() bool {
 		for _, m := range e.fake.Messages() {
 			if strings.Contains(m.Text, q.ID) {

@@ -146,12 +146,15 @@ func (e *env) ask(req *broker.AskRequest, chat telegramfake.Chat) (*broker.Quest
 	if q.Status != broker.StatusPending {
 		e.t.Fatalf("question is %s, not pending: %s", q.Status, q.Reason)
 	}
-	// The post may be the outbox loop's rather than the ask's own
-	// attempt, and end after the ask returns.
-	e.fake.WaitFor(waitLimit, func() bool { return len(e.fake.BotMessages(chat.ID)) > before })
+	// The post may end after the ask returns (its grace ran out); the
+	// test acts on the copy once the bridge has recorded it.
+	ref := channeltest.WaitCopy(e.t, e.st, q.ID, broker.Target{Channel: Name, Chat: chatID(chat)})
 	msgs := e.fake.BotMessages(chat.ID)
 	if len(msgs) != before+1 {
 		e.t.Fatalf("the bot sent %d messages to %s, want 1", len(msgs)-before, chat.Title)
+	}
+	if last := msgs[len(msgs)-1]; strconv.Itoa(last.ID) != ref.MessageID {
+		e.t.Fatalf("the copy recorded is message %s, want the one the bot sent, %d", ref.MessageID, last.ID)
 	}
 	return q, msgs[len(msgs)-1]
 }
