@@ -36,7 +36,7 @@ type fileMeta struct {
 // or {'full', total}. It marks the record (field hf), so that Resolve
 // knows to expire the files with the record; files stored without the
 // mark (by an older version) expire with their own time to live.
-var putFileScript = goredis.NewScript(prelude + `
+var putFileScript = newScript(prelude + `
 local f = redis.call('HMGET', KEYS[1], 'st', 'hf')
 if not f[1] then return {'nf'} end
 if f[1] ~= 'pending' then return {'closed', whole(KEYS[1])} end
@@ -53,7 +53,7 @@ return {'ok', n}
 
 // deleteFilesScript removes files and their bytes from the total; the
 // counter n stays. KEYS: files. ARGV: numbers.
-var deleteFilesScript = goredis.NewScript(`
+var deleteFilesScript = newIdempotentScript(`
 for _, n in ipairs(ARGV) do
   local m = redis.call('HGET', KEYS[1], 'm' .. n)
   if m then

@@ -98,15 +98,17 @@ func (c *Config) Validate() error {
 // options builds the go-redis options of c; c must be valid.
 func (c *Config) options() *goredis.UniversalOptions {
 	o := &goredis.UniversalOptions{
-		Addrs:                    c.Addrs,
-		MasterName:               c.MasterName,
-		IsClusterMode:            c.Cluster,
-		DB:                       c.DB,
-		Username:                 c.Username,
-		ClientName:               "askbridge",
-		DialTimeout:              2 * time.Second,
-		ReadTimeout:              3 * time.Second,
-		WriteTimeout:             3 * time.Second,
+		Addrs:         c.Addrs,
+		MasterName:    c.MasterName,
+		IsClusterMode: c.Cluster,
+		DB:            c.DB,
+		Username:      c.Username,
+		ClientName:    "askbridge",
+		DialTimeout:   2 * time.Second,
+		ReadTimeout:   3 * time.Second,
+		WriteTimeout:  3 * time.Second,
+		// A read that fails is sent once more; a script that writes
+		// never is, as it may have run already (script.go).
 		MaxRetries:               1,
 		DialerRetries:            1,
 		PoolTimeout:              4 * time.Second,

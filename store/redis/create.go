@@ -28,7 +28,7 @@ const staleReservation = 5 * time.Second
 // KEYS: idem. ARGV: 1 id, 2 nowMs, 3 ttlMs, 4 "1" to take the key over
 // when it still names ARGV[5].
 // Returns {'ok'} or {'have', id, reservedMs}.
-var reserveScript = goredis.NewScript(`
+var reserveScript = newScript(`
 local v = redis.call('GET', KEYS[1])
 if v then
   local old, t = string.match(v, '^([^:]*):(%d+)$')
@@ -40,7 +40,7 @@ return {'ok'}
 `)
 
 // releaseScript deletes a reservation that still names ARGV[1].
-var releaseScript = goredis.NewScript(`
+var releaseScript = newIdempotentScript(`
 local v = redis.call('GET', KEYS[1])
 if v and string.match(v, '^([^:]*):') == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1

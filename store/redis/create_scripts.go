@@ -1,7 +1,5 @@
 package redis
 
-import goredis "github.com/redis/go-redis/v9"
-
 // The scripts that create a question (create.go).
 
 // createWrite is the part of the create scripts that writes a new
@@ -26,7 +24,7 @@ import goredis "github.com/redis/go-redis/v9"
 const createWrite = admitFunc + outboxLua + sometimesLua + `
 local function write(extra)
   local id = ARGV[1]
-  local f = {'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13]}
+  local f = {'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13], 'lv', '2'}
   local function add(k, v) f[#f + 1] = k; f[#f + 1] = v end
   if ARGV[4] ~= '' then add('se', ARGV[4]) end
   if ARGV[7] ~= '' then add('rt', ARGV[7]); add('rs', ARGV[16]) end
@@ -82,7 +80,7 @@ end
 // with a KEYS[9], the agent's pending set (off Cluster), it admits the
 // question there first. Returns 0 when the id is taken, -1 when the cap
 // refuses it, 1 when stored.
-var createScript = goredis.NewScript(createWrite + `
+var createScript = newScript(createWrite + `
 if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then return 0 end
 if KEYS[9] and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
   redis.call('DEL', KEYS[2])
@@ -102,7 +100,7 @@ return 1
 // {'have', id, reservedMs} (the key names another question). Without a
 // takeover the key is reserved first (SET NX GET: one call that reads and
 // reserves) and released again when the question is not stored.
-var createIdemScript = goredis.NewScript(createWrite + `
+var createIdemScript = newScript(createWrite + `
 local mine = ARGV[1] .. ':' .. ARGV[21]
 local function have(v)
   local old, t = string.match(v, '^([^:]*):(%d+)$')
@@ -135,6 +133,6 @@ return {'ok'}
 // Cluster, where the set is in another slot than the record: Create runs
 // it before createScript and undoes it when the id is taken. KEYS:
 // pending set. ARGV: 1 id, 2 cap, 3 endUs, 4 nowUs. Returns as admit.
-var admitScript = goredis.NewScript(admitFunc + `
+var admitScript = newScript(admitFunc + `
 return admit(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 `)

@@ -122,7 +122,14 @@
 // Scripts write with as few calls as they can: one HSET per record, one
 // ZADD per index, one PEXPIRE per index key (every index key gets the
 // life of the longest-lived record: maximum lifetime plus retention), and
-// the trims by age on about one write in 16.
+// the trims by age on about one write in 16. Records carry their layout
+// version (lv); a script that treats new records more cheaply keeps the
+// old treatment for records without it, so older stores need no
+// migration.
+//
+// A script that writes is sent once: after a read timeout or a dropped
+// connection go-redis does not send it again, since it may have run
+// (script.go). Reads and idempotent scripts keep the client's one retry.
 //
 // # Retention
 //

@@ -27,7 +27,7 @@ var _ broker.Elector = (*Elector)(nil)
 
 // acquireScript takes the lease, or keeps it when this instance holds it.
 // KEYS: lease. ARGV: 1 instance id, 2 ttl ms.
-var acquireScript = goredis.NewScript(`
+var acquireScript = newIdempotentScript(`
 local v = redis.call('GET', KEYS[1])
 if not v then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -41,13 +41,13 @@ return 0
 `)
 
 // renewScript extends the lease only while this instance holds it.
-var renewScript = goredis.NewScript(`
+var renewScript = newIdempotentScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 `)
 
 // releaseLeaseScript deletes the lease only while this instance holds it.
-var releaseLeaseScript = goredis.NewScript(`
+var releaseLeaseScript = newIdempotentScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `)
@@ -144,7 +144,7 @@ func (e *Elector) lead(ctx context.Context, key string, step time.Duration, fn f
 
 // call runs a lease script with a deadline of a third of the ttl and
 // reports whether it returned 1.
-func (e *Elector) call(ctx context.Context, sc *goredis.Script, key string) bool {
+func (e *Elector) call(ctx context.Context, sc *script, key string) bool {
 	cctx, cancel := context.WithTimeout(ctx, e.ttl/3)
 	defer cancel()
 	n, err := sc.Run(cctx, e.c, []string{key}, e.id, e.ttl.Milliseconds()).Int()

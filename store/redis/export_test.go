@@ -2,8 +2,6 @@ package redis
 
 import (
 	"context"
-
-	goredis "github.com/redis/go-redis/v9"
 )
 
 // IdemKey exposes the idempotency key name to the external tests.
@@ -18,7 +16,7 @@ func (s *Store) ActAsCluster() { s.cluster = true }
 // LoadScripts loads every script of the store (on every master of a
 // cluster), so that counted runs send no script twice.
 func (s *Store) LoadScripts(ctx context.Context) error {
-	for _, sc := range []*goredis.Script{
+	for _, sc := range []*script{
 		createScript, createIdemScript, admitScript, reserveScript, releaseScript, resolveScript,
 		progressScript, claimReminderScript, renewLeaseScript, addMessageScript, listScript,
 		claimDeliveryScript, updateDeliveryScript, logEventScript, purgeEventsScript, purgeScript,

@@ -32,7 +32,7 @@ func (k keys) unextended(n int) string { return k.tags[n] + "unx" }
 // ARGV: 1 the event's key in ids ("<id>\tx<snooze number>"), 2 agent, 3
 // member ("<atUs> <json>"), 4 feed channel, 5 id. Returns the event's
 // seq. The log's trim (logEventScript) drops the key with its event.
-var logExtendedScript = goredis.NewScript(`
+var logExtendedScript = newScript(`
 local have = redis.call('HGET', KEYS[3], ARGV[1])
 if have then return tonumber(string.match(have, '^(%d+)')) end
 local seq = redis.call('INCR', KEYS[1])

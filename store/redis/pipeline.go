@@ -7,8 +7,10 @@ import (
 )
 
 // batch is a pipeline that may carry scripts by their SHA. A server that
-// lost its script cache (restart, failover) answers NOSCRIPT; exec then
-// runs those scripts again with their source.
+// lost its script cache (restart, failover) answers NOSCRIPT without
+// running anything; exec then runs those scripts again with their source.
+// A pipeline that holds a script sent once (script.go) is not retried by
+// go-redis as a whole either.
 type batch struct {
 	c     goredis.UniversalClient
 	pipe  goredis.Pipeliner
@@ -16,7 +18,7 @@ type batch struct {
 }
 
 type scriptCall struct {
-	sc   *goredis.Script
+	sc   *script
 	keys []string
 	args []any
 	cmd  *goredis.Cmd
@@ -25,8 +27,8 @@ type scriptCall struct {
 func (s *Store) batch() *batch { return &batch{c: s.c, pipe: s.c.Pipeline()} }
 
 // script queues sc; read the returned command after exec.
-func (b *batch) script(ctx context.Context, sc *goredis.Script, keys []string, args ...any) *goredis.Cmd {
-	cmd := sc.EvalSha(ctx, b.pipe, keys, args...)
+func (b *batch) script(ctx context.Context, sc *script, keys []string, args ...any) *goredis.Cmd {
+	cmd := sc.send(ctx, b.pipe, "evalsha", keys, args)
 	b.calls = append(b.calls, scriptCall{sc: sc, keys: keys, args: args, cmd: cmd})
 	return cmd
 }
@@ -37,7 +39,7 @@ func (b *batch) exec(ctx context.Context) error {
 	cmds, _ := b.pipe.Exec(ctx)
 	for _, call := range b.calls {
 		if err := call.cmd.Err(); err != nil && goredis.HasErrorPrefix(err, "NOSCRIPT") {
-			again := call.sc.Eval(ctx, b.c, call.keys, call.args...)
+			again := call.sc.send(ctx, b.c, "eval", call.keys, call.args)
 			call.cmd.SetVal(again.Val())
 			call.cmd.SetErr(again.Err())
 		}

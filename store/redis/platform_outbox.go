@@ -97,7 +97,7 @@ const editWindowMS = "86400000"
 // enqueueTasksScript renews tasks of a question that exists. KEYS: rec,
 // po. ARGV: 1 id, 2 nowMs, 3 deadlineMs, 4.. fields. Returns 0 when there
 // is no such question.
-var enqueueTasksScript = goredis.NewScript(outboxLua + `
+var enqueueTasksScript = newScript(outboxLua + `
 if redis.call('HEXISTS', KEYS[1], 'cr') == 0 then return 0 end
 for i = 4, #ARGV do renew(KEYS[1], KEYS[2], ARGV[1], ARGV[i], ARGV[2], ARGV[3]) end
 return 1
@@ -105,7 +105,7 @@ return 1
 
 // claimTaskScript holds one due task. KEYS: rec, po. ARGV: 1 member,
 // 2 field, 3 nowMs, 4 holdMs. Returns the task's value, or false.
-var claimTaskScript = goredis.NewScript(outboxLua + `
+var claimTaskScript = newScript(outboxLua + `
 local sc = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not sc or tonumber(sc) > tonumber(ARGV[3]) then return false end
 local v = redis.call('HGET', KEYS[1], ARGV[2])
@@ -123,7 +123,7 @@ return tjoin(t)
 // question: one read of the record, one HSET and one ZADD for what it
 // claims. KEYS: rec, po. ARGV: 1 id, 2 nowMs, 3 holdMs, 4 limit.
 // Returns field, value pairs.
-var claimQuestionScript = goredis.NewScript(outboxLua + `
+var claimQuestionScript = newScript(outboxLua + `
 local out, fv, zs = {}, {}, {}
 local h = redis.call('HGETALL', KEYS[1])
 for i = 1, #h, 2 do
@@ -151,7 +151,7 @@ return out
 // 2 member, 3 claimMs, 4 state, 5 attempts, 6 nextMs, 7 lastError,
 // 8 messageID, 9 updatedMs, 10 gen. Returns 0 when there is no such task,
 // -1 when the claim is no longer the task's.
-var updateTaskScript = goredis.NewScript(outboxLua + `
+var updateTaskScript = newScript(outboxLua + `
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if not v then return 0 end
 local t = tsplit(v)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	goredis "github.com/redis/go-redis/v9"
-
 	"github.com/askbridge/askbridge/broker"
 )
 
@@ -19,7 +17,7 @@ func (k keys) pace(key string) string { return k.prefix + "pace:" + key }
 
 // paceScript takes the next slot of a pacing key. KEYS: key. ARGV:
 // 1 nowMs, 2 intervalMs, 3 maxWaitMs. Returns {taken, slotMs}.
-var paceScript = goredis.NewScript(`
+var paceScript = newScript(`
 local now = tonumber(ARGV[1])
 local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
 if slot - now > tonumber(ARGV[3]) then return {0, slot} end
@@ -30,7 +28,7 @@ return {1, slot}
 
 // holdPaceScript moves a pacing key's next slot to ARGV[1] (ms) at the
 // earliest; ARGV[2] is now (ms).
-var holdPaceScript = goredis.NewScript(`
+var holdPaceScript = newScript(`
 local u = tonumber(ARGV[1])
 if tonumber(redis.call('GET', KEYS[1]) or '0') >= u then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', math.max(u - tonumber(ARGV[2]), 1) + 60000)

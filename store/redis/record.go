@@ -24,7 +24,9 @@ import (
 //	s<i> selection of prompt i             ds/da/dn/de/dc/du the delivery
 //	ps  policy state (JSON)                pv  policy state revision
 //	ex  deadline moved by a snooze (µs)    bv  the body's version (bodies.go)
-//	hf  files were stored (attachments.go)
+//	hf  files were stored (attachments.go) ha  audit entries were added
+//	lv  layout version of the record: 2;   (votes.go)
+//	    absent in records of layout 1
 type record map[string]string
 
 // resolution is the JSON of field r.

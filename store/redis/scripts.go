@@ -1,7 +1,5 @@
 package redis
 
-import goredis "github.com/redis/go-redis/v9"
-
 // prelude gives scripts the question body key of a record key
 // ("...q:<id>" -> "...j:<id>", same tag, so same slot), its files key
 // ("...f:<id>", attachments.go) and whole(k), the
@@ -30,7 +28,11 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // record once (HGETALL), writes the changed fields in one HSET (status,
 // resolution, the callback delivery, the edits of the posted copies),
 // unindexes the question from the sets it is in, sets the expiries, and
-// answers the record as it now is without reading it again.
+// answers the record as it now is without reading it again. The audit
+// log, when there is one (the record has a policy state, ps, or the mark
+// ha), gets the record's expiry too; a question without one costs no call
+// for it. Records of layout 1 (no lv field, written by older versions,
+// which did not mark ha) always give the log the record's expiry.
 //
 // Off Cluster (KEYS[8] given) it also logs the resolution's event, drops
 // the question from its agent's pending set and publishes it, as
@@ -51,7 +53,7 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // trimBeforeUs, 15 agent log prefix, 16 pending set prefix.
 // Returns {code, {HGETALL, body}} (an empty body when the record's bv is
 // ARGV[11]: the caller has it) and, when it logged the event, its seq.
-var resolveScript = goredis.NewScript(prelude + outboxLua + sometimesLua + eventLua + `
+var resolveScript = newScript(prelude + outboxLua + sometimesLua + eventLua + `
 local h = redis.call('HGETALL', KEYS[1])
 if #h == 0 then return {'nf'} end
 local r = {}
@@ -86,7 +88,7 @@ if trim then redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
 if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
-redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4])
+if r.ps or r.ha or not r.lv then redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4]) end
 local seq = false
 if KEYS[8] then
   local ev = {question_id = id, agent = r.a or '', status = ARGV[2], at = ARGV[12]}
@@ -114,7 +116,7 @@ return out
 
 // progressScript sets a per-prompt field of a pending question.
 // KEYS: rec. ARGV: 1 field, 2 value, 3 prompt index, 4 first-wins (1|0).
-var progressScript = goredis.NewScript(prelude + `
+var progressScript = newScript(prelude + `
 local f = redis.call('HMGET', KEYS[1], 'st', 'np')
 if not f[1] then return {'nf'} end
 if f[1] ~= 'pending' then return {'closed', whole(KEYS[1])} end
@@ -129,7 +131,7 @@ return {'ok', whole(KEYS[1])}
 // claimReminderScript marks reminder n as sent and moves the question to
 // its next reminder. KEYS: rec, rem. ARGV: 1 n, 2 id.
 // Returns -1 not found, 0 not claimed, 1 claimed.
-var claimReminderScript = goredis.NewScript(`
+var claimReminderScript = newScript(`
 local f = redis.call('HMGET', KEYS[1], 'st', 'rs', 'rt')
 if not f[1] then return -1 end
 if f[1] ~= 'pending' then return 0 end
@@ -147,7 +149,7 @@ return 1
 
 // renewLeaseScript moves the lease of a pending question.
 // KEYS: rec, lease. ARGV: 1 untilNs, 2 untilUs, 3 id.
-var renewLeaseScript = goredis.NewScript(prelude + `
+var renewLeaseScript = newScript(prelude + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
 if st ~= 'pending' then return {'closed', whole(KEYS[1])} end
@@ -159,7 +161,7 @@ return {'ok'}
 // addMessageScript appends a posted copy (field m<n>, n counted in mn)
 // and indexes its chat. KEYS: rec, chat index. ARGV: 1 line, 2 id,
 // 3 ttl ms, 4 trimBeforeUs. Returns 0 when the question does not exist.
-var addMessageScript = goredis.NewScript(sometimesLua + `
+var addMessageScript = newScript(sometimesLua + `
 local f = redis.call('HMGET', KEYS[1], 'cr', 'mn')
 if not f[1] then return 0 end
 local n = (tonumber(f[2]) or 0) + 1
@@ -175,7 +177,7 @@ return 1
 // KEYS: index. ARGV: 1 limit, 2 agent, 3 session, 4 status, 5 record
 // key prefix, 6 max entries to scan, 7 channel whose copies must exist
 // (empty for any).
-var listScript = goredis.NewScript(prelude + `
+var listScript = newIdempotentScript(prelude + `
 local function posted(k, ch)
   if ch == '' then return true end
   local n = tonumber(redis.call('HGET', k, 'mn') or '0')
@@ -209,7 +211,7 @@ return out
 
 // claimDeliveryScript holds one due delivery. KEYS: rec, outbox.
 // ARGV: 1 id, 2 nowUs, 3 holdUntilUs, 4 holdUntilNs, 5 nowNs.
-var claimDeliveryScript = goredis.NewScript(`
+var claimDeliveryScript = newScript(`
 local sc = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not sc or tonumber(sc) > tonumber(ARGV[2]) then return {} end
 if redis.call('HGET', KEYS[1], 'ds') ~= 'pending' then
@@ -225,7 +227,7 @@ return redis.call('HGETALL', KEYS[1])
 // ARGV: 1 id, 2 state, 3 attempts, 4 nextNs, 5 nextUs, 6 lastError,
 // 7 updatedNs, 8 claimNs (empty: no claim to check). Returns 0 when there
 // is no such delivery, -1 when the claim is no longer the delivery's.
-var updateDeliveryScript = goredis.NewScript(`
+var updateDeliveryScript = newScript(`
 local ds = redis.call('HGET', KEYS[1], 'ds')
 if not ds then return 0 end
 if ARGV[8] ~= '' and (ds ~= 'pending' or redis.call('HGET', KEYS[1], 'dn') ~= ARGV[8]) then return -1 end
@@ -268,7 +270,7 @@ end
 // on the feed. KEYS: seq, log, ids, agent log, agent's pending set.
 // ARGV: 1 id, 2 agent, 3 member ("<atUs> <json>"), 4 feed channel,
 // 5 trimBeforeUs, 6 agent log prefix. Returns the event's seq.
-var logEventScript = goredis.NewScript(eventLua + `
+var logEventScript = newIdempotentScript(eventLua + `
 redis.call('ZREM', KEYS[5], ARGV[1])
 local have = redis.call('HGET', KEYS[3], ARGV[1])
 if have then return tonumber(string.match(have, '^(%d+)')) end
@@ -277,7 +279,7 @@ return logNew(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARG
 
 // purgeEventsScript drops the events of purged questions.
 // KEYS: log, ids. ARGV: 1 agent log prefix, 2.. ids.
-var purgeEventsScript = goredis.NewScript(`
+var purgeEventsScript = newIdempotentScript(`
 for i = 2, #ARGV do
   local v = redis.call('HGET', KEYS[2], ARGV[i])
   if v then
@@ -295,7 +297,7 @@ return 1
 // 3 lookup key prefix, 4 limit, 5 offset (entries kept by earlier calls).
 // Returns {removed, {cross-slot keys to delete}, {ids whose events go},
 // entries read, entries kept}.
-var purgeScript = goredis.NewScript(prelude + `
+var purgeScript = newScript(prelude + `
 local removed, kept, cross, gone = 0, 0, {}, {}
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', tonumber(ARGV[5]), tonumber(ARGV[4]))
 for _, id in ipairs(ids) do

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
-	goredis "github.com/redis/go-redis/v9"
 )
 
 // amendScript is the compare-and-set of a question's policy state.
@@ -18,7 +17,7 @@ import (
 // empty, 5 id, 6 next escalation step (µs) or empty, 7 the mark of an
 // extended event to log ("<id>\t<snooze number>", extended.go) or empty,
 // 8 the mark's time (µs); from ARGV[9] on, audit entries to append.
-var amendScript = goredis.NewScript(prelude + `
+var amendScript = newScript(prelude + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
 if st ~= 'pending' then
@@ -48,11 +47,14 @@ return {'ok', whole(KEYS[1])}
 `)
 
 // addAuditScript appends audit entries to an existing question's log,
-// which expires with the record. KEYS: rec. ARGV: entries. Returns 0
+// which expires with the record, and marks the record (ha) so that
+// Resolve knows the log is there. (A log written by amendScript goes with
+// a policy state, ps, which is mark enough.) KEYS: rec. ARGV: entries. Returns 0
 // when the question does not exist.
-var addAuditScript = goredis.NewScript(prelude + `
+var addAuditScript = newScript(prelude + `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 for i = 1, #ARGV do redis.call('RPUSH', akey(KEYS[1]), ARGV[i]) end
+redis.call('HSET', KEYS[1], 'ha', '1')
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('PEXPIRE', akey(KEYS[1]), ttl) end
 return 1

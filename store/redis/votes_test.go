@@ -2,8 +2,11 @@ package redis_test
 
 import (
 	"context"
+	"fmt"
+	"hash/crc32"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
@@ -71,5 +74,61 @@ func TestQuorumVotesOnTwoInstances(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("%d resolution events for %s, want 1", n, q.ID)
 		}
+	}
+}
+
+// TestAuditLogExpiresWithRecord: once a question is resolved, its audit
+// log, whether written by AddAudit or by Amend, expires with its record;
+// a question without one has no audit key.
+func TestAuditLogExpiresWithRecord(t *testing.T) {
+	cfg := redistest.Shared(t)
+	cfg.Retention = 24 * time.Hour
+	s := open(t, cfg)
+	ctx := context.Background()
+	entry := broker.AuditEntry{At: time.Now(), Kind: "vote", Choice: "SQLite"}
+	cases := []struct {
+		name  string
+		audit func(id string) error
+	}{
+		{"AddAudit", func(id string) error { return s.AddAudit(ctx, id, entry) }},
+		{"Amend", func(id string) error {
+			_, err := s.Amend(ctx, id, 0, broker.Amendment{Audit: []broker.AuditEntry{entry}})
+			return err
+		}},
+		{"none", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
+			if _, _, err := s.Create(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+			if tc.audit != nil {
+				if err := tc.audit(q.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusDeclined, ResolvedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+			tag := fmt.Sprintf("%s{s%d}:", cfg.KeyPrefix, crc32.ChecksumIEEE([]byte(q.ID))%16)
+			audit, err := s.Client().PTTL(ctx, tag+"au:"+q.ID).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			record, err := s.Client().PTTL(ctx, tag+"q:"+q.ID).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.audit == nil {
+				if audit != -2*time.Nanosecond && audit != -2*time.Second {
+					t.Fatalf("a question without audit entries has an audit key (ttl %v)", audit)
+				}
+				return
+			}
+			if audit <= 0 || audit > record+time.Minute || record-audit > time.Minute {
+				t.Fatalf("after the answer the audit log expires in %v and the record in %v; want the same", audit, record)
+			}
+		})
 	}
 }
