@@ -40,11 +40,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 		wait = min(time.Duration(*req.Wait), s.cfg.MaxWait)
 	}
 	if q.Status == broker.StatusPending && wait > 0 {
-		ctx, cancel := s.waitContext(r, wait)
-		q, err = s.b.Wait(ctx, agent, q.ID)
-		cancel()
-		if err != nil {
-			writeBrokerError(w, err)
+		if q = s.wait(w, r, agent, q.ID, wait); q == nil {
 			return
 		}
 	}
@@ -68,9 +64,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, agent string) {
 	if wait > 0 {
 		// Wait reads the question itself (after it starts listening for
 		// the resolution) and renews its lease while it waits.
-		ctx, cancel := s.waitContext(r, wait)
-		q, err = s.b.Wait(ctx, agent, id)
-		cancel()
+		if q = s.wait(w, r, agent, id, wait); q == nil {
+			return
+		}
 	} else if q, err = s.b.Get(r.Context(), agent, id); err == nil {
 		s.b.RenewLease(r.Context(), q)
 	}

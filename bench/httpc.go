@@ -96,6 +96,11 @@ func (a *agentAPI) once(ctx context.Context, method, url string, raw []byte, out
 	if err != nil {
 		return resp.StatusCode, err
 	}
+	if resp.StatusCode >= 500 && resp.StatusCode != http.StatusBadGateway && resp.StatusCode != http.StatusServiceUnavailable {
+		// Say what the server said: "status 500" alone leaves nothing
+		// to look for in its log.
+		return resp.StatusCode, fmt.Errorf("%w: %s %s: status %d: %s", errUnexpected, method, url, resp.StatusCode, bytes.TrimSpace(b))
+	}
 	if out != nil && len(b) > 0 && resp.StatusCode < 500 {
 		if err := json.Unmarshal(b, out); err != nil {
 			return resp.StatusCode, fmt.Errorf("%s %s: %d %q: %w", method, url, resp.StatusCode, b, err)

@@ -29,20 +29,33 @@ type WaitersResult struct {
 	// go_memstats_heap_inuse_bytes on /metrics).
 	StackPerWaiter float64 `json:"stack_per_waiter_bytes"`
 	HeapPerWaiter  float64 `json:"heap_inuse_per_waiter_bytes"`
+	// H2C is set when the waiters shared HTTP/2 cleartext connections
+	// instead of holding an HTTP/1.1 connection each.
+	H2C bool `json:"h2c,omitempty"`
 	// Released counts the waiters that then got their answer.
 	Released int           `json:"released"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
 }
 
 // ScaleWaiters asks n questions in pending mode on the first bridge of
-// env, blocks n long-polls on them at once (one connection each), reads
-// the bridge's RSS and goroutines, then answers every question and checks
-// that every waiter got its answer.
-func ScaleWaiters(ctx context.Context, env *Env, n int, log func(string)) (*WaitersResult, error) {
+// env, blocks n long-polls on them at once (one HTTP/1.1 connection each,
+// or with h2c HTTP/2 cleartext streams multiplexed over a few
+// connections), reads the bridge's RSS and goroutines, then answers every
+// question and checks that every waiter got its answer. When it fails,
+// the error carries the bridge's last log lines.
+func ScaleWaiters(ctx context.Context, env *Env, n int, h2c bool, log func(string)) (*WaitersResult, error) {
 	if len(env.Bridges) == 0 {
 		return nil, fmt.Errorf("waiters: needs a bridge started by the tool (its /proc is read)")
 	}
 	br := env.Bridges[0]
+	res, err := scaleWaiters(ctx, br, n, h2c, log)
+	if err != nil {
+		return nil, fmt.Errorf("%w\nbridge log (last lines):\n%s", err, lastLines(br.Output(), 20))
+	}
+	return res, nil
+}
+
+func scaleWaiters(ctx context.Context, br *Bridge, n int, h2c bool, log func(string)) (*WaitersResult, error) {
 	t0 := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
@@ -57,7 +70,7 @@ func ScaleWaiters(ctx context.Context, env *Env, n int, log func(string)) (*Wait
 		return nil, err
 	}
 	log(fmt.Sprintf("%d questions pending", n))
-	res := &WaitersResult{Waiters: n}
+	res := &WaitersResult{Waiters: n, H2C: h2c}
 	time.Sleep(2 * time.Second) // let the asks' garbage be collected
 	before, _ := ReadProc(br.Pid())
 	res.RSSBefore = before.RSS
@@ -68,7 +81,11 @@ func ScaleWaiters(ctx context.Context, env *Env, n int, log func(string)) (*Wait
 	res.GoroutinesBefore = int(m["go_goroutines"])
 	stack0, heap0 := m["go_memstats_stack_inuse_bytes"], m["go_memstats_heap_inuse_bytes"]
 
-	// One client per waiter, so that each holds its own connection.
+	// Over HTTP/1.1 one client per waiter, so that each holds its own
+	// connection; over h2c one client whose connections carry up to the
+	// server's stream limit each.
+	shared := &agentAPI{http: &http.Client{Transport: h2cTransport()}, retry: true}
+	defer shared.close()
 	var released atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -76,8 +93,10 @@ func ScaleWaiters(ctx context.Context, env *Env, n int, log func(string)) (*Wait
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-			w := &agentAPI{http: c, retry: true}
+			w := shared
+			if !h2c {
+				w = &agentAPI{http: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}, retry: true}
+			}
 			r, err := w.wait(ctx, br.URL, id)
 			switch {
 			case err != nil:
@@ -119,6 +138,21 @@ func ScaleWaiters(ctx context.Context, env *Env, n int, log func(string)) (*Wait
 	res.Released = int(released.Load())
 	res.Elapsed = time.Since(t0)
 	return res, nil
+}
+
+// h2cTransport speaks HTTP/2 cleartext from the first byte (prior
+// knowledge), opening a new connection when one reaches the server's
+// limit of concurrent streams.
+func h2cTransport() *http.Transport {
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	return &http.Transport{Protocols: &p, DisableCompression: true}
+}
+
+// lastLines is the end of s, at most n lines.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // parallel calls fn(0..n-1) from workers goroutines and returns the first

@@ -25,7 +25,8 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 	remembered := q != nil && q.Agent == agent
 	if !remembered {
 		var err error
-		if q, err = b.Get(context.WithoutCancel(ctx), agent, id); err != nil {
+		aside(func() { q, err = b.Get(context.WithoutCancel(ctx), agent, id) })
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -33,7 +34,7 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 	if q.Lease > 0 && q.Status == StatusPending {
 		// The agent is back: that renews the lease even when its wait
 		// ends before the write does.
-		b.renewLease(context.WithoutCancel(ctx), q)
+		aside(func() { b.renewLease(context.WithoutCancel(ctx), q) })
 		t := time.NewTicker(q.Lease / 3)
 		defer t.Stop()
 		renew = t.C
@@ -49,7 +50,7 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 			}
 			return q, nil
 		case <-renew:
-			b.renewLease(ctx, q)
+			aside(func() { b.renewLease(ctx, q) })
 			continue
 		case resolved := <-wake:
 			if resolved != nil {
@@ -58,7 +59,7 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 			}
 		}
 		var err error
-		if q, err = b.store.Get(context.WithoutCancel(ctx), id); err != nil {
+		if aside(func() { q, err = b.store.Get(context.WithoutCancel(ctx), id) }); err != nil {
 			return nil, err
 		}
 		remembered = false
@@ -67,6 +68,22 @@ func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) 
 		}
 	}
 	return q, nil
+}
+
+// aside runs work on a goroutine of its own and returns when it is done.
+// A wait parks its caller's goroutine for as long as the question stays
+// pending, with the stack it has grown by then: a store call (SQLite's or
+// Redis's client code) doubles a goroutine's stack to 16 KiB, which
+// thousands of parked waits would hold, while the frames of a parked wait
+// fit in 8 KiB. The store call's goroutine ends with it and its stack
+// goes back to the runtime at once.
+func aside(work func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		work()
+	}()
+	<-done
 }
 
 func (b *Broker) renewLease(ctx context.Context, q *Question) {

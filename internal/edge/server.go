@@ -151,6 +151,14 @@ const fdReserve = 256
 // their own write deadlines (internal/longlived).
 func (s Settings) HTTPServer(h http.Handler) *http.Server {
 	read := time.Duration(s.ReadTimeout)
+	// HTTP/1.1, and HTTP/2 over cleartext for clients that speak it from
+	// the first byte (prior knowledge): an agent holding many long-polls
+	// then multiplexes them over one connection instead of paying a
+	// connection, its read and write buffers and its reader goroutine
+	// for each.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: min(maxHeaderTime, read),
@@ -158,6 +166,7 @@ func (s Settings) HTTPServer(h http.Handler) *http.Server {
 		WriteTimeout:      time.Duration(s.WriteTimeout),
 		IdleTimeout:       time.Duration(s.IdleTimeout),
 		MaxHeaderBytes:    maxHeaderBytes,
+		Protocols:         &protocols,
 	}
 }
 

@@ -11,6 +11,11 @@
 // the response as a whole lasts as long as its handler wants: a
 // long-poll's wait (at most 10 minutes), an event stream's client.
 //
+// Over HTTP/2 the server enforces WriteTimeout with a timer per stream
+// that resets the stream when it fires, even while its handler has
+// written nothing; Handler lifts it for such requests until the first
+// write.
+//
 // ReadTimeout needs no such care: it bounds reading the request, and
 // net/http clears the read deadline once the body has been read to its
 // end, so a waiting handler's context is not cancelled by it.
@@ -26,6 +31,13 @@ import (
 func Handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		lw := &writer{ResponseWriter: w, rc: http.NewResponseController(w), per: writeTimeout(r)}
+		if r.ProtoMajor >= 2 {
+			// HTTP/2 enforces WriteTimeout with a timer per stream that
+			// resets the stream when it fires, written or not: lift it
+			// until the first write, as HTTP/1.1's connection deadline
+			// is in effect (it only bounds writes).
+			_ = lw.rc.SetWriteDeadline(time.Time{})
+		}
 		// The end of the response (the last chunk, a body-less status) is
 		// written after the handler returns: give it its own time.
 		defer lw.refresh()

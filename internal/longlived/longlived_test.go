@@ -21,6 +21,11 @@ func newServer(t *testing.T, h http.Handler) *httptest.Server {
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ReadTimeout = short
 	srv.Config.WriteTimeout = short
+	// HTTP/1.1, and HTTP/2 cleartext for clients that speak it from the
+	// first byte, as the bridge serves.
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
@@ -74,32 +79,44 @@ func TestLongResponsesOutliveTheServerTimeouts(t *testing.T) {
 		{"long-poll, unwrapped", http.HandlerFunc(longPoll), http.MethodGet, "", "", true},
 		{"event stream, unwrapped", http.HandlerFunc(stream), http.MethodGet, "", "", true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, tt.h)
-			req, err := http.NewRequest(tt.method, srv.URL, strings.NewReader(tt.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := srv.Client().Do(req)
-			var got []byte
-			if err == nil {
-				got, err = io.ReadAll(resp.Body)
-				resp.Body.Close()
-			}
-			if tt.wantCut {
-				if err == nil && string(got) == tt.want {
-					t.Fatalf("the unwrapped response was not cut off: %q", got)
+	for _, proto := range []string{"HTTP/1.1", "h2c"} {
+		for _, tt := range tests {
+			t.Run(proto+"/"+tt.name, func(t *testing.T) {
+				srv := newServer(t, tt.h)
+				req, err := http.NewRequest(tt.method, srv.URL, strings.NewReader(tt.body))
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("the response was cut off: %v (got %q)", err, got)
-			}
-			if string(got) != tt.want {
-				t.Errorf("body = %q, want %q", got, tt.want)
-			}
-		})
+				client := srv.Client()
+				if proto == "h2c" {
+					tr := &http.Transport{Protocols: new(http.Protocols)}
+					tr.Protocols.SetUnencryptedHTTP2(true)
+					t.Cleanup(tr.CloseIdleConnections)
+					client = &http.Client{Transport: tr}
+				}
+				resp, err := client.Do(req)
+				if err == nil && resp.ProtoMajor != map[string]int{"HTTP/1.1": 1, "h2c": 2}[proto] {
+					t.Fatalf("served over %s, want %s", resp.Proto, proto)
+				}
+				var got []byte
+				if err == nil {
+					got, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				if tt.wantCut {
+					if err == nil && string(got) == tt.want {
+						t.Fatalf("the unwrapped response was not cut off: %q", got)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("the response was cut off: %v (got %q)", err, got)
+				}
+				if string(got) != tt.want {
+					t.Errorf("body = %q, want %q", got, tt.want)
+				}
+			})
+		}
 	}
 }
 

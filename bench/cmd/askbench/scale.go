@@ -43,6 +43,7 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		var ef envFlags
 		ef.register(fs)
 		n := fs.Int("count", 10000, "agents blocked at once")
+		h2c := fs.Bool("h2c", false, "hold the long-polls as HTTP/2 cleartext streams over shared connections instead of one HTTP/1.1 connection each")
 		if err := parse(fs, args[1:]); err != nil {
 			return err
 		}
@@ -63,14 +64,14 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		defer env.Close()
-		r, err := bench.ScaleWaiters(ctx, env, *n, func(s string) { fmt.Fprintln(stderr, "  "+s) })
+		r, err := bench.ScaleWaiters(ctx, env, *n, *h2c, func(s string) { fmt.Fprintln(stderr, "  "+s) })
 		if err != nil {
 			return err
 		}
 		out = r
 		rows = [][2]string{
 			{"config", env.Config},
-			{"waiters blocked", fmt.Sprint(r.Waiters)},
+			{"waiters blocked", fmt.Sprintf("%d (%s)", r.Waiters, waitersProto(r.H2C))},
 			{"bridge rss", fmt.Sprintf("%s → %s", bench.FormatBytes(float64(r.RSSBefore)), bench.FormatBytes(float64(r.RSSWith)))},
 			{"per waiter", fmt.Sprintf("%.0f B (%s)", r.PerWaiter, bench.FormatBytes(r.PerWaiter))},
 			{"of which", fmt.Sprintf("goroutine stacks %s, heap in use %s", bench.FormatBytes(r.StackPerWaiter), bench.FormatBytes(r.HeapPerWaiter))},
@@ -125,4 +126,11 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
 	}
 	return tw.Flush()
+}
+
+func waitersProto(h2c bool) string {
+	if h2c {
+		return "HTTP/2 cleartext streams over shared connections"
+	}
+	return "one HTTP/1.1 connection each"
 }
