@@ -253,7 +253,10 @@ func soakEnd(rep *SoakReport, cfg SoakConfig, res *LoadResult, err error) (*Soak
 	}
 	rep.Total = res
 	first := 0
-	for first < len(rep.Windows) && rep.Windows[first].End <= cfg.Warmup {
+	// A window belongs to the warm-up when most of it falls inside it:
+	// windows end a little after each whole interval, so the one that
+	// ends at the warm-up's end is still part of it.
+	for first < len(rep.Windows) && rep.Windows[first].End-cfg.Interval/2 < cfg.Warmup {
 		first++
 	}
 	if len(rep.Windows)-first < 2 {

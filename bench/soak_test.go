@@ -125,7 +125,10 @@ func TestSoakComparesTheFirstWindowAfterTheWarmup(t *testing.T) {
 	w := func(end time.Duration, rss int64) SoakWindow {
 		return SoakWindow{End: end, Cycles: 12000, PerSecond: 200, BridgeCPUPerCycle: time.Millisecond, BridgeRSS: rss}
 	}
-	windows := []SoakWindow{w(time.Minute, 60<<20), w(2*time.Minute, 100<<20), w(3*time.Minute, 104<<20), w(4*time.Minute, 105<<20)}
+	// Windows end a little after each whole minute, as the ticker reads
+	// them.
+	late := 15 * time.Millisecond
+	windows := []SoakWindow{w(time.Minute+late, 60<<20), w(2*time.Minute+late, 100<<20), w(3*time.Minute+late, 104<<20), w(4*time.Minute+late, 105<<20)}
 	cfg := SoakConfig{Interval: time.Minute, Tolerance: 0.1, Warmup: 2 * time.Minute}
 	rep, err := soakEnd(&SoakReport{Windows: windows}, cfg, &LoadResult{}, nil)
 	if err != nil {
