@@ -1,38 +1,18 @@
 package api_test
 
 import (
-	"bytes"
 	"database/sql"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/channels/cli"
 	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
-
-// syncBuffer is a log destination the server and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A long-poll that fails inside the bridge answers "internal error" and
 // nothing more; its cause must then be in the bridge's log, or nobody
@@ -41,7 +21,7 @@ func TestAFailedLongPollLogsItsCause(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "askbridge.db")
 	b := sqlitetest.OpenBroker(t, path, sqlitetest.DefaultRoute(cli.Name, ""))
 	b.Register(&cli.Channel{})
-	var logs syncBuffer
+	var logs logBuffer
 	srv := api.New(api.Config{Loopback: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, b.Broker, b.Store)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() { srv.Drain(); hs.Close() })

@@ -32,6 +32,19 @@ func (f *envFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.servers, "server", "", "comma-separated base URLs of running bridges (loopback only) instead of starting them")
 }
 
+// start checks the flags, raises the open-file limit and starts (or
+// joins, with --server) the bridges and their store.
+func (f *envFlags) start(ctx context.Context) (*bench.Env, error) {
+	ec, err := f.config()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := bench.RaiseOpenFiles(); err != nil {
+		return nil, err
+	}
+	return bench.StartEnv(ctx, ec)
+}
+
 func (f *envFlags) config() (bench.EnvConfig, error) {
 	c := bench.EnvConfig{Store: f.store, Instances: f.instances, Bridge: f.bridge}
 	p, err := bench.ParseProfile(f.profile)
@@ -92,14 +105,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ec, err := ef.config()
-	if err != nil {
-		return err
-	}
-	if _, err := bench.RaiseOpenFiles(); err != nil {
-		return err
-	}
-	env, err := bench.StartEnv(ctx, ec)
+	env, err := ef.start(ctx)
 	if err != nil {
 		return err
 	}

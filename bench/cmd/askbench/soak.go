@@ -36,14 +36,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if cfg.Load.Mode != bench.ModeBlocking && cfg.Load.Mode != bench.ModePending {
 		return usageError{fmt.Errorf("--mode %q: use %s or %s", cfg.Load.Mode, bench.ModeBlocking, bench.ModePending)}
 	}
-	ec, err := ef.config()
-	if err != nil {
-		return err
-	}
-	if _, err := bench.RaiseOpenFiles(); err != nil {
-		return err
-	}
-	env, err := bench.StartEnv(ctx, ec)
+	env, err := ef.start(ctx)
 	if err != nil {
 		return err
 	}
