@@ -104,21 +104,30 @@ func TestRedisRestartMidTraffic(t *testing.T) {
 		code, raw := apiCall(t, "GET", a.addr, "/readyz", nil)
 		return code == http.StatusServiceUnavailable && strings.Contains(string(raw), `"message":"store unavailable"}`)
 	})
+	unavailable := []string{"the store is unavailable; try again shortly"}
 	down := []struct {
 		name, method, path string
 		body               any
-		want               string
+		// want lists the replies that are right; one of them must appear.
+		want []string
 	}{
-		{"get", "GET", "/v1/questions/" + pending[0], nil, "the store is unavailable; try again shortly"},
-		{"list", "GET", "/v1/questions?status=pending", nil, "the store is unavailable; try again shortly"},
-		{"ask", "POST", "/v1/questions", map[string]any{"question": "Anyone?", "wait": "0s"}, "the store is unavailable; try again shortly"},
-		{"answer", "POST", "/v1/commands", commandBody{Text: "/answer " + pending[0] + " 1"}, "Could not read question " + pending[0] + " right now; please try again."},
+		{"get", "GET", "/v1/questions/" + pending[0], nil, unavailable},
+		{"list", "GET", "/v1/questions?status=pending", nil, unavailable},
+		{"ask", "POST", "/v1/questions", map[string]any{"question": "Anyone?", "wait": "0s"}, unavailable},
+		// The bridge remembers the questions asked on it until its
+		// resolution feed drops, which it notices on its own schedule: an
+		// answer that comes before is refused when it is recorded, one that
+		// comes after when the question is read.
+		{"answer", "POST", "/v1/commands", commandBody{Text: "/answer " + pending[0] + " 1"}, []string{
+			"Could not record that right now; please try again.",
+			"Could not read question " + pending[0] + " right now; please try again.",
+		}},
 	}
 	for _, c := range down {
 		t.Run("down/"+c.name, func(t *testing.T) {
 			code, raw := apiCall(t, c.method, a.addr, c.path, c.body)
-			if code != http.StatusServiceUnavailable || !strings.Contains(string(raw), c.want) {
-				t.Fatalf("%s %s while Redis is down: %d %s", c.method, c.path, code, raw)
+			if code != http.StatusServiceUnavailable || !slices.ContainsFunc(c.want, func(w string) bool { return strings.Contains(string(raw), w) }) {
+				t.Fatalf("%s %s while Redis is down: %d %s; want 503 with one of %q", c.method, c.path, code, raw, c.want)
 			}
 			t.Logf("%s %s: %d %s", c.method, c.path, code, strings.TrimSpace(string(raw)))
 		})
