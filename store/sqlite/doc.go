@@ -10,7 +10,11 @@
 // deadline, next reminder, lease end and the creation and resolution times.
 // Times are unix milliseconds in the columns and UTC, cut to the
 // millisecond, in the JSON, so both always agree. Posted copies live in
-// messages (indexed by channel, chat and platform message id), the
+// messages, indexed so that new entries go at an index's end rather than
+// at a random question id's place: by their question's creation time and
+// id, by channel and chat, and by platform message id where that is not
+// the question's own id (the web inbox's and the text channel's copies
+// are found through the question). The
 // event log in events (resolutions, and the extended events of snoozes
 // written in the transaction that moves the deadline; an AUTOINCREMENT
 // sequence, so a number is never reused even after a purge), the callback outbox in deliveries, and the

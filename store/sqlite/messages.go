@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/askbridge/askbridge/broker"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // AddMessage remembers a posted copy of question id. An unknown question
@@ -17,11 +16,16 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 		return fmt.Errorf("sqlite: add message %s: %w: the message has no channel", id, broker.ErrInvalid)
 	}
 	return s.write(ctx, "add message "+id, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.StmtContext(ctx, s.stmts.addMessage).ExecContext(ctx, id, m.Channel, m.Chat, m.MessageID, ms(m.PostedAt))
-		if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY) {
+		res, err := tx.StmtContext(ctx, s.stmts.addMessage).ExecContext(ctx, id, m.Channel, m.Chat, m.MessageID, ms(m.PostedAt))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
 			return broker.ErrNotFound
 		}
-		return err
+		return nil
 	})
 }
 

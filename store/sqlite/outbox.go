@@ -198,13 +198,10 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 			if err != nil {
 				return err
 			}
-			for _, q := range []string{
-				`DELETE FROM messages WHERE question_id IN (SELECT value FROM json_each(?))`,
-				`DELETE FROM deliveries WHERE state != 'pending' AND question_id IN (SELECT value FROM json_each(?))`,
-			} {
-				if _, err := tx.ExecContext(ctx, q, string(list)); err != nil {
-					return err
-				}
+			// The questions' copies go with them (schema step 10's trigger).
+			if _, err := tx.ExecContext(ctx,
+				`DELETE FROM deliveries WHERE state != 'pending' AND question_id IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+				return err
 			}
 			res, err := tx.ExecContext(ctx, `DELETE FROM questions WHERE id IN (SELECT value FROM json_each(?))`, string(list))
 			if err != nil {

@@ -83,13 +83,13 @@ func (s *Store) postTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question,
 	targets := q.Targets
 	if len(inProcess) > 0 {
 		targets = nil
-		add := tx.StmtContext(ctx, s.stmts.addMessage)
+		add := tx.StmtContext(ctx, s.stmts.addCopy)
 		for _, t := range q.Targets {
 			if !slices.Contains(inProcess, t) {
 				targets = append(targets, t)
 				continue
 			}
-			if _, err := add.ExecContext(ctx, q.ID, t.Channel, t.Chat, q.ID, ms(q.CreatedAt)); err != nil {
+			if _, err := add.ExecContext(ctx, q.ID, ms(q.CreatedAt), t.Channel, t.Chat, q.ID, ms(q.CreatedAt)); err != nil {
 				return fmt.Errorf("record the copy at %s: %w", t, err)
 			}
 		}

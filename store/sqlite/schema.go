@@ -158,6 +158,40 @@ var migrations = []string{
 	CREATE TRIGGER pending_counts_delete AFTER DELETE ON questions WHEN OLD.status = 'pending' BEGIN
 		UPDATE pending_counts SET n = n - 1 WHERE agent = OLD.agent;
 	END;`,
+	// 10: the posted copies in indexes that grow at their end. Question
+	// ids are random, so an index keyed by one takes each new entry on a
+	// page of its own: every copy recorded wrote two such pages (by
+	// question, and by platform message id, which is the question's id
+	// for the in-process copies of the web inbox and the text channel),
+	// and as the file grew, each commit and checkpoint wrote more pages.
+	// Now a copy is found by its question's creation time, then id; by
+	// channel and chat in the order written (the implicit seq); and by
+	// platform message id only when that id is not its question's (the
+	// others are found through the question). Without an index on the
+	// question id alone, the foreign key's cascade would scan the table
+	// for every question deleted, so a trigger deletes the copies instead.
+	`CREATE TABLE messages_new (
+		seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
+		question_id         TEXT NOT NULL,
+		question_created_at INTEGER NOT NULL,
+		channel             TEXT NOT NULL,
+		chat                TEXT NOT NULL DEFAULT '',
+		message_id          TEXT NOT NULL DEFAULT '',
+		posted_at           INTEGER NOT NULL
+	);
+	INSERT INTO messages_new (seq, question_id, question_created_at, channel, chat, message_id, posted_at)
+		SELECT m.seq, m.question_id, q.created_at, m.channel, m.chat, m.message_id, m.posted_at
+		FROM messages m JOIN questions q ON q.id = m.question_id;
+	DELETE FROM sqlite_sequence WHERE name = 'messages_new';
+	INSERT INTO sqlite_sequence (name, seq) SELECT 'messages_new', seq FROM sqlite_sequence WHERE name = 'messages';
+	DROP TABLE messages;
+	ALTER TABLE messages_new RENAME TO messages;
+	CREATE INDEX messages_question ON messages (question_created_at, question_id);
+	CREATE INDEX messages_chat ON messages (channel, chat);
+	CREATE INDEX messages_platform ON messages (channel, chat, message_id) WHERE message_id != question_id;
+	CREATE TRIGGER messages_purge AFTER DELETE ON questions BEGIN
+		DELETE FROM messages WHERE question_created_at = OLD.created_at AND question_id = OLD.id;
+	END;`,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

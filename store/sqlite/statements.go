@@ -17,6 +17,7 @@ type statements struct {
 	event      *sql.Stmt
 	delivery   *sql.Stmt
 	addMessage *sql.Stmt
+	addCopy    *sql.Stmt
 	messages   *sql.Stmt
 	lookup     *sql.Stmt
 	due        *sql.Stmt
@@ -51,9 +52,6 @@ const (
 	sqlUpdateData = `UPDATE questions SET data = ?, next_reminder_at = ?, lease_until = ? WHERE id = ? AND status = 'pending'`
 	sqlEvent      = `INSERT INTO events (question_id, agent, session_id, status, at) VALUES (?, ?, ?, ?, ?)`
 	sqlDelivery   = `INSERT INTO deliveries (id, question_id, agent, url, state, attempts, next_at, last_error, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, '', ?, ?)`
-	sqlAddMessage = `INSERT INTO messages (question_id, channel, chat, message_id, posted_at) VALUES (?, ?, ?, ?, ?)`
-	sqlMessages   = `SELECT channel, chat, message_id, posted_at FROM messages WHERE question_id = ? ORDER BY seq`
-	sqlLookup     = `SELECT question_id FROM messages WHERE channel = ? AND chat = ? AND message_id = ? ORDER BY seq DESC LIMIT 1`
 	sqlDue        = `SELECT id FROM questions WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at, id LIMIT ?`
 	sqlReminders  = `SELECT id FROM questions WHERE status = 'pending' AND next_reminder_at IS NOT NULL AND next_reminder_at <= ? ORDER BY next_reminder_at, id LIMIT ?`
 	sqlLeases     = `SELECT id FROM questions WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until <= ? ORDER BY lease_until, id LIMIT ?`
@@ -82,6 +80,31 @@ const (
 		ORDER BY CASE kind WHEN 'post' THEN 0 WHEN 'edit' THEN 1 ELSE 2 END, kind, channel, chat`
 )
 
+// The statements of posted copies. A copy is keyed by its question's
+// creation time as well as its id (schema step 10).
+const (
+	// sqlAddMessage takes the time from the question, and finds no row
+	// for an unknown one; sqlAddCopy is for the copies recorded with
+	// their new question, whose time the caller has.
+	sqlAddMessage = `INSERT INTO messages (question_id, question_created_at, channel, chat, message_id, posted_at)
+		SELECT id, created_at, ?2, ?3, ?4, ?5 FROM questions WHERE id = ?1`
+	sqlAddCopy  = `INSERT INTO messages (question_id, question_created_at, channel, chat, message_id, posted_at) VALUES (?, ?, ?, ?, ?, ?)`
+	sqlMessages = `SELECT channel, chat, message_id, posted_at FROM messages
+		WHERE question_created_at = (SELECT created_at FROM questions WHERE id = ?1) AND question_id = ?1 ORDER BY seq`
+	// sqlLookup looks in the platform index for a message id that is not
+	// its question's, and through the question for one that is (named:
+	// the index by channel and chat would match as many terms, and hold
+	// every copy of the web inbox).
+	sqlLookup = `SELECT question_id FROM (
+		SELECT seq, question_id FROM messages
+			WHERE channel = ?1 AND chat = ?2 AND message_id = ?3 AND message_id != question_id
+		UNION ALL
+		SELECT m.seq, m.question_id FROM questions q
+			JOIN messages m INDEXED BY messages_question ON m.question_created_at = q.created_at AND m.question_id = q.id
+			WHERE q.id = ?3 AND m.channel = ?1 AND m.chat = ?2 AND m.message_id = ?3
+	) ORDER BY seq DESC LIMIT 1`
+)
+
 func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
 	st := &statements{}
 	var err error
@@ -105,6 +128,7 @@ func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
 	st.event = p(writer, sqlEvent)
 	st.delivery = p(writer, sqlDelivery)
 	st.addMessage = p(writer, sqlAddMessage)
+	st.addCopy = p(writer, sqlAddCopy)
 	st.messages = p(reader, sqlMessages)
 	st.lookup = p(reader, sqlLookup)
 	st.due = p(reader, sqlDue)
