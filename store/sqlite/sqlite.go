@@ -20,8 +20,8 @@ import (
 // readConns is the size of the read pool.
 const readConns = 4
 
-// mmapSize is the most of the database file, in bytes, each connection
-// maps into memory (SQLite's mmap_size); walAutocheckpoint is the WAL
+// mmapSize is the most of the database file, in bytes, each read
+// connection maps into memory (SQLite's mmap_size); walAutocheckpoint is the WAL
 // size, in pages, at which a commit copies the WAL back into the file
 // (SQLite's default is 1000).
 const (
@@ -115,14 +115,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 func dsn(path string, readOnly bool) string {
 	p := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	q := "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(on)"
-	// mmap_size lets every connection read the pages of the database
-	// file (not those still in the WAL) from a shared mapping instead of
-	// a pread call each; writes still go through the WAL as before, so
-	// durability does not change.
-	q += "&_pragma=mmap_size(" + mmapSize + ")"
 	if readOnly {
+		// mmap_size lets a reader take the pages of the database file
+		// (not those still in the WAL) from a shared mapping instead of a
+		// pread call each: a reader drops its page cache at every read
+		// transaction that follows a commit, so under load it would read
+		// every page again.
+		q += "&_pragma=mmap_size(" + mmapSize + ")"
 		q += "&_pragma=query_only(on)&_pragma=cache_size(-8000)"
 	} else {
+		// The writer has no map: its page cache lasts across its
+		// transactions, and a page it reads through a map stays resident
+		// in the map, outside the cache's cap, so that the bridge's RSS
+		// grew with the file (docs/benchmarks.md, "Soak").
+		//
 		// temp_store keeps the savepoints' sub-journals of a group
 		// commit (writer.go) in memory: they only undo a failed write
 		// inside its transaction, so no durability rests on them.
