@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,18 +17,7 @@ import (
 // carry over, are found as before, and go with their question.
 func TestMessagesStep10(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "askbridge.db")
-	db, err := sql.Open("sqlite", dsn(path, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := migrations
-	migrations = all[:9]
-	err = migrate(ctx, db)
-	migrations = all
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, db := openAtStep(t, 9)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	old := now.Add(-48 * time.Hour)
 	for _, q := range []struct {

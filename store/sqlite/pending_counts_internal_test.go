@@ -16,18 +16,7 @@ import (
 // creations, resolutions and Purge, which drops the counts at zero.
 func TestPendingCountsStep9(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "askbridge.db")
-	db, err := sql.Open("sqlite", dsn(path, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := migrations
-	migrations = all[:8]
-	err = migrate(ctx, db)
-	migrations = all
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, db := openAtStep(t, 8)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	for _, id := range []string{"old1", "old2"} {
 		if _, err := db.Exec(`INSERT INTO questions (id, agent, status, expires_at, created_at, data) VALUES (?, 'a', 'pending', ?, ?, ?)`,
@@ -101,4 +90,24 @@ func TestPendingCountsStep9(t *testing.T) {
 		t.Fatal(err)
 	}
 	counts(map[string]int{"a": 1, "b": 1})
+}
+
+// openAtStep creates a database file in a test directory with only the
+// first n schema steps applied, as an older version left it, and returns
+// its path and an open handle for writing its rows.
+func openAtStep(t *testing.T, n int) (string, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "askbridge.db")
+	db, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := migrations
+	migrations = all[:n]
+	err = migrate(context.Background(), db)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, db
 }
