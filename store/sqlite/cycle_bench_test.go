@@ -47,9 +47,7 @@ func benchCycle(b *testing.B) {
 	b.SetParallelism(50) // 100 agents on 2 CPUs
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := testutil.CPUTime(b)
-	commits0, writes0 := sqlite.CommitStats(s)
-	r0, w0 := ioCalls()
+	report := cycleMetrics(b, s)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			q := hotQuestion(ids[next.Add(1)-1], now, true)
@@ -71,13 +69,25 @@ func benchCycle(b *testing.B) {
 			}
 		}
 	})
-	b.ReportMetric(float64(testutil.CPUTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
-	if r1, w1 := ioCalls(); r1 > 0 {
-		b.ReportMetric(float64(r1-r0)/float64(b.N), "reads/op")
-		b.ReportMetric(float64(w1-w0)/float64(b.N), "writes/op")
+	report()
+}
+
+// cycleMetrics starts counting a cycle benchmark's process CPU, system
+// calls and group commits; the function it returns reports them per
+// cycle (b.N cycles) and per commit.
+func cycleMetrics(b *testing.B, s *sqlite.Store) (report func()) {
+	cpu0 := testutil.CPUTime(b)
+	commits0, writes0 := sqlite.CommitStats(s)
+	r0, w0 := ioCalls()
+	return func() {
+		b.ReportMetric(float64(testutil.CPUTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+		if r1, w1 := ioCalls(); r1 > 0 {
+			b.ReportMetric(float64(r1-r0)/float64(b.N), "reads/op")
+			b.ReportMetric(float64(w1-w0)/float64(b.N), "writes/op")
+		}
+		commits, writes := sqlite.CommitStats(s)
+		b.ReportMetric(float64(writes-writes0)/float64(max(commits-commits0, 1)), "writes/commit")
 	}
-	commits, writes := sqlite.CommitStats(s)
-	b.ReportMetric(float64(writes-writes0)/float64(max(commits-commits0, 1)), "writes/commit")
 }
 
 // ioCalls returns how many read and write system calls (pread and pwrite

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/internal/testutil"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // BenchmarkCycleGrown is BenchmarkCycleParallel's cycle on a file that
@@ -73,17 +71,9 @@ func BenchmarkCycleGrown(b *testing.B) {
 			run(held)
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := testutil.CPUTime(b)
-			commits0, writes0 := sqlite.CommitStats(s)
-			r0, w0 := ioCalls()
+			report := cycleMetrics(b, s)
 			run(b.N)
-			b.ReportMetric(float64(testutil.CPUTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
-			if r1, w1 := ioCalls(); r1 > 0 {
-				b.ReportMetric(float64(r1-r0)/float64(b.N), "reads/op")
-				b.ReportMetric(float64(w1-w0)/float64(b.N), "writes/op")
-			}
-			commits, writes := sqlite.CommitStats(s)
-			b.ReportMetric(float64(writes-writes0)/float64(max(commits-commits0, 1)), "writes/commit")
+			report()
 		})
 	}
 }
