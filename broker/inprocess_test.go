@@ -3,11 +3,17 @@ package broker_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	redisstore "github.com/askbridge/askbridge/store/redis"
+	"github.com/askbridge/askbridge/store/redis/redistest"
+	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // localChannel is a test channel whose copies are made in-process, for
@@ -116,4 +122,80 @@ func TestInProcessOnlyForItsChats(t *testing.T) {
 		t.Fatalf("tasks = %+v, %v; want the post to local:far", tasks, err)
 	}
 	waitCopies(t, e, q.ID, "local:far=posted")
+}
+
+// listingChannel is an in-process channel that, while it posts a copy,
+// lists the store by its own name, as the web inbox's page does when it
+// reads its state: it records whether the question was listed then.
+type listingChannel struct {
+	*brokertest.Channel
+	st     broker.Store
+	mu     sync.Mutex
+	listed []bool
+}
+
+func (*listingChannel) InProcess(string) bool { return true }
+
+func (c *listingChannel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
+	qs, err := c.st.List(ctx, broker.Filter{Channel: c.Name(), Status: broker.StatusPending})
+	found := false
+	for _, x := range qs {
+		found = found || x.ID == q.ID
+	}
+	c.mu.Lock()
+	c.listed = append(c.listed, err == nil && found)
+	c.mu.Unlock()
+	return c.Channel.Post(ctx, q, chat)
+}
+
+// An in-process copy is recorded before it is posted, on every store:
+// SQLite records it at Create, and on Redis the broker adds it first. A
+// page that reads its state while the post is made already lists the
+// question, so the web inbox keeps no question in memory.
+func TestInProcessCopyIsListedBeforePost(t *testing.T) {
+	stores := map[string]func(t *testing.T) broker.Store{
+		"sqlite": func(t *testing.T) broker.Store {
+			st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		},
+		"redis": func(t *testing.T) broker.Store {
+			st, err := redisstore.Open(context.Background(), redistest.Shared(t), slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			st := open(t)
+			defer st.Close()
+			b, err := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler),
+				Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "inbox"}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			ch := &listingChannel{Channel: brokertest.NewChannel("inbox"), st: st}
+			b.Register(ch)
+			for range 3 {
+				if _, _, err := b.Ask(context.Background(), "agent", dbQuestion()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ch.mu.Lock()
+			defer ch.mu.Unlock()
+			if len(ch.listed) != 3 {
+				t.Fatalf("%d posts, want 3", len(ch.listed))
+			}
+			for i, ok := range ch.listed {
+				if !ok {
+					t.Fatalf("post %d: the question was not listed by channel while its copy was posted", i+1)
+				}
+			}
+		})
+	}
 }

@@ -88,12 +88,17 @@ func testClosed(t *testing.T, browser context.Context) {
 // testReminder: a reminder marks the question with the time left.
 func testReminder(t *testing.T, browser context.Context) {
 	e := newEnv(t, Config{}, Options{Loopback: true})
-	q := e.ask(t, &broker.AskRequest{Question: "Approve the budget?", Options: []broker.Option{opt("Approve", ""), opt("Reject", "")}})
+	q := e.ask(t, &broker.AskRequest{Question: "Approve the budget?", Options: []broker.Option{opt("Approve", ""), opt("Reject", "")}, Reminders: []float64{0.5}})
 	p := tab(t, browser, false)
 	open(t, p, e.url)
 	waitText(t, p, card(q.ID)+" .prompt-text", "Approve the budget?")
 	if n := eval[int](t, p, `document.querySelectorAll('.reminder').length`); n != 0 {
 		t.Fatalf("%d reminders shown before any was sent", n)
+	}
+	// As the sweeper sends it: the reminder is claimed in the store, then
+	// the broker nudges every copy. A page reloaded later reads it there.
+	if ok, err := e.st.ClaimReminder(context.Background(), q.ID, 1); err != nil || !ok {
+		t.Fatalf("claim reminder: %v %v", ok, err)
 	}
 	if err := e.b.Remind(context.Background(), q.ID); err != nil {
 		t.Fatal(err)

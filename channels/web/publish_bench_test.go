@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
 )
 
-// BenchmarkPublish posts a new question per operation at a steady rate,
-// with the window of recently posted questions full: a question every
-// 10 ms keeps 12,000 of them within recentTTL. pages is how many event
-// streams are connected.
+// BenchmarkPublish posts a new question and ends it per operation at a
+// steady rate, with the window of recently ended questions full: a
+// question every 10 ms keeps 1,000 of them within endedTTL. pages is how
+// many event streams are connected.
 func BenchmarkPublish(b *testing.B) {
 	for _, pages := range []int{0, 1} {
 		b.Run("pages="+strconv.Itoa(pages), func(b *testing.B) {
@@ -31,18 +32,24 @@ func BenchmarkPublish(b *testing.B) {
 			clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 			c.now = func() time.Time { return clock }
 			q := brokertest.NewQuestion("q", "agent", clock)
+			done := q.Clone()
+			done.Status, done.ResolvedAt = broker.StatusCancelled, clock
 			step := 10 * time.Millisecond
 			publish := func(i int) {
 				clock = clock.Add(step)
 				q.ID = "q" + strconv.Itoa(i)
+				done.ID = q.ID
 				c.publish(q, false)
+				c.publish(done, false)
 				for _, ch := range subs {
-					if ev := <-ch; len(ev) == 0 {
-						b.Fatal("empty event")
+					for range 2 {
+						if ev := <-ch; len(ev) == 0 {
+							b.Fatal("empty event")
+						}
 					}
 				}
 			}
-			warm := int(recentTTL / step)
+			warm := int(endedTTL / step)
 			for i := range warm {
 				publish(i)
 			}
@@ -52,8 +59,8 @@ func BenchmarkPublish(b *testing.B) {
 				publish(warm + i)
 			}
 			b.StopTimer()
-			if n := c.recentLen(); n > warm+1 {
-				b.Fatalf("%d questions remembered, want at most %d", n, warm+1)
+			if n := c.endedLen(); n > warm+1 {
+				b.Fatalf("%d ended questions remembered, want at most %d", n, warm+1)
 			}
 		})
 	}

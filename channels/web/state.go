@@ -88,36 +88,19 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 			return state{}, fmt.Errorf("web: list recent questions: %w", err)
 		}
 	}
-	recent, reminded := c.remembered()
 	now := c.now()
-	listed := map[string]bool{}
 	st := state{User: c.userName, Signout: !c.auth.open(), Open: []view{}, History: []view{}, HistoryLimit: c.cfg.History}
-	pending := open
-	for _, q := range open {
-		listed[q.ID] = true
-	}
+	// A question that ended between the two reads is in both; the page
+	// keeps the view of higher rank, its end.
 	var done []*broker.Question
 	for _, q := range all {
 		if q.Status.Terminal() {
-			listed[q.ID] = true
 			done = append(done, q)
 		}
 	}
-	// A question posted a moment ago may not be listed yet (its message
-	// reference is stored after Post returns): show it from memory.
-	for _, q := range recent {
-		if listed[q.ID] {
-			continue
-		}
-		if q.Status == broker.StatusPending {
-			pending = append(pending, q)
-		} else if before == nil {
-			done = append(done, q)
-		}
-	}
-	page, more := pageOf(pending, before)
+	page, more := pageOf(open, before)
 	for _, q := range page {
-		v := render(q, reminded[q.ID], now, c.loc)
+		v := render(q, false, now, c.loc)
 		v.Copies = c.copiesOf(ctx, q.ID)
 		st.Open = append(st.Open, v)
 	}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,9 +23,10 @@ const Name = "web"
 // proxies keep it open and the page notices a dead connection.
 const heartbeatEvery = 15 * time.Second
 
-// recentTTL is how long a posted or updated question is remembered in
-// memory, to cover the moment between Post and the store listing it.
-const recentTTL = 2 * time.Minute
+// endedTTL is how long the inbox remembers that a question ended, so
+// that a post or an edit racing with its end (the broker makes them from
+// several goroutines) is not broadcast after it.
+const endedTTL = 10 * time.Second
 
 // Lister reads questions from the store. broker.Store satisfies it.
 type Lister interface {
@@ -78,20 +78,20 @@ type Channel struct {
 	// refusals logs wrong tokens at most once a second.
 	refusals *logthrottle.Logger
 
-	// mu guards recent and order: the questions posted or updated
-	// within recentTTL, by id and oldest seen first, so that expiring
-	// them looks only at the ones that expire.
-	mu     sync.Mutex
-	recent map[string]*recentQuestion
-	order  list.List // of *recentQuestion
+	// mu guards ended and endedOrder: the questions whose end this
+	// instance published within endedTTL, by id and in the order they
+	// ended, so that expiring them looks only at the ones that expire.
+	// Nothing else of a question is kept: the page's state is read from
+	// the store, which records the inbox's copy before Post.
+	mu         sync.Mutex
+	ended      map[string]time.Time
+	endedOrder []endedQuestion
 }
 
-// recentQuestion is a question this instance posted or updated lately.
-type recentQuestion struct {
-	q        *broker.Question
-	seen     time.Time
-	reminded bool
-	at       *list.Element // in Channel.order
+// endedQuestion is one entry of Channel.endedOrder.
+type endedQuestion struct {
+	id string
+	at time.Time
 }
 
 var (
@@ -135,7 +135,7 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 		log: common.Logger, loc: common.Location,
 		auth: newAuth(token, opts.Sessions), hub: newHub(), static: static,
 		now: common.Now, beat: heartbeatEvery,
-		recent:   map[string]*recentQuestion{},
+		ended:    map[string]time.Time{},
 		refusals: logthrottle.New(common.Logger, time.Second),
 	}
 	switch {
@@ -206,34 +206,23 @@ func (c *Channel) URL(listenAddr string) string {
 	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
-// publish remembers q and, when a page is connected, broadcasts its
-// view. It costs the same however many questions are remembered: the
-// entries past recentTTL are the oldest, at the front of the order.
+// publish broadcasts q's view when a page is connected. A page that
+// connects later reads its state from the store. A pending view of a
+// question whose end was published lately is dropped: a question never
+// reopens. It costs the same however many questions went through.
 func (c *Channel) publish(q *broker.Question, reminded bool) {
-	cp := q.Clone()
 	c.mu.Lock()
 	now := c.now()
-	r := c.recent[q.ID]
-	if r == nil {
-		r = &recentQuestion{}
-		r.at = c.order.PushBack(r)
-		c.recent[q.ID] = r
-	} else {
-		if r.q.Status.Terminal() && !q.Status.Terminal() {
-			// A post or an edit that lost the race with the
-			// question's end: a question never reopens.
-			c.mu.Unlock()
-			return
-		}
-		c.order.MoveToBack(r.at)
-	}
-	r.q, r.seen = cp, now
-	r.reminded = r.reminded || reminded
-	reminded = r.reminded
 	c.expireLocked(now)
+	if q.Status.Terminal() {
+		c.ended[q.ID] = now
+		c.endedOrder = append(c.endedOrder, endedQuestion{id: q.ID, at: now})
+	} else if _, ok := c.ended[q.ID]; ok {
+		c.mu.Unlock()
+		return
+	}
 	c.mu.Unlock()
 	if !c.hub.listening() {
-		// A page that connects later reads the state, memory included.
 		return
 	}
 	ev, err := json.Marshal(render(q, reminded, now, c.loc))
@@ -244,38 +233,31 @@ func (c *Channel) publish(q *broker.Question, reminded bool) {
 	c.hub.broadcast(ev)
 }
 
-// expireLocked forgets the questions last seen more than recentTTL
-// before now.
+// expireLocked forgets the ends published more than endedTTL before now.
+// An id that ended again later stays, under its later time.
 func (c *Channel) expireLocked(now time.Time) {
-	for e := c.order.Front(); e != nil; e = c.order.Front() {
-		r := e.Value.(*recentQuestion)
-		if now.Sub(r.seen) <= recentTTL {
-			return
+	n := 0
+	for _, e := range c.endedOrder {
+		if now.Sub(e.at) <= endedTTL {
+			break
 		}
-		c.order.Remove(e)
-		delete(c.recent, r.q.ID)
+		if c.ended[e.id].Equal(e.at) {
+			delete(c.ended, e.id)
+		}
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	c.endedOrder = c.endedOrder[n:]
+	if len(c.endedOrder) == 0 {
+		c.endedOrder = nil // let the backing array go
 	}
 }
 
-// remembered returns the questions this instance saw lately, and which of
-// them were reminded.
-func (c *Channel) remembered() (qs []*broker.Question, reminded map[string]bool) {
+// endedLen returns how many ended questions are remembered.
+func (c *Channel) endedLen() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	reminded = map[string]bool{}
-	c.expireLocked(c.now())
-	for id, r := range c.recent {
-		qs = append(qs, r.q)
-		if r.reminded {
-			reminded[id] = true
-		}
-	}
-	return qs, reminded
-}
-
-// recentLen returns how many questions are remembered.
-func (c *Channel) recentLen() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.recent)
+	return len(c.ended)
 }
