@@ -108,9 +108,33 @@ func isBidiControl(r rune) bool {
 func nfc(s string) string { return norm.NFC.String(s) }
 
 // foldKey is the form in which labels are compared: NFC, then full Unicode
-// case folding ("Straße" and "STRASSE" compare equal).
+// case folding ("Straße" and "STRASSE" compare equal). ASCII text, the
+// common case, is already in NFC and folds by lowering A–Z, which is what
+// the full folding does to it; it skips the Unicode tables and their
+// allocations.
 func foldKey(s string) string {
-	return cases.Fold().String(nfc(strings.TrimSpace(s)))
+	s = strings.TrimSpace(s)
+	if !isASCII(s) {
+		return unicodeFoldKey(s)
+	}
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+// unicodeFoldKey is foldKey through the Unicode tables.
+func unicodeFoldKey(s string) string { return cases.Fold().String(nfc(s)) }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckPersonText checks text that a person typed (a free-text answer, a

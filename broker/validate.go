@@ -157,16 +157,16 @@ func validatePrompt(f string, p Prompt) error {
 		if n := utf8.RuneCountInString(label); n > maxLabelChars {
 			return fieldErr(of+".label", "at most %d characters, got %d", maxLabelChars, n)
 		}
-		if foldKey(bare) == "other" {
+		key := foldKey(bare)
+		if key == "other" {
 			return fieldErr(of+".label", "do not add an \"Other\" option: free text is offered unless other is false")
 		}
-		if foldKey(bare) == "skip" {
+		if key == "skip" {
 			return fieldErr(of+".label", "\"skip\" is a command word and cannot be a label")
 		}
 		if _, isNum := parseNumbers(bare); isNum {
 			return fieldErr(of+".label", "a label cannot be only numbers: typed numbers pick options by position")
 		}
-		key := foldKey(bare)
 		if labels[key] {
 			return fieldErr(of+".label", "duplicate label %q: labels are compared ignoring case", label)
 		}
