@@ -25,7 +25,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&cfg.Load.Think, "think", 0, "responder think time before answering")
 	fs.DurationVar(&cfg.Interval, "interval", time.Minute, "length of a measured window")
 	fs.Float64Var(&cfg.Tolerance, "tolerance", 0.10, "how far the last window may stray from the first (fraction)")
-	fs.DurationVar(&cfg.Warmup, "warmup", 2*time.Minute, "windows ending within this are printed but not compared (the web inbox fills for its first two minutes)")
+	fs.DurationVar(&cfg.Warmup, "warmup", 2*time.Minute, "windows ending within this are printed but not compared (the SQLite page cache fills during the first two minutes)")
 	asJSON := fs.Bool("json", false, "print JSON instead of lines")
 	if err := parse(fs, args); err != nil {
 		return err
