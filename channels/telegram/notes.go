@@ -107,6 +107,7 @@ func (c *Channel) redraw(ctx context.Context, chat int64, msg int, q *broker.Que
 	if msg == 0 || q.NextOpen() != prompt {
 		return
 	}
+	defer c.drawing.lock(chat, msg)()
 	kb, _ := c.keyboard(q, prompt)
 	edit := tgbotapi.NewEditMessageReplyMarkup(chat, msg, tgbotapi.InlineKeyboardMarkup{InlineKeyboard: nonNil(kb)})
 	if err := c.request(ctx, "redraw keyboard of "+q.ID, edit); err != nil {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
@@ -201,5 +202,53 @@ func TestDropNote(t *testing.T) {
 	m = e.waitMessage(team.ID, m.ID, "dropped the note", func(m telegramfake.Message) bool { return buttons(m)["✖ Drop note"] == "" })
 	if b := buttons(m); b["2. SQLite"] != "/answer "+q.ID+" 2" || b["📝 Note…"] == "" {
 		t.Errorf("keyboard after dropping the note %v", b)
+	}
+}
+
+// TestNoteSurvivesALateEdit: an edit of the question message drawn before
+// a note was held (the broker's Update for a tick, slow to reach Telegram)
+// lands before the redraw that offers the note, never after it: the
+// message keeps Done with the note. Telegram applying the tick's edit late
+// is played by holding that call in the fake.
+func TestNoteSurvivesALateEdit(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	q, m := e.ask(&broker.AskRequest{
+		Question:    "Which regions?",
+		Options:     []broker.Option{{Label: "Europe"}, {Label: "Americas"}, {Label: "Asia"}},
+		MultiSelect: true,
+	}, team)
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 0)))
+	m = e.waitMessage(team.ID, m.ID, "showed the first tick", func(m telegramfake.Message) bool {
+		return buttons(m)["✓ 1. Europe"] != ""
+	})
+
+	edits := len(e.fake.Calls("editMessageText"))
+	release := e.fake.HoldNext("editMessageText")
+	defer release()
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 2)))
+	if !e.fake.WaitFor(waitLimit, func() bool { return len(e.fake.Calls("editMessageText")) > edits }) {
+		t.Fatal("the second tick was never sent as an edit")
+	}
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other…"]))
+	mine := e.fake.Send(ana, team.ID, "and tags", e.lastPrompt(team.ID, m.ID).ID)
+	// Give the redraw its chance to overtake the held edit, as it did
+	// before edits of one message were serialised.
+	redraws := func() bool { return len(e.fake.Calls("editMessageReplyMarkup")) > 0 }
+	e.fake.WaitFor(2*time.Second, redraws)
+	release()
+
+	if r := e.waitReply(team.ID, mine); r.Text != "Note kept: “and tags”. Tap Done to send it with your choice." {
+		t.Errorf("reply %q", r.Text)
+	}
+	if !e.fake.WaitFor(waitLimit, redraws) {
+		t.Fatal("the keyboard was never redrawn with the note")
+	}
+	m, _ = e.fake.Message(team.ID, m.ID)
+	b := buttons(m)
+	if b["Done (1, 3 + note)"] != "a:"+q.ID+":0:1:13" || b["✓ 3. Asia"] == "" {
+		t.Fatalf("after every edit the message offers %v, want Done (1, 3 + note)", m.Keyboard)
+	}
+	if n := e.ch.drawing.size(); n != 0 {
+		t.Errorf("%d message locks kept after the edits ended", n)
 	}
 }

@@ -39,7 +39,9 @@ type Channel struct {
 
 	others *otherPrompts
 	notes  *heldNotes
-	seen   *recentUpdates
+	// drawing serialises the edits of each message (editlock.go).
+	drawing messageLocks
+	seen    *recentUpdates
 	// refusals logs refused webhook requests at most once a second.
 	refusals *logthrottle.Logger
 }
@@ -148,6 +150,7 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	if err != nil {
 		return err
 	}
+	defer c.drawing.lock(chat, id)()
 	for i := range q.Prompts {
 		if !q.Open(i) {
 			c.notes.drop(noteKey{q.ID, i}) // the prompt is answered: its note went, or never will

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -109,6 +110,7 @@ type Server struct {
 	updates     []queued
 	nextUpdate  int
 	failures    map[string][]Failure
+	holds       map[string][]*heldCall
 	callbacks   map[string]*CallbackAnswer
 	nextCB      int
 	webhookURL  string
@@ -132,6 +134,7 @@ func New(token string, bot User) *Server {
 		msgs:       map[msgKey]*Message{},
 		nextMsg:    map[int64]int{},
 		failures:   map[string][]Failure{},
+		holds:      map[string][]*heldCall{},
 		callbacks:  map[string]*CallbackAnswer{},
 		nextUpdate: 100000,
 		hookClient: &http.Client{Timeout: 10 * time.Second},
@@ -170,6 +173,37 @@ func (s *Server) FailNext(method string, f Failure) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures[method] = append(s.failures[method], f)
+}
+
+// heldCall is a call HoldNext keeps waiting.
+type heldCall struct {
+	release, done chan struct{}
+	taken         bool // a call came and waits on it (guarded by mu)
+}
+
+// HoldNext makes the next call of method wait, recorded (Calls lists
+// it) but not yet carried out, until release is called: a request the
+// platform is slow to apply, for ordering tests. release returns once the
+// call was carried out and answered (or its client gave up); when no such
+// call came yet, it drops the hold instead. It is safe to call twice.
+func (s *Server) HoldNext(method string) (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := &heldCall{release: make(chan struct{}), done: make(chan struct{})}
+	s.holds[method] = append(s.holds[method], h)
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(h.release) })
+		s.mu.Lock()
+		taken := h.taken
+		if !taken {
+			s.holds[method] = slices.DeleteFunc(s.holds[method], func(x *heldCall) bool { return x == h })
+		}
+		s.mu.Unlock()
+		if taken {
+			<-h.done
+		}
+	}
 }
 
 // Calls returns the calls made to method ("" for all), oldest first.
@@ -301,8 +335,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fs[0])
 		return
 	}
+	var hold *heldCall
+	if hs := s.holds[method]; len(hs) > 0 {
+		hold, s.holds[method] = hs[0], hs[1:]
+		hold.taken = true
+	}
 	s.notify()
 	s.mu.Unlock()
+	if hold != nil {
+		defer close(hold.done)
+		select {
+		case <-hold.release:
+		case <-r.Context().Done():
+			return
+		}
+	}
 
 	if method == "getUpdates" {
 		s.getUpdates(w, r, p)
