@@ -3,6 +3,7 @@ package brokertest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,6 +14,56 @@ var messageTests = []storeTest{
 	{"AddAndList", testMessages},
 	{"LookupDistinguishesChatAndChannel", testLookupMessage},
 	{"LookupUnknown", testLookupUnknown},
+	{"CreateRecordsInProcessCopies", testCreateRecordsInProcessCopies},
+}
+
+// testCreateRecordsInProcessCopies: a store that says it records the
+// copies at a question's in-process targets at Create (the broker then
+// adds none itself) lists, indexes and looks them up as AddMessage's, on
+// the plain and the idempotent Create, and queues no post task for them.
+func testCreateRecordsInProcessCopies(t *testing.T, s broker.Store) {
+	rec, ok := s.(broker.InProcessRecorder)
+	if !ok || !rec.RecordsInProcessCopies() {
+		t.Skip("the store does not record in-process copies at Create")
+	}
+	ctx := context.Background()
+	now := baseTime()
+	web, cli, tg := broker.Target{Channel: "web"}, broker.Target{Channel: "cli", Chat: "ops"}, broker.Target{Channel: "telegram", Chat: "-100123"}
+	for _, key := range []string{"", "call-7"} {
+		q := NewQuestion(broker.NewID(), "a1", now)
+		q.ToolCallID = key
+		q.Targets = []broker.Target{web, cli, tg}
+		q.InProcess = []broker.Target{web, cli}
+		mustCreate(t, s, q)
+		got, err := s.Messages(ctx, q.ID)
+		if err != nil || len(got) != 2 {
+			t.Fatalf("tool call %q: Messages = %+v, %v; want the copies at web and cli:ops", key, got, err)
+		}
+		for i, want := range []broker.Target{web, cli} {
+			if g := got[i]; g.Channel != want.Channel || g.Chat != want.Chat || g.MessageID != q.ID {
+				t.Fatalf("tool call %q: Messages[%d] = %+v, want %s with the question's id", key, i, g, want)
+			}
+			sameTime(t, fmt.Sprintf("Messages[%d].PostedAt", i), got[i].PostedAt, q.CreatedAt)
+			id, err := s.LookupMessage(ctx, want.Channel, want.Chat, q.ID)
+			if err != nil || id != q.ID {
+				t.Fatalf("tool call %q: LookupMessage(%s) = %q, %v; want %s", key, want, id, err, q.ID)
+			}
+		}
+		for _, f := range []broker.Filter{{Channel: "cli", Chat: "ops"}, {Channel: "web"}} {
+			listed, err := s.List(ctx, f)
+			if err != nil || !slices.ContainsFunc(listed, func(x *broker.Question) bool { return x.ID == q.ID }) {
+				t.Fatalf("tool call %q: List(%+v) = %d questions, %v; want %s among them", key, f, len(listed), err, q.ID)
+			}
+		}
+		out, ok := s.(broker.PlatformOutbox)
+		if !ok {
+			continue
+		}
+		tasks, err := out.PlatformWork(ctx, q.ID)
+		if err != nil || len(tasks) != 1 || tasks[0].Target != tg || tasks[0].Kind != broker.TaskPost {
+			t.Fatalf("tool call %q: platform work = %+v, %v; want one post task, to %s", key, tasks, err, tg)
+		}
+	}
 }
 
 func testMessages(t *testing.T, s broker.Store) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -146,13 +147,13 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 			return holder{stored: true}, nil
 		}
 	} else {
-		keys, args, cb, err := s.createArgs(st, key, max)
+		keys, args, cb, local, err := s.createArgs(st, key, max)
 		if err != nil {
 			return holder{}, err
 		}
 		keys = append(keys, key, s.k.evPending(st.Agent))
 		args = append(args[:fixedArgs:fixedArgs], append([]any{now.UnixMilli(), takeover, from}, args[fixedArgs:]...)...)
-		v, err = createIdemScript.Run(ctx, s.c, keys, args...).Slice()
+		v, err = s.runCreate(ctx, createIdemScript, keys, local, args...).Slice()
 		if err != nil {
 			return holder{}, wrap("create", err)
 		}
@@ -201,7 +202,7 @@ func (s *Store) trimBefore(now time.Time) int64 {
 // entry stays until the question's deadline plus an hour: a question that
 // may exist is counted rather than not.)
 func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, max int) error {
-	keys, args, cb, err := s.createArgs(q, idemKey, max)
+	keys, args, cb, local, err := s.createArgs(q, idemKey, max)
 	if err != nil {
 		return err
 	}
@@ -218,7 +219,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, 
 	} else {
 		keys = append(keys, pending)
 	}
-	ok, err := createScript.Run(ctx, s.c, keys, args...).Int()
+	ok, err := s.runCreate(ctx, createScript, keys, local, args...).Int()
 	if err != nil {
 		return wrap("create", err)
 	}
@@ -254,9 +255,18 @@ func pendingEnd(q *broker.Question) time.Time {
 // field/value pairs.
 const fixedArgs = 20
 
+// inProcessCopies are the keys of the copies of a new question at its
+// in-process targets, which the create scripts record with it: the chat
+// indexes go last among the script's KEYS, and the message lookups are
+// set beside the script, in the same round trip.
+type inProcessCopies struct {
+	chats, lookups []string
+}
+
 // createArgs returns the KEYS and ARGV of createScript for q (see
-// createWrite): fixedArgs arguments, then field/value pairs.
-func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]string, []any, cachedBody, error) {
+// createWrite): fixedArgs arguments, then field/value pairs; and the keys
+// of its in-process copies.
+func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]string, []any, cachedBody, inProcessCopies, error) {
 	// The body's version (bodies.go) comes first among the pairs.
 	// Progress and selections live in their own fields, so that the
 	// scripts that change them see them; the JSON holds the rest.
@@ -266,7 +276,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		if a != nil {
 			b, err := json.Marshal(a)
 			if err != nil {
-				return nil, nil, cachedBody{}, fmt.Errorf("redis store: create: encode: %w", err)
+				return nil, nil, cachedBody{}, inProcessCopies{}, fmt.Errorf("redis store: create: encode: %w", err)
 			}
 			extra = append(extra, "p"+strconv.Itoa(i), string(b))
 		}
@@ -279,6 +289,20 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		extra = append(extra, "s"+strconv.Itoa(i), string(b))
 	}
 	extra = append(extra, postTaskFields(q)...)
+	n := shardOf(q.ID)
+	var local inProcessCopies
+	for _, t := range q.Targets {
+		if !slices.Contains(q.InProcess, t) {
+			continue
+		}
+		ref := broker.MessageRef{Channel: t.Channel, Chat: t.Chat, MessageID: q.ID, PostedAt: q.CreatedAt}
+		local.chats = append(local.chats, s.k.chat(n, t.Channel, t.Chat))
+		local.lookups = append(local.lookups, s.k.lookup(t.Channel, t.Chat, q.ID))
+		extra = append(extra, "m"+strconv.Itoa(len(local.chats)), messageLine(ref))
+	}
+	if len(local.chats) > 0 {
+		extra = append(extra, "mn", len(local.chats))
+	}
 	// The body keeps what never changes and is not in a field.
 	bare := *q
 	bare.Progress, bare.Selections = nil, nil
@@ -286,10 +310,9 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	bare.Reminders, bare.RemindersSent, bare.LeaseUntil = nil, 0, time.Time{}
 	raw, err := json.Marshal(&bare)
 	if err != nil {
-		return nil, nil, cachedBody{}, fmt.Errorf("redis store: create: encode: %w", err)
+		return nil, nil, cachedBody{}, inProcessCopies{}, fmt.Errorf("redis store: create: encode: %w", err)
 	}
 	body := string(raw)
-	n := shardOf(q.ID)
 	var expires, next, leaseNs, leaseUs string
 	if !q.ExpiresAt.IsZero() {
 		expires = strconv.FormatInt(usec(q.ExpiresAt), 10)
@@ -312,7 +335,28 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(time.Now()), q.RemindersSent,
 		max, usec(pendingEnd(q)), usec(time.Now()), s.indexTTL().Milliseconds(),
 	}, extra...)
-	return keys, args, cachedBody{version: bv, body: body}, nil
+	return keys, args, cachedBody{version: bv, body: body}, local, nil
+}
+
+// runCreate sends a create script with the chat indexes of the in-process
+// copies last among its KEYS, and their message lookups beside it, in one
+// round trip. The lookups are set even when the script stores nothing:
+// each maps the question's own id to itself, so it names no other
+// question, and it expires with the indexes.
+func (s *Store) runCreate(ctx context.Context, sc *script, keys []string, local inProcessCopies, args ...any) *goredis.Cmd {
+	keys = append(keys, local.chats...)
+	if len(local.lookups) == 0 {
+		return sc.Run(ctx, s.c, keys, args...)
+	}
+	b := s.batch()
+	cmd := b.script(ctx, sc, keys, args...)
+	for _, k := range local.lookups {
+		b.pipe.Set(ctx, k, args[0], s.indexTTL())
+	}
+	if err := b.exec(ctx); err != nil && cmd.Err() == nil {
+		cmd.SetErr(err)
+	}
+	return cmd
 }
 
 // Get returns the question, or broker.ErrNotFound.

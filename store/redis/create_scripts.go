@@ -15,13 +15,22 @@ package redis
 // 14 record ttl ms, 15 trimBeforeUs, 16 remindersSent, 17 pending cap (0:
 // none), 18 pending entry's end (µs), 19 nowUs, 20 index ttl ms; from
 // ARGV[extra] on, field/value pairs of initial progress and selections,
-// and the post tasks (fields "o\t...", platform_outbox.go), which also
-// enter the shard's platform outbox.
+// the post tasks (fields "o\t...", platform_outbox.go), which also enter
+// the shard's platform outbox, and the copies at in-process targets
+// (fields "m1"... and "mn", their count, as AddMessage writes them).
+// The chat index of each such copy is one of the last "mn" KEYS, in the
+// order of the "m" fields; each gets the index TTL.
 //
 // The create scripts test that the id is free with SET NX of the body
 // (the body and the record are written, expire and are deleted
 // together), so write does not set it.
 const createWrite = admitFunc + outboxLua + sometimesLua + `
+local function ncopies(extra)
+  for i = extra, #ARGV, 2 do
+    if ARGV[i] == 'mn' then return tonumber(ARGV[i + 1]) end
+  end
+  return 0
+end
 local function write(extra)
   local id = ARGV[1]
   local f = {'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13], 'lv', '2'}
@@ -53,6 +62,8 @@ local function write(extra)
   index(KEYS[6], false)
   index(KEYS[7], true)
   if ARGV[4] ~= '' then index(KEYS[8], true) end
+  local nc = ncopies(extra)
+  for j = 1, nc do index(KEYS[#KEYS - nc + j], true) end
 end
 `
 
@@ -77,12 +88,12 @@ end
 
 // createScript stores a new question and its index entries, all in the
 // question's shard. KEYS and ARGV as createWrite, pairs from ARGV[21];
-// with a KEYS[9], the agent's pending set (off Cluster), it admits the
-// question there first. Returns 0 when the id is taken, -1 when the cap
+// with a KEYS[9] before the chat indexes, the agent's pending set (off
+// Cluster), it admits the question there first. Returns 0 when the id is taken, -1 when the cap
 // refuses it, 1 when stored.
 var createScript = newScript(createWrite + `
 if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then return 0 end
-if KEYS[9] and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
+if #KEYS - ncopies(21) >= 9 and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
   redis.call('DEL', KEYS[2])
   return -1
 end
@@ -93,7 +104,8 @@ return 1
 // createIdemScript reserves an idempotency key and stores the question in
 // one step, for servers where every key lives on one node (standalone,
 // Sentinel): the key and the pending set are in other slots than the
-// record. KEYS: as createWrite, then 9 idem, 10 pending set. ARGV: as
+// record. KEYS: as createWrite, then 9 idem, 10 pending set, then the
+// chat indexes. ARGV: as
 // createWrite, then 21 nowMs, 22 "1" to take the key over when it still
 // names ARGV[23]; pairs from ARGV[24]. Returns {'ok'}, {'taken'} (the id
 // is in use; the key is left as it was), {'full'} (the cap refuses it) or

@@ -77,3 +77,9 @@ func (s *Store) LookupMessage(ctx context.Context, channel, chat, messageID stri
 	}
 	return id, nil
 }
+
+// RecordsInProcessCopies reports that Create records the copies at the
+// question's in-process targets with it, in the same script, and sets
+// their message lookups in the same round trip; see
+// broker.InProcessRecorder.
+func (s *Store) RecordsInProcessCopies() bool { return true }
