@@ -342,7 +342,9 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 // copies last among its KEYS, and their message lookups beside it, in one
 // round trip. The lookups are set even when the script stores nothing:
 // each maps the question's own id to itself, so it names no other
-// question, and it expires with the indexes.
+// question, and it expires with the indexes. A lookup that fails is
+// logged and does not fail the Create, which the script's reply alone
+// decides (as a failed AddMessage did not fail the post).
 func (s *Store) runCreate(ctx context.Context, sc *script, keys []string, local inProcessCopies, args ...any) *goredis.Cmd {
 	keys = append(keys, local.chats...)
 	if len(local.lookups) == 0 {
@@ -350,11 +352,15 @@ func (s *Store) runCreate(ctx context.Context, sc *script, keys []string, local 
 	}
 	b := s.batch()
 	cmd := b.script(ctx, sc, keys, args...)
-	for _, k := range local.lookups {
-		b.pipe.Set(ctx, k, args[0], s.indexTTL())
+	sets := make([]*goredis.StatusCmd, len(local.lookups))
+	for i, k := range local.lookups {
+		sets[i] = b.pipe.Set(ctx, k, args[0], s.indexTTL())
 	}
-	if err := b.exec(ctx); err != nil && cmd.Err() == nil {
-		cmd.SetErr(err)
+	_ = b.exec(ctx) // each command's own error is read below
+	for _, set := range sets {
+		if err := set.Err(); err != nil && cmd.Err() == nil {
+			s.log.Warn("create: set an in-process copy's message lookup", "question_id", args[0], "err", err)
+		}
 	}
 	return cmd
 }
