@@ -57,11 +57,7 @@ func TestPostedQuestionReadsWell(t *testing.T) {
 }
 
 func TestAnswers(t *testing.T) {
-	multi := &broker.AskRequest{
-		Question:    "Which regions?",
-		Options:     []broker.Option{{Label: "Europe"}, {Label: "Americas"}, {Label: "Asia"}},
-		MultiSelect: true,
-	}
+	multi := regionsRequest()
 	tests := []struct {
 		name string
 		req  *broker.AskRequest

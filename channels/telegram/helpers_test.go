@@ -237,6 +237,21 @@ func buttons(m telegramfake.Message) map[string]string {
 	return out
 }
 
+// regionsRequest is a multi-select question of three options.
+func regionsRequest() *broker.AskRequest {
+	return &broker.AskRequest{
+		Question:    "Which regions?",
+		Options:     []broker.Option{{Label: "Europe"}, {Label: "Americas"}, {Label: "Asia"}},
+		MultiSelect: true,
+	}
+}
+
+// withRoute sets req's route and returns req.
+func withRoute(req *broker.AskRequest, route string) *broker.AskRequest {
+	req.Route = route
+	return req
+}
+
 func dbRequest() *broker.AskRequest {
 	return &broker.AskRequest{
 		Question: "Which database should we use?",

@@ -26,11 +26,7 @@ func (e *env) lastPrompt(chat int64, question int) telegramfake.Message {
 // options and a note, with Skip and with Not ready, all by tapping, as
 // people do in Telegram.
 func TestNotesAndButtons(t *testing.T) {
-	multi := &broker.AskRequest{
-		Question:    "Which regions?",
-		Options:     []broker.Option{{Label: "Europe"}, {Label: "Americas"}, {Label: "Asia"}},
-		MultiSelect: true,
-	}
+	multi := regionsRequest()
 	tests := []struct {
 		name     string
 		req      *broker.AskRequest
@@ -212,11 +208,7 @@ func TestDropNote(t *testing.T) {
 // is played by holding that call in the fake.
 func TestNoteSurvivesALateEdit(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	q, m := e.ask(&broker.AskRequest{
-		Question:    "Which regions?",
-		Options:     []broker.Option{{Label: "Europe"}, {Label: "Americas"}, {Label: "Asia"}},
-		MultiSelect: true,
-	}, team)
+	q, m := e.ask(regionsRequest(), team)
 	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 0)))
 	m = e.waitMessage(team.ID, m.ID, "showed the first tick", func(m telegramfake.Message) bool {
 		return buttons(m)["✓ 1. Europe"] != ""

@@ -13,12 +13,7 @@ import (
 // round, and Done in the second chat sends the selection both built.
 func TestToggleRedrawsEveryChat(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	q, _, err := e.b.Ask(e.ctx, "agent", &broker.AskRequest{
-		Route:       "two",
-		Question:    "Which regions?",
-		Options:     []broker.Option{{Label: "Europe"}, {Label: "Americas"}, {Label: "Asia"}},
-		MultiSelect: true,
-	})
+	q, _, err := e.b.Ask(e.ctx, "agent", withRoute(regionsRequest(), "two"))
 	if err != nil {
 		t.Fatalf("ask: %v", err)
 	}
@@ -80,11 +75,7 @@ func TestToggleRedrawsEveryChat(t *testing.T) {
 // refused in the toast, naming why, and the selection stays as it was.
 func TestToggleRefusedChangesNothing(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	q, m := e.ask(&broker.AskRequest{
-		Question:    "Which regions?",
-		Options:     []broker.Option{{Label: "Europe"}, {Label: "Americas"}, {Label: "Asia"}},
-		MultiSelect: true,
-	}, team)
+	q, m := e.ask(regionsRequest(), team)
 	toggle := buttons(m)["☐ 2. Americas"]
 	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, toggle))
 	if r := e.b.HandleInbound(e.ctx, broker.Inbound{Channel: Name, Chat: chatID(team), User: "42", Name: "@ana", Text: "/decline " + q.ID}); !r.OK {
