@@ -89,8 +89,8 @@ end
 // createScript stores a new question and its index entries, all in the
 // question's shard. KEYS and ARGV as createWrite, pairs from ARGV[21];
 // with a KEYS[9] before the chat indexes, the agent's pending set (off
-// Cluster), it admits the question there first. Returns 0 when the id is taken, -1 when the cap
-// refuses it, 1 when stored.
+// Cluster), it admits the question there first. Returns 0 when the id is
+// taken, -1 when the cap refuses it, 1 when stored.
 var createScript = newScript(createWrite + `
 if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then return 0 end
 if #KEYS - ncopies(21) >= 9 and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
