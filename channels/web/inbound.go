@@ -166,7 +166,7 @@ func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
 	if rep.Question != nil {
 		// The page that acted sees the new state at once, even when the
 		// broker's Update for it comes later or went to another instance.
-		c.publish(rep.Question, false)
+		c.publish(rep.Question)
 	}
 	msg := rep.Text
 	if rep.Ignored || msg == "" {

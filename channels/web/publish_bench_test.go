@@ -39,8 +39,8 @@ func BenchmarkPublish(b *testing.B) {
 				clock = clock.Add(step)
 				q.ID = "q" + strconv.Itoa(i)
 				done.ID = q.ID
-				c.publish(q, false)
-				c.publish(done, false)
+				c.publish(q)
+				c.publish(done)
 				for _, ch := range subs {
 					for range 2 {
 						if ev := <-ch; len(ev) == 0 {

@@ -84,9 +84,9 @@ type optionView struct {
 	Selected bool `json:"selected,omitempty"`
 }
 
-// render builds the view of q. reminded tells whether a reminder was sent
-// for it; now and loc place the reminder's countdown and the times.
-func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location) view {
+// render builds the view of q; now and loc place the countdown of a
+// reminder sent for it and the times.
+func render(q *broker.Question, now time.Time, loc *time.Location) view {
 	v := view{
 		ID:        q.ID,
 		Status:    q.Status,
@@ -144,7 +144,7 @@ func render(q *broker.Question, reminded bool, now time.Time, loc *time.Location
 		v.Decline = broker.FormatDecline(q.ID, "")
 		v.Discuss = broker.FormatDiscuss(q.ID, "")
 		v.Snooze = broker.FormatSnooze(q)
-		if reminded || q.RemindersSent > 0 {
+		if q.RemindersSent > 0 {
 			v.Reminder = broker.ReminderText(q, now, loc)
 			v.Rank += 100 * (q.RemindersSent + 1)
 		}

@@ -34,7 +34,7 @@ func TestViewCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := render(tt.q, false, time.Now(), time.UTC)
+			v := render(tt.q, time.Now(), time.UTC)
 			p := v.Prompts[tt.i]
 			if (p.Note != "") != tt.wantNote || (p.Other != "") != tt.wantOther || (p.Hint != "") != tt.wantHint {
 				t.Fatalf("note %q, other %q, hint %q", p.Note, p.Other, p.Hint)
@@ -64,7 +64,7 @@ func TestViewCommands(t *testing.T) {
 			}
 		})
 	}
-	if o := render(single, false, time.Now(), time.UTC).Prompts[0].Options[0]; o.Label != "Search" || !o.Recommended {
+	if o := render(single, time.Now(), time.UTC).Prompts[0].Options[0]; o.Label != "Search" || !o.Recommended {
 		t.Fatalf("recommended option shows as %+v, want the bare label and the badge flag", o)
 	}
 }

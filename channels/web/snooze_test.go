@@ -13,15 +13,15 @@ func TestViewSnooze(t *testing.T) {
 	q := &broker.Question{ID: "k7m2qx", Status: broker.StatusPending, Prompts: []broker.Prompt{
 		{Question: "Deploy?", Options: []broker.Option{{Label: "Allow"}, {Label: "Deny"}}},
 	}}
-	if v := render(q, false, time.Now(), time.UTC); v.Snooze != "" {
+	if v := render(q, time.Now(), time.UTC); v.Snooze != "" {
 		t.Fatalf("snooze %q on a route without snoozes, want none", v.Snooze)
 	}
 	q.Policy.Snooze = &broker.SnoozePolicy{By: broker.Duration(30 * time.Minute), Max: 2}
-	if v := render(q, false, time.Now(), time.UTC); v.Snooze != "/snooze k7m2qx" {
+	if v := render(q, time.Now(), time.UTC); v.Snooze != "/snooze k7m2qx" {
 		t.Fatalf("snooze %q, want /snooze k7m2qx", v.Snooze)
 	}
 	q.Status = broker.StatusAnswered
-	if v := render(q, false, time.Now(), time.UTC); v.Snooze != "" {
+	if v := render(q, time.Now(), time.UTC); v.Snooze != "" {
 		t.Fatalf("snooze %q on an answered question, want none", v.Snooze)
 	}
 }

@@ -100,7 +100,7 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 	}
 	page, more := pageOf(open, before)
 	for _, q := range page {
-		v := render(q, false, now, c.loc)
+		v := render(q, now, c.loc)
 		v.Copies = c.copiesOf(ctx, q.ID)
 		st.Open = append(st.Open, v)
 	}
@@ -113,7 +113,7 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 		done = done[:c.cfg.History]
 	}
 	for _, q := range done {
-		v := render(q, false, now, c.loc)
+		v := render(q, now, c.loc)
 		v.Copies = c.copiesOf(ctx, q.ID)
 		st.History = append(st.History, v)
 	}

@@ -80,7 +80,7 @@ func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	rep := c.in.HandleInbound(r.Context(), in)
 	if rep.Question != nil {
-		c.publish(rep.Question, false)
+		c.publish(rep.Question)
 	}
 	msg := rep.Text
 	if rep.Ignored || msg == "" {

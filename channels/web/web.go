@@ -158,7 +158,7 @@ func (c *Channel) Post(_ context.Context, q *broker.Question, chat string) (brok
 	if chat != "" {
 		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("web: the web inbox has no chats, got %q: write the route target as just \"web\"", chat))
 	}
-	c.publish(q, false)
+	c.publish(q)
 	c.log.Debug("question posted", "question_id", q.ID)
 	return broker.MessageRef{Channel: Name, MessageID: q.ID, PostedAt: c.now()}, nil
 }
@@ -171,13 +171,15 @@ func (c *Channel) InProcess(chat string) bool { return chat == "" }
 // Update shows the new state of q (its outcome, or its progress in a
 // dialog) on every connected page.
 func (c *Channel) Update(_ context.Context, q *broker.Question, _ broker.MessageRef) error {
-	c.publish(q, false)
+	c.publish(q)
 	return nil
 }
 
-// Remind marks q on every connected page as reminded, with the time left.
+// Remind marks q on every connected page as reminded, with the time left:
+// the sweeper counts the reminder as sent in the store (RemindersSent)
+// before the broker calls Remind, so q says so itself.
 func (c *Channel) Remind(_ context.Context, q *broker.Question, _ broker.MessageRef) error {
-	c.publish(q, true)
+	c.publish(q)
 	return nil
 }
 
@@ -210,7 +212,7 @@ func (c *Channel) URL(listenAddr string) string {
 // connects later reads its state from the store. A pending view of a
 // question whose end was published lately is dropped: a question never
 // reopens. It costs the same however many questions went through.
-func (c *Channel) publish(q *broker.Question, reminded bool) {
+func (c *Channel) publish(q *broker.Question) {
 	c.mu.Lock()
 	now := c.now()
 	c.expireLocked(now)
@@ -225,7 +227,7 @@ func (c *Channel) publish(q *broker.Question, reminded bool) {
 	if !c.hub.listening() {
 		return
 	}
-	ev, err := json.Marshal(render(q, reminded, now, c.loc))
+	ev, err := json.Marshal(render(q, now, c.loc))
 	if err != nil {
 		c.log.Error("render question", "question_id", q.ID, "err", err)
 		return
