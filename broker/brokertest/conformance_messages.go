@@ -2,6 +2,7 @@ package brokertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -47,6 +48,13 @@ func testCreateRecordsInProcessCopies(t *testing.T, s broker.Store) {
 			id, err := s.LookupMessage(ctx, want.Channel, want.Chat, q.ID)
 			if err != nil || id != q.ID {
 				t.Fatalf("tool call %q: LookupMessage(%s) = %q, %v; want %s", key, want, id, err, q.ID)
+			}
+		}
+		// The question's id names no copy in another chat, nor at the
+		// platform target, which has no copy yet.
+		for _, c := range []broker.Target{{Channel: "cli", Chat: "dev"}, {Channel: "web", Chat: "ops"}, tg} {
+			if id, err := s.LookupMessage(ctx, c.Channel, c.Chat, q.ID); !errors.Is(err, broker.ErrNotFound) {
+				t.Fatalf("tool call %q: LookupMessage(%s, the question's id) = %q, %v; want ErrNotFound", key, c, id, err)
 			}
 		}
 		for _, f := range []broker.Filter{{Channel: "cli", Chat: "ops"}, {Channel: "web"}} {

@@ -147,19 +147,20 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 			return holder{stored: true}, nil
 		}
 	} else {
-		keys, args, cb, local, err := s.createArgs(st, key, max)
+		keys, args, cb, ck, err := s.createArgs(st, key, max)
 		if err != nil {
 			return holder{}, err
 		}
 		keys = append(keys, key, s.k.evPending(st.Agent))
 		args = append(args[:fixedArgs:fixedArgs], append([]any{now.UnixMilli(), takeover, from}, args[fixedArgs:]...)...)
-		v, err = s.runCreate(ctx, createIdemScript, keys, local, args...).Slice()
+		v, err = createIdemScript.Run(ctx, s.c, append(keys, ck.chats...), args...).Slice()
 		if err != nil {
 			return holder{}, wrap("create", err)
 		}
 		switch v[0] {
 		case "ok":
 			s.bodies.put(st.ID, cb.version, cb.body)
+			s.ttls.marked(ck.renewed, ck.at)
 			return holder{stored: true}, nil
 		case "taken":
 			return holder{}, fmt.Errorf("redis store: create %s: %w", st.ID, broker.ErrIDTaken)
@@ -186,8 +187,11 @@ func (s *Store) recordTTL(q *broker.Question) time.Duration {
 }
 
 // indexTTL is the life every index key of a shard gets when it is
-// written: that of the longest-lived record it may index.
-func (s *Store) indexTTL() time.Duration { return maxLifetime + s.cfg.Retention + grace }
+// written: that of the longest-lived record it may index, plus the window
+// in which this process does not renew it again (ttlmemo.go).
+func (s *Store) indexTTL() time.Duration {
+	return maxLifetime + s.cfg.Retention + grace + renewWindow
+}
 
 // trimBefore is the creation time before which index entries can only
 // belong to expired records.
@@ -202,7 +206,7 @@ func (s *Store) trimBefore(now time.Time) int64 {
 // entry stays until the question's deadline plus an hour: a question that
 // may exist is counted rather than not.)
 func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, max int) error {
-	keys, args, cb, local, err := s.createArgs(q, idemKey, max)
+	keys, args, cb, ck, err := s.createArgs(q, idemKey, max)
 	if err != nil {
 		return err
 	}
@@ -219,7 +223,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, 
 	} else {
 		keys = append(keys, pending)
 	}
-	ok, err := s.runCreate(ctx, createScript, keys, local, args...).Int()
+	ok, err := createScript.Run(ctx, s.c, append(keys, ck.chats...), args...).Int()
 	if err != nil {
 		return wrap("create", err)
 	}
@@ -233,6 +237,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, 
 		return fmt.Errorf("redis store: create: %w", pendingLimit(max))
 	}
 	s.bodies.put(q.ID, cb.version, cb.body)
+	s.ttls.marked(ck.renewed, ck.at)
 	return nil
 }
 
@@ -255,18 +260,20 @@ func pendingEnd(q *broker.Question) time.Time {
 // field/value pairs.
 const fixedArgs = 20
 
-// inProcessCopies are the keys of the copies of a new question at its
-// in-process targets, which the create scripts record with it: the chat
-// indexes go last among the script's KEYS, and the message lookups are
-// set beside the script, in the same round trip.
-type inProcessCopies struct {
-	chats, lookups []string
+// createKeys are keys of a new question beside its KEYS: the chat
+// indexes of its copies at in-process targets, which the create scripts
+// record with it (they go last among the script's KEYS), and the index
+// keys whose TTL the script renews, which the memo marks as renewed at
+// at once the script has written them (ttlmemo.go).
+type createKeys struct {
+	chats, renewed []string
+	at             time.Time
 }
 
 // createArgs returns the KEYS and ARGV of createScript for q (see
 // createWrite): fixedArgs arguments, then field/value pairs; and the keys
 // of its in-process copies.
-func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]string, []any, cachedBody, inProcessCopies, error) {
+func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]string, []any, cachedBody, createKeys, error) {
 	// The body's version (bodies.go) comes first among the pairs.
 	// Progress and selections live in their own fields, so that the
 	// scripts that change them see them; the JSON holds the rest.
@@ -276,7 +283,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		if a != nil {
 			b, err := json.Marshal(a)
 			if err != nil {
-				return nil, nil, cachedBody{}, inProcessCopies{}, fmt.Errorf("redis store: create: encode: %w", err)
+				return nil, nil, cachedBody{}, createKeys{}, fmt.Errorf("redis store: create: encode: %w", err)
 			}
 			extra = append(extra, "p"+strconv.Itoa(i), string(b))
 		}
@@ -290,18 +297,17 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	}
 	extra = append(extra, postTaskFields(q)...)
 	n := shardOf(q.ID)
-	var local inProcessCopies
+	ck := createKeys{at: time.Now()}
 	for _, t := range q.Targets {
 		if !slices.Contains(q.InProcess, t) {
 			continue
 		}
 		ref := broker.MessageRef{Channel: t.Channel, Chat: t.Chat, MessageID: q.ID, PostedAt: q.CreatedAt}
-		local.chats = append(local.chats, s.k.chat(n, t.Channel, t.Chat))
-		local.lookups = append(local.lookups, s.k.lookup(t.Channel, t.Chat, q.ID))
-		extra = append(extra, "m"+strconv.Itoa(len(local.chats)), messageLine(ref))
+		ck.chats = append(ck.chats, s.k.chat(n, t.Channel, t.Chat))
+		extra = append(extra, "m"+strconv.Itoa(len(ck.chats)), messageLine(ref))
 	}
-	if len(local.chats) > 0 {
-		extra = append(extra, "mn", len(local.chats))
+	if len(ck.chats) > 0 {
+		extra = append(extra, "mn", len(ck.chats))
 	}
 	// The body keeps what never changes and is not in a field.
 	bare := *q
@@ -310,7 +316,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	bare.Reminders, bare.RemindersSent, bare.LeaseUntil = nil, 0, time.Time{}
 	raw, err := json.Marshal(&bare)
 	if err != nil {
-		return nil, nil, cachedBody{}, inProcessCopies{}, fmt.Errorf("redis store: create: encode: %w", err)
+		return nil, nil, cachedBody{}, createKeys{}, fmt.Errorf("redis store: create: encode: %w", err)
 	}
 	body := string(raw)
 	var expires, next, leaseNs, leaseUs string
@@ -329,40 +335,33 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	}
 	keys := []string{s.k.rec(q.ID), s.k.body(q.ID), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.all(n),
 		s.k.agent(n, q.Agent), s.k.session(n, q.SessionID)}
+	// One digit per renewable index, in the script's order: agent,
+	// session (a placeholder without one), the chat indexes.
+	renew := make([]byte, 0, 2+len(ck.chats))
+	due := func(k string) {
+		if !s.ttls.due(k, ck.at) {
+			renew = append(renew, '0')
+			return
+		}
+		renew = append(renew, '1')
+		ck.renewed = append(ck.renewed, k)
+	}
+	due(keys[6])
+	if q.SessionID != "" {
+		due(keys[7])
+	} else {
+		renew = append(renew, '0')
+	}
+	for _, k := range ck.chats {
+		due(k)
+	}
 	args := append([]any{
 		q.ID, body, q.Agent, q.SessionID, usec(q.CreatedAt), expires,
 		strings.Join(rts, ","), next, leaseNs, leaseUs, idemKey, q.CallbackURL,
 		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(time.Now()), q.RemindersSent,
-		max, usec(pendingEnd(q)), usec(time.Now()), s.indexTTL().Milliseconds(),
+		max, usec(pendingEnd(q)), usec(ck.at), strconv.FormatInt(s.indexTTL().Milliseconds(), 10) + "/" + string(renew),
 	}, extra...)
-	return keys, args, cachedBody{version: bv, body: body}, local, nil
-}
-
-// runCreate sends a create script with the chat indexes of the in-process
-// copies last among its KEYS, and their message lookups beside it, in one
-// round trip. The lookups are set even when the script stores nothing:
-// each maps the question's own id to itself, so it names no other
-// question, and it expires with the indexes. A lookup that fails is
-// logged and does not fail the Create, which the script's reply alone
-// decides (as a failed AddMessage did not fail the post).
-func (s *Store) runCreate(ctx context.Context, sc *script, keys []string, local inProcessCopies, args ...any) *goredis.Cmd {
-	keys = append(keys, local.chats...)
-	if len(local.lookups) == 0 {
-		return sc.Run(ctx, s.c, keys, args...)
-	}
-	b := s.batch()
-	cmd := b.script(ctx, sc, keys, args...)
-	sets := make([]*goredis.StatusCmd, len(local.lookups))
-	for i, k := range local.lookups {
-		sets[i] = b.pipe.Set(ctx, k, args[0], s.indexTTL())
-	}
-	_ = b.exec(ctx) // each command's own error is read below
-	for _, set := range sets {
-		if err := set.Err(); err != nil && cmd.Err() == nil {
-			s.log.Warn("create: set an in-process copy's message lookup", "question_id", args[0], "err", err)
-		}
-	}
-	return cmd
+	return keys, args, cachedBody{version: bv, body: body}, ck, nil
 }
 
 // Get returns the question, or broker.ErrNotFound.

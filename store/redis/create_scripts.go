@@ -5,15 +5,19 @@ package redis
 // createWrite is the part of the create scripts that writes a new
 // question: its record, its body and its index entries; and admit, which
 // counts it among its agent's pending questions unless they are at the
-// cap. The record is one HSET, each index one ZADD, and the agent and
-// session indexes get the index TTL with one PEXPIRE (it only grows the
-// key's life: every index key gets the same TTL).
+// cap. The record is one HSET, each index one ZADD, and the agent,
+// session and chat indexes get the index TTL with one PEXPIRE each (it
+// only grows the key's life: every index key gets the same TTL) unless
+// ARGV[20] says this process renewed that key less than a window ago
+// (ttlmemo.go).
 // KEYS: 1 rec, 2 body, 3 due, 4 rem, 5 lease, 6 all, 7 agent, 8 session.
 // ARGV: 1 id, 2 json, 3 agent, 4 session, 5 createdUs, 6 expiresUs|empty,
 // 7 reminders csv|empty, 8 nextReminderUs|empty, 9 leaseUntilNs|empty,
 // 10 leaseUntilUs, 11 idemKey|empty, 12 callbackURL|empty, 13 prompts,
 // 14 record ttl ms, 15 trimBeforeUs, 16 remindersSent, 17 pending cap (0:
-// none), 18 pending entry's end (µs), 19 nowUs, 20 index ttl ms; from
+// none), 18 pending entry's end (µs), 19 nowUs, 20 "<index ttl ms>/<renew>"
+// where renew holds one digit per renewable index (agent, session, then
+// each chat index), 0 to skip its PEXPIRE (missing digits renew); from
 // ARGV[extra] on, field/value pairs of initial progress and selections,
 // the post tasks (fields "o\t...", platform_outbox.go), which also enter
 // the shard's platform outbox, and the copies at in-process targets
@@ -54,16 +58,17 @@ local function write(extra)
   if ARGV[8] ~= '' then redis.call('ZADD', KEYS[4], ARGV[8], id) end
   if ARGV[9] ~= '' then redis.call('ZADD', KEYS[5], ARGV[10], id) end
   local trim = sometimes(id)
-  local function index(k, expire)
+  local ittl, renew = string.match(ARGV[20], '^(%d+)/?(%d*)$')
+  local function index(k, pos)
     redis.call('ZADD', k, ARGV[5], id)
     if trim then redis.call('ZREMRANGEBYSCORE', k, '-inf', '(' .. ARGV[15]) end
-    if expire then redis.call('PEXPIRE', k, ARGV[20]) end
+    if pos and string.sub(renew, pos, pos) ~= '0' then redis.call('PEXPIRE', k, ittl) end
   end
-  index(KEYS[6], false)
-  index(KEYS[7], true)
-  if ARGV[4] ~= '' then index(KEYS[8], true) end
+  index(KEYS[6], nil)
+  index(KEYS[7], 1)
+  if ARGV[4] ~= '' then index(KEYS[8], 2) end
   local nc = ncopies(extra)
-  for j = 1, nc do index(KEYS[#KEYS - nc + j], true) end
+  for j = 1, nc do index(KEYS[#KEYS - nc + j], 2 + j) end
 end
 `
 

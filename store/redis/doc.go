@@ -120,9 +120,12 @@
 // with one.
 //
 // Scripts write with as few calls as they can: one HSET per record, one
-// ZADD per index, one PEXPIRE per index key (every index key gets the
-// life of the longest-lived record: maximum lifetime plus retention), and
-// the trims by age on about one write in 16. Records carry their layout
+// ZADD per index, one PEXPIRE per index key at most once a minute from
+// each process (every index key gets the life of the longest-lived record,
+// maximum lifetime plus retention, plus that minute: ttlmemo.go), and the
+// trims by age on about one write in 16. The copies at in-process targets
+// (web, cli) have no message lookup key: LookupMessage finds them in the
+// record their message id names. Records carry their layout
 // version (lv); a script that treats new records more cheaply keeps the
 // old treatment for records without it, so older stores need no
 // migration.

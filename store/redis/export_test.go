@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"time"
 )
 
 // IdemKey exposes the idempotency key name to the external tests.
@@ -27,3 +28,24 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 	}
 	return nil
 }
+
+// IndexKeyNames names the agent, session and chat index keys of question
+// id.
+func (s *Store) IndexKeyNames(id, agent, session, channel, chat string) (string, string, string) {
+	n := shardOf(id)
+	return s.k.agent(n, agent), s.k.session(n, session), s.k.chat(n, channel, chat)
+}
+
+// IndexTTL is the TTL index keys get when they are renewed.
+func (s *Store) IndexTTL() time.Duration { return s.indexTTL() }
+
+// ForgetRenewals makes every index key due for renewal, as when the
+// window has passed since each was renewed.
+func (s *Store) ForgetRenewals() {
+	s.ttls.mu.Lock()
+	clear(s.ttls.until)
+	s.ttls.mu.Unlock()
+}
+
+// RenewalDue tells whether the next write to index key k renews its TTL.
+func (s *Store) RenewalDue(k string) bool { return s.ttls.due(k, time.Now()) }

@@ -32,8 +32,13 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 	now := time.Now()
 	ttl := s.indexTTL()
 	keys := []string{s.k.rec(id), s.k.chat(n, m.Channel, m.Chat)}
+	renew := s.ttls.due(keys[1], now)
+	indexTTL := ttl.Milliseconds()
+	if !renew {
+		indexTTL = 0
+	}
 	b := s.batch()
-	add := b.script(ctx, addMessageScript, keys, line, id, ttl.Milliseconds(), s.trimBefore(now))
+	add := b.script(ctx, addMessageScript, keys, line, id, indexTTL, s.trimBefore(now))
 	var lookup string
 	if m.MessageID != "" {
 		lookup = s.k.lookup(m.Channel, m.Chat, m.MessageID)
@@ -47,6 +52,9 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 			_ = s.c.Del(ctx, lookup).Err()
 		}
 		return fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
+	}
+	if renew {
+		s.ttls.marked(keys[1:], now)
 	}
 	return nil
 }
@@ -66,11 +74,13 @@ func (s *Store) Messages(ctx context.Context, id string) ([]broker.MessageRef, e
 	return record(m).messages()
 }
 
-// LookupMessage finds the question a platform message belongs to.
+// LookupMessage finds the question a platform message belongs to. A copy
+// at an in-process target has its question's id for message id and no
+// lookup key (Create writes none): it is found in that question's record.
 func (s *Store) LookupMessage(ctx context.Context, channel, chat, messageID string) (string, error) {
 	id, err := s.c.Get(ctx, s.k.lookup(channel, chat, messageID)).Result()
 	if errors.Is(err, goredis.Nil) {
-		return "", fmt.Errorf("redis store: message %s/%s/%s: %w", channel, chat, messageID, broker.ErrNotFound)
+		return s.lookupInProcess(ctx, channel, chat, messageID)
 	}
 	if err != nil {
 		return "", wrap("lookup message", err)
@@ -78,8 +88,30 @@ func (s *Store) LookupMessage(ctx context.Context, channel, chat, messageID stri
 	return id, nil
 }
 
+// lookupInProcess finds the question whose id is messageID when it has a
+// copy in chat of channel with that message id.
+func (s *Store) lookupInProcess(ctx context.Context, channel, chat, messageID string) (string, error) {
+	notFound := fmt.Errorf("redis store: message %s/%s/%s: %w", channel, chat, messageID, broker.ErrNotFound)
+	if !validID(messageID) {
+		return "", notFound
+	}
+	m, err := s.c.HGetAll(ctx, s.k.rec(messageID)).Result()
+	if err != nil {
+		return "", wrap("lookup message", err)
+	}
+	refs, err := record(m).messages()
+	if err != nil {
+		return "", fmt.Errorf("redis store: lookup message: question %s: %w", messageID, err)
+	}
+	for _, r := range refs {
+		if r.Channel == channel && r.Chat == chat && r.MessageID == messageID {
+			return messageID, nil
+		}
+	}
+	return "", notFound
+}
+
 // RecordsInProcessCopies reports that Create records the copies at the
-// question's in-process targets with it, in the same script, and sets
-// their message lookups in the same round trip; see
-// broker.InProcessRecorder.
+// question's in-process targets with it, in the same script (their
+// lookups read the record: LookupMessage); see broker.InProcessRecorder.
 func (s *Store) RecordsInProcessCopies() bool { return true }

@@ -160,7 +160,8 @@ return {'ok'}
 
 // addMessageScript appends a posted copy (field m<n>, n counted in mn)
 // and indexes its chat. KEYS: rec, chat index. ARGV: 1 line, 2 id,
-// 3 ttl ms, 4 trimBeforeUs. Returns 0 when the question does not exist.
+// 3 ttl ms (0: this process renewed the index less than a window ago,
+// ttlmemo.go), 4 trimBeforeUs. Returns 0 when the question does not exist.
 var addMessageScript = newScript(sometimesLua + `
 local f = redis.call('HMGET', KEYS[1], 'cr', 'mn')
 if not f[1] then return 0 end
@@ -168,7 +169,7 @@ local n = (tonumber(f[2]) or 0) + 1
 redis.call('HSET', KEYS[1], 'mn', n, 'm' .. n, ARGV[1])
 redis.call('ZADD', KEYS[2], f[1], ARGV[2])
 if sometimes(ARGV[2]) then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4]) end
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
+if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 return 1
 `)
 

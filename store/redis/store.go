@@ -38,6 +38,8 @@ type Store struct {
 
 	// bodies keeps the bodies of recent questions (bodies.go).
 	bodies *bodyCache
+	// ttls remembers the index keys renewed lately (ttlmemo.go).
+	ttls *ttlMemo
 
 	// extRepair is when Due last looked for unlogged extended events
 	// (µs; extended.go).
@@ -104,7 +106,7 @@ func newStore(ctx context.Context, c goredis.UniversalClient, cfg Config, log *s
 	lctx, cancel := context.WithCancel(context.Background())
 	s := &Store{
 		c: c, cfg: cfg, cluster: isCluster(c), log: log.With("store", "redis"), k: newKeys(cfg.KeyPrefix),
-		feed: newFeed(), bodies: newBodyCache(), cancel: cancel, done: make(chan struct{}),
+		feed: newFeed(), bodies: newBodyCache(), ttls: newTTLMemo(), cancel: cancel, done: make(chan struct{}),
 	}
 	ps := s.subscribe(lctx)
 	if deadline, ok := ctx.Deadline(); ok {
