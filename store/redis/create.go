@@ -264,15 +264,15 @@ const fixedArgs = 20
 // indexes of its copies at in-process targets, which the create scripts
 // record with it (they go last among the script's KEYS), and the index
 // keys whose TTL the script renews, which the memo marks as renewed at
-// at once the script has written them (ttlmemo.go).
+// the time in at once the script has written them (ttlmemo.go).
 type createKeys struct {
 	chats, renewed []string
 	at             time.Time
 }
 
 // createArgs returns the KEYS and ARGV of createScript for q (see
-// createWrite): fixedArgs arguments, then field/value pairs; and the keys
-// of its in-process copies.
+// createWrite): fixedArgs arguments, then field/value pairs; and its
+// createKeys.
 func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]string, []any, cachedBody, createKeys, error) {
 	// The body's version (bodies.go) comes first among the pairs.
 	// Progress and selections live in their own fields, so that the
