@@ -335,31 +335,19 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	}
 	keys := []string{s.k.rec(q.ID), s.k.body(q.ID), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.all(n),
 		s.k.agent(n, q.Agent), s.k.session(n, q.SessionID)}
-	// One digit per renewable index, in the script's order: agent,
-	// session (a placeholder without one), the chat indexes.
-	renew := make([]byte, 0, 2+len(ck.chats))
-	due := func(k string) {
-		if !s.ttls.due(k, ck.at) {
-			renew = append(renew, '0')
-			return
-		}
-		renew = append(renew, '1')
-		ck.renewed = append(ck.renewed, k)
-	}
-	due(keys[6])
+	// The renewable indexes in the script's order: agent, session (none
+	// without one), the chat indexes.
+	session := ""
 	if q.SessionID != "" {
-		due(keys[7])
-	} else {
-		renew = append(renew, '0')
+		session = keys[7]
 	}
-	for _, k := range ck.chats {
-		due(k)
-	}
+	renew, renewed := s.ttls.plan(ck.at, append([]string{keys[6], session}, ck.chats...))
+	ck.renewed = renewed
 	args := append([]any{
 		q.ID, body, q.Agent, q.SessionID, usec(q.CreatedAt), expires,
 		strings.Join(rts, ","), next, leaseNs, leaseUs, idemKey, q.CallbackURL,
-		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(time.Now()), q.RemindersSent,
-		max, usec(pendingEnd(q)), usec(ck.at), strconv.FormatInt(s.indexTTL().Milliseconds(), 10) + "/" + string(renew),
+		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(ck.at), q.RemindersSent,
+		max, usec(pendingEnd(q)), usec(ck.at), strconv.FormatInt(s.indexTTL().Milliseconds(), 10) + "/" + renew,
 	}, extra...)
 	return keys, args, cachedBody{version: bv, body: body}, ck, nil
 }

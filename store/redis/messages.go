@@ -32,9 +32,9 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 	now := time.Now()
 	ttl := s.indexTTL()
 	keys := []string{s.k.rec(id), s.k.chat(n, m.Channel, m.Chat)}
-	renew := s.ttls.due(keys[1], now)
 	indexTTL := ttl.Milliseconds()
-	if !renew {
+	_, renewed := s.ttls.plan(now, keys[1:])
+	if len(renewed) == 0 {
 		indexTTL = 0
 	}
 	b := s.batch()
@@ -53,9 +53,7 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 		}
 		return fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
 	}
-	if renew {
-		s.ttls.marked(keys[1:], now)
-	}
+	s.ttls.marked(renewed, now)
 	return nil
 }
 

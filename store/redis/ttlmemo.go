@@ -42,6 +42,22 @@ func (m *ttlMemo) due(key string, now time.Time) bool {
 	return !ok || now.UnixNano() >= u
 }
 
+// plan tells a script which of keys to renew at now: one digit per key,
+// 1 to renew and 0 to skip (an empty key, an index the write has not, is
+// skipped), and the keys to renew, for marked once the script has
+// written them.
+func (m *ttlMemo) plan(now time.Time, keys []string) (digits string, renew []string) {
+	d := make([]byte, len(keys))
+	for i, k := range keys {
+		d[i] = '0'
+		if k != "" && m.due(k, now) {
+			d[i] = '1'
+			renew = append(renew, k)
+		}
+	}
+	return string(d), renew
+}
+
 // marked records that keys were given their TTL no earlier than at.
 func (m *ttlMemo) marked(keys []string, at time.Time) {
 	if len(keys) == 0 {

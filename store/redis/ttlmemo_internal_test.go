@@ -6,6 +6,23 @@ import (
 	"time"
 )
 
+// TestTTLMemoPlan: plan renews the keys not marked within the window,
+// skips the others and empty keys, one digit per key in order, and marks
+// nothing itself.
+func TestTTLMemoPlan(t *testing.T) {
+	m := newTTLMemo()
+	now := time.Now()
+	m.marked([]string{"fresh"}, now)
+	m.marked([]string{"old"}, now.Add(-renewWindow))
+	digits, renew := m.plan(now, []string{"new", "", "fresh", "old"})
+	if digits != "1001" || len(renew) != 2 || renew[0] != "new" || renew[1] != "old" {
+		t.Fatalf("plan = %q, %q; want \"1001\" and [new old]", digits, renew)
+	}
+	if !m.due("new", now) {
+		t.Fatal("plan marked a key: only marked may")
+	}
+}
+
 // TestTTLMemoStaysBounded: past memoCap keys the memo first drops the
 // keys whose window has passed, then starts over, so it never holds more
 // than memoCap keys; a dropped key is due again.

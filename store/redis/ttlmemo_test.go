@@ -16,7 +16,8 @@ import (
 // next ones within the window leave the TTL alone (a marker TTL set in
 // between stays); once the window has passed a Create renews them again;
 // a Create refused because its id is taken renews nothing and leaves the
-// keys due. AddMessage treats a platform chat's index the same way. Both
+// keys due. AddMessage treats a platform chat's index the same way, and
+// one to an unknown question marks nothing. Both
 // with and without a tool call id (the two create scripts).
 func TestIndexKeysRenewedOncePerWindow(t *testing.T) {
 	for _, call := range []string{"", "call"} {
@@ -138,6 +139,18 @@ func TestIndexKeysRenewedOncePerWindow(t *testing.T) {
 			s.ForgetRenewals()
 			add("3")
 			renewed("AddMessage after the window")
+			// An AddMessage to a question that does not exist writes
+			// nothing, and so marks nothing.
+			s.ForgetRenewals()
+			mark()
+			err := s.AddMessage(ctx, sameShard(), broker.MessageRef{Channel: "telegram", Chat: "-100", MessageID: "4", PostedAt: time.Now()})
+			if !errors.Is(err, broker.ErrNotFound) {
+				t.Fatalf("AddMessage to an unknown question: %v, want ErrNotFound", err)
+			}
+			untouched("AddMessage to an unknown question")
+			if !s.RenewalDue(tg) {
+				t.Fatalf("after an AddMessage that wrote nothing, %q is marked renewed", tg)
+			}
 			if id, err := s.LookupMessage(ctx, "telegram", "-100", "3"); err != nil || id != first {
 				t.Fatalf("LookupMessage(telegram, 3) = %q, %v", id, err)
 			}
