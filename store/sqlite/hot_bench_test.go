@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -47,6 +48,25 @@ func BenchmarkCreateDefault(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCreateKeyed is the Create of an ask on the default route
+// that carries a session and a tool call id, as agents send them: the
+// idempotency key is new each time, as on every ask but a retry.
+func BenchmarkCreateKeyed(b *testing.B) {
+	s := openTemp(b)
+	ctx := context.Background()
+	now := time.Now()
+	ids := benchIDs(b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		q := hotQuestion(ids[i], now, true)
+		q.SessionID, q.ToolCallID = "session-"+strconv.Itoa(i%100), "call-"+strconv.Itoa(i)
+		if _, created, err := s.CreateCapped(ctx, q, 1<<30); err != nil || !created {
+			b.Fatalf("Create %s: created=%v, %v", q.ID, created, err)
+		}
+	}
 }
 
 // BenchmarkResolveDefault is the Resolve of an answer to a question of

@@ -83,18 +83,38 @@ func (s *Store) postTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question,
 	targets := q.Targets
 	if len(inProcess) > 0 {
 		targets = nil
-		add := tx.StmtContext(ctx, s.stmts.addCopy)
+		var copies []broker.Target
 		for _, t := range q.Targets {
-			if !slices.Contains(inProcess, t) {
+			if slices.Contains(inProcess, t) {
+				copies = append(copies, t)
+			} else {
 				targets = append(targets, t)
-				continue
 			}
-			if _, err := add.ExecContext(ctx, q.ID, ms(q.CreatedAt), t.Channel, t.Chat, q.ID, ms(q.CreatedAt)); err != nil {
-				return fmt.Errorf("record the copy at %s: %w", t, err)
-			}
+		}
+		if err := s.addCopiesTx(ctx, tx, q, copies); err != nil {
+			return err
 		}
 	}
 	return s.enqueueTasksTx(ctx, tx, q.ID, broker.TaskPost, targets, q.CreatedAt, deadline)
+}
+
+// addCopiesTx records the copies of new question q at its in-process
+// targets: two to a statement, which is as many as the default route has.
+func (s *Store) addCopiesTx(ctx context.Context, tx *sql.Tx, q *broker.Question, copies []broker.Target) error {
+	id, at := q.ID, ms(q.CreatedAt)
+	for len(copies) >= 2 {
+		a, b := copies[0], copies[1]
+		if _, err := tx.StmtContext(ctx, s.stmts.addCopies).ExecContext(ctx, id, at, a.Channel, a.Chat, b.Channel, b.Chat); err != nil {
+			return fmt.Errorf("record the copies at %s and %s: %w", a, b, err)
+		}
+		copies = copies[2:]
+	}
+	for _, t := range copies {
+		if _, err := tx.StmtContext(ctx, s.stmts.addCopy).ExecContext(ctx, id, at, t.Channel, t.Chat); err != nil {
+			return fmt.Errorf("record the copy at %s: %w", t, err)
+		}
+	}
+	return nil
 }
 
 // editTasksTx writes the edit tasks of a question resolved at at

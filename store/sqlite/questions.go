@@ -40,17 +40,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 	}
 	var existing *broker.Question
 	err = s.write(ctx, "create "+q.ID, func(ctx context.Context, tx *sql.Tx) error {
-		if nq.ToolCallID != "" {
-			var raw []byte
-			err := tx.StmtContext(ctx, s.stmts.byKey).QueryRowContext(ctx, nq.Agent, nq.SessionID, nq.ToolCallID).Scan(&raw)
-			if err == nil {
-				existing, err = decode(raw)
-				return err
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-		}
+		existing = nil
 		if max > 0 {
 			var n int
 			err := tx.StmtContext(ctx, s.stmts.pendingCount).QueryRowContext(ctx, nq.Agent).Scan(&n)
@@ -58,6 +48,10 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 				return err
 			}
 			if n >= max {
+				// A retried ask gets its question even at the cap.
+				if existing, err = s.byKeyTx(ctx, tx, nq); existing != nil || err != nil {
+					return err
+				}
 				return &broker.LimitError{What: "pending questions", Limit: max}
 			}
 		}
@@ -66,6 +60,19 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 			nullMS(nq.NextReminder()), nullMS(nq.LeaseUntil), ms(nq.CreatedAt), data)
 		if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 			return fmt.Errorf("%w: %s", broker.ErrIDTaken, nq.ID)
+		}
+		if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
+			// The insert changed nothing: the statement is undone and the
+			// transaction goes on.
+			found, ferr := s.byKeyTx(ctx, tx, nq)
+			if ferr != nil {
+				return ferr
+			}
+			if found == nil {
+				return fmt.Errorf("insert refused by a unique index, but no question holds its idempotency key: %w", err)
+			}
+			existing = found
+			return nil
 		}
 		if err != nil {
 			return err
@@ -82,6 +89,26 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 	// (the agent's wait, the answer) copy it instead of decoding.
 	s.decoded.put(nq.ID, data, nq.Clone())
 	return nq, true, nil
+}
+
+// byKeyTx returns the question stored under q's idempotency key (agent,
+// session, tool call id), or nil when there is none. Create runs it only
+// when the key is known to be taken or the cap would refuse q, so that the
+// common Create (a new key) reads nothing before its insert: the unique
+// index questions_idempotency checks the key in the insert itself.
+func (s *Store) byKeyTx(ctx context.Context, tx *sql.Tx, q *broker.Question) (*broker.Question, error) {
+	if q.ToolCallID == "" {
+		return nil, nil
+	}
+	var raw []byte
+	err := tx.StmtContext(ctx, s.stmts.byKey).QueryRowContext(ctx, q.Agent, q.SessionID, q.ToolCallID).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decode(raw)
 }
 
 // Get returns the question with id, or broker.ErrNotFound.

@@ -18,6 +18,7 @@ type statements struct {
 	delivery   *sql.Stmt
 	addMessage *sql.Stmt
 	addCopy    *sql.Stmt
+	addCopies  *sql.Stmt
 	messages   *sql.Stmt
 	lookup     *sql.Stmt
 	due        *sql.Stmt
@@ -88,8 +89,12 @@ const (
 	// their new question, whose time the caller has.
 	sqlAddMessage = `INSERT INTO messages (question_id, question_created_at, channel, chat, message_id, posted_at)
 		SELECT id, created_at, ?2, ?3, ?4, ?5 FROM questions WHERE id = ?1`
-	sqlAddCopy  = `INSERT INTO messages (question_id, question_created_at, channel, chat, message_id, posted_at) VALUES (?, ?, ?, ?, ?, ?)`
-	sqlMessages = `SELECT channel, chat, message_id, posted_at FROM messages
+	// An in-process copy's message id is its question's id and it is
+	// posted when its question is created; sqlAddCopies records two in
+	// one statement (the default route has two in-process targets).
+	sqlAddCopy   = `INSERT INTO messages (question_id, question_created_at, channel, chat, message_id, posted_at) VALUES (?1, ?2, ?3, ?4, ?1, ?2)`
+	sqlAddCopies = `INSERT INTO messages (question_id, question_created_at, channel, chat, message_id, posted_at) VALUES (?1, ?2, ?3, ?4, ?1, ?2), (?1, ?2, ?5, ?6, ?1, ?2)`
+	sqlMessages  = `SELECT channel, chat, message_id, posted_at FROM messages
 		WHERE question_created_at = (SELECT created_at FROM questions WHERE id = ?1) AND question_id = ?1 ORDER BY seq`
 	// sqlLookup looks in the platform index for a message id that is not
 	// its question's, and through the question for one that is (named:
@@ -129,6 +134,7 @@ func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
 	st.delivery = p(writer, sqlDelivery)
 	st.addMessage = p(writer, sqlAddMessage)
 	st.addCopy = p(writer, sqlAddCopy)
+	st.addCopies = p(writer, sqlAddCopies)
 	st.messages = p(reader, sqlMessages)
 	st.lookup = p(reader, sqlLookup)
 	st.due = p(reader, sqlDue)
