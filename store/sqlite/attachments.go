@@ -18,7 +18,7 @@ var _ broker.Attachments = (*Store)(nil)
 func (s *Store) PutAttachment(ctx context.Context, id string, f broker.File, maxTotal int64) (int, error) {
 	f.Size = int64(len(f.Data))
 	var n int
-	err := s.write(ctx, "put attachment "+id, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, "put attachment "+id, func(ctx context.Context, tx *wtx) error {
 		q, err := s.loadTx(ctx, tx, id)
 		if err != nil {
 			return err
@@ -95,7 +95,7 @@ func (s *Store) DeleteAttachments(ctx context.Context, id string, ns []int) erro
 	if err != nil {
 		return fmt.Errorf("sqlite: delete attachments: %w", err)
 	}
-	return s.write(ctx, "delete attachments "+id, func(ctx context.Context, tx *sql.Tx) error {
+	return s.write(ctx, "delete attachments "+id, func(ctx context.Context, tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE attachments SET data = NULL, size = 0 WHERE question_id = ? AND n IN (SELECT value FROM json_each(?))`, id, string(list))
 		return err
 	})

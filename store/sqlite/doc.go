@@ -25,9 +25,13 @@
 // # Writes and reads
 //
 // The file runs in WAL mode. Every write goes through one connection,
-// owned by a committer goroutine, so writes are serialized in the process;
-// transactions begin IMMEDIATE, so two processes that open the same file
-// still take turns. Writes that arrive while the committer is busy share
+// which a committer goroutine keeps from Open to Close, so writes are
+// serialized in the process; the writes' statements are prepared on that
+// connection once, and the committer begins, commits and rolls back with
+// statements of its own rather than a database/sql Tx, whose per-call
+// copies of prepared statements and bookkeeping cost more than many of
+// the statements they ran. Transactions begin IMMEDIATE, so two processes
+// that open the same file still take turns. Writes that arrive while the committer is busy share
 // the next transaction (group commit), each in its own savepoint: a write
 // that fails is rolled back alone, and a caller hears of its write only
 // after the commit; when several are waiting, the committer lets the

@@ -2,14 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
 
 // indexEscalation records when the next escalation step of question id is
 // due (none when at is zero), in the transaction of an Amend.
-func indexEscalation(ctx context.Context, tx *sql.Tx, id string, at time.Time) error {
+func indexEscalation(ctx context.Context, tx *wtx, id string, at time.Time) error {
 	if at.IsZero() {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM escalations WHERE question_id = ?`, id); err != nil {
 			return fmt.Errorf("unindex escalation: %w", err)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"testing"
 )
@@ -19,6 +20,20 @@ func SetLinger(tb testing.TB, on bool) {
 	tb.Cleanup(func() { linger = old })
 }
 
-// WriterDB and ReaderDB return the store's connection pools.
-func WriterDB(s *Store) *sql.DB { return s.writer }
-func ReaderDB(s *Store) *sql.DB { return s.reader }
+// WriterConn returns the writer connection the committer keeps, and
+// ReaderDB the readers' pool.
+func WriterConn(s *Store) *sql.Conn { return s.committer.conn }
+func ReaderDB(s *Store) *sql.DB     { return s.reader }
+
+// WriteSQL runs stmts, each with no arguments, as one write through the
+// committer, then fails the write with fail when it is not nil.
+func WriteSQL(ctx context.Context, s *Store, fail error, stmts ...string) error {
+	return s.write(ctx, "test write", func(ctx context.Context, tx *wtx) error {
+		for _, q := range stmts {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return fail
+	})
+}

@@ -12,7 +12,7 @@ import (
 // appendExtended appends the extended event of a snooze to the event log,
 // in the transaction that moves the question's deadline, so that the
 // event is there exactly when the new deadline is.
-func appendExtended(ctx context.Context, tx *sql.Tx, ev broker.Event) error {
+func appendExtended(ctx context.Context, tx *wtx, ev broker.Event) error {
 	x := *ev.Extension
 	x.ExpiresAt = utcMS(x.ExpiresAt) // as the question keeps it
 	ext, err := json.Marshal(x)

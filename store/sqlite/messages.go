@@ -15,7 +15,7 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 	if m.Channel == "" {
 		return fmt.Errorf("sqlite: add message %s: %w: the message has no channel", id, broker.ErrInvalid)
 	}
-	return s.write(ctx, "add message "+id, func(ctx context.Context, tx *sql.Tx) error {
+	return s.write(ctx, "add message "+id, func(ctx context.Context, tx *wtx) error {
 		res, err := tx.StmtContext(ctx, s.stmts.addMessage).ExecContext(ctx, id, m.Channel, m.Chat, m.MessageID, ms(m.PostedAt))
 		if err != nil {
 			return err

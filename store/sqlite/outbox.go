@@ -78,7 +78,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, h
 		return nil, nil
 	}
 	var out []broker.Delivery
-	err = s.write(ctx, "claim deliveries", func(ctx context.Context, tx *sql.Tx) error {
+	err = s.write(ctx, "claim deliveries", func(ctx context.Context, tx *wtx) error {
 		rows, err := tx.StmtContext(ctx, s.stmts.claim).QueryContext(ctx, ms(now.Add(hold)), ms(now), limitArg(limit))
 		if err != nil {
 			return err
@@ -107,7 +107,7 @@ func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 	default:
 		return fmt.Errorf("sqlite: update delivery %s: %w: unknown state %q", d.ID, broker.ErrInvalid, d.State)
 	}
-	return s.write(ctx, "update delivery "+d.ID, func(ctx context.Context, tx *sql.Tx) error {
+	return s.write(ctx, "update delivery "+d.ID, func(ctx context.Context, tx *wtx) error {
 		query := `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, updated_at = ? WHERE id = ?`
 		args := []any{d.State, d.Attempts, ms(d.NextAt), d.LastError, ms(d.UpdatedAt), d.ID}
 		if !d.Claim.IsZero() {
@@ -189,7 +189,7 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 	for {
 		var n int64
 		var purged []string
-		err := s.write(ctx, "purge", func(ctx context.Context, tx *sql.Tx) error {
+		err := s.write(ctx, "purge", func(ctx context.Context, tx *wtx) error {
 			ids, err := queryIDs(ctx, tx, sqlPurgeable, cut, purgeChunk)
 			if err != nil || len(ids) == 0 {
 				return err
@@ -221,7 +221,7 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 		}
 	}
 	// The pending counts of agents with none pending (schema step 9).
-	err := s.write(ctx, "purge counts", func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, "purge counts", func(ctx context.Context, tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM pending_counts WHERE n <= 0`)
 		return err
 	})
@@ -230,7 +230,7 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 	}
 	for {
 		var n int64
-		err := s.write(ctx, "purge events", func(ctx context.Context, tx *sql.Tx) error {
+		err := s.write(ctx, "purge events", func(ctx context.Context, tx *wtx) error {
 			res, err := tx.ExecContext(ctx,
 				`DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE at < ? ORDER BY seq LIMIT ?)`, cut, purgeChunk)
 			if err != nil {
@@ -249,7 +249,7 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 }
 
 // queryIDs runs a query returning ids inside a write transaction.
-func queryIDs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+func queryIDs(ctx context.Context, tx *wtx, query string, args ...any) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ const sqlEnqueueTask = `INSERT INTO platform_tasks (question_id, kind, channel, 
 		state = CASE WHEN state IN ('queued', 'retrying') THEN state ELSE 'queued' END`
 
 // enqueueTasksTx writes the tasks of kind for targets in tx.
-func (s *Store) enqueueTasksTx(ctx context.Context, tx *sql.Tx, id string, kind broker.TaskKind, targets []broker.Target, now, deadline time.Time) error {
+func (s *Store) enqueueTasksTx(ctx context.Context, tx *wtx, id string, kind broker.TaskKind, targets []broker.Target, now, deadline time.Time) error {
 	if len(targets) == 0 {
 		return nil
 	}
@@ -75,7 +75,7 @@ func (s *Store) enqueueTasksTx(ctx context.Context, tx *sql.Tx, id string, kind 
 
 // postTasksTx writes the post tasks of a new question (Create), but for
 // the targets in inProcess, whose copies it records instead.
-func (s *Store) postTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question, inProcess []broker.Target) error {
+func (s *Store) postTasksTx(ctx context.Context, tx *wtx, q *broker.Question, inProcess []broker.Target) error {
 	deadline := q.ExpiresAt
 	if deadline.IsZero() {
 		deadline = q.CreatedAt.Add(broker.MaxTimeout)
@@ -100,7 +100,7 @@ func (s *Store) postTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question,
 
 // addCopiesTx records the copies of new question q at its in-process
 // targets: two to a statement, which is as many as the default route has.
-func (s *Store) addCopiesTx(ctx context.Context, tx *sql.Tx, q *broker.Question, copies []broker.Target) error {
+func (s *Store) addCopiesTx(ctx context.Context, tx *wtx, q *broker.Question, copies []broker.Target) error {
 	id, at := q.ID, ms(q.CreatedAt)
 	for len(copies) >= 2 {
 		a, b := copies[0], copies[1]
@@ -121,7 +121,7 @@ func (s *Store) addCopiesTx(ctx context.Context, tx *sql.Tx, q *broker.Question,
 // (Resolve): one for every target it has a post task to (its route's
 // but the in-process ones, and any an escalation added), due at once,
 // even for a resolution dated later (a timeout recorded at its deadline).
-func (s *Store) editTasksTx(ctx context.Context, tx *sql.Tx, q *broker.Question, at time.Time) error {
+func (s *Store) editTasksTx(ctx context.Context, tx *wtx, q *broker.Question, at time.Time) error {
 	due := min(ms(at), ms(time.Now()))
 	rows, err := tx.StmtContext(ctx, s.stmts.postTargets).QueryContext(ctx, q.ID)
 	if err != nil {
@@ -156,7 +156,7 @@ func (s *Store) EnqueuePlatformWork(ctx context.Context, id string, kind broker.
 			return fmt.Errorf("sqlite: enqueue platform work %s: %w: a target has no channel", id, broker.ErrInvalid)
 		}
 	}
-	return s.write(ctx, "enqueue platform work "+id, func(ctx context.Context, tx *sql.Tx) error {
+	return s.write(ctx, "enqueue platform work "+id, func(ctx context.Context, tx *wtx) error {
 		var exists int
 		if err := tx.StmtContext(ctx, s.stmts.exists).QueryRowContext(ctx, id).Scan(&exists); err != nil {
 			return err
@@ -192,7 +192,7 @@ func (s *Store) ClaimPlatformWork(ctx context.Context, questionID string, now ti
 		return nil, nil
 	}
 	var out []broker.PlatformTask
-	err := s.write(ctx, "claim platform work", func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, "claim platform work", func(ctx context.Context, tx *wtx) error {
 		rows, err := tx.StmtContext(ctx, claim).QueryContext(ctx, append(args, ms(now.Add(hold)), limit)...)
 		if err != nil {
 			return err
@@ -217,7 +217,7 @@ func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) e
 		return fmt.Errorf("sqlite: update platform work %s: %w: the task carries no claim", t.QuestionID, broker.ErrInvalid)
 	}
 	lastErr := clip(t.LastError)
-	return s.write(ctx, "update platform work "+t.QuestionID, func(ctx context.Context, tx *sql.Tx) error {
+	return s.write(ctx, "update platform work "+t.QuestionID, func(ctx context.Context, tx *wtx) error {
 		var gen, claim int64
 		var state string
 		err := tx.StmtContext(ctx, s.stmts.taskState).QueryRowContext(ctx, t.QuestionID, string(t.Kind), t.Target.Channel, t.Target.Chat).Scan(&gen, &claim, &state)
@@ -290,7 +290,7 @@ func (s *Store) Pace(ctx context.Context, key string, interval time.Duration, no
 	}
 	var at time.Time
 	var ok bool
-	err := s.write(ctx, "pace "+key, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, "pace "+key, func(ctx context.Context, tx *wtx) error {
 		var next int64
 		err := tx.QueryRowContext(ctx, `SELECT next_at FROM pacing WHERE key = ?`, key).Scan(&next)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -314,7 +314,7 @@ func (s *Store) HoldPace(ctx context.Context, key string, until time.Time) error
 	if key == "" {
 		return fmt.Errorf("sqlite: hold pace: %w: a key is needed", broker.ErrInvalid)
 	}
-	return s.write(ctx, "hold pace "+key, func(ctx context.Context, tx *sql.Tx) error {
+	return s.write(ctx, "hold pace "+key, func(ctx context.Context, tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO pacing (key, next_at) VALUES (?1, ?2)
 			ON CONFLICT DO UPDATE SET next_at = max(next_at, ?2)`, key, ms(until))
 		return err

@@ -21,15 +21,17 @@ func TestPragmas(t *testing.T) {
 	}
 	defer s.Close()
 	for _, c := range []struct {
-		name   string
-		db     *sql.DB
+		name string
+		db   interface {
+			QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+		}
 		pragma string
 		want   string
 	}{
-		{"writer", sqlite.WriterDB(s), "journal_mode", "wal"},
-		{"writer", sqlite.WriterDB(s), "synchronous", "1"},
-		{"writer", sqlite.WriterDB(s), "wal_autocheckpoint", "4000"},
-		{"writer", sqlite.WriterDB(s), "mmap_size", "0"},
+		{"writer", sqlite.WriterConn(s), "journal_mode", "wal"},
+		{"writer", sqlite.WriterConn(s), "synchronous", "1"},
+		{"writer", sqlite.WriterConn(s), "wal_autocheckpoint", "4000"},
+		{"writer", sqlite.WriterConn(s), "mmap_size", "0"},
 		{"reader", sqlite.ReaderDB(s), "synchronous", "1"},
 		{"reader", sqlite.ReaderDB(s), "mmap_size", "268435456"},
 		{"reader", sqlite.ReaderDB(s), "query_only", "1"},

@@ -39,7 +39,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 		return nil, false, fmt.Errorf("sqlite: create %s: %w", q.ID, err)
 	}
 	var existing *broker.Question
-	err = s.write(ctx, "create "+q.ID, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.write(ctx, "create "+q.ID, func(ctx context.Context, tx *wtx) error {
 		existing = nil
 		if max > 0 {
 			var n int
@@ -96,7 +96,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 // when the key is known to be taken or the cap would refuse q, so that the
 // common Create (a new key) reads nothing before its insert: the unique
 // index questions_idempotency checks the key in the insert itself.
-func (s *Store) byKeyTx(ctx context.Context, tx *sql.Tx, q *broker.Question) (*broker.Question, error) {
+func (s *Store) byKeyTx(ctx context.Context, tx *wtx, q *broker.Question) (*broker.Question, error) {
 	if q.ToolCallID == "" {
 		return nil, nil
 	}
@@ -157,7 +157,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		return nil, fmt.Errorf("sqlite: resolve %s: %w: resolution has no time", id, broker.ErrInvalid)
 	}
 	var out *broker.Question
-	err := s.write(ctx, "resolve "+id, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, "resolve "+id, func(ctx context.Context, tx *wtx) error {
 		q, err := s.loadTx(ctx, tx, id)
 		if err != nil {
 			return err
@@ -242,7 +242,7 @@ func (s *Store) SetSelection(ctx context.Context, id string, i int, options []in
 // the result. A closed question gives a *broker.ClosedError.
 func (s *Store) modify(ctx context.Context, op, id string, fn func(q *broker.Question) error) (*broker.Question, error) {
 	var out *broker.Question
-	err := s.write(ctx, op, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, op, func(ctx context.Context, tx *wtx) error {
 		q, err := s.loadTx(ctx, tx, id)
 		if err != nil {
 			return err
@@ -266,7 +266,7 @@ func (s *Store) modify(ctx context.Context, op, id string, fn func(q *broker.Que
 }
 
 // loadTx reads a question inside a write transaction.
-func (s *Store) loadTx(ctx context.Context, tx *sql.Tx, id string) (*broker.Question, error) {
+func (s *Store) loadTx(ctx context.Context, tx *wtx, id string) (*broker.Question, error) {
 	var raw []byte
 	err := tx.StmtContext(ctx, s.stmts.getWrite).QueryRowContext(ctx, id).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -279,7 +279,7 @@ func (s *Store) loadTx(ctx context.Context, tx *sql.Tx, id string) (*broker.Ques
 }
 
 // saveTx writes back a pending question changed in a write transaction.
-func (s *Store) saveTx(ctx context.Context, tx *sql.Tx, q *broker.Question) error {
+func (s *Store) saveTx(ctx context.Context, tx *wtx, q *broker.Question) error {
 	data, err := json.Marshal(q)
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)

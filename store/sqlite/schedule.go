@@ -35,7 +35,7 @@ func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]s
 // the mark. A closed question reports false.
 func (s *Store) ClaimReminder(ctx context.Context, id string, n int) (bool, error) {
 	claimed := false
-	err := s.write(ctx, "claim reminder "+id, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, "claim reminder "+id, func(ctx context.Context, tx *wtx) error {
 		q, err := s.loadTx(ctx, tx, id)
 		if err != nil {
 			return err

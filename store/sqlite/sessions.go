@@ -20,7 +20,7 @@ func (s *Store) CreateSession(ctx context.Context, digest string, expires time.T
 	if digest == "" {
 		return fmt.Errorf("sqlite: create session: %w: empty digest", broker.ErrInvalid)
 	}
-	return s.write(ctx, "create session", func(ctx context.Context, tx *sql.Tx) error {
+	return s.write(ctx, "create session", func(ctx context.Context, tx *wtx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM web_sessions WHERE expires_at <= ?`, ms(time.Now())); err != nil {
 			return err
 		}
@@ -48,7 +48,7 @@ func (s *Store) CheckSession(ctx context.Context, digest string, now time.Time) 
 
 // DeleteSession removes the session stored under digest, if any.
 func (s *Store) DeleteSession(ctx context.Context, digest string) error {
-	return s.write(ctx, "delete session", func(ctx context.Context, tx *sql.Tx) error {
+	return s.write(ctx, "delete session", func(ctx context.Context, tx *wtx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM web_sessions WHERE digest = ?`, digest)
 		return err
 	})

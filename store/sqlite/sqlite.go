@@ -94,17 +94,28 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		reader.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, describe(err))
 	}
-	st, err := prepare(ctx, writer, reader)
+	// The committer keeps the writer's one connection from here to Close
+	// (writer.go): its transactions and prepared statements are on it.
+	wconn, err := writer.Conn(ctx)
 	if err != nil {
 		writer.Close()
 		reader.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, describe(err))
+	}
+	closeAll := func() {
+		wconn.Close()
+		writer.Close()
+		reader.Close()
+	}
+	st, err := prepare(ctx, wconn, reader)
+	if err != nil {
+		closeAll()
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, describe(err))
 	}
-	c, err := startCommitter(ctx, writer)
+	c, err := startCommitter(ctx, wconn)
 	if err != nil {
 		st.close()
-		writer.Close()
-		reader.Close()
+		closeAll()
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, describe(err))
 	}
 	return &Store{path: path, writer: writer, reader: reader, stmts: st, feed: newFeed(), committer: c, decoded: newDecodedCache()}, nil
@@ -156,7 +167,8 @@ func (s *Store) Close() error {
 		s.stmts.close()
 		// Keep the query planner's statistics fresh for the next run;
 		// SQLite recommends this before closing a long-lived connection.
-		s.writer.Exec(`PRAGMA optimize`) //nolint:errcheck // an optimization only
+		s.committer.conn.ExecContext(context.Background(), `PRAGMA optimize`) //nolint:errcheck // an optimization only
+		s.committer.conn.Close()                                              //nolint:errcheck // the pool's Close reports
 		rerr := s.reader.Close()
 		werr := s.writer.Close()
 		if err := errors.Join(werr, rerr); err != nil {
@@ -171,7 +183,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	if s.closed.Load() {
 		return s.fail("ping", errStoreClosed)
 	}
-	if err := s.writer.PingContext(ctx); err != nil {
+	if err := s.committer.conn.PingContext(ctx); err != nil {
 		return s.fail("ping", err)
 	}
 	var n int

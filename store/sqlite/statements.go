@@ -110,10 +110,18 @@ const (
 	) ORDER BY seq DESC LIMIT 1`
 )
 
-func prepare(ctx context.Context, writer, reader *sql.DB) (*statements, error) {
+// preparer is the writer connection (*sql.Conn) or the readers' pool
+// (*sql.DB).
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// prepare prepares the writes' statements on the writer connection, the
+// committer's, and the reads' on the readers' pool.
+func prepare(ctx context.Context, writer *sql.Conn, reader *sql.DB) (*statements, error) {
 	st := &statements{}
 	var err error
-	p := func(db *sql.DB, query string) *sql.Stmt {
+	p := func(db preparer, query string) *sql.Stmt {
 		if err != nil {
 			return nil
 		}

@@ -15,7 +15,7 @@ import (
 // transaction.
 func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendment) (*broker.Question, error) {
 	var out *broker.Question
-	err := s.write(ctx, "amend "+id, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.write(ctx, "amend "+id, func(ctx context.Context, tx *wtx) error {
 		q, err := s.loadTx(ctx, tx, id)
 		if errors.Is(err, broker.ErrNotFound) {
 			return fmt.Errorf("sqlite: amend %s: %w", id, broker.ErrNotFound)
@@ -73,7 +73,7 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 	return out, nil
 }
 
-func insertAudit(ctx context.Context, tx *sql.Tx, id string, entries []broker.AuditEntry) error {
+func insertAudit(ctx context.Context, tx *wtx, id string, entries []broker.AuditEntry) error {
 	for _, e := range entries {
 		e.At = utcMS(e.At)
 		data, err := json.Marshal(e)
@@ -89,7 +89,7 @@ func insertAudit(ctx context.Context, tx *sql.Tx, id string, entries []broker.Au
 
 // AddAudit appends entries to the audit log of a question.
 func (s *Store) AddAudit(ctx context.Context, id string, entries ...broker.AuditEntry) error {
-	return s.write(ctx, "audit "+id, func(ctx context.Context, tx *sql.Tx) error {
+	return s.write(ctx, "audit "+id, func(ctx context.Context, tx *wtx) error {
 		var one int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM questions WHERE id = ?`, id).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -18,8 +18,38 @@ var linger = true
 // writeReq is one write waiting for the committer.
 type writeReq struct {
 	ctx  context.Context
-	fn   func(ctx context.Context, tx *sql.Tx) error
+	fn   func(ctx context.Context, tx *wtx) error
 	done chan error // capacity 1: the committer never waits for the caller
+}
+
+// wtx is the transaction a write runs in: the writer connection, which
+// the committer keeps for itself from Open to Close, while the
+// committer's transaction is open. The statements a write runs are
+// prepared on that connection once (statements.go), so running one costs
+// no per-transaction copy of it, as database/sql's Tx.StmtContext makes,
+// and no bookkeeping of a Tx. A write must use it only until it returns.
+type wtx struct{ conn *sql.Conn }
+
+// StmtContext returns st, a statement prepared on the writer connection,
+// to run in the transaction. It keeps a write's use of its statements
+// reading as it does with a database/sql Tx.
+func (tx *wtx) StmtContext(_ context.Context, st *sql.Stmt) *sql.Stmt { return st }
+
+// ExecContext runs a statement that is not prepared ahead in the
+// transaction.
+func (tx *wtx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.conn.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs a query that is not prepared ahead in the transaction.
+func (tx *wtx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return tx.conn.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a query that is not prepared ahead in the
+// transaction.
+func (tx *wtx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return tx.conn.QueryRowContext(ctx, query, args...)
 }
 
 // committer owns the writer connection. It runs the writes that arrive
@@ -28,9 +58,12 @@ type writeReq struct {
 // write that fails is rolled back to its savepoint without touching the
 // others. A lone write runs in a transaction of its own.
 type committer struct {
-	db *sql.DB
-	// savepoint, rollbackTo and release are prepared once: a group
-	// commit runs one of each per write.
+	conn *sql.Conn
+	// The statements that begin and end transactions and savepoints are
+	// prepared once: a group commit runs a savepoint and its release
+	// per write. BEGIN IMMEDIATE takes the write lock at once, so that a
+	// transaction never fails for a lock it would take later.
+	begin, commitTx, rollback      *sql.Stmt
 	savepoint, rollbackTo, release *sql.Stmt
 	reqs                           chan *writeReq
 	// commits and writes count the transactions committed or tried and
@@ -40,14 +73,17 @@ type committer struct {
 	done            chan struct{}
 }
 
-func startCommitter(ctx context.Context, db *sql.DB) (*committer, error) {
-	c := &committer{db: db, reqs: make(chan *writeReq), stop: make(chan struct{}), done: make(chan struct{})}
+func startCommitter(ctx context.Context, conn *sql.Conn) (*committer, error) {
+	c := &committer{conn: conn, reqs: make(chan *writeReq), stop: make(chan struct{}), done: make(chan struct{})}
 	var err error
 	for _, p := range []struct {
 		st  **sql.Stmt
 		sql string
-	}{{&c.savepoint, `SAVEPOINT w`}, {&c.rollbackTo, `ROLLBACK TO w`}, {&c.release, `RELEASE w`}} {
-		if *p.st, err = db.PrepareContext(ctx, p.sql); err != nil {
+	}{
+		{&c.begin, `BEGIN IMMEDIATE`}, {&c.commitTx, `COMMIT`}, {&c.rollback, `ROLLBACK`},
+		{&c.savepoint, `SAVEPOINT w`}, {&c.rollbackTo, `ROLLBACK TO w`}, {&c.release, `RELEASE w`},
+	} {
+		if *p.st, err = conn.PrepareContext(ctx, p.sql); err != nil {
 			c.closeStmts()
 			return nil, err
 		}
@@ -58,7 +94,7 @@ func startCommitter(ctx context.Context, db *sql.DB) (*committer, error) {
 
 // closeStmts frees the committer's statements.
 func (c *committer) closeStmts() {
-	for _, st := range []*sql.Stmt{c.savepoint, c.rollbackTo, c.release} {
+	for _, st := range []*sql.Stmt{c.begin, c.commitTx, c.rollback, c.savepoint, c.rollbackTo, c.release} {
 		if st != nil {
 			st.Close() //nolint:errcheck // closing a statement only frees memory
 		}
@@ -76,7 +112,7 @@ func (c *committer) close() {
 // has failed. fn gets a context that is not cancelled while it runs: once
 // a write has started it finishes, so that a caller giving up cannot
 // interrupt a transaction shared with others.
-func (s *Store) write(ctx context.Context, op string, fn func(ctx context.Context, tx *sql.Tx) error) error {
+func (s *Store) write(ctx context.Context, op string, fn func(ctx context.Context, tx *wtx) error) error {
 	if s.closed.Load() {
 		return s.fail(op, errStoreClosed)
 	}
@@ -147,21 +183,21 @@ func (c *committer) commit(batch []*writeReq) []error {
 		return errs
 	}
 	ctx := context.Background()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
+	if _, err := c.begin.ExecContext(ctx); err != nil {
 		return all(err)
 	}
+	tx := &wtx{conn: c.conn}
 	if len(batch) == 1 {
 		r := batch[0]
 		if err := r.ctx.Err(); err != nil {
-			tx.Rollback() //nolint:errcheck // nothing was written
+			c.abort(ctx)
 			return all(err)
 		}
 		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
-			tx.Rollback() //nolint:errcheck // the write's own error is the one to report
+			c.abort(ctx)
 			return all(err)
 		}
-		if err := tx.Commit(); err != nil {
+		if err := c.end(ctx); err != nil {
 			return all(err)
 		}
 		return errs
@@ -171,25 +207,44 @@ func (c *committer) commit(batch []*writeReq) []error {
 			errs[i] = err
 			continue
 		}
-		if _, err := tx.StmtContext(ctx, c.savepoint).ExecContext(ctx); err != nil {
-			tx.Rollback() //nolint:errcheck // the transaction is lost either way
+		if _, err := c.savepoint.ExecContext(ctx); err != nil {
+			c.abort(ctx)
 			return all(err)
 		}
 		if errs[i] = r.fn(context.WithoutCancel(r.ctx), tx); errs[i] != nil {
-			if _, err := tx.StmtContext(ctx, c.rollbackTo).ExecContext(ctx); err != nil {
-				tx.Rollback() //nolint:errcheck // the transaction is lost either way
+			if _, err := c.rollbackTo.ExecContext(ctx); err != nil {
+				c.abort(ctx)
 				return all(fmt.Errorf("%w (and rolling back a failed write: %w)", errs[i], err))
 			}
 		}
-		if _, err := tx.StmtContext(ctx, c.release).ExecContext(ctx); err != nil {
-			tx.Rollback() //nolint:errcheck // the transaction is lost either way
+		if _, err := c.release.ExecContext(ctx); err != nil {
+			c.abort(ctx)
 			return all(err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := c.end(ctx); err != nil {
 		// Nothing was written, and a *broker.ClosedError seen inside the
 		// transaction may describe a resolution that did not happen.
 		return all(err)
 	}
 	return errs
+}
+
+// end commits the transaction. When the commit fails, the transaction is
+// rolled back, so that the next one begins on a connection with none
+// open: SQLite keeps a transaction open after some failed commits (a
+// busy lock), and undoes it itself after others.
+func (c *committer) end(ctx context.Context) error {
+	if _, err := c.commitTx.ExecContext(ctx); err != nil {
+		c.abort(ctx)
+		return err
+	}
+	return nil
+}
+
+// abort rolls the transaction back. Its error is not reported: the
+// write's own error is the one to report, and when SQLite has undone the
+// transaction already there is nothing left to roll back.
+func (c *committer) abort(ctx context.Context) {
+	c.rollback.ExecContext(ctx) //nolint:errcheck // see above
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // TestSharedCommitsKeepWritesApart sends writes that succeed and writes
@@ -88,5 +90,50 @@ func TestCancelledWriteChangesNothing(t *testing.T) {
 	}
 	if _, err := s.Get(context.Background(), q.ID); !errors.Is(err, broker.ErrNotFound) {
 		t.Fatalf("Get after a cancelled Create: err = %v, want ErrNotFound", err)
+	}
+}
+
+// TestFailedTransactionsLeaveNothingOpen fails a lone write after it has
+// written, and a commit (a deferred foreign key that does not hold): each
+// fails alone, changes nothing, and the next write on the committer's
+// connection begins and commits as usual.
+func TestFailedTransactionsLeaveNothingOpen(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	count := func() int {
+		t.Helper()
+		var n int
+		if err := sqlite.ReaderDB(s).QueryRowContext(ctx, `SELECT count(*) FROM web_sessions`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	insert := func(digest string) string {
+		return "INSERT INTO web_sessions (digest, expires_at) VALUES ('" + digest + "', 0)"
+	}
+	own := errors.New("the write's own failure")
+	if err := sqlite.WriteSQL(ctx, s, own, insert("a")); !errors.Is(err, own) {
+		t.Fatalf("failing write: err = %v, want its own error", err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("after a failed write: %d sessions stored, want 0", n)
+	}
+	err := sqlite.WriteSQL(ctx, s, nil, `PRAGMA defer_foreign_keys = ON`, insert("b"),
+		`INSERT INTO audit (question_id, data) VALUES ('no-such-question', '{}')`)
+	if err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
+		t.Fatalf("commit breaking a deferred foreign key: err = %v, want the constraint's error", err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("after a failed commit: %d sessions stored, want 0", n)
+	}
+	if err := sqlite.WriteSQL(ctx, s, nil, insert("c")); err != nil {
+		t.Fatalf("write after the failures: %v", err)
+	}
+	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
+	if _, _, err := s.Create(ctx, q); err != nil {
+		t.Fatalf("Create after the failures: %v", err)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("after the last write: %d sessions stored, want 1", n)
 	}
 }
