@@ -116,8 +116,15 @@ func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
 	if s.closed.Load() {
 		return nil, s.fail("get "+id, errStoreClosed)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, s.fail("get "+id, err)
+	}
+	// A read by primary key takes microseconds, so it runs without the
+	// caller's cancellation: with it, database/sql starts a goroutine per
+	// query to watch the context, and the driver installs a progress
+	// handler and starts another, on the hottest read of the bridge.
 	var raw []byte
-	err := s.stmts.getRead.QueryRowContext(ctx, id).Scan(&raw)
+	err := s.stmts.getRead.QueryRowContext(context.WithoutCancel(ctx), id).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlite: get %s: %w", id, broker.ErrNotFound)
 	}

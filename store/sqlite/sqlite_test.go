@@ -169,3 +169,22 @@ func TestNewFileIsPrivate(t *testing.T) {
 		t.Fatalf("new database file has mode %v, want 0600: it holds questions and answers", perm)
 	}
 }
+
+// TestGetHonoursCancelledContext: Get reads without the caller's
+// cancellation once started, but a context cancelled before is refused
+// with its error, as every other call.
+func TestGetHonoursCancelledContext(t *testing.T) {
+	s := openTemp(t)
+	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
+	if _, _, err := s.Create(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if got, err := s.Get(ctx, q.ID); err != nil || got.ID != q.ID {
+		t.Fatalf("Get = %v, %v; want question %s", got, err, q.ID)
+	}
+	cancel()
+	if got, err := s.Get(ctx, q.ID); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Get with a cancelled context = %v, %v; want context.Canceled", got, err)
+	}
+}
