@@ -74,6 +74,10 @@ type Broker struct {
 
 	mu      sync.Mutex
 	waiters map[string]map[chan *Question]struct{}
+	// resolving counts the Resolve calls of this instance under way, by
+	// question: the feed's wake for such a question is left to the call,
+	// which wakes the waiters with the question it has (wait.go).
+	resolving map[string]int
 	// followers are woken by any resolution of their agent (wait.go).
 	followers map[string]map[chan struct{}]struct{}
 
@@ -135,6 +139,7 @@ func New(cfg Config) (*Broker, error) {
 		cfg: cfg, store: cfg.Store, log: cfg.Logger,
 		channels:  map[string]Channel{},
 		waiters:   map[string]map[chan *Question]struct{}{},
+		resolving: map[string]int{},
 		followers: map[string]map[chan struct{}]struct{}{},
 		ocfg:      cfg.Outbox.withDefaults(), kick: make(chan struct{}, 1),
 		due: newDueSignal(), known: newKnown(), outboxDue: newDueSignal(),
@@ -167,7 +172,7 @@ func (b *Broker) Run(ctx context.Context) {
 		// Forgotten before the waiters wake: a waiter that started on
 		// the remembered copy reads the store (known.go).
 		b.known.forget(r.ID)
-		b.wake(r.ID, nil)
+		b.wakeFromFeed(r.ID)
 		b.wakeFollowers(r)
 	}
 }
@@ -319,18 +324,22 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 	if r.ResolvedAt.IsZero() {
 		r.ResolvedAt = b.cfg.Now().UTC().Truncate(time.Millisecond)
 	}
+	b.startResolving(id)
 	q, err := b.store.Resolve(ctx, id, r)
 	// Resolved, closed before, or unknown: in any case no longer the
 	// pending question remembered, and forgotten before the wake.
 	b.known.forget(id)
 	if err != nil {
+		// Whatever happened to the question, its waiters read it again:
+		// the feed's wake, if any, was left to this call.
+		b.endResolving(id, nil)
 		return q, err
 	}
+	b.endResolving(id, q)
 	b.log.Info("question resolved", "question_id", q.ID, "status", q.Status, "fallback", q.Fallback)
 	if b.cfg.Observer != nil {
 		b.cfg.Observer.Resolved(q)
 	}
-	b.wake(id, q)
 	b.updateCopies(q)
 	return q, nil
 }

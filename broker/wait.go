@@ -147,6 +147,47 @@ func (b *Broker) wake(id string, resolved *Question) {
 	signal(b.waiters[id])
 }
 
+// startResolving notes that this instance is resolving id, until
+// endResolving. The store publishes a resolution on its feed before its
+// Resolve returns, so without this the feed's wake, which carries no
+// question, would reach the waiters first and each would read the
+// question back from the store, although the resolving call is about to
+// hand it to them.
+func (b *Broker) startResolving(id string) {
+	b.mu.Lock()
+	b.resolving[id]++
+	b.mu.Unlock()
+}
+
+// endResolving ends a startResolving and wakes the waiters of id with
+// resolved: the question as the store resolved it, or nil (read it
+// again) when the call failed, since a resolution that beat it may have
+// been published meanwhile and its wake left to this call.
+func (b *Broker) endResolving(id string, resolved *Question) {
+	b.mu.Lock()
+	if b.resolving[id]--; b.resolving[id] <= 0 {
+		delete(b.resolving, id)
+	}
+	b.mu.Unlock()
+	b.wake(id, resolved)
+}
+
+// wakeFromFeed wakes the waiters of a resolution published on the store's
+// feed (all of them for the empty id, the hint to re-check everything),
+// unless a Resolve of this instance is under way for it: that call wakes
+// them when it returns.
+func (b *Broker) wakeFromFeed(id string) {
+	if id != "" {
+		b.mu.Lock()
+		busy := b.resolving[id] > 0
+		b.mu.Unlock()
+		if busy {
+			return
+		}
+	}
+	b.wake(id, nil)
+}
+
 // Follow returns a channel that is signalled after each resolution of one
 // of the agent's questions, here or (with a shared store) on another
 // instance, and after a hint to re-check everything; stop ends it. A
