@@ -11,7 +11,9 @@
 // from an allowed responder, and resolves the question with a compare-and-set
 // in the Store. The winner's result is published on the store's resolution
 // feed, which wakes waiters on every instance, and every posted copy of the
-// question is updated to show the outcome.
+// question is updated to show the outcome. On the instance that resolved
+// it, the waiters get the resolved question from the resolving call itself
+// and the feed's wake for it is skipped, so that none reads it back.
 //
 // Every control a channel draws is built from the broker, never re-derived:
 // a PromptRef (question id, 0-based prompt, prompt count) names the prompt
