@@ -30,6 +30,12 @@ func (s *readCounter) Get(ctx context.Context, id string) (*broker.Question, err
 // makes it: the cycle of askbench, without HTTP.
 func newTextEnv(tb testing.TB) (*broker.Broker, *readCounter) {
 	tb.Helper()
+	return newTextEnvOn(tb, func(st *readCounter) broker.Store { return st })
+}
+
+// newTextEnvOn is newTextEnv with the broker on wrap(st) instead of st.
+func newTextEnvOn(tb testing.TB, wrap func(*readCounter) broker.Store) (*broker.Broker, *readCounter) {
+	tb.Helper()
 	sq, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "b.db"))
 	if err != nil {
 		tb.Fatal(err)
@@ -37,7 +43,7 @@ func newTextEnv(tb testing.TB) (*broker.Broker, *readCounter) {
 	st := &readCounter{Store: sq}
 	tb.Cleanup(func() { sq.Close() })
 	b, err := broker.New(broker.Config{
-		Store:  st,
+		Store:  wrap(st),
 		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: cli.Name}}}},
 		Logger: slog.New(slog.DiscardHandler),
 	})

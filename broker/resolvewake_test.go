@@ -2,14 +2,11 @@ package broker_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // lateResolver is the SQLite store, counting its reads, whose Resolve
@@ -29,25 +26,8 @@ func (s lateResolver) Resolve(ctx context.Context, id string, r broker.Resolutio
 // before its Resolve returns, so the feed's wake (which carries no
 // question) must not reach the waiter first.
 func TestLocalResolutionHandsQuestionToWaiters(t *testing.T) {
-	sq, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sq.Close() })
-	st := &readCounter{Store: sq}
-	b, err := broker.New(broker.Config{
-		Store:  lateResolver{st},
-		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: cli.Name}}}},
-		Logger: slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Register(&cli.Channel{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; b.Close() })
+	b, st := newTextEnvOn(t, func(st *readCounter) broker.Store { return lateResolver{st} })
+	ctx := context.Background()
 
 	const rounds = 20
 	for i := range rounds {

@@ -33,27 +33,15 @@ func hotCases(b *testing.B, fn func(b *testing.B, inProcess bool)) {
 	b.Run("outbox", func(b *testing.B) { fn(b, false) })
 }
 
-// BenchmarkCreateDefault is the Create of an ask on the default route.
+// BenchmarkCreateDefault is the Create of an ask on the default route;
+// "keyed" carries a session and a new tool call id each time, as agents
+// send them on every ask but a retry.
 func BenchmarkCreateDefault(b *testing.B) {
-	hotCases(b, func(b *testing.B, inProcess bool) {
-		s := openTemp(b)
-		ctx := context.Background()
-		now := time.Now()
-		ids := benchIDs(b.N)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := range b.N {
-			if _, _, err := s.CreateCapped(ctx, hotQuestion(ids[i], now, inProcess), 1<<30); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	hotCases(b, func(b *testing.B, inProcess bool) { benchCreate(b, inProcess, false) })
+	b.Run("keyed", func(b *testing.B) { benchCreate(b, true, true) })
 }
 
-// BenchmarkCreateKeyed is the Create of an ask on the default route
-// that carries a session and a tool call id, as agents send them: the
-// idempotency key is new each time, as on every ask but a retry.
-func BenchmarkCreateKeyed(b *testing.B) {
+func benchCreate(b *testing.B, inProcess, keyed bool) {
 	s := openTemp(b)
 	ctx := context.Background()
 	now := time.Now()
@@ -61,8 +49,10 @@ func BenchmarkCreateKeyed(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		q := hotQuestion(ids[i], now, true)
-		q.SessionID, q.ToolCallID = "session-"+strconv.Itoa(i%100), "call-"+strconv.Itoa(i)
+		q := hotQuestion(ids[i], now, inProcess)
+		if keyed {
+			q.SessionID, q.ToolCallID = "session-"+strconv.Itoa(i%100), "call-"+strconv.Itoa(i)
+		}
 		if _, created, err := s.CreateCapped(ctx, q, 1<<30); err != nil || !created {
 			b.Fatalf("Create %s: created=%v, %v", q.ID, created, err)
 		}
