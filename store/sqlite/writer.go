@@ -32,7 +32,9 @@ type wtx struct{ conn *sql.Conn }
 
 // StmtContext returns st, a statement prepared on the writer connection,
 // to run in the transaction. It keeps a write's use of its statements
-// reading as it does with a database/sql Tx.
+// reading as it does with a database/sql Tx. st must be one of the
+// statements prepare puts on the writer (statements.go): one prepared on
+// the readers' pool would run there, outside the transaction.
 func (tx *wtx) StmtContext(_ context.Context, st *sql.Stmt) *sql.Stmt { return st }
 
 // ExecContext runs a statement that is not prepared ahead in the
