@@ -37,9 +37,14 @@ func newTTLMemo() *ttlMemo { return &ttlMemo{until: make(map[string]int64)} }
 // due reports whether key needs its TTL given again at now.
 func (m *ttlMemo) due(key string, now time.Time) bool {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dueLocked(key, now.UnixNano())
+}
+
+// dueLocked is due at now (Unix ns), with m.mu held.
+func (m *ttlMemo) dueLocked(key string, now int64) bool {
 	u, ok := m.until[key]
-	m.mu.Unlock()
-	return !ok || now.UnixNano() >= u
+	return !ok || now >= u
 }
 
 // plan tells a script which of keys to renew at now: one digit per key,
@@ -48,9 +53,12 @@ func (m *ttlMemo) due(key string, now time.Time) bool {
 // written them.
 func (m *ttlMemo) plan(now time.Time, keys []string) (digits string, renew []string) {
 	d := make([]byte, len(keys))
+	ns := now.UnixNano()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for i, k := range keys {
 		d[i] = '0'
-		if k != "" && m.due(k, now) {
+		if k != "" && m.dueLocked(k, ns) {
 			d[i] = '1'
 			renew = append(renew, k)
 		}

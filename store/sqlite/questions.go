@@ -40,7 +40,6 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 	}
 	var existing *broker.Question
 	err = s.write(ctx, "create "+q.ID, func(ctx context.Context, tx *wtx) error {
-		existing = nil
 		if max > 0 {
 			var n int
 			err := tx.StmtContext(ctx, s.stmts.pendingCount).QueryRowContext(ctx, nq.Agent).Scan(&n)
