@@ -298,7 +298,7 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*
 // Get returns the agent's question, or ErrNotFound (also for another
 // agent's question).
 func (b *Broker) Get(ctx context.Context, agent, id string) (*Question, error) {
-	q, err := b.store.Get(ctx, id)
+	q, err := b.settled(ctx, id)
 	if err == nil && q.Agent != agent {
 		err = ErrNotFound
 	}
@@ -310,6 +310,15 @@ func (b *Broker) Get(ctx context.Context, agent, id string) (*Question, error) {
 		return nil, err
 	}
 	return q, nil
+}
+
+// settled returns question id as it was resolved here moments ago
+// (known.go), or reads it from the store.
+func (b *Broker) settled(ctx context.Context, id string) (*Question, error) {
+	if q := b.known.settled(id, b.cfg.Now()); q != nil {
+		return q, nil
+	}
+	return b.store.Get(ctx, id)
 }
 
 // List returns questions matching f.
@@ -335,6 +344,7 @@ func (b *Broker) Resolve(ctx context.Context, id string, r Resolution) (*Questio
 		b.endResolving(id, nil)
 		return q, err
 	}
+	b.known.settle(q)
 	b.endResolving(id, q)
 	b.log.Info("question resolved", "question_id", q.ID, "status", q.Status, "fallback", q.Fallback)
 	if b.cfg.Observer != nil {

@@ -1,10 +1,23 @@
 package broker
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // knownMax bounds the pending questions an instance remembers: at most
-// this many of the latest asked here, about 1–2 KiB each.
+// this many of the latest asked here, about 1–2 KiB each. The questions
+// resolved here are bounded alike.
 const knownMax = 1024
+
+// MinRetention is the shortest time a store keeps a resolved question
+// before a purge may remove it (store.retention); settledFor is how long
+// after its resolution a question resolved here is served from memory,
+// well inside it, so that no question is served after a purge removed it.
+const (
+	MinRetention = time.Minute
+	settledFor   = MinRetention / 2
+)
 
 // known remembers the pending questions asked on this instance as it
 // stored them, so that the commonest cycle (an ask, the agent's wait, an
@@ -30,6 +43,15 @@ const knownMax = 1024
 //
 // Every change made here forgets the question (forget), and so does
 // every hint of the feed; the oldest are forgotten beyond knownMax.
+//
+// known also keeps the questions resolved here (settle), as the store's
+// Resolve returned them, for settledFor after their resolution. A
+// resolved question never changes in the store (every write is a
+// compare-and-set on a pending question) until a purge removes it, and
+// no purge removes a question resolved less than MinRetention ago, so a
+// settled copy is the store's: the long-poll that arrives after the
+// answer, the commonest case when an answer is quick, and a read of the
+// result need not read the question back (settled).
 type known struct {
 	mu   sync.Mutex
 	byID map[string]*Question
@@ -37,10 +59,49 @@ type known struct {
 	// slot the next one takes, forgetting the id that was there.
 	ring []string
 	next int
+	// done, doneRing and doneNext are the same for the settled questions.
+	done     map[string]*Question
+	doneRing []string
+	doneNext int
 }
 
 func newKnown() *known {
-	return &known{byID: make(map[string]*Question, knownMax), ring: make([]string, knownMax)}
+	return &known{
+		byID: make(map[string]*Question, knownMax), ring: make([]string, knownMax),
+		done: make(map[string]*Question, knownMax), doneRing: make([]string, knownMax),
+	}
+}
+
+// settle keeps q, a question the store has just resolved, which callers
+// must not change afterwards.
+func (k *known) settle(q *Question) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, ok := k.done[q.ID]; ok {
+		return
+	}
+	if old := k.doneRing[k.doneNext]; old != "" {
+		delete(k.done, old)
+	}
+	k.doneRing[k.doneNext] = q.ID
+	k.doneNext = (k.doneNext + 1) % len(k.doneRing)
+	k.done[q.ID] = q
+}
+
+// settled returns question id as it was resolved here, when that was
+// less than settledFor before now; nil otherwise. It is shared: callers
+// must not change it.
+func (k *known) settled(id string, now time.Time) *Question {
+	k.mu.Lock()
+	q := k.done[id]
+	k.mu.Unlock()
+	if q == nil {
+		return nil
+	}
+	if age := now.Sub(q.ResolvedAt); age < 0 || age >= settledFor {
+		return nil
+	}
+	return q
 }
 
 // remember keeps q, which callers must not change afterwards.
@@ -63,7 +124,8 @@ func (k *known) get(id string) *Question {
 	return k.byID[id]
 }
 
-// forget drops question id, or every question when id is "".
+// forget drops the pending question id, or every pending question when
+// id is "". The settled questions stay: they no longer change.
 func (k *known) forget(id string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
@@ -36,6 +37,13 @@ func newTextEnv(tb testing.TB) (*broker.Broker, *readCounter) {
 // newTextEnvOn is newTextEnv with the broker on wrap(st) instead of st.
 func newTextEnvOn(tb testing.TB, wrap func(*readCounter) broker.Store) (*broker.Broker, *readCounter) {
 	tb.Helper()
+	return newTextEnvAt(tb, wrap, nil)
+}
+
+// newTextEnvAt is newTextEnvOn with the broker's clock now (time.Now
+// when nil).
+func newTextEnvAt(tb testing.TB, wrap func(*readCounter) broker.Store, now func() time.Time) (*broker.Broker, *readCounter) {
+	tb.Helper()
 	sq, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "b.db"))
 	if err != nil {
 		tb.Fatal(err)
@@ -46,6 +54,7 @@ func newTextEnvOn(tb testing.TB, wrap func(*readCounter) broker.Store) (*broker.
 		Store:  wrap(st),
 		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: cli.Name}}}},
 		Logger: slog.New(slog.DiscardHandler),
+		Now:    now,
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -13,6 +13,11 @@ import (
 // ctx ended first). While it waits it renews the question's lease, if it
 // has one.
 func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) {
+	if q := b.known.settled(id, b.cfg.Now()); q != nil && q.Agent == agent {
+		// Resolved here moments ago (known.go): the answer beat the
+		// long-poll, and the question will not change any more.
+		return q, nil
+	}
 	wake := b.addWaiter(id)
 	defer b.removeWaiter(id, wake)
 	// Reads outlive ctx: a wait that ends (deadline, drain) still reports

@@ -40,7 +40,8 @@ type Options struct {
 	// (DefaultWorkers when zero), so reads overlap the store's writes.
 	Workers int
 	// Retention is how long resolved questions are kept before Run's
-	// hourly purge removes them (DefaultRetention when zero).
+	// hourly purge removes them (DefaultRetention when zero, at least
+	// broker.MinRetention).
 	Retention time.Duration
 	// Logger receives the sweeper's and the scheduler's messages.
 	Logger *slog.Logger
@@ -115,6 +116,7 @@ func New(b *broker.Broker, st Store, opts Options) *Sweeper {
 	if opts.Retention <= 0 {
 		opts.Retention = DefaultRetention
 	}
+	opts.Retention = max(opts.Retention, broker.MinRetention)
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}

@@ -79,6 +79,8 @@ func (c *Config) Validate() error {
 	}
 	if r := time.Duration(c.Retention); r < 0 {
 		return fmt.Errorf("store.retention: must not be negative")
+	} else if r > 0 && r < broker.MinRetention {
+		return fmt.Errorf("store.retention: %s is shorter than %s; an agent in pending mode must be able to come back for its answer", r, broker.MinRetention)
 	}
 	return nil
 }
