@@ -240,6 +240,13 @@ func parseNumbersOther(s string) ([]int, string, bool) {
 }
 
 func parseNumbers(s string) ([]int, bool) {
+	for _, r := range s {
+		// Only these can make a list Atoi reads; a label or a word is
+		// refused here, before Atoi would make an error for it.
+		if (r < '0' || r > '9') && r != '+' && r != '-' && r != ',' && !unicode.IsSpace(r) {
+			return nil, false
+		}
+	}
 	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 	if len(fields) == 0 {
 		return nil, false

@@ -41,19 +41,43 @@ const (
 // checkText returns a *FieldError naming field and the first character of
 // s that kind does not allow, with its position, or nil.
 func checkText(field, s string, kind textKind) error {
-	pos := 0
+	at, pos, r, why := refusal(s, kind)
+	switch why {
+	case "":
+		return nil
+	case notUTF8:
+		return fieldErr(field, "is not valid UTF-8 (byte %d)", at+1)
+	}
+	return fieldErr(field, "%s (%U) at character %d%s", why, r, pos, hint(r, kind))
+}
+
+// textAllowed reports whether checkText accepts s, without making its
+// error.
+func textAllowed(s string, kind textKind) bool {
+	_, _, _, why := refusal(s, kind)
+	return why == ""
+}
+
+// notUTF8 is what refusal says of a byte that is not UTF-8.
+const notUTF8 = "not UTF-8"
+
+// refusal finds the first character of s that kind does not allow: its
+// byte offset, its position in characters (from 1), the character, and
+// why it is refused (notUTF8 for a byte that is not UTF-8); why is ""
+// when s is allowed.
+func refusal(s string, kind textKind) (at, pos int, r rune, why string) {
 	for i, r := range s {
 		pos++
 		if r == utf8.RuneError {
 			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
-				return fieldErr(field, "is not valid UTF-8 (byte %d)", i+1)
+				return i, pos, r, notUTF8
 			}
 		}
 		if why := refusedRune(r, kind); why != "" {
-			return fieldErr(field, "%s (%U) at character %d%s", why, r, pos, hint(r, kind))
+			return i, pos, r, why
 		}
 	}
-	return nil
+	return 0, 0, 0, ""
 }
 
 // refusedRune says why r is not allowed in text of kind, or "".
@@ -188,6 +212,9 @@ func checkPromptText(f string, p Prompt) error {
 		return err
 	}
 	for k, o := range p.Options {
+		if textAllowed(o.Label, kindName) && textAllowed(o.Description, kindLine) && utf8.ValidString(o.Prefill) {
+			continue // the field names below are made only for an error
+		}
 		of := promptField(f, fmt.Sprintf("options[%d]", k))
 		if err := checkText(of+".label", o.Label, kindName); err != nil {
 			return err

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -83,9 +85,9 @@ func cleanPrompts(prompts []Prompt) ([]Prompt, error) {
 	out := make([]Prompt, len(prompts))
 	seen := map[string]bool{}
 	for i, p := range prompts {
-		f := fmt.Sprintf("questions[%d]", i)
-		if len(prompts) == 1 {
-			f = "question"
+		f := "question"
+		if len(prompts) > 1 {
+			f = "questions[" + strconv.Itoa(i) + "]"
 		}
 		if err := checkPromptText(f, p); err != nil {
 			return nil, err
@@ -115,11 +117,11 @@ func promptField(f, name string) string {
 }
 
 func validatePrompt(f string, p Prompt) error {
-	qf := f + ".question"
+	qf := "question"
 	if f == "question" {
-		qf = "question"
 		f = ""
 	} else {
+		qf = f + ".question"
 		f += "."
 	}
 	if strings.TrimSpace(p.Question) == "" {
@@ -142,42 +144,43 @@ func validatePrompt(f string, p Prompt) error {
 	}
 	labels := map[string]bool{}
 	for k, o := range p.Options {
-		of := fmt.Sprintf("%soptions[%d]", f, k)
+		// The option's field name is made only for an error.
+		of := func() string { return f + "options[" + strconv.Itoa(k) + "]" }
 		label := strings.TrimSpace(o.Label)
 		if label == "" {
-			return fieldErr(of+".label", "must not be empty")
+			return fieldErr(of()+".label", "must not be empty")
 		}
 		if hasRecommendedSuffix(label) && k > 0 {
-			return fieldErr(of+".label", "only the first option may be marked %q", strings.TrimSpace(RecommendedSuffix))
+			return fieldErr(of()+".label", "only the first option may be marked %q", strings.TrimSpace(RecommendedSuffix))
 		}
 		bare := BareLabel(label)
-		if words := len(strings.Fields(bare)); words < 1 || words > maxLabelWords {
-			return fieldErr(of+".label", "must be 1–%d words, got %d", maxLabelWords, words)
+		if words := countWords(bare); words < 1 || words > maxLabelWords {
+			return fieldErr(of()+".label", "must be 1–%d words, got %d", maxLabelWords, words)
 		}
 		if n := utf8.RuneCountInString(label); n > maxLabelChars {
-			return fieldErr(of+".label", "at most %d characters, got %d", maxLabelChars, n)
+			return fieldErr(of()+".label", "at most %d characters, got %d", maxLabelChars, n)
 		}
 		key := foldKey(bare)
 		if key == "other" {
-			return fieldErr(of+".label", "do not add an \"Other\" option: free text is offered unless other is false")
+			return fieldErr(of()+".label", "do not add an \"Other\" option: free text is offered unless other is false")
 		}
 		if key == "skip" {
-			return fieldErr(of+".label", "\"skip\" is a command word and cannot be a label")
+			return fieldErr(of()+".label", "\"skip\" is a command word and cannot be a label")
 		}
 		if _, isNum := parseNumbers(bare); isNum {
-			return fieldErr(of+".label", "a label cannot be only numbers: typed numbers pick options by position")
+			return fieldErr(of()+".label", "a label cannot be only numbers: typed numbers pick options by position")
 		}
 		if labels[key] {
-			return fieldErr(of+".label", "duplicate label %q: labels are compared ignoring case", label)
+			return fieldErr(of()+".label", "duplicate label %q: labels are compared ignoring case", label)
 		}
 		labels[key] = true
 		if n := utf8.RuneCountInString(o.Description); n > MaxDescriptionChar {
-			return fieldErr(of+".description", "at most %d characters, got %d", MaxDescriptionChar, n)
+			return fieldErr(of()+".description", "at most %d characters, got %d", MaxDescriptionChar, n)
 		}
 		switch o.Action {
 		case "", ActionEndTurn, ActionNewSession:
 		default:
-			return fieldErr(of+".action", "must be %q or %q, got %q", ActionEndTurn, ActionNewSession, o.Action)
+			return fieldErr(of()+".action", "must be %q or %q, got %q", ActionEndTurn, ActionNewSession, o.Action)
 		}
 	}
 	if len(p.Default) > 0 {
@@ -217,7 +220,26 @@ func labelDefaults(p Prompt) Prompt {
 }
 
 func hasRecommendedSuffix(label string) bool {
-	return strings.HasSuffix(strings.ToLower(strings.TrimSpace(label)), strings.ToLower(RecommendedSuffix))
+	// RecommendedSuffix is ASCII, and no other character lowers to one of
+	// its letters, so comparing its length of bytes ignoring case is
+	// comparing the lowered label's end.
+	label = strings.TrimSpace(label)
+	n := len(RecommendedSuffix)
+	return len(label) >= n && strings.EqualFold(label[len(label)-n:], RecommendedSuffix)
+}
+
+// countWords returns len(strings.Fields(s)) without making the fields.
+func countWords(s string) int {
+	n, inWord := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			inWord = false
+		} else if !inWord {
+			inWord = true
+			n++
+		}
+	}
+	return n
 }
 
 // BareLabel returns label without the " (Recommended)" mark.
