@@ -2,7 +2,9 @@ package sqlite_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -105,5 +107,59 @@ func TestReadsSeeEveryChange(t *testing.T) {
 	}
 	if _, err := a.Get(ctx, q.ID); err == nil {
 		t.Fatal("read a purged question")
+	}
+}
+
+// TestCreateReturnsWhatItStored checks that the question Create returns,
+// which it copies instead of decoding the text it stored, is that text
+// decoded: field for field for questions as the broker makes them, and
+// as JSON for any question, where a time's zone or an empty list that
+// the text leaves out may differ in Go but not in what anyone reads.
+func TestCreateReturnsWhatItStored(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	berlin := time.FixedZone("CET", 3600)
+	now := time.Now() // monotonic, in the local zone, with nanoseconds
+	empties := brokertest.NewQuestion(broker.NewID(), "a", now)
+	empties.Targets, empties.Responders, empties.Reminders = []broker.Target{}, []string{}, []time.Time{}
+	empties.Selections, empties.Progress = map[int][]int{}, []*broker.Answer{}
+	empties.Prompts[0].Default = broker.StringList{}
+	snoozed := brokertest.FullQuestion(broker.NewID(), "a", now)
+	snoozed.CreatedAt, snoozed.ExpiresAt = now.In(berlin), now.Add(time.Hour).In(berlin)
+	snoozed.Policy = broker.Policy{Quorum: 2, TimeoutMax: broker.Duration(90*time.Minute + 1500*time.Millisecond)}
+	snoozed.InProcess = []broker.Target{{Channel: "web"}}
+	for _, c := range []struct {
+		name      string
+		q         *broker.Question
+		fieldwise bool
+	}{
+		{"new", brokertest.NewQuestion(broker.NewID(), "a", now), true},
+		{"full", brokertest.FullQuestion(broker.NewID(), "agent-ü", now), true},
+		{"zones and policy", snoozed, true},
+		{"empty lists", empties, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, created, err := s.Create(ctx, c.q)
+			if err != nil || !created {
+				t.Fatalf("Create: %v (created %v)", err, created)
+			}
+			var raw []byte
+			if err := sqlite.ReaderDB(s).QueryRowContext(ctx, `SELECT data FROM questions WHERE id = ?`, c.q.ID).Scan(&raw); err != nil {
+				t.Fatal(err)
+			}
+			var decoded broker.Question
+			if err := json.Unmarshal(raw, &decoded); err != nil {
+				t.Fatal(err)
+			}
+			if enc, _ := json.Marshal(got); string(enc) != string(raw) {
+				t.Fatalf("Create returned\n%s\nand stored\n%s", enc, raw)
+			}
+			if c.fieldwise && !reflect.DeepEqual(got, &decoded) {
+				t.Fatalf("Create returned %#v,\nthe stored text decodes to %#v", got, &decoded)
+			}
+			if got.InProcess != nil {
+				t.Fatalf("Create returned the in-process targets %v, which are never stored", got.InProcess)
+			}
+		})
 	}
 }

@@ -37,8 +37,11 @@
 // after the commit; when several are waiting, the committer lets the
 // writers about to join run once before it commits. Reads use a separate
 // pool of read-only connections and never wait for the writer. A
-// question whose row text is the one last decoded is copied instead of
-// decoded again (decoded.go); the row is read every time.
+// question whose row text is the one last decoded or written here is
+// copied instead of decoded again (decoded.go); the row is read every
+// time. Create decodes nothing: the question it returns, and keeps for
+// those reads, is a copy of the one it encoded, with its times in UTC to
+// the millisecond as the text holds them.
 //
 // A resolution is one atomic step: the compare-and-set
 // (UPDATE … WHERE id = ? AND status = 'pending'), the event, and the
