@@ -19,7 +19,9 @@ import (
 //
 // The cache also keeps the body decoded, once: a question read again is a
 // copy (broker.Question.Clone) of the decoded body with the record's
-// changing fields applied, not a new JSON decode.
+// changing fields applied, not a new JSON decode. The body of a question
+// created here is not decoded at all: Create keeps a copy of what it
+// encoded, which is what a decode would give (createArgs).
 
 // bodyCacheSize bounds each of the cache's two generations.
 const bodyCacheSize = 2048
@@ -60,9 +62,11 @@ func (c *bodyCache) get(id string) (cachedBody, bool) {
 	return b, ok
 }
 
-// put keeps the body of id; an empty version or body is not kept.
-func (c *bodyCache) put(id, version, body string) {
-	if version == "" || body == "" {
+// put keeps body b of id, with b.q when it is set (the body as a
+// question, never changed afterwards); an empty version or body is not
+// kept.
+func (c *bodyCache) put(id string, b cachedBody) {
+	if b.version == "" || b.body == "" {
 		return
 	}
 	c.mu.Lock()
@@ -70,7 +74,7 @@ func (c *bodyCache) put(id, version, body string) {
 	if _, ok := c.cur[id]; !ok && len(c.cur) >= bodyCacheSize {
 		c.prev, c.cur = c.cur, make(map[string]cachedBody, bodyCacheSize)
 	}
-	c.cur[id] = cachedBody{version: version, body: body}
+	c.cur[id] = b
 }
 
 // base returns the decoded body of record r of question id, when the
@@ -110,7 +114,7 @@ func (c *bodyCache) version(id string) string {
 // the record has its body.
 func (c *bodyCache) fill(id string, r record) bool {
 	if r["j"] != "" {
-		c.put(id, r["bv"], r["j"])
+		c.put(id, cachedBody{version: r["bv"], body: r["j"]})
 		return true
 	}
 	b, ok := c.get(id)

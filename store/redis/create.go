@@ -159,7 +159,7 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 		}
 		switch v[0] {
 		case "ok":
-			s.bodies.put(st.ID, cb.version, cb.body)
+			s.bodies.put(st.ID, cb)
 			s.ttls.marked(ck.renewed, ck.at)
 			return holder{stored: true}, nil
 		case "taken":
@@ -236,7 +236,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, 
 	case -1:
 		return fmt.Errorf("redis store: create: %w", pendingLimit(max))
 	}
-	s.bodies.put(q.ID, cb.version, cb.body)
+	s.bodies.put(q.ID, cb)
 	s.ttls.marked(ck.renewed, ck.at)
 	return nil
 }
@@ -319,6 +319,13 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		return nil, nil, cachedBody{}, createKeys{}, fmt.Errorf("redis store: create: encode: %w", err)
 	}
 	body := string(raw)
+	cb := cachedBody{version: bv, body: body}
+	if decodesToItself(&bare) {
+		// The body as a question for the reads that follow, without
+		// decoding it (TestCreateKeepsItsBodyAsDecoded).
+		cb.q = bare.Clone()
+		cb.q.InProcess = nil // never stored
+	}
 	var expires, next, leaseNs, leaseUs string
 	if !q.ExpiresAt.IsZero() {
 		expires = strconv.FormatInt(usec(q.ExpiresAt), 10)
@@ -349,7 +356,22 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(ck.at), q.RemindersSent,
 		max, usec(pendingEnd(q)), usec(ck.at), strconv.FormatInt(s.indexTTL().Milliseconds(), 10) + "/" + renew,
 	}, extra...)
-	return keys, args, cachedBody{version: bv, body: body}, ck, nil
+	return keys, args, cb, ck, nil
+}
+
+// decodesToItself reports whether a copy of body q is what decoding its
+// JSON gives: true of a new question as the broker makes it, whose only
+// time in the body, its deadline, is in UTC (a time in UTC carries no
+// monotonic reading). A time in another zone decodes to the same instant
+// in another form, so the body of such a question, and of one that
+// arrives with answers or policy state, is decoded on first use.
+func decodesToItself(q *broker.Question) bool {
+	canonical := func(t time.Time) bool {
+		return t.IsZero() || t.Location() == time.UTC
+	}
+	s := q.State
+	return canonical(q.ExpiresAt) && q.ResolvedAt.IsZero() && q.Answers == nil && q.AnsweredBy == nil &&
+		len(s.Votes) == 0 && len(s.Snoozes) == 0 && len(s.Escalations) == 0 && s.EscalateAt.IsZero()
 }
 
 // Get returns the question, or broker.ErrNotFound.

@@ -59,7 +59,8 @@
 // k (idempotency key), cb (callback URL) and the callback delivery in
 // ds/da/dn/de/dc/du, and bv, a random version of the body drawn at
 // creation: each Store keeps the bodies it wrote or read lately
-// (bodies.go) and reads only the hash of a question whose bv it has. A
+// (bodies.go) and reads only the hash of a question whose bv it has,
+// decoding a body at most once (not at all for one it created). A
 // pending question with one posted copy takes about
 // 1.5-1.9 KiB including its index entries (see docs/redis.md).
 //

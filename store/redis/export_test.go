@@ -49,3 +49,10 @@ func (s *Store) ForgetRenewals() {
 
 // RenewalDue tells whether the next write to index key k renews its TTL.
 func (s *Store) RenewalDue(k string) bool { return s.ttls.due(k, time.Now()) }
+
+// KeepsDecodedBody reports whether the store keeps the body of question
+// id as a question already, so that its next read decodes nothing.
+func (s *Store) KeepsDecodedBody(id string) bool {
+	b, ok := s.bodies.get(id)
+	return ok && b.q != nil
+}

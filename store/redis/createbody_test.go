@@ -1,0 +1,70 @@
+package redis_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/store/redis/redistest"
+)
+
+// TestCreateKeepsItsBodyAsDecoded: the store that creates a question keeps
+// its body as a question, not decoded, when a copy is what decoding gives
+// (a question as the broker makes it), and decodes it on first use
+// otherwise. Either way it reads the question exactly as another store on
+// the same Redis, which decodes the body, reads it.
+func TestCreateKeepsItsBodyAsDecoded(t *testing.T) {
+	cfg := redistest.Shared(t)
+	here, elsewhere := open(t, cfg), open(t, cfg)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	local := brokertest.NewQuestion(broker.NewID(), "a", now)
+	local.ExpiresAt = time.Now().Add(time.Hour) // monotonic, in the local zone
+	zoned := brokertest.FullQuestion(broker.NewID(), "a", now)
+	zoned.ExpiresAt = now.Add(time.Hour).In(time.FixedZone("CET", 3600))
+	voted := brokertest.NewQuestion(broker.NewID(), "a", now)
+	voted.State.Votes = []broker.Vote{{By: broker.Responder{Channel: "slack", User: "U1"}, Choice: "SQLite", At: now}}
+	withPolicy := brokertest.FullQuestion(broker.NewID(), "agent-b", now)
+	withPolicy.Policy = broker.Policy{Quorum: 2, TimeoutMax: broker.Duration(90*time.Minute + 1500*time.Millisecond)}
+	withPolicy.InProcess = []broker.Target{{Channel: "web"}}
+	for _, c := range []struct {
+		name string
+		q    *broker.Question
+		kept bool
+	}{
+		{"new", brokertest.NewQuestion(broker.NewID(), "a", now), true},
+		{"full", brokertest.FullQuestion(broker.NewID(), "agent-ü", now), true},
+		{"policy and in-process targets", withPolicy, true},
+		{"local deadline", local, false},
+		{"zoned deadline", zoned, false},
+		{"votes", voted, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, created, err := here.Create(ctx, c.q); err != nil || !created {
+				t.Fatalf("Create: %v (created %v)", err, created)
+			}
+			if got := here.KeepsDecodedBody(c.q.ID); got != c.kept {
+				t.Fatalf("body kept as a question: %v, want %v", got, c.kept)
+			}
+			for i := range 2 {
+				mine, err := here.Get(ctx, c.q.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				theirs, err := elsewhere.Get(ctx, c.q.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(mine, theirs) {
+					t.Fatalf("read %d: the creating store reads\n%#v\nanother store reads\n%#v", i+1, mine, theirs)
+				}
+				if mine.InProcess != nil {
+					t.Fatalf("read %d: in-process targets %v, which are never stored", i+1, mine.InProcess)
+				}
+			}
+		})
+	}
+}
