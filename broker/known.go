@@ -6,9 +6,14 @@ import (
 )
 
 // knownMax bounds the pending questions an instance remembers: at most
-// this many of the latest asked here, about 1–2 KiB each. The questions
-// resolved here are bounded alike.
-const knownMax = 1024
+// this many of the latest asked here, about 1–2 KiB each. settledMax
+// bounds the questions resolved here that it keeps (settle), which also
+// hold their answers: an agent's long-poll comes back within moments of
+// an answer, so these cover the agents waiting at once, not a backlog.
+const (
+	knownMax   = 1024
+	settledMax = 256
+)
 
 // MinRetention is the shortest time a store keeps a resolved question
 // before a purge may remove it (store.retention); settledFor is how long
@@ -68,7 +73,7 @@ type known struct {
 func newKnown() *known {
 	return &known{
 		byID: make(map[string]*Question, knownMax), ring: make([]string, knownMax),
-		done: make(map[string]*Question, knownMax), doneRing: make([]string, knownMax),
+		done: make(map[string]*Question, settledMax), doneRing: make([]string, settledMax),
 	}
 }
 
