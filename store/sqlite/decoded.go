@@ -50,6 +50,20 @@ func (c *decodedCache) decode(id string, raw []byte) (*broker.Question, error) {
 	return q, nil
 }
 
+// kept returns a copy of its own of question id as the cache keeps it,
+// and the text it was kept with (which the caller must not change); nil
+// and nil when it keeps none. The row may have changed since: the caller
+// compares its text.
+func (c *decodedCache) kept(id string) (*broker.Question, []byte) {
+	c.mu.Lock()
+	e, ok := c.m[id]
+	c.mu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	return e.q.Clone(), e.raw
+}
+
 // put keeps q, decoded from raw, under id; q and raw must not be changed
 // afterwards. When the cache is full an arbitrary entry makes room.
 func (c *decodedCache) put(id string, raw []byte, q *broker.Question) {

@@ -46,7 +46,11 @@
 // A resolution is one atomic step: the compare-and-set
 // (UPDATE … WHERE id = ? AND status = 'pending'), the event, and the
 // outbox delivery when the question has a callback URL. Only after the
-// commit is the id published on the resolution feed.
+// commit is the id published on the resolution feed. When this process
+// keeps the question's text as it last wrote or read it, the
+// compare-and-set also requires the row to hold that text
+// (… AND data = ?) and the row is not read first; a row that changed
+// since is read, and the resolution decided on it.
 //
 // # Resolution feed
 //

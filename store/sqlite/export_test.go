@@ -37,3 +37,6 @@ func WriteSQL(ctx context.Context, s *Store, fail error, stmts ...string) error 
 		return fail
 	})
 }
+
+// RowsLoaded returns how many question rows the store's writes read back.
+func RowsLoaded(s *Store) int64 { return s.rowsLoaded.Load() }

@@ -166,31 +166,61 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	}
 	var out *broker.Question
 	err := s.write(ctx, "resolve "+id, func(ctx context.Context, tx *wtx) error {
-		q, err := s.loadTx(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if q.Status != broker.StatusPending {
-			return &broker.ClosedError{Question: q}
-		}
-		if r.IfProgress != nil && q.ProgressCount() != *r.IfProgress {
-			return fmt.Errorf("%w: %d prompts are answered now, the resolution was built on %d", broker.ErrConflict, q.ProgressCount(), *r.IfProgress)
-		}
-		if r.IfRev != nil && q.State.Rev != *r.IfRev {
-			return fmt.Errorf("%w: the policy state is at revision %d, the resolution was built on %d", broker.ErrConflict, q.State.Rev, *r.IfRev)
-		}
-		q.Status, q.Answers, q.Fallback, q.Reason = r.Status, r.Answers, r.Fallback, r.Reason
-		q.NotReady, q.AnsweredBy, q.ResolvedAt = r.NotReady, r.AnsweredBy, at
-		data, err := json.Marshal(q)
-		if err != nil {
-			return fmt.Errorf("encode: %w", err)
-		}
-		res, err := tx.StmtContext(ctx, s.stmts.resolve).ExecContext(ctx, string(q.Status), ms(at), data, id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return fmt.Errorf("compare-and-set changed %d rows (%v)", n, err)
+		// The question as this process last wrote or read it, when the
+		// cache keeps it (decoded.go): the compare-and-set then also
+		// requires the row's text to be that one, which spares reading
+		// the row. Whatever this copy says that would refuse the
+		// resolution, and a compare-and-set that changes nothing, is
+		// decided again on the row read.
+		q, kept := s.decoded.kept(id)
+		for {
+			if q == nil {
+				var err error
+				if q, err = s.loadTx(ctx, tx, id); err != nil {
+					return err
+				}
+				kept = nil
+			}
+			refused := q.Status != broker.StatusPending ||
+				(r.IfProgress != nil && q.ProgressCount() != *r.IfProgress) ||
+				(r.IfRev != nil && q.State.Rev != *r.IfRev)
+			if refused && kept != nil {
+				q = nil
+				continue
+			}
+			if q.Status != broker.StatusPending {
+				return &broker.ClosedError{Question: q}
+			}
+			if r.IfProgress != nil && q.ProgressCount() != *r.IfProgress {
+				return fmt.Errorf("%w: %d prompts are answered now, the resolution was built on %d", broker.ErrConflict, q.ProgressCount(), *r.IfProgress)
+			}
+			if r.IfRev != nil && q.State.Rev != *r.IfRev {
+				return fmt.Errorf("%w: the policy state is at revision %d, the resolution was built on %d", broker.ErrConflict, q.State.Rev, *r.IfRev)
+			}
+			q.Status, q.Answers, q.Fallback, q.Reason = r.Status, r.Answers, r.Fallback, r.Reason
+			q.NotReady, q.AnsweredBy, q.ResolvedAt = r.NotReady, r.AnsweredBy, at
+			data, err := json.Marshal(q)
+			if err != nil {
+				return fmt.Errorf("encode: %w", err)
+			}
+			var res sql.Result
+			if kept != nil {
+				res, err = tx.StmtContext(ctx, s.stmts.resolveIf).ExecContext(ctx, string(q.Status), ms(at), data, id, kept)
+			} else {
+				res, err = tx.StmtContext(ctx, s.stmts.resolve).ExecContext(ctx, string(q.Status), ms(at), data, id)
+			}
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err == nil && n == 0 && kept != nil {
+				q = nil // the row is not as kept: read it
+				continue
+			}
+			if err != nil || n != 1 {
+				return fmt.Errorf("compare-and-set changed %d rows (%v)", n, err)
+			}
+			break
 		}
 		if _, err := tx.StmtContext(ctx, s.stmts.event).ExecContext(ctx, id, q.Agent, q.SessionID, string(q.Status), ms(at)); err != nil {
 			return fmt.Errorf("append event: %w", err)
@@ -275,6 +305,7 @@ func (s *Store) modify(ctx context.Context, op, id string, fn func(q *broker.Que
 
 // loadTx reads a question inside a write transaction.
 func (s *Store) loadTx(ctx context.Context, tx *wtx, id string) (*broker.Question, error) {
+	s.rowsLoaded.Add(1)
 	var raw []byte
 	err := tx.StmtContext(ctx, s.stmts.getWrite).QueryRowContext(ctx, id).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {

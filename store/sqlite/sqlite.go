@@ -38,6 +38,8 @@ type Store struct {
 	feed   *feed
 	// decoded saves decoding the questions read again unchanged.
 	decoded *decodedCache
+	// rowsLoaded counts the rows a write read back (loadTx).
+	rowsLoaded atomic.Int64
 
 	committer *committer
 

@@ -8,11 +8,14 @@ import (
 // statements are the queries of the hot paths (create, get, resolve, the
 // sweeper's scans, posted copies), prepared once when the store opens.
 type statements struct {
-	getWrite   *sql.Stmt // on the writer, inside transactions
-	getRead    *sql.Stmt // on the read pool
-	byKey      *sql.Stmt
-	insert     *sql.Stmt
-	resolve    *sql.Stmt
+	getWrite *sql.Stmt // on the writer, inside transactions
+	getRead  *sql.Stmt // on the read pool
+	byKey    *sql.Stmt
+	insert   *sql.Stmt
+	resolve  *sql.Stmt
+	// resolveIf is resolve that also requires the row's text to be the
+	// one this process last wrote or read (Resolve).
+	resolveIf  *sql.Stmt
 	updateData *sql.Stmt
 	event      *sql.Stmt
 	delivery   *sql.Stmt
@@ -50,6 +53,7 @@ const (
 	sqlByKey      = `SELECT data FROM questions WHERE agent = ? AND session_id = ? AND tool_call_id = ? AND tool_call_id != ''`
 	sqlInsert     = `INSERT INTO questions (id, agent, session_id, tool_call_id, status, expires_at, next_reminder_at, lease_until, created_at, resolved_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`
 	sqlResolve    = `UPDATE questions SET status = ?, resolved_at = ?, data = ? WHERE id = ? AND status = 'pending'`
+	sqlResolveIf  = `UPDATE questions SET status = ?, resolved_at = ?, data = ? WHERE id = ? AND status = 'pending' AND data = ?`
 	sqlUpdateData = `UPDATE questions SET data = ?, next_reminder_at = ?, lease_until = ? WHERE id = ? AND status = 'pending'`
 	sqlEvent      = `INSERT INTO events (question_id, agent, session_id, status, at) VALUES (?, ?, ?, ?, ?)`
 	sqlDelivery   = `INSERT INTO deliveries (id, question_id, agent, url, state, attempts, next_at, last_error, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, '', ?, ?)`
@@ -137,6 +141,7 @@ func prepare(ctx context.Context, writer *sql.Conn, reader *sql.DB) (*statements
 	st.byKey = p(writer, sqlByKey)
 	st.insert = p(writer, sqlInsert)
 	st.resolve = p(writer, sqlResolve)
+	st.resolveIf = p(writer, sqlResolveIf)
 	st.updateData = p(writer, sqlUpdateData)
 	st.event = p(writer, sqlEvent)
 	st.delivery = p(writer, sqlDelivery)
