@@ -386,7 +386,7 @@ func (s *Store) Get(ctx context.Context, id string) (*broker.Question, error) {
 // question assembles question id from its record, from the decoded body
 // the store keeps when it has it.
 func (s *Store) question(id string, r record) (*broker.Question, error) {
-	return r.questionWith(s.bodies.base(id, r))
+	return r.questionWith(s.bodies.base(id, r), nil)
 }
 
 func (s *Store) record(ctx context.Context, id string) (record, error) {

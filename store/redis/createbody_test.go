@@ -68,3 +68,42 @@ func TestCreateKeepsItsBodyAsDecoded(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveReturnsWhatOthersRead: the question Resolve returns, whose
+// resolution it copies from the one it wrote instead of decoding the
+// reply's, is the question another store on the same Redis reads.
+func TestResolveReturnsWhatOthersRead(t *testing.T) {
+	cfg := redistest.Shared(t)
+	here, elsewhere := open(t, cfg), open(t, cfg)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	ana := &broker.Responder{Channel: "slack", User: "U1", Name: "Ana"}
+	for name, r := range map[string]broker.Resolution{
+		"answered": {Status: broker.StatusAnswered, ResolvedAt: now, AnsweredBy: ana, Answers: map[string]broker.Answer{
+			"Which features?":            {Selected: []string{"Search", "Sync"}, AnsweredBy: ana},
+			"Anything else? (free text)": {CustomText: "see [File #1: a.txt]", Attachments: []broker.FileRef{{N: 1, Name: "a.txt", Type: "text/plain", Size: 2}}},
+		}},
+		"timed out":      {Status: broker.StatusTimedOut, Fallback: broker.FallbackNone, ResolvedAt: now},
+		"not UTF-8":      {Status: broker.StatusCancelled, Reason: "bad \xff byte", ResolvedAt: now},
+		"zoned":          {Status: broker.StatusCancelled, Reason: "zoned", ResolvedAt: now.In(time.FixedZone("CET", 3600))},
+		"no answers yet": {Status: broker.StatusAnswered, Answers: map[string]broker.Answer{}, ResolvedAt: now},
+	} {
+		t.Run(name, func(t *testing.T) {
+			q := brokertest.FullQuestion(broker.NewID(), broker.NewID(), now)
+			if _, _, err := here.Create(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+			got, err := here.Resolve(ctx, q.ID, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs, err := elsewhere.Get(ctx, q.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, theirs) {
+				t.Fatalf("Resolve returned\n%#v\nanother store reads\n%#v", got, theirs)
+			}
+		})
+	}
+}

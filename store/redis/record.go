@@ -1,8 +1,10 @@
 package redis
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,11 +71,62 @@ func fromWhole(v any) (record, error) {
 }
 
 // question assembles the question from its record.
-func (r record) question() (*broker.Question, error) { return r.questionWith(nil) }
+func (r record) question() (*broker.Question, error) { return r.questionWith(nil, nil) }
+
+// sentResolution is a resolution this process wrote, as res and as the
+// JSON it wrote (raw), where a copy of res is what decoding raw gives
+// (asDecoded).
+type sentResolution struct {
+	raw string
+	res resolution
+}
+
+// asDecoded reports whether a copy of res is what decoding body, its
+// JSON, gives: its time is in UTC, json.Marshal mended no text (it
+// writes what is not UTF-8 as \ufffd, which a person could also have
+// typed: such a resolution is decoded), and no map or list is empty
+// without being nil (the JSON leaves it out, and it decodes as nil).
+func asDecoded(res resolution, body []byte) bool {
+	if res.ResolvedAt.Location() != time.UTC || bytes.Contains(body, []byte(`\ufffd`)) {
+		return false
+	}
+	if res.Answers != nil && len(res.Answers) == 0 {
+		return false
+	}
+	for _, a := range res.Answers {
+		if a.Attachments != nil && len(a.Attachments) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// copyResolution returns res with maps, lists and pointers of its own.
+func copyResolution(res resolution) resolution {
+	if res.Answers != nil {
+		m := make(map[string]broker.Answer, len(res.Answers))
+		for k, a := range res.Answers {
+			a.Selected = slices.Clone(a.Selected)
+			a.Attachments = slices.Clone(a.Attachments)
+			if a.AnsweredBy != nil {
+				by := *a.AnsweredBy
+				a.AnsweredBy = &by
+			}
+			m[k] = a
+		}
+		res.Answers = m
+	}
+	if res.AnsweredBy != nil {
+		by := *res.AnsweredBy
+		res.AnsweredBy = &by
+	}
+	return res
+}
 
 // questionWith assembles the question from its record, starting from a
-// copy of base, the record's body already decoded, when not nil.
-func (r record) questionWith(base *broker.Question) (*broker.Question, error) {
+// copy of base, the record's body already decoded, when not nil; a
+// resolution in the record that is sent's is copied, not decoded.
+func (r record) questionWith(base *broker.Question, sent *sentResolution) (*broker.Question, error) {
 	var q broker.Question
 	if base != nil {
 		q = *base.Clone()
@@ -93,7 +146,9 @@ func (r record) questionWith(base *broker.Question) (*broker.Question, error) {
 	}
 	if v, ok := r["r"]; ok {
 		var res resolution
-		if err := json.Unmarshal([]byte(v), &res); err != nil {
+		if sent != nil && v == sent.raw {
+			res = copyResolution(sent.res)
+		} else if err := json.Unmarshal([]byte(v), &res); err != nil {
 			return nil, fmt.Errorf("decode resolution of %s: %w", q.ID, err)
 		}
 		q.Answers, q.Fallback, q.Reason, q.NotReady = res.Answers, res.Fallback, res.Reason, res.NotReady

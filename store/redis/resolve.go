@@ -29,12 +29,19 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	if r.ResolvedAt.IsZero() {
 		r.ResolvedAt = time.Now().UTC()
 	}
-	body, err := json.Marshal(resolution{
+	res := resolution{
 		Answers: r.Answers, Fallback: r.Fallback, Reason: r.Reason, NotReady: r.NotReady,
 		AnsweredBy: r.AnsweredBy, ResolvedAt: r.ResolvedAt,
-	})
+	}
+	body, err := json.Marshal(res)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: resolve %s: encode: %w", id, err)
+	}
+	// The reply carries the resolution it stored, which is body: a copy of
+	// res read it without decoding, when a copy is what a decode gives.
+	var sent *sentResolution
+	if asDecoded(res, body) {
+		sent = &sentResolution{raw: string(body), res: res}
 	}
 	n := shardOf(id)
 	keys := []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.done(n), s.k.outbox(n), s.k.unlogged(n)}
@@ -62,7 +69,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	if err != nil {
 		return nil, wrap("resolve", err)
 	}
-	q, err := s.mutationResult(ctx, "resolve", id, v)
+	q, err := s.mutationResultWith(ctx, "resolve", id, v, sent)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +94,12 @@ func logged(v any) bool {
 // mutationResult turns the {code, record} reply of a mutating script into
 // the question or the error its code means.
 func (s *Store) mutationResult(ctx context.Context, op, id string, v any) (*broker.Question, error) {
+	return s.mutationResultWith(ctx, op, id, v, nil)
+}
+
+// mutationResultWith is mutationResult for a reply whose record may hold
+// sent, a resolution this call wrote.
+func (s *Store) mutationResultWith(ctx context.Context, op, id string, v any, sent *sentResolution) (*broker.Question, error) {
 	code, rec, err := scriptReply(v)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: %s %s: %w", op, id, err)
@@ -102,7 +115,7 @@ func (s *Store) mutationResult(ctx context.Context, op, id string, v any) (*brok
 		}
 		rec["j"] = body
 	}
-	q, err := s.question(id, rec)
+	q, err := rec.questionWith(s.bodies.base(id, rec), sent)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: %s %s: %w", op, id, err)
 	}
