@@ -78,8 +78,9 @@ func (c *decodedCache) put(id string, raw []byte, q *broker.Question) {
 	c.m[id] = decodedEntry{raw: raw, q: q}
 }
 
-// forget drops the entries of ids (Purge), so that the memory of deleted
-// questions goes with them.
+// forget drops the entries of ids: of questions deleted (Purge), so that
+// their memory goes with them, and resolved (Resolve), whose text has
+// changed.
 func (c *decodedCache) forget(ids []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -239,6 +239,11 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	if err != nil {
 		return nil, err
 	}
+	// The text kept for the question is no longer the row's: dropping it
+	// leaves the cache's room to pending questions, whose resolutions use
+	// it (an entry pushed out for a new one costs its resolution a read
+	// and a decode).
+	s.decoded.forget([]string{id})
 	s.feed.publish(broker.Resolved{ID: id, Agent: out.Agent, Callback: out.CallbackURL != ""})
 	return out, nil
 }

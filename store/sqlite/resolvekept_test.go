@@ -126,3 +126,31 @@ func TestResolveReadsNoRowItKeeps(t *testing.T) {
 		})
 	})
 }
+
+// With questions resolved as fast as new ones are asked, the kept texts
+// stay those of the pending questions: a resolution's entry goes with it,
+// so no pending question's is pushed out and read again at its
+// resolution, however many questions pass through.
+func TestResolveKeepsFindingPendingQuestions(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	now := time.Now()
+	const inFlight, total = 100, 3000
+	ids := make([]string, total)
+	r := broker.Resolution{Status: broker.StatusTimedOut, Fallback: broker.FallbackNone, ResolvedAt: now}
+	before := sqlite.RowsLoaded(s)
+	for i := range ids {
+		ids[i] = broker.NewID()
+		if _, _, err := s.Create(ctx, brokertest.NewQuestion(ids[i], "agent", now)); err != nil {
+			t.Fatal(err)
+		}
+		if i >= inFlight {
+			if _, err := s.Resolve(ctx, ids[i-inFlight], r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := sqlite.RowsLoaded(s) - before; n != 0 {
+		t.Fatalf("%d of %d resolutions read their row", n, total-inFlight)
+	}
+}
