@@ -36,6 +36,13 @@ func (c *clock) Now() time.Time {
 	return c.now
 }
 
+// Add moves the clock d forward.
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
 func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))

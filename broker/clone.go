@@ -33,12 +33,7 @@ func (q *Question) Clone() *Question {
 			c.Selections[k] = slices.Clone(v)
 		}
 	}
-	if q.Answers != nil {
-		c.Answers = make(map[string]Answer, len(q.Answers))
-		for k, a := range q.Answers {
-			c.Answers[k] = a.clone()
-		}
-	}
+	c.Answers = CloneAnswers(q.Answers)
 	c.AnsweredBy = cloneResponder(q.AnsweredBy)
 	c.RequestedBy = slices.Clone(q.RequestedBy)
 	if q.Policy.Snooze != nil {
@@ -81,6 +76,18 @@ func clonePrompts(ps []Prompt) []Prompt {
 			p.Other = &other
 		}
 		out[i] = p
+	}
+	return out
+}
+
+// CloneAnswers returns a deep copy of answers: nil stays nil.
+func CloneAnswers(answers map[string]Answer) map[string]Answer {
+	if answers == nil {
+		return nil
+	}
+	out := make(map[string]Answer, len(answers))
+	for k, a := range answers {
+		out[k] = a.clone()
 	}
 	return out
 }

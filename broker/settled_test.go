@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,30 +13,12 @@ import (
 
 const dbPrompt = "Which database should the service use?"
 
-// manualClock is a broker clock that moves only when told.
-type manualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // A question answered here before its agent came back for it is served
 // from memory, to its agent only, for a while after the answer, and from
 // the store afterwards; it is never served after a purge could have
 // removed it.
 func TestQuestionResolvedHereIsServedWithoutReadingIt(t *testing.T) {
-	clock := &manualClock{now: time.Now().UTC().Truncate(time.Millisecond)}
+	clock := &clock{now: time.Now().UTC().Truncate(time.Millisecond)}
 	b, st := newTextEnvAt(t, func(st *readCounter) broker.Store { return st }, clock.Now)
 	ctx := context.Background()
 

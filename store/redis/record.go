@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,19 +102,7 @@ func asDecoded(res resolution, body []byte) bool {
 
 // copyResolution returns res with maps, lists and pointers of its own.
 func copyResolution(res resolution) resolution {
-	if res.Answers != nil {
-		m := make(map[string]broker.Answer, len(res.Answers))
-		for k, a := range res.Answers {
-			a.Selected = slices.Clone(a.Selected)
-			a.Attachments = slices.Clone(a.Attachments)
-			if a.AnsweredBy != nil {
-				by := *a.AnsweredBy
-				a.AnsweredBy = &by
-			}
-			m[k] = a
-		}
-		res.Answers = m
-	}
+	res.Answers = broker.CloneAnswers(res.Answers)
 	if res.AnsweredBy != nil {
 		by := *res.AnsweredBy
 		res.AnsweredBy = &by
