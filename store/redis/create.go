@@ -1,6 +1,7 @@
 package redis
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -320,7 +321,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	}
 	body := string(raw)
 	cb := cachedBody{version: bv, body: body}
-	if decodesToItself(&bare) {
+	if decodesToItself(&bare, raw) {
 		// The body as a question for the reads that follow, without
 		// decoding it (TestCreateKeepsItsBodyAsDecoded).
 		cb.q = bare.Clone()
@@ -359,19 +360,22 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	return keys, args, cb, ck, nil
 }
 
-// decodesToItself reports whether a copy of body q is what decoding its
-// JSON gives: true of a new question as the broker makes it, whose only
-// time in the body, its deadline, is in UTC (a time in UTC carries no
-// monotonic reading). A time in another zone decodes to the same instant
-// in another form, so the body of such a question, and of one that
-// arrives with answers or policy state, is decoded on first use.
-func decodesToItself(q *broker.Question) bool {
+// decodesToItself reports whether a copy of body q is what decoding raw,
+// its JSON, gives: true of a new question as the broker makes it, whose
+// only time in the body, its deadline, is in UTC (a time in UTC carries
+// no monotonic reading), and whose text is UTF-8 (json.Marshal writes
+// what is not as \ufffd, as asDecoded tells). A time in another zone
+// decodes to the same instant in another form, so the body of such a
+// question, and of one that arrives with answers or policy state, is
+// decoded on first use.
+func decodesToItself(q *broker.Question, raw []byte) bool {
 	canonical := func(t time.Time) bool {
 		return t.IsZero() || t.Location() == time.UTC
 	}
 	s := q.State
 	return canonical(q.ExpiresAt) && q.ResolvedAt.IsZero() && q.Answers == nil && q.AnsweredBy == nil &&
-		len(s.Votes) == 0 && len(s.Snoozes) == 0 && len(s.Escalations) == 0 && s.EscalateAt.IsZero()
+		len(s.Votes) == 0 && len(s.Snoozes) == 0 && len(s.Escalations) == 0 && s.EscalateAt.IsZero() &&
+		!bytes.Contains(raw, []byte(`\ufffd`))
 }
 
 // Get returns the question, or broker.ErrNotFound.

@@ -27,6 +27,8 @@ func TestCreateKeepsItsBodyAsDecoded(t *testing.T) {
 	zoned.ExpiresAt = now.Add(time.Hour).In(time.FixedZone("CET", 3600))
 	voted := brokertest.NewQuestion(broker.NewID(), "a", now)
 	voted.State.Votes = []broker.Vote{{By: broker.Responder{Channel: "slack", User: "U1"}, Choice: "SQLite", At: now}}
+	mended := brokertest.NewQuestion(broker.NewID(), "a", now)
+	mended.Context = "not UTF-8: \xff"
 	withPolicy := brokertest.FullQuestion(broker.NewID(), "agent-b", now)
 	withPolicy.Policy = broker.Policy{Quorum: 2, TimeoutMax: broker.Duration(90*time.Minute + 1500*time.Millisecond)}
 	withPolicy.InProcess = []broker.Target{{Channel: "web"}}
@@ -41,6 +43,7 @@ func TestCreateKeepsItsBodyAsDecoded(t *testing.T) {
 		{"local deadline", local, false},
 		{"zoned deadline", zoned, false},
 		{"votes", voted, false},
+		{"text not UTF-8", mended, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, created, err := here.Create(ctx, c.q); err != nil || !created {

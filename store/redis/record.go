@@ -76,7 +76,7 @@ func (r record) question() (*broker.Question, error) { return r.questionWith(nil
 // JSON it wrote (raw), where a copy of res is what decoding raw gives
 // (asDecoded).
 type sentResolution struct {
-	raw string
+	raw []byte
 	res resolution
 }
 
@@ -133,7 +133,7 @@ func (r record) questionWith(base *broker.Question, sent *sentResolution) (*brok
 	}
 	if v, ok := r["r"]; ok {
 		var res resolution
-		if sent != nil && v == sent.raw {
+		if sent != nil && v == string(sent.raw) {
 			res = copyResolution(sent.res)
 		} else if err := json.Unmarshal([]byte(v), &res); err != nil {
 			return nil, fmt.Errorf("decode resolution of %s: %w", q.ID, err)

@@ -41,7 +41,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	// res read it without decoding, when a copy is what a decode gives.
 	var sent *sentResolution
 	if asDecoded(res, body) {
-		sent = &sentResolution{raw: string(body), res: res}
+		sent = &sentResolution{raw: body, res: res}
 	}
 	n := shardOf(id)
 	keys := []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.done(n), s.k.outbox(n), s.k.unlogged(n)}

@@ -124,6 +124,8 @@ func TestCreateReturnsWhatItStored(t *testing.T) {
 	empties.Targets, empties.Responders, empties.Reminders = []broker.Target{}, []string{}, []time.Time{}
 	empties.Selections, empties.Progress = map[int][]int{}, []*broker.Answer{}
 	empties.Prompts[0].Default = broker.StringList{}
+	mended := brokertest.NewQuestion(broker.NewID(), "a", now)
+	mended.Context = "not UTF-8: \xff"
 	snoozed := brokertest.FullQuestion(broker.NewID(), "a", now)
 	snoozed.CreatedAt, snoozed.ExpiresAt = now.In(berlin), now.Add(time.Hour).In(berlin)
 	snoozed.Policy = broker.Policy{Quorum: 2, TimeoutMax: broker.Duration(90*time.Minute + 1500*time.Millisecond)}
@@ -137,6 +139,7 @@ func TestCreateReturnsWhatItStored(t *testing.T) {
 		{"full", brokertest.FullQuestion(broker.NewID(), "agent-ü", now), true},
 		{"zones and policy", snoozed, true},
 		{"empty lists", empties, false},
+		{"text not UTF-8", mended, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, created, err := s.Create(ctx, c.q)
@@ -151,7 +154,8 @@ func TestCreateReturnsWhatItStored(t *testing.T) {
 			if err := json.Unmarshal(raw, &decoded); err != nil {
 				t.Fatal(err)
 			}
-			if enc, _ := json.Marshal(got); string(enc) != string(raw) {
+			enc, _ := json.Marshal(got)
+			if again, _ := json.Marshal(&decoded); string(enc) != string(again) {
 				t.Fatalf("Create returned\n%s\nand stored\n%s", enc, raw)
 			}
 			if c.fieldwise && !reflect.DeepEqual(got, &decoded) {
