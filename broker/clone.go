@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"bytes"
 	"slices"
 )
 
@@ -79,6 +80,13 @@ func clonePrompts(ps []Prompt) []Prompt {
 	}
 	return out
 }
+
+// MendedJSON reports whether data, written by json.Marshal, may hold text
+// it mended: it writes what is not UTF-8 as \ufffd (and so may a person
+// have typed it). Decoding such data does not give back what was
+// encoded, so a store that would copy what it encoded instead of decoding
+// what it wrote decodes it.
+func MendedJSON(data []byte) bool { return bytes.Contains(data, []byte(`\ufffd`)) }
 
 // CloneAnswers returns a deep copy of answers: nil stays nil.
 func CloneAnswers(answers map[string]Answer) map[string]Answer {

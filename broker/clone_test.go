@@ -158,3 +158,26 @@ func BenchmarkClone(b *testing.B) {
 		_ = q.Clone()
 	}
 }
+
+// MendedJSON tells json.Marshal's mended text (what is not UTF-8, written
+// as \ufffd) from text it wrote as it was, U+FFFD itself included.
+func TestMendedJSON(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want bool
+	}{
+		{"plain ünïcode 🚀 <&>", false},
+		{"a replacement character \ufffd typed as such", false},
+		{"not UTF-8: \xff", true},
+		{map[string]string{"key \xfe": "v"}, true},
+		{`a typed \ufffd`, true}, // refused to be safe: a decode gives it back anyway
+	} {
+		data, err := json.Marshal(c.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := MendedJSON(data); got != c.want {
+			t.Errorf("MendedJSON(%s) = %v, want %v", data, got, c.want)
+		}
+	}
+}

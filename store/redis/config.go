@@ -89,7 +89,7 @@ func (c *Config) Validate() error {
 	if strings.ContainsAny(c.KeyPrefix, "{}") {
 		return fmt.Errorf("store.redis.key_prefix: %q must not contain { or } (they are used as hash tags)", c.KeyPrefix)
 	}
-	if c.Retention < time.Minute {
+	if c.Retention < broker.MinRetention {
 		return fmt.Errorf("store.redis.retention: %s is shorter than one minute", c.Retention)
 	}
 	return nil

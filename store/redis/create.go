@@ -1,7 +1,6 @@
 package redis
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -363,8 +362,8 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 // decodesToItself reports whether a copy of body q is what decoding raw,
 // its JSON, gives: true of a new question as the broker makes it, whose
 // only time in the body, its deadline, is in UTC (a time in UTC carries
-// no monotonic reading), and whose text is UTF-8 (json.Marshal writes
-// what is not as \ufffd, as asDecoded tells). A time in another zone
+// no monotonic reading), and whose text json.Marshal did not mend
+// (broker.MendedJSON). A time in another zone
 // decodes to the same instant in another form, so the body of such a
 // question, and of one that arrives with answers or policy state, is
 // decoded on first use.
@@ -375,7 +374,7 @@ func decodesToItself(q *broker.Question, raw []byte) bool {
 	s := q.State
 	return canonical(q.ExpiresAt) && q.ResolvedAt.IsZero() && q.Answers == nil && q.AnsweredBy == nil &&
 		len(s.Votes) == 0 && len(s.Snoozes) == 0 && len(s.Escalations) == 0 && s.EscalateAt.IsZero() &&
-		!bytes.Contains(raw, []byte(`\ufffd`))
+		!broker.MendedJSON(raw)
 }
 
 // Get returns the question, or broker.ErrNotFound.

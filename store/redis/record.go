@@ -1,7 +1,6 @@
 package redis
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -81,12 +80,11 @@ type sentResolution struct {
 }
 
 // asDecoded reports whether a copy of res is what decoding body, its
-// JSON, gives: its time is in UTC, json.Marshal mended no text (it
-// writes what is not UTF-8 as \ufffd, which a person could also have
-// typed: such a resolution is decoded), and no map or list is empty
-// without being nil (the JSON leaves it out, and it decodes as nil).
+// JSON, gives: its time is in UTC, json.Marshal mended no text
+// (broker.MendedJSON), and no map or list is empty without being nil
+// (the JSON leaves it out, and it decodes as nil).
 func asDecoded(res resolution, body []byte) bool {
-	if res.ResolvedAt.Location() != time.UTC || bytes.Contains(body, []byte(`\ufffd`)) {
+	if res.ResolvedAt.Location() != time.UTC || broker.MendedJSON(body) {
 		return false
 	}
 	if res.Answers != nil && len(res.Answers) == 0 {

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -39,10 +38,8 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 	}
 	// The caller keeps q to itself. A copy of the normalized question is
 	// what a decode of data would give, without the decode
-	// (TestCreateReturnsWhatItStored), unless json.Marshal mended text
-	// that is not UTF-8 (it writes it as \ufffd; so may a person, and
-	// such a question is decoded too).
-	if bytes.Contains(data, []byte(`\ufffd`)) {
+	// (TestCreateReturnsWhatItStored), unless json.Marshal mended text.
+	if broker.MendedJSON(data) {
 		if nq, err = decode(data); err != nil {
 			return nil, false, fmt.Errorf("sqlite: create %s: %w", q.ID, err)
 		}
@@ -190,21 +187,12 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 				}
 				kept = nil
 			}
-			refused := q.Status != broker.StatusPending ||
-				(r.IfProgress != nil && q.ProgressCount() != *r.IfProgress) ||
-				(r.IfRev != nil && q.State.Rev != *r.IfRev)
-			if refused && kept != nil {
-				q = nil
-				continue
-			}
-			if q.Status != broker.StatusPending {
-				return &broker.ClosedError{Question: q}
-			}
-			if r.IfProgress != nil && q.ProgressCount() != *r.IfProgress {
-				return fmt.Errorf("%w: %d prompts are answered now, the resolution was built on %d", broker.ErrConflict, q.ProgressCount(), *r.IfProgress)
-			}
-			if r.IfRev != nil && q.State.Rev != *r.IfRev {
-				return fmt.Errorf("%w: the policy state is at revision %d, the resolution was built on %d", broker.ErrConflict, q.State.Rev, *r.IfRev)
+			if err := refuseResolution(q, r); err != nil {
+				if kept != nil {
+					q = nil // decided on the row, not on the kept copy
+					continue
+				}
+				return err
 			}
 			q.Status, q.Answers, q.Fallback, q.Reason = r.Status, r.Answers, r.Fallback, r.Reason
 			q.NotReady, q.AnsweredBy, q.ResolvedAt = r.NotReady, r.AnsweredBy, at
@@ -255,6 +243,20 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	s.decoded.forget([]string{id})
 	s.feed.publish(broker.Resolved{ID: id, Agent: out.Agent, Callback: out.CallbackURL != ""})
 	return out, nil
+}
+
+// refuseResolution returns why resolution r may not end q, or nil: q is
+// closed, or r was built on other progress or another policy revision.
+func refuseResolution(q *broker.Question, r broker.Resolution) error {
+	switch {
+	case q.Status != broker.StatusPending:
+		return &broker.ClosedError{Question: q}
+	case r.IfProgress != nil && q.ProgressCount() != *r.IfProgress:
+		return fmt.Errorf("%w: %d prompts are answered now, the resolution was built on %d", broker.ErrConflict, q.ProgressCount(), *r.IfProgress)
+	case r.IfRev != nil && q.State.Rev != *r.IfRev:
+		return fmt.Errorf("%w: the policy state is at revision %d, the resolution was built on %d", broker.ErrConflict, q.State.Rev, *r.IfRev)
+	}
+	return nil
 }
 
 // SaveProgress records the answer to prompt i of a pending question, first
