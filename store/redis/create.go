@@ -261,7 +261,7 @@ func pendingEnd(q *broker.Question) time.Time {
 const fixedArgs = 20
 
 // createKeys are keys of a new question beside its KEYS: the chat
-// indexes of its copies at in-process targets, which the create scripts
+// indexes of its copies at in-process targets that name a chat, which the create scripts
 // record with it (they go last among the script's KEYS), and the index
 // keys whose TTL the script renews, which the memo marks as renewed at
 // the time in at once the script has written them (ttlmemo.go).
@@ -298,16 +298,21 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	extra = append(extra, postTaskFields(q)...)
 	n := shardOf(q.ID)
 	ck := createKeys{at: time.Now()}
+	copies := 0
 	for _, t := range q.Targets {
 		if !slices.Contains(q.InProcess, t) {
 			continue
 		}
 		ref := broker.MessageRef{Channel: t.Channel, Chat: t.Chat, MessageID: q.ID, PostedAt: q.CreatedAt}
-		ck.chats = append(ck.chats, s.k.chat(n, t.Channel, t.Chat))
-		extra = append(extra, "m"+strconv.Itoa(len(ck.chats)), messageLine(ref))
+		if t.Chat != "" {
+			// A copy without a chat has no chat index (createWrite).
+			ck.chats = append(ck.chats, s.k.chat(n, t.Channel, t.Chat))
+		}
+		copies++
+		extra = append(extra, "m"+strconv.Itoa(copies), messageLine(ref))
 	}
-	if len(ck.chats) > 0 {
-		extra = append(extra, "mn", len(ck.chats))
+	if copies > 0 {
+		extra = append(extra, "mn", copies)
 	}
 	// The body keeps what never changes and is not in a field.
 	bare := *q

@@ -17,24 +17,24 @@ package redis
 // 14 record ttl ms, 15 trimBeforeUs, 16 remindersSent, 17 pending cap (0:
 // none), 18 pending entry's end (µs), 19 nowUs, 20 "<index ttl ms>/<renew>"
 // where renew holds one digit per renewable index (agent, session, then
-// each chat index), 0 to skip its PEXPIRE (missing digits renew); from
+// each chat index), 0 to skip its PEXPIRE; from
 // ARGV[extra] on, field/value pairs of initial progress and selections,
 // the post tasks (fields "o\t...", platform_outbox.go), which also enter
 // the shard's platform outbox, and the copies at in-process targets
 // (fields "m1"... and "mn", their count, as AddMessage writes them).
-// The chat index of each such copy is one of the last "mn" KEYS, in the
-// order of the "m" fields; each gets the index TTL.
+// The chat index of each such copy that names a chat is one of the last
+// KEYS, in the order of the "m" fields; each gets the index TTL. A copy
+// without a chat (the web inbox, the terminal) has no chat index: List
+// never reads one (a filter by channel alone scans the shard's questions
+// and checks their copies). ARGV[20] holds one renew digit per chat
+// index, so the chat indexes are the last #renew - 2 KEYS.
 //
 // The create scripts test that the id is free with SET NX of the body
 // (the body and the record are written, expire and are deleted
 // together), so write does not set it.
 const createWrite = admitFunc + outboxLua + sometimesLua + `
-local function ncopies(extra)
-  for i = extra, #ARGV, 2 do
-    if ARGV[i] == 'mn' then return tonumber(ARGV[i + 1]) end
-  end
-  return 0
-end
+local ittl, renew = string.match(ARGV[20], '^(%d+)/?(%d*)$')
+local nchats = math.max(#renew - 2, 0)
 local function write(extra)
   local id = ARGV[1]
   local f = {'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13], 'lv', '2'}
@@ -58,7 +58,6 @@ local function write(extra)
   if ARGV[8] ~= '' then redis.call('ZADD', KEYS[4], ARGV[8], id) end
   if ARGV[9] ~= '' then redis.call('ZADD', KEYS[5], ARGV[10], id) end
   local trim = sometimes(id)
-  local ittl, renew = string.match(ARGV[20], '^(%d+)/?(%d*)$')
   local function index(k, pos)
     redis.call('ZADD', k, ARGV[5], id)
     if trim then redis.call('ZREMRANGEBYSCORE', k, '-inf', '(' .. ARGV[15]) end
@@ -67,8 +66,7 @@ local function write(extra)
   index(KEYS[6], nil)
   index(KEYS[7], 1)
   if ARGV[4] ~= '' then index(KEYS[8], 2) end
-  local nc = ncopies(extra)
-  for j = 1, nc do index(KEYS[#KEYS - nc + j], 2 + j) end
+  for j = 1, nchats do index(KEYS[#KEYS - nchats + j], 2 + j) end
 end
 `
 
@@ -98,7 +96,7 @@ end
 // taken, -1 when the cap refuses it, 1 when stored.
 var createScript = newScript(createWrite + `
 if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then return 0 end
-if #KEYS - ncopies(21) >= 9 and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
+if #KEYS - nchats >= 9 and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
   redis.call('DEL', KEYS[2])
   return -1
 end

@@ -23,6 +23,7 @@
 //	P{sN}:ag:<agent>         zset id -> created, per agent
 //	P{sN}:ss:<session>       zset id -> created, per session
 //	P{sN}:ch:<channel>\0<chat>  zset id -> created, questions posted there
+//	                         (copies that name a chat only)
 //	P{sN}:done               zset id -> resolved (µs), for Purge
 //	P{sN}:ob                 zset id -> next delivery attempt (µs)
 //	P{sN}:unl                zset id -> resolved (µs): event maybe unlogged

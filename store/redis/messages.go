@@ -31,7 +31,11 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 	n := shardOf(id)
 	now := time.Now()
 	ttl := s.indexTTL()
-	keys := []string{s.k.rec(id), s.k.chat(n, m.Channel, m.Chat)}
+	keys := []string{s.k.rec(id)}
+	if m.Chat != "" {
+		// A copy without a chat has no chat index (createWrite).
+		keys = append(keys, s.k.chat(n, m.Channel, m.Chat))
+	}
 	indexTTL := ttl.Milliseconds()
 	_, renewed := s.ttls.plan(now, keys[1:])
 	if len(renewed) == 0 {

@@ -159,7 +159,8 @@ return {'ok'}
 `)
 
 // addMessageScript appends a posted copy (field m<n>, n counted in mn)
-// and indexes its chat. KEYS: rec, chat index. ARGV: 1 line, 2 id,
+// and indexes its chat. KEYS: rec, chat index (none for a copy without a
+// chat: createWrite). ARGV: 1 line, 2 id,
 // 3 ttl ms (0: this process renewed the index less than a window ago,
 // ttlmemo.go), 4 trimBeforeUs. Returns 0 when the question does not exist.
 var addMessageScript = newScript(sometimesLua + `
@@ -167,6 +168,7 @@ local f = redis.call('HMGET', KEYS[1], 'cr', 'mn')
 if not f[1] then return 0 end
 local n = (tonumber(f[2]) or 0) + 1
 redis.call('HSET', KEYS[1], 'mn', n, 'm' .. n, ARGV[1])
+if not KEYS[2] then return 1 end
 redis.call('ZADD', KEYS[2], f[1], ARGV[2])
 if sometimes(ARGV[2]) then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4]) end
 if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
@@ -314,7 +316,7 @@ for _, id in ipairs(ids) do
         local line = redis.call('HGET', rec, 'm' .. i) or ''
         local ch, chat, msg = string.match(line, '^([^\t]*)\t([^\t]*)\t([^\t]*)\t')
         if ch then
-          redis.call('ZREM', ARGV[2] .. 'ch:' .. ch .. '\0' .. chat, id)
+          if chat ~= '' then redis.call('ZREM', ARGV[2] .. 'ch:' .. ch .. '\0' .. chat, id) end
           if msg ~= '' then cross[#cross + 1] = ARGV[3] .. ch .. '\0' .. chat .. '\0' .. msg end
         end
       end

@@ -27,7 +27,9 @@ func TestIndexKeysRenewedOncePerWindow(t *testing.T) {
 			s := open(t, cfg)
 			ctx := context.Background()
 			rc := s.Client()
-			web := broker.Target{Channel: "web"}
+			// An in-process copy that names a chat (one without has no
+			// chat index: TestCopyWithoutChatHasNoChatIndex).
+			term := broker.Target{Channel: "cli", Chat: "ops"}
 			n := 0
 			ask := func(id string) error {
 				n++
@@ -36,8 +38,8 @@ func TestIndexKeysRenewedOncePerWindow(t *testing.T) {
 				if call != "" {
 					q.ToolCallID = call + string(rune('a'+n))
 				}
-				q.Targets = []broker.Target{web}
-				q.InProcess = []broker.Target{web}
+				q.Targets = []broker.Target{term}
+				q.InProcess = []broker.Target{term}
 				_, _, err := s.Create(ctx, q)
 				return err
 			}
@@ -45,7 +47,7 @@ func TestIndexKeysRenewedOncePerWindow(t *testing.T) {
 			if err := ask(first); err != nil {
 				t.Fatal(err)
 			}
-			agent, session, chat := s.IndexKeyNames(first, "memo-agent", "memo-session", "web", "")
+			agent, session, chat := s.IndexKeyNames(first, "memo-agent", "memo-session", "cli", "ops")
 			keys := []string{agent, session, chat}
 			ttl := func(k string) time.Duration {
 				t.Helper()
@@ -93,11 +95,11 @@ func TestIndexKeysRenewedOncePerWindow(t *testing.T) {
 			renewed("first Create")
 			// The copy at the in-process target has no lookup key; its
 			// lookup reads the record.
-			if n, err := rc.Exists(ctx, cfg.KeyPrefix+"l:web\x00\x00"+first).Result(); err != nil || n != 0 {
+			if n, err := rc.Exists(ctx, cfg.KeyPrefix+"l:cli\x00ops\x00"+first).Result(); err != nil || n != 0 {
 				t.Fatalf("lookup key of the in-process copy: EXISTS = %d, %v; want none", n, err)
 			}
-			if id, err := s.LookupMessage(ctx, "web", "", first); err != nil || id != first {
-				t.Fatalf("LookupMessage(web, %s) = %q, %v", first, id, err)
+			if id, err := s.LookupMessage(ctx, "cli", "ops", first); err != nil || id != first {
+				t.Fatalf("LookupMessage(cli, ops, %s) = %q, %v", first, id, err)
 			}
 
 			mark()
