@@ -37,9 +37,11 @@
 //	P{ev}:seq                counter of event sequence numbers
 //	P{ev}:log                zset seq -> "<at µs> <event JSON>"
 //	P{ev}:a:<agent>          the same per agent
-//	P{ev}:ids                hash id -> "<seq> <agent>" (one resolution
-//	                         event each), "<id>\tx<n>" -> the same for the
-//	                         extended event of snooze n
+//	P{ev}:ids                hash id -> "<seq> <agent>" (the resolution
+//	                         event of a question resolved on Cluster, or
+//	                         by an older version; elsewhere the record's
+//	                         es names it), "<id>\tx<n>" -> the same for
+//	                         the extended event of snooze n
 //	P{ev}:p:<agent>          zset id -> end (µs): the agent's pending
 //	                         questions, for the cap; end is an hour after
 //	                         the question's deadline
@@ -57,7 +59,8 @@
 // (resolved at), p<i> (progress of prompt i), s<i> (selection of prompt
 // i), rs and rt (reminders sent, reminder times), lu (lease end), mn and
 // m<n> (posted copies: channel, chat, message id, time, tab-separated),
-// k (idempotency key), cb (callback URL) and the callback delivery in
+// k (idempotency key), es (the seq of its resolution event, off
+// Cluster), cb (callback URL) and the callback delivery in
 // ds/da/dn/de/dc/du, and bv, a random version of the body drawn at
 // creation: each Store keeps the bodies it wrote or read lately
 // (bodies.go) and reads only the hash of a question whose bv it has,

@@ -56,3 +56,9 @@ func (s *Store) KeepsDecodedBody(id string) bool {
 	b, ok := s.bodies.get(id)
 	return ok && b.q != nil
 }
+
+// EventKeyNames names the record key of question id and the hash that
+// maps questions to their events (ids).
+func (s *Store) EventKeyNames(id string) (rec, ids string) {
+	return s.k.rec(id), s.k.evIDs()
+}

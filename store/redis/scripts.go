@@ -36,7 +36,9 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 //
 // Off Cluster (KEYS[8] given) it also logs the resolution's event, drops
 // the question from its agent's pending set and publishes it, as
-// logEventScript does: one step, so no unlogged marker is needed. The
+// logEventScript does: one step, so no unlogged marker is needed, and no
+// entry in ids either: the event's seq goes in the record (field es), in
+// the same HSET as the resolution, for Purge to find the event. The
 // agent's log and pending set are named by the agent in the record, so
 // they are derived from prefixes (one server holds every key there). On
 // Cluster the event's keys are in slot {ev}: the script marks the
@@ -77,6 +79,17 @@ if r.cb then
 end
 local po = {}
 edits(r, id, ARGV[3], ARGV[10], fv, po)
+local seq = false
+if KEYS[8] then
+  local ev = {question_id = id, agent = r.a or '', status = ARGV[2], at = ARGV[12]}
+  if r.se and r.se ~= '' then ev.session_id = r.se end
+  local agent = r.a or ''
+  redis.call('ZREM', ARGV[16] .. agent, id)
+  seq = logNew(KEYS[8], KEYS[9], KEYS[10], ARGV[15] .. agent, id, agent,
+    ARGV[3] .. ' ' .. cjson.encode(ev), ARGV[13], ARGV[14], ARGV[15], true)
+  if seq % 16 == 0 then redis.call('ZREMRANGEBYSCORE', ARGV[16] .. agent, '-inf', '(' .. ARGV[10]) end
+  fv[#fv + 1] = 'es'; fv[#fv + 1] = tostring(seq)
+end
 redis.call('HSET', KEYS[1], unpack(fv))
 if #po > 0 then redis.call('ZADD', pokey(KEYS[2]), unpack(po)) end
 redis.call('ZREM', KEYS[2], id)
@@ -89,16 +102,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
 if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
 if r.ps or r.ha or not r.lv then redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4]) end
-local seq = false
-if KEYS[8] then
-  local ev = {question_id = id, agent = r.a or '', status = ARGV[2], at = ARGV[12]}
-  if r.se and r.se ~= '' then ev.session_id = r.se end
-  local agent = r.a or ''
-  redis.call('ZREM', ARGV[16] .. agent, id)
-  seq = logNew(KEYS[8], KEYS[9], KEYS[10], ARGV[15] .. agent, id, agent,
-    ARGV[3] .. ' ' .. cjson.encode(ev), ARGV[13], ARGV[14], ARGV[15])
-  if seq % 16 == 0 then redis.call('ZREMRANGEBYSCORE', ARGV[16] .. agent, '-inf', '(' .. ARGV[10]) end
-else
+if not KEYS[8] then
   redis.call('ZADD', KEYS[7], ARGV[3], id)
   if trim then redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', '(' .. ARGV[7]) end
 end
@@ -240,16 +244,18 @@ return 1
 `)
 
 // eventLua defines logNew(seq, log, ids, agentLog, id, agent, member,
-// feed, trimBeforeUs, agentLogPrefix): it appends a resolution's event
-// (the caller has made sure it is not logged yet), publishes
-// "<id>\t<agent>" on the feed and returns the event's seq. On one event
-// in 16 it trims events older than trimBeforeUs (up to 32 of them).
+// feed, trimBeforeUs, agentLogPrefix, inRecord): it appends a
+// resolution's event (the caller has made sure it is not logged yet),
+// maps the id to it in ids unless inRecord (the caller keeps the seq in
+// the question's record), publishes "<id>\t<agent>" on the feed and
+// returns the event's seq. On one event in 16 it trims events older than
+// trimBeforeUs (up to 32 of them).
 const eventLua = `
-local function logNew(kseq, klog, kids, kagent, id, agent, member, feed, cutoff, prefix)
+local function logNew(kseq, klog, kids, kagent, id, agent, member, feed, cutoff, prefix, inRecord)
   local seq = redis.call('INCR', kseq)
   redis.call('ZADD', klog, seq, member)
   redis.call('ZADD', kagent, seq, member)
-  redis.call('HSET', kids, id, seq .. ' ' .. agent)
+  if not inRecord then redis.call('HSET', kids, id, seq .. ' ' .. agent) end
   redis.call('PUBLISH', feed, id .. '\t' .. agent)
   if seq % 16 ~= 0 then return seq end
   cutoff = tonumber(cutoff)
@@ -281,15 +287,22 @@ return logNew(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARG
 `)
 
 // purgeEventsScript drops the events of purged questions.
-// KEYS: log, ids. ARGV: 1 agent log prefix, 2.. ids.
+// KEYS: log, ids. ARGV: 1 agent log prefix, 2.. purged questions, each
+// "<id>" (its event is found in ids) or "<id> <seq> <agent>" (its record
+// named the event: resolveScript).
 var purgeEventsScript = newIdempotentScript(`
 for i = 2, #ARGV do
-  local v = redis.call('HGET', KEYS[2], ARGV[i])
+  local id, named = string.match(ARGV[i], '^([^ ]*) (.*)$')
+  local v = named
+  if not id then
+    id = ARGV[i]
+    v = redis.call('HGET', KEYS[2], id)
+  end
   if v then
     local seq, agent = string.match(v, '^(%d+) (.*)$')
     redis.call('ZREMRANGEBYSCORE', KEYS[1], seq, seq)
     redis.call('ZREMRANGEBYSCORE', ARGV[1] .. agent, seq, seq)
-    redis.call('HDEL', KEYS[2], ARGV[i])
+    if not named then redis.call('HDEL', KEYS[2], id) end
   end
 end
 return 1
@@ -298,14 +311,14 @@ return 1
 // purgeScript removes questions of one shard resolved before a time.
 // KEYS: done, all. ARGV: 1 beforeUs, 2 shard key prefix ("<p>{sN}:"),
 // 3 lookup key prefix, 4 limit, 5 offset (entries kept by earlier calls).
-// Returns {removed, {cross-slot keys to delete}, {ids whose events go},
-// entries read, entries kept}.
+// Returns {removed, {cross-slot keys to delete}, {questions whose events
+// go, as purgeEventsScript takes them}, entries read, entries kept}.
 var purgeScript = newScript(prelude + `
 local removed, kept, cross, gone = 0, 0, {}, {}
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', tonumber(ARGV[5]), tonumber(ARGV[4]))
 for _, id in ipairs(ids) do
   local rec = ARGV[2] .. 'q:' .. id
-  local f = redis.call('HMGET', rec, 'a', 'se', 'mn', 'k', 'ds', 'st')
+  local f = redis.call('HMGET', rec, 'a', 'se', 'mn', 'k', 'ds', 'st', 'es')
   if f[6] and f[5] == 'pending' then
     kept = kept + 1 -- its callback is still being delivered
   else
@@ -327,7 +340,7 @@ for _, id in ipairs(ids) do
     redis.call('ZREM', KEYS[2], id)
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', ARGV[2] .. 'unl', id)
-    gone[#gone + 1] = id
+    if f[7] then gone[#gone + 1] = id .. ' ' .. f[7] .. ' ' .. (f[1] or '') else gone[#gone + 1] = id end
   end
 end
 return {removed, cross, gone, #ids, kept}
