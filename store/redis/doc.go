@@ -24,7 +24,8 @@
 //	P{sN}:ss:<session>       zset id -> created, per session
 //	P{sN}:ch:<channel>\0<chat>  zset id -> created, questions posted there
 //	                         (copies that name a chat only)
-//	P{sN}:done               zset id -> resolved (µs), for Purge
+//	P{sN}:done               zset id -> resolved (µs): written by older
+//	                         versions for Purge, which now empties it
 //	P{sN}:ob                 zset id -> next delivery attempt (µs)
 //	P{sN}:unl                zset id -> resolved (µs): event maybe unlogged
 //	                         (Cluster only)
@@ -148,7 +149,9 @@
 // them and trimmed by age on about one write in 16 of their index; old
 // events are trimmed on one logged event in 16. Purge removes resolved questions early
 // and completely: record, index entries, lookups, idempotency key and
-// events. Nothing needs a command newer than Redis 7.0.
+// events. It finds them through each shard's all index (created before
+// its time) and the records' resolution times, so resolutions write no
+// index of their own. Nothing needs a command newer than Redis 7.0.
 //
 // # Resolution feed
 //

@@ -28,7 +28,7 @@ func TestResolutionEventNamedInRecord(t *testing.T) {
 			rc := s.Client()
 			now := time.Now()
 			ask := func(resolved time.Time) string {
-				q := brokertest.NewQuestion(broker.NewID(), "seq-agent", now)
+				q := brokertest.NewQuestion(broker.NewID(), "seq-agent", now.Add(-4*time.Hour))
 				if _, _, err := s.Create(ctx, q); err != nil {
 					t.Fatal(err)
 				}

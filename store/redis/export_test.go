@@ -62,3 +62,10 @@ func (s *Store) KeepsDecodedBody(id string) bool {
 func (s *Store) EventKeyNames(id string) (rec, ids string) {
 	return s.k.rec(id), s.k.evIDs()
 }
+
+// ShardIndexNames names the index of every question and the done set
+// (written by older versions) of question id's shard.
+func (s *Store) ShardIndexNames(id string) (all, done string) {
+	n := shardOf(id)
+	return s.k.all(n), s.k.done(n)
+}

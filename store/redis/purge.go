@@ -20,7 +20,7 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 	for n := range shards {
 		offset := 0
 		for {
-			v, err := purgeScript.Run(ctx, s.c, []string{s.k.done(n), s.k.all(n)},
+			v, err := purgeScript.Run(ctx, s.c, []string{s.k.all(n), s.k.done(n)},
 				usec(before), s.k.tags[n], s.k.prefix+"l:", purgeBatch, offset).Slice()
 			if err != nil {
 				return total, wrap("purge", err)

@@ -44,7 +44,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		sent = &sentResolution{raw: body, res: res}
 	}
 	n := shardOf(id)
-	keys := []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.done(n), s.k.outbox(n), s.k.unlogged(n)}
+	keys := []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.outbox(n), s.k.unlogged(n)}
 	now := time.Now()
 	ifProgress := ""
 	if r.IfProgress != nil {

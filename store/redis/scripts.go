@@ -34,7 +34,7 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // for it. Records of layout 1 (no lv field, written by older versions,
 // which did not mark ha) always give the log the record's expiry.
 //
-// Off Cluster (KEYS[8] given) it also logs the resolution's event, drops
+// Off Cluster (KEYS[7] given) it also logs the resolution's event, drops
 // the question from its agent's pending set and publishes it, as
 // logEventScript does: one step, so no unlogged marker is needed, and no
 // entry in ids either: the event's seq goes in the record (field es), in
@@ -44,10 +44,10 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // Cluster the event's keys are in slot {ev}: the script marks the
 // question unlogged and Resolve logs the event in a second call.
 //
-// KEYS: rec, due, rem, lease, done, outbox, unlogged; off Cluster also
-// 8 seq, 9 log, 10 ids.
+// KEYS: rec, due, rem, lease, outbox, unlogged; off Cluster also
+// 7 seq, 8 log, 9 ids.
 // ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
-// 5 resolvedNs, 6 id, 7 doneTrimBeforeUs, 8 the number of prompts with
+// 5 resolvedNs, 6 id, 7 unloggedTrimBeforeUs, 8 the number of prompts with
 // progress the resolution expects, or empty for no condition, 9 the
 // policy state revision it expects (field pv), or empty, 10 nowUs,
 // 11 the version of the body the caller keeps (bodies.go) or empty; off
@@ -75,17 +75,17 @@ local id = ARGV[6]
 local fv = {'st', ARGV[2], 'r', ARGV[1], 'ra', ARGV[5]}
 if r.cb then
   for _, x in ipairs({'ds', 'pending', 'da', '0', 'dn', ARGV[5], 'dc', ARGV[5], 'du', ARGV[5]}) do fv[#fv + 1] = x end
-  redis.call('ZADD', KEYS[6], ARGV[3], id)
+  redis.call('ZADD', KEYS[5], ARGV[3], id)
 end
 local po = {}
 edits(r, id, ARGV[3], ARGV[10], fv, po)
 local seq = false
-if KEYS[8] then
+if KEYS[7] then
   local ev = {question_id = id, agent = r.a or '', status = ARGV[2], at = ARGV[12]}
   if r.se and r.se ~= '' then ev.session_id = r.se end
   local agent = r.a or ''
   redis.call('ZREM', ARGV[16] .. agent, id)
-  seq = logNew(KEYS[8], KEYS[9], KEYS[10], ARGV[15] .. agent, id, agent,
+  seq = logNew(KEYS[7], KEYS[8], KEYS[9], ARGV[15] .. agent, id, agent,
     ARGV[3] .. ' ' .. cjson.encode(ev), ARGV[13], ARGV[14], ARGV[15], true)
   if seq % 16 == 0 then redis.call('ZREMRANGEBYSCORE', ARGV[16] .. agent, '-inf', '(' .. ARGV[10]) end
   fv[#fv + 1] = 'es'; fv[#fv + 1] = tostring(seq)
@@ -96,15 +96,13 @@ redis.call('ZREM', KEYS[2], id)
 if r.rt then redis.call('ZREM', KEYS[3], id) end
 if r.lu then redis.call('ZREM', KEYS[4], id) end
 local trim = sometimes(id)
-redis.call('ZADD', KEYS[5], ARGV[3], id)
-if trim then redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
 if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
 if r.ps or r.ha or not r.lv then redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4]) end
-if not KEYS[8] then
-  redis.call('ZADD', KEYS[7], ARGV[3], id)
-  if trim then redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', '(' .. ARGV[7]) end
+if not KEYS[7] then
+  redis.call('ZADD', KEYS[6], ARGV[3], id)
+  if trim then redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', '(' .. ARGV[7]) end
 end
 -- The record as it now is: h with fv applied.
 local pos = {}
@@ -308,19 +306,28 @@ end
 return 1
 `)
 
-// purgeScript removes questions of one shard resolved before a time.
-// KEYS: done, all. ARGV: 1 beforeUs, 2 shard key prefix ("<p>{sN}:"),
+// purgeScript removes questions of one shard resolved before a time. It
+// reads them from the shard's index of every question (a question
+// resolved before the time was created before it) and checks each
+// record's resolution time (ra, ns); entries whose record is gone are
+// dropped. Off the first batch it also empties the shard's done set of
+// entries before the time: older versions indexed resolutions there.
+// KEYS: all, done. ARGV: 1 beforeUs, 2 shard key prefix ("<p>{sN}:"),
 // 3 lookup key prefix, 4 limit, 5 offset (entries kept by earlier calls).
 // Returns {removed, {cross-slot keys to delete}, {questions whose events
 // go, as purgeEventsScript takes them}, entries read, entries kept}.
 var purgeScript = newScript(prelude + `
 local removed, kept, cross, gone = 0, 0, {}, {}
+local before = tonumber(ARGV[1])
+if ARGV[5] == '0' then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1]) end
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', tonumber(ARGV[5]), tonumber(ARGV[4]))
 for _, id in ipairs(ids) do
   local rec = ARGV[2] .. 'q:' .. id
-  local f = redis.call('HMGET', rec, 'a', 'se', 'mn', 'k', 'ds', 'st', 'es')
-  if f[6] and f[5] == 'pending' then
-    kept = kept + 1 -- its callback is still being delivered
+  local f = redis.call('HMGET', rec, 'a', 'se', 'mn', 'k', 'ds', 'st', 'es', 'ra')
+  -- ra is in ns; its first digits are the µs, exact in a Lua number.
+  local ra = f[8] and tonumber(string.sub(f[8], 1, -4)) or 0
+  if f[6] and (f[6] == 'pending' or f[5] == 'pending' or ra > before) then
+    kept = kept + 1 -- open, resolved since, or its callback is still being delivered
   else
     if f[6] then
       redis.call('ZREM', ARGV[2] .. 'ag:' .. f[1], id)
@@ -337,7 +344,6 @@ for _, id in ipairs(ids) do
       redis.call('DEL', rec, jkey(rec), fkey(rec), akey(rec))
       removed = removed + 1
     end
-    redis.call('ZREM', KEYS[2], id)
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', ARGV[2] .. 'unl', id)
     if f[7] then gone[#gone + 1] = id .. ' ' .. f[7] .. ' ' .. (f[1] or '') else gone[#gone + 1] = id end
