@@ -251,3 +251,56 @@ func testCycleRoundTrips(t *testing.T, cfg redisstore.Config, maxPlain, maxIdem 
 		})
 	}
 }
+
+// TestDefaultCycleCalls keeps the Redis calls of the cycle bridge serve
+// makes on its defaults (docs/benchmarks.md): an ask with a session, a
+// tool call id, a deadline, two reminders and copies in the web inbox and
+// the terminal, under the agent's pending cap, then its answer. Create
+// records the copies, so no AddMessage follows; the agent's read of the
+// answer is served by the broker. Counted with INFO commandstats on a
+// private server (calls inside scripts included) over 320 cycles, after
+// 200 that renew the index keys' TTLs in every shard. 21 calls, and about
+// 0.3 of trims by age.
+func TestDefaultCycleCalls(t *testing.T) {
+	const budget = 21.5
+	addr, _ := redistest.StartServer(t)
+	s := open(t, redisstore.Config{Addrs: []string{addr}})
+	if err := s.LoadScripts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	admin := goredis.NewClient(&goredis.Options{Addr: addr})
+	defer admin.Close()
+	ctx := context.Background()
+	web, term := broker.Target{Channel: "web"}, broker.Target{Channel: "cli"}
+	one := func(i int) {
+		now := time.Now()
+		q := brokertest.NewQuestion(broker.NewID(), "local", now)
+		q.SessionID = "session-1"
+		q.ToolCallID = "call-" + strconv.Itoa(i)
+		q.Targets = []broker.Target{web, term}
+		q.InProcess = []broker.Target{web, term}
+		q.ExpiresAt = now.Add(30 * time.Minute).Truncate(time.Millisecond)
+		q.Reminders = []time.Time{now.Add(15 * time.Minute), now.Add(27 * time.Minute)}
+		if _, _, err := s.CreateCapped(ctx, q, 1000); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusAnswered,
+			Answers:    map[string]broker.Answer{q.Prompts[0].Question: {Selected: []string{"Postgres"}}},
+			AnsweredBy: &broker.Responder{Channel: "cli", User: "u", Name: "u"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 200 {
+		one(-1 - i) // renews the index keys of every shard
+	}
+	before := commandCalls(t, admin)
+	const n = 320
+	for i := 1; i <= n; i++ {
+		one(i)
+	}
+	per := float64(commandCalls(t, admin)-before) / n
+	t.Logf("%.2f Redis calls per cycle", per)
+	if per > budget {
+		t.Fatalf("%.2f Redis calls per cycle, want at most %.1f", per, budget)
+	}
+}

@@ -345,7 +345,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	if !q.LeaseUntil.IsZero() {
 		leaseNs, leaseUs = strconv.FormatInt(nsec(q.LeaseUntil), 10), strconv.FormatInt(usec(q.LeaseUntil), 10)
 	}
-	keys := []string{s.k.rec(q.ID), s.k.body(q.ID), s.k.due(n), s.k.rem(n), s.k.lease(n), s.k.all(n),
+	keys := []string{s.k.rec(q.ID), s.k.body(q.ID), s.k.due(n), s.k.timers(n), s.k.lease(n), s.k.all(n),
 		s.k.agent(n, q.Agent), s.k.session(n, q.SessionID)}
 	// The renewable indexes in the script's order: agent, session (none
 	// without one), the chat indexes.

@@ -10,7 +10,11 @@ package redis
 // only grows the key's life: every index key gets the same TTL) unless
 // ARGV[20] says this process renewed that key less than a window ago
 // (ttlmemo.go).
-// KEYS: 1 rec, 2 body, 3 due, 4 rem, 5 lease, 6 all, 7 agent, 8 session.
+// The question gets one entry in the timer set, at the earlier of its
+// next reminder and its deadline, and keeps its deadline in field dl
+// (timers.go).
+// KEYS: 1 rec, 2 body, 3 due (names the shard's platform outbox), 4 timers,
+// 5 lease, 6 all, 7 agent, 8 session.
 // ARGV: 1 id, 2 json, 3 agent, 4 session, 5 createdUs, 6 expiresUs|empty,
 // 7 reminders csv|empty, 8 nextReminderUs|empty, 9 leaseUntilNs|empty,
 // 10 leaseUntilUs, 11 idemKey|empty, 12 callbackURL|empty, 13 prompts,
@@ -32,14 +36,15 @@ package redis
 // The create scripts test that the id is free with SET NX of the body
 // (the body and the record are written, expire and are deleted
 // together), so write does not set it.
-const createWrite = admitFunc + outboxLua + sometimesLua + `
+const createWrite = admitFunc + outboxLua + sometimesLua + timersLua + `
 local ittl, renew = string.match(ARGV[20], '^(%d+)/?(%d*)$')
 local nchats = math.max(#renew - 2, 0)
 local function write(extra)
   local id = ARGV[1]
-  local f = {'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13], 'lv', '2'}
+  local f = {'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13], 'lv', '3'}
   local function add(k, v) f[#f + 1] = k; f[#f + 1] = v end
   if ARGV[4] ~= '' then add('se', ARGV[4]) end
+  if ARGV[6] ~= '' then add('dl', ARGV[6]) end
   if ARGV[7] ~= '' then add('rt', ARGV[7]); add('rs', ARGV[16]) end
   if ARGV[9] ~= '' then add('lu', ARGV[9]) end
   if ARGV[11] ~= '' then add('k', ARGV[11]) end
@@ -54,8 +59,8 @@ local function write(extra)
   end
   redis.call('HSET', KEYS[1], unpack(f))
   if #po > 0 then redis.call('ZADD', pokey(KEYS[3]), unpack(po)) end
-  if ARGV[6] ~= '' then redis.call('ZADD', KEYS[3], ARGV[6], id) end
-  if ARGV[8] ~= '' then redis.call('ZADD', KEYS[4], ARGV[8], id) end
+  local t = nextTimer(ARGV[8], '0', ARGV[6])
+  if t then redis.call('ZADD', KEYS[4], t, id) end
   if ARGV[9] ~= '' then redis.call('ZADD', KEYS[5], ARGV[10], id) end
   local trim = sometimes(id)
   local function index(k, pos)

@@ -16,8 +16,11 @@
 //	                         expiring with the record
 //	P{sN}:au:<id>            list: the audit log of team policies (JSON
 //	                         entries, votes.go), expiring with the record
-//	P{sN}:due                zset id -> deadline (µs); pending only
-//	P{sN}:rem                zset id -> next reminder (µs); pending only
+//	P{sN}:tm                 zset id -> the earlier of the next reminder
+//	                         and the deadline (µs); pending only (timers.go)
+//	P{sN}:due                zset id -> deadline (µs); pending questions of
+//	                         layouts 1 and 2 only
+//	P{sN}:rem                zset id -> next reminder (µs); the same
 //	P{sN}:lease              zset id -> lease end (µs); pending only
 //	P{sN}:all                zset id -> created (µs)
 //	P{sN}:ag:<agent>         zset id -> created, per agent
@@ -58,7 +61,8 @@
 // JSON and the hash stays a compact listpack: st (status), a (agent), se
 // (session), cr (created), np (prompt count), r (resolution JSON), ra
 // (resolved at), p<i> (progress of prompt i), s<i> (selection of prompt
-// i), rs and rt (reminders sent, reminder times), lu (lease end), mn and
+// i), rs and rt (reminders sent, reminder times), dl (deadline, µs; a
+// snooze's ex wins over it), lu (lease end), mn and
 // m<n> (posted copies: channel, chat, message id, time, tab-separated),
 // k (idempotency key), es (the seq of its resolution event, off
 // Cluster), cb (callback URL) and the callback delivery in

@@ -17,7 +17,7 @@ func (k keys) esc(n int) string { return k.tags[n] + "esc" }
 // questions resolved or gone meanwhile are dropped from the index here,
 // since a resolution does not touch it.
 func (s *Store) DueEscalations(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	ids, err := s.scanDue(ctx, "due escalations", s.k.esc, now, limit, false)
+	ids, err := s.scanDue(ctx, "due escalations", s.k.esc, "", now, limit, false)
 	if err != nil || len(ids) == 0 {
 		return ids, err
 	}

@@ -69,3 +69,10 @@ func (s *Store) ShardIndexNames(id string) (all, done string) {
 	n := shardOf(id)
 	return s.k.all(n), s.k.done(n)
 }
+
+// TimerKeyNames names the timer set and the due and rem sets (which
+// questions of older layouts use) of question id's shard.
+func (s *Store) TimerKeyNames(id string) (timers, due, rem string) {
+	n := shardOf(id)
+	return s.k.timers(n), s.k.due(n), s.k.rem(n)
+}

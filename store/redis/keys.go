@@ -35,6 +35,7 @@ func (k keys) audit(id string) string            { return k.tags[shardOf(id)] + 
 func (k keys) recPrefix(n int) string            { return k.tags[n] + "q:" }
 func (k keys) due(n int) string                  { return k.tags[n] + "due" }
 func (k keys) rem(n int) string                  { return k.tags[n] + "rem" }
+func (k keys) timers(n int) string               { return k.tags[n] + "tm" }
 func (k keys) lease(n int) string                { return k.tags[n] + "lease" }
 func (k keys) all(n int) string                  { return k.tags[n] + "all" }
 func (k keys) done(n int) string                 { return k.tags[n] + "done" }

@@ -88,13 +88,14 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 	return out, nil
 }
 
-// CountPending adds up the deadline indexes of the shards, which hold the
-// pending questions only: one pipelined ZCARD per shard.
+// CountPending adds up the deadline and timer indexes of the shards,
+// which hold the pending questions only (those of layouts 1 and 2 in due,
+// those of layout 3 in tm: timers.go): pipelined ZCARDs.
 func (s *Store) CountPending(ctx context.Context) (int, error) {
 	pipe := s.c.Pipeline()
-	cmds := make([]*goredis.IntCmd, shards)
+	cmds := make([]*goredis.IntCmd, 0, 2*shards)
 	for n := range shards {
-		cmds[n] = pipe.ZCard(ctx, s.k.due(n))
+		cmds = append(cmds, pipe.ZCard(ctx, s.k.due(n)), pipe.ZCard(ctx, s.k.timers(n)))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return 0, wrap("count pending", err)
@@ -111,40 +112,51 @@ func (s *Store) CountPending(ctx context.Context) (int, error) {
 // and of snoozes whose Amend did (extended.go).
 func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	s.repairExtended(ctx)
-	return s.scanDue(ctx, "due", s.k.due, now, limit, true)
+	return s.scanDue(ctx, "due", s.k.due, "d", now, limit, true)
 }
 
 // DueReminders returns pending questions whose next reminder is due.
 func (s *Store) DueReminders(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	return s.scanDue(ctx, "due reminders", s.k.rem, now, limit, false)
+	return s.scanDue(ctx, "due reminders", s.k.rem, "r", now, limit, false)
 }
 
 // LapsedLeases returns pending questions whose lease ended.
 func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	return s.scanDue(ctx, "lapsed leases", s.k.lease, now, limit, false)
+	return s.scanDue(ctx, "lapsed leases", s.k.lease, "", now, limit, false)
 }
 
-func (s *Store) scanDue(ctx context.Context, op string, key func(int) string, now time.Time, limit int, repair bool) ([]string, error) {
+// scanDue reads the entries at or before now of each shard's set key, and
+// with a kind ("d" deadlines, "r" reminders) those of that kind in the
+// shard's timer set (timers.go), in one pipeline, and returns the limit
+// earliest ids.
+func (s *Store) scanDue(ctx context.Context, op string, key func(int) string, kind string, now time.Time, limit int, repair bool) ([]string, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	pipe := s.c.Pipeline()
+	b := s.batch()
 	cmds := make([]*goredis.ZSliceCmd, shards)
+	var timers []*goredis.Cmd
 	var unl []*goredis.StringSliceCmd
 	max := strconv.FormatInt(usec(now), 10)
 	for n := range shards {
-		cmds[n] = pipe.ZRangeByScoreWithScores(ctx, key(n), &goredis.ZRangeBy{Min: "-inf", Max: max, Count: int64(limit)})
+		cmds[n] = b.pipe.ZRangeByScoreWithScores(ctx, key(n), &goredis.ZRangeBy{Min: "-inf", Max: max, Count: int64(limit)})
+		if kind != "" {
+			timers = append(timers, b.script(ctx, timersDueScript, []string{s.k.timers(n)}, max, kind, limit, s.k.recPrefix(n)))
+		}
 		if repair {
-			unl = append(unl, pipe.ZRangeByScore(ctx, s.k.unlogged(n), &goredis.ZRangeBy{
+			unl = append(unl, b.pipe.ZRangeByScore(ctx, s.k.unlogged(n), &goredis.ZRangeBy{
 				Min: "-inf", Max: strconv.FormatInt(usec(now.Add(-repairAfter)), 10), Count: 100}))
 		}
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := b.exec(ctx); err != nil {
 		return nil, wrap(op, err)
 	}
 	var all []goredis.Z
 	for _, c := range cmds {
 		all = append(all, c.Val()...)
+	}
+	for _, c := range timers {
+		all = append(all, timerEntries(c)...)
 	}
 	slices.SortFunc(all, func(a, b goredis.Z) int {
 		if c := cmp.Compare(a.Score, b.Score); c != 0 {
@@ -153,8 +165,14 @@ func (s *Store) scanDue(ctx context.Context, op string, key func(int) string, no
 		return cmp.Compare(a.Member.(string), b.Member.(string))
 	})
 	ids := make([]string, 0, min(limit, len(all)))
-	for _, z := range all[:min(limit, len(all))] {
-		ids = append(ids, z.Member.(string))
+	for _, z := range all {
+		if len(ids) == limit {
+			break
+		}
+		// A question snoozed by an older version may be in both sets.
+		if id := z.Member.(string); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
 	}
 	if repair {
 		s.repairEvents(ctx, unl)

@@ -16,10 +16,11 @@ var (
 )
 
 // NextScheduled returns the earliest deadline, reminder, lease end or
-// escalation step in the schedule's indexes: the first entry of each
-// shard's sorted sets, read in one pipeline.
+// escalation step in the schedule's indexes (the timer sets and, for
+// questions of older layouts, the due and rem sets): the first entry of
+// each shard's sorted sets, read in one pipeline.
 func (s *Store) NextScheduled(ctx context.Context) (time.Time, bool, error) {
-	at, ok, err := s.firstScore(ctx, "next scheduled", s.k.due, s.k.rem, s.k.lease, s.k.esc)
+	at, ok, err := s.firstScore(ctx, "next scheduled", s.k.timers, s.k.due, s.k.rem, s.k.lease, s.k.esc)
 	return time.UnixMicro(at).UTC(), ok, err
 }
 

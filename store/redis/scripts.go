@@ -27,7 +27,8 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // resolveScript is the compare-and-set pending -> terminal. It reads the
 // record once (HGETALL), writes the changed fields in one HSET (status,
 // resolution, the callback delivery, the edits of the posted copies),
-// unindexes the question from the sets it is in, sets the expiries, and
+// unindexes the question from the sets it is in (the timer set, derived
+// from the due set's name, for layout 3: timers.go), sets the expiries, and
 // answers the record as it now is without reading it again. The audit
 // log, when there is one (the record has a policy state, ps, or the mark
 // ha), gets the record's expiry too; a question without one costs no call
@@ -55,7 +56,7 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // trimBeforeUs, 15 agent log prefix, 16 pending set prefix.
 // Returns {code, {HGETALL, body}} (an empty body when the record's bv is
 // ARGV[11]: the caller has it) and, when it logged the event, its seq.
-var resolveScript = newScript(prelude + outboxLua + sometimesLua + eventLua + `
+var resolveScript = newScript(prelude + outboxLua + sometimesLua + eventLua + timersLua + `
 local h = redis.call('HGETALL', KEYS[1])
 if #h == 0 then return {'nf'} end
 local r = {}
@@ -92,8 +93,13 @@ if KEYS[7] then
 end
 redis.call('HSET', KEYS[1], unpack(fv))
 if #po > 0 then redis.call('ZADD', pokey(KEYS[2]), unpack(po)) end
-redis.call('ZREM', KEYS[2], id)
-if r.rt then redis.call('ZREM', KEYS[3], id) end
+if (tonumber(r.lv) or 1) < 3 or r.ex then
+  -- Layouts 1 and 2 index deadlines and reminders in due and rem; a
+  -- snooze by an older version does so for layout 3 too (timers.go).
+  redis.call('ZREM', KEYS[2], id)
+  if r.rt then redis.call('ZREM', KEYS[3], id) end
+end
+if (tonumber(r.lv) or 1) >= 3 and (r.dl or r.ex or r.rt) then redis.call('ZREM', tmkey(KEYS[2]), id) end
 if r.lu then redis.call('ZREM', KEYS[4], id) end
 local trim = sometimes(id)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
@@ -131,19 +137,26 @@ return {'ok', whole(KEYS[1])}
 `)
 
 // claimReminderScript marks reminder n as sent and moves the question to
-// its next reminder. KEYS: rec, rem. ARGV: 1 n, 2 id.
+// its next reminder: in the rem set for layouts 1 and 2, in the timer set
+// (at the earlier of that reminder and the deadline) for layout 3.
+// KEYS: rec, rem. ARGV: 1 n, 2 id.
 // Returns -1 not found, 0 not claimed, 1 claimed.
-var claimReminderScript = newScript(`
-local f = redis.call('HMGET', KEYS[1], 'st', 'rs', 'rt')
+var claimReminderScript = newScript(timersLua + `
+local f = redis.call('HMGET', KEYS[1], 'st', 'rs', 'rt', 'lv', 'ex', 'dl')
 if not f[1] then return -1 end
 if f[1] ~= 'pending' then return 0 end
 local n = tonumber(ARGV[1])
 if (tonumber(f[2]) or 0) >= n then return 0 end
 redis.call('HSET', KEYS[1], 'rs', n)
-local i, nextAt = 0, nil
-for t in string.gmatch(f[3] or '', '[^,]+') do
-  i = i + 1
-  if i == n + 1 then nextAt = t end
+local nextAt = nextTimer(f[3], n, nil)
+if (tonumber(f[4]) or 1) >= 3 then
+  local t = nextTimer(f[3], n, f[5] or f[6])
+  if t then redis.call('ZADD', tmkey(KEYS[2]), t, ARGV[2]) else redis.call('ZREM', tmkey(KEYS[2]), ARGV[2]) end
+  -- Snoozed by an older version, it may have an entry in rem as well.
+  if f[5] then
+    if nextAt then redis.call('ZADD', KEYS[2], 'XX', nextAt, ARGV[2]) else redis.call('ZREM', KEYS[2], ARGV[2]) end
+  end
+  return 1
 end
 if nextAt then redis.call('ZADD', KEYS[2], nextAt, ARGV[2]) else redis.call('ZREM', KEYS[2], ARGV[2]) end
 return 1

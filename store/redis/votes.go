@@ -11,13 +11,15 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// amendScript is the compare-and-set of a question's policy state.
+// amendScript is the compare-and-set of a question's policy state. A new
+// deadline moves the question's timer (timers.go), or for layouts 1 and 2
+// its entries in due and rem.
 // KEYS: rec, due, rem, esc, unx. ARGV: 1 expected revision, 2 state JSON,
 // 3 new deadline (µs) or empty, 4 new reminder times (µs, comma list) or
 // empty, 5 id, 6 next escalation step (µs) or empty, 7 the mark of an
 // extended event to log ("<id>\t<snooze number>", extended.go) or empty,
 // 8 the mark's time (µs); from ARGV[9] on, audit entries to append.
-var amendScript = newScript(prelude + `
+var amendScript = newScript(prelude + timersLua + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
 if st ~= 'pending' then
@@ -27,17 +29,20 @@ end
 if (redis.call('HGET', KEYS[1], 'pv') or '0') ~= ARGV[1] then return {'stale', whole(KEYS[1])} end
 redis.call('HSET', KEYS[1], 'ps', ARGV[2], 'pv', tonumber(ARGV[1]) + 1)
 if ARGV[3] ~= '' then
+  local f = redis.call('HMGET', KEYS[1], 'lv', 'rs', 'rt')
   redis.call('HSET', KEYS[1], 'ex', ARGV[3])
-  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
-  if ARGV[4] ~= '' then
-    redis.call('HSET', KEYS[1], 'rt', ARGV[4])
-    local rs = tonumber(redis.call('HGET', KEYS[1], 'rs') or '0')
-    local i, nextAt = 0, nil
-    for t in string.gmatch(ARGV[4], '[^,]+') do
-      i = i + 1
-      if i == rs + 1 then nextAt = t end
+  if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'rt', ARGV[4]) end
+  if (tonumber(f[1]) or 1) >= 3 then
+    -- One timer, at the earlier of the next reminder and the deadline.
+    local rt = f[3]
+    if ARGV[4] ~= '' then rt = ARGV[4] end
+    redis.call('ZADD', tmkey(KEYS[2]), nextTimer(rt, f[2], ARGV[3]), ARGV[5])
+  else
+    redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
+    if ARGV[4] ~= '' then
+      local nextAt = nextTimer(ARGV[4], f[2], nil)
+      if nextAt then redis.call('ZADD', KEYS[3], nextAt, ARGV[5]) else redis.call('ZREM', KEYS[3], ARGV[5]) end
     end
-    if nextAt then redis.call('ZADD', KEYS[3], nextAt, ARGV[5]) else redis.call('ZREM', KEYS[3], ARGV[5]) end
   end
 end
 if ARGV[6] ~= '' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[5]) else redis.call('ZREM', KEYS[4], ARGV[5]) end
