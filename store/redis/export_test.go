@@ -3,6 +3,8 @@ package redis
 import (
 	"context"
 	"time"
+
+	"github.com/askbridge/askbridge/broker"
 )
 
 // IdemKey exposes the idempotency key name to the external tests.
@@ -75,4 +77,14 @@ func (s *Store) ShardIndexNames(id string) (all, done string) {
 func (s *Store) TimerKeyNames(id string) (timers, due, rem string) {
 	n := shardOf(id)
 	return s.k.timers(n), s.k.due(n), s.k.rem(n)
+}
+
+// IDInShardOf returns a new question id in the shard of question id, for
+// tests that need questions to share one shard's keys.
+func IDInShardOf(id string) string {
+	for {
+		if n := broker.NewID(); shardOf(n) == shardOf(id) {
+			return n
+		}
+	}
 }

@@ -165,12 +165,14 @@ func (s *Store) scanDue(ctx context.Context, op string, key func(int) string, ki
 		return cmp.Compare(a.Member.(string), b.Member.(string))
 	})
 	ids := make([]string, 0, min(limit, len(all)))
+	seen := make(map[string]bool, min(limit, len(all)))
 	for _, z := range all {
 		if len(ids) == limit {
 			break
 		}
 		// A question snoozed by an older version may be in both sets.
-		if id := z.Member.(string); !slices.Contains(ids, id) {
+		if id := z.Member.(string); !seen[id] {
+			seen[id] = true
 			ids = append(ids, id)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	redisstore "github.com/askbridge/askbridge/store/redis"
 	"github.com/askbridge/askbridge/store/redis/redistest"
 )
 
@@ -28,14 +29,7 @@ func TestPurgeReadsTheIndexOfEveryQuestion(t *testing.T) {
 	// One shard, so that batches of 200 meet kept entries.
 	first := broker.NewID()
 	all, done := s.ShardIndexNames(first)
-	sameShard := func() string {
-		for {
-			id := broker.NewID()
-			if a, _ := s.ShardIndexNames(id); a == all {
-				return id
-			}
-		}
-	}
+	sameShard := func() string { return redisstore.IDInShardOf(first) }
 	var old, recent, open []string
 	for i := range 520 {
 		id := first

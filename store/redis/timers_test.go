@@ -10,6 +10,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	redisstore "github.com/askbridge/askbridge/store/redis"
 	"github.com/askbridge/askbridge/store/redis/redistest"
 )
 
@@ -28,15 +29,7 @@ func TestTimersOneEntryPerQuestion(t *testing.T) {
 	// Every question in one shard, so that the 150 below stand before the
 	// late one in one timer set.
 	first := broker.NewID()
-	shard, _, _ := s.TimerKeyNames(first)
-	newID := func() string {
-		for {
-			id := broker.NewID()
-			if k, _, _ := s.TimerKeyNames(id); k == shard {
-				return id
-			}
-		}
-	}
+	newID := func() string { return redisstore.IDInShardOf(first) }
 	ask := func(rem ...time.Duration) *broker.Question {
 		t.Helper()
 		q := brokertest.NewQuestion(newID(), "timer-agent", now)
