@@ -261,10 +261,11 @@ func pendingEnd(q *broker.Question) time.Time {
 const fixedArgs = 20
 
 // createKeys are keys of a new question beside its KEYS: the chat
-// indexes of its copies at in-process targets that name a chat, which the create scripts
-// record with it (they go last among the script's KEYS), and the index
-// keys whose TTL the script renews, which the memo marks as renewed at
-// the time in at once the script has written them (ttlmemo.go).
+// indexes of its copies at in-process targets that name a chat, which
+// the create scripts record with it (they go last among the script's
+// KEYS), and the index keys whose TTL the script renews, which the memo
+// marks as renewed at the time in at once the script has written them
+// (ttlmemo.go).
 type createKeys struct {
 	chats, renewed []string
 	at             time.Time
