@@ -73,7 +73,7 @@ type Broker struct {
 	channels map[string]Channel
 
 	mu      sync.Mutex
-	waiters map[string]map[chan *Question]struct{}
+	waiters map[string]map[chan *Question]func()
 	// resolving counts the Resolve calls of this instance under way, by
 	// question: the feed's wake for such a question is left to the call,
 	// which wakes the waiters with the question it has (wait.go).
@@ -138,7 +138,7 @@ func New(cfg Config) (*Broker, error) {
 	b := &Broker{
 		cfg: cfg, store: cfg.Store, log: cfg.Logger,
 		channels:  map[string]Channel{},
-		waiters:   map[string]map[chan *Question]struct{}{},
+		waiters:   map[string]map[chan *Question]func(){},
 		resolving: map[string]int{},
 		followers: map[string]map[chan struct{}]struct{}{},
 		ocfg:      cfg.Outbox.withDefaults(), kick: make(chan struct{}, 1),

@@ -11,68 +11,212 @@ import (
 // ExpiresAt, so that the agent learns the new deadline at once), or ctx
 // ends, and returns the question as it then stands (still pending when
 // ctx ended first). While it waits it renews the question's lease, if it
-// has one.
+// has one. It is StartWait followed by Waiting.Finish.
 func (b *Broker) Wait(ctx context.Context, agent, id string) (*Question, error) {
+	w, err := b.StartWait(ctx, agent, id)
+	if err != nil {
+		return nil, err
+	}
+	return w.Finish(ctx)
+}
+
+// A Waiting is a wait that StartWait began: it listens for the question's
+// resolution from the moment it was made, so the question cannot resolve
+// unseen between StartWait and the rest of the wait, which may run on
+// another goroutine (a long-poll that hands its connection over while it
+// waits, api).
+//
+// The rest is Finish, which blocks, or Watch and Poll, for a caller that
+// waits for something else at the same time (a connection's next byte)
+// and wants no goroutine of its own for the wait.
+type Waiting struct {
+	b         *Broker
+	agent, id string
+	wake      chan *Question
+	// q is the question when the wait is over at its start; while it
+	// is on, only the question's deadline and lease are kept, so that
+	// thousands of waits do not each hold a decoded question.
+	q       *Question
+	expires time.Time
+	lease   time.Duration
+
+	// Watch's notifications.
+	renewAt    time.Time
+	renewTimer *time.Timer
+}
+
+// StartWait begins a wait on the agent's question id: it starts listening
+// for its resolution, reads the question and renews its lease. When the
+// question is no longer pending the wait is over already (Pending is
+// false, Finish returns it at once).
+func (b *Broker) StartWait(ctx context.Context, agent, id string) (*Waiting, error) {
 	if q := b.known.settled(id, b.cfg.Now()); q != nil && q.Agent == agent {
 		// Resolved here moments ago (known.go): the answer beat the
 		// long-poll, and the question will not change any more.
-		return q, nil
+		return &Waiting{b: b, agent: agent, id: id, q: q}, nil
 	}
-	wake := b.addWaiter(id)
-	defer b.removeWaiter(id, wake)
+	w := &Waiting{b: b, agent: agent, id: id, wake: b.addWaiter(id)}
 	// Reads outlive ctx: a wait that ends (deadline, drain) still reports
 	// the question as it stands.
 	//
 	// A question asked here and still pending is remembered (known.go):
 	// the wait starts on that copy, registered before it looked, so that
 	// whatever changes the question wakes it to read the store.
-	q := b.known.get(id)
-	remembered := q != nil && q.Agent == agent
+	w.q = b.known.get(id)
+	remembered := w.q != nil && w.q.Agent == agent
 	if !remembered {
 		var err error
-		aside(func() { q, err = b.Get(context.WithoutCancel(ctx), agent, id) })
+		aside(func() { w.q, err = b.Get(context.WithoutCancel(ctx), agent, id) })
 		if err != nil {
+			w.stop()
 			return nil, err
 		}
 	}
-	var renew <-chan time.Time
-	if q.Lease > 0 && q.Status == StatusPending {
+	if w.q.Status != StatusPending {
+		w.stop()
+		return w, nil
+	}
+	w.expires, w.lease = w.q.ExpiresAt, w.q.Lease
+	if w.lease > 0 {
 		// The agent is back: that renews the lease even when its wait
 		// ends before the write does.
-		aside(func() { b.renewLease(context.WithoutCancel(ctx), q) })
-		t := time.NewTicker(q.Lease / 3)
+		aside(func() { b.renewLease(context.WithoutCancel(ctx), id, w.lease) })
+	}
+	w.q = nil
+	return w, nil
+}
+
+// stop stops listening for the question's resolution.
+func (w *Waiting) stop() {
+	if w.wake != nil {
+		w.b.removeWaiter(w.id, w.wake)
+		w.wake = nil
+	}
+	if w.renewTimer != nil {
+		w.renewTimer.Stop()
+	}
+}
+
+// Pending reports whether the question was still pending when the wait
+// began: whether Finish has anything to wait for.
+func (w *Waiting) Pending() bool { return w.wake != nil }
+
+// Finish waits as Wait does, from the moment StartWait began, and
+// returns the question as it then stands. It is called once, and not
+// with Poll.
+func (w *Waiting) Finish(ctx context.Context) (*Question, error) {
+	if w.wake == nil {
+		return w.q, nil
+	}
+	q, _, err := w.wait(ctx, nil)
+	return q, err
+}
+
+// FinishWithin is Finish for at most d: when the question is still
+// pending then, it reports false and the wait goes on listening, to be
+// finished by Finish, or Watch and Poll.
+func (w *Waiting) FinishWithin(ctx context.Context, d time.Duration) (*Question, bool, error) {
+	if w.wake == nil {
+		return w.q, true, nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	return w.wait(ctx, t.C)
+}
+
+// wait waits on the calling goroutine until the wait is over (true) or
+// within fires (false).
+func (w *Waiting) wait(ctx context.Context, within <-chan time.Time) (*Question, bool, error) {
+	var renew <-chan time.Time
+	if w.lease > 0 {
+		t := time.NewTicker(w.lease / 3)
 		defer t.Stop()
 		renew = t.C
 	}
-	expires := q.ExpiresAt
-	for q.Status == StatusPending {
+	for {
 		select {
 		case <-ctx.Done():
-			if remembered {
-				// What a wait returns is read from the store, never the
-				// remembered copy (known.go).
-				return b.Get(context.WithoutCancel(ctx), agent, id)
-			}
-			return q, nil
+			w.stop()
+			q, err := w.ended(ctx)
+			return q, true, err
+		case <-within:
+			return nil, false, nil
 		case <-renew:
-			aside(func() { b.renewLease(ctx, q) })
-			continue
-		case resolved := <-wake:
-			if resolved != nil {
-				// Resolved on this instance: the question is at hand.
-				return resolved, nil
+			aside(func() { w.b.renewLease(ctx, w.id, w.lease) })
+		case resolved := <-w.wake:
+			if q, done, err := w.woken(ctx, resolved); done {
+				w.stop()
+				return q, true, err
 			}
-		}
-		var err error
-		if aside(func() { q, err = b.store.Get(context.WithoutCancel(ctx), id) }); err != nil {
-			return nil, err
-		}
-		remembered = false
-		if !q.ExpiresAt.Equal(expires) {
-			return q, nil // extended
 		}
 	}
-	return q, nil
+}
+
+// Watch has notify called whenever the question may have changed (its
+// resolution, a hint of it) or a lease renewal is due; the caller then
+// calls Poll, and calls it too when its context for the wait ends.
+// notify must not block. Watch is called once, for a pending wait, and
+// not with Finish.
+func (w *Waiting) Watch(notify func()) {
+	if w.lease > 0 {
+		w.renewAt = time.Now().Add(w.lease / 3)
+		w.renewTimer = time.AfterFunc(w.lease/3, notify)
+	}
+	w.b.notifyWaiter(w.id, w.wake, notify)
+}
+
+// Poll does what is due of a wait that Watch notifies, without
+// blocking: it reports true, with the question as it then stands, when
+// the wait is over.
+func (w *Waiting) Poll(ctx context.Context) (*Question, bool, error) {
+	if w.wake == nil {
+		return w.q, true, nil
+	}
+	select {
+	case resolved := <-w.wake:
+		if q, done, err := w.woken(ctx, resolved); done {
+			w.stop()
+			return q, true, err
+		}
+	default:
+	}
+	if ctx.Err() != nil {
+		w.stop()
+		q, err := w.ended(ctx)
+		return q, true, err
+	}
+	if w.renewTimer != nil && !time.Now().Before(w.renewAt) {
+		aside(func() { w.b.renewLease(ctx, w.id, w.lease) })
+		w.renewAt = time.Now().Add(w.lease / 3)
+		w.renewTimer.Reset(w.lease / 3)
+	}
+	return nil, false, nil
+}
+
+// woken handles a signal of the question: resolved is the question as
+// this instance resolved it, or nil for a hint to read it again. The
+// wait is over (done) when the question is no longer pending or its
+// deadline moved (a snooze: the agent learns the new deadline at once).
+func (w *Waiting) woken(ctx context.Context, resolved *Question) (q *Question, done bool, err error) {
+	if resolved != nil {
+		// Resolved on this instance: the question is at hand.
+		return resolved, true, nil
+	}
+	if aside(func() { q, err = w.b.store.Get(context.WithoutCancel(ctx), w.id) }); err != nil {
+		return nil, true, err
+	}
+	if q.Status != StatusPending || !q.ExpiresAt.Equal(w.expires) {
+		return q, true, nil
+	}
+	return nil, false, nil
+}
+
+// ended is what a wait returns when ctx ends with the question still
+// pending: the question as the store has it. What a wait returns is
+// never a remembered copy (known.go), nor the few fields kept while
+// waiting.
+func (w *Waiting) ended(ctx context.Context) (*Question, error) {
+	return w.b.Get(context.WithoutCancel(ctx), w.agent, w.id)
 }
 
 // aside runs work on a goroutine of its own and returns when it is done.
@@ -91,9 +235,9 @@ func aside(work func()) {
 	<-done
 }
 
-func (b *Broker) renewLease(ctx context.Context, q *Question) {
-	if err := b.store.RenewLease(ctx, q.ID, b.cfg.Now().Add(q.Lease)); err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
-		b.log.Warn("renew lease", "question_id", q.ID, "err", err)
+func (b *Broker) renewLease(ctx context.Context, id string, lease time.Duration) {
+	if err := b.store.RenewLease(ctx, id, b.cfg.Now().Add(lease)); err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
+		b.log.Warn("renew lease", "question_id", id, "err", err)
 	}
 }
 
@@ -103,7 +247,7 @@ func (b *Broker) RenewLease(ctx context.Context, q *Question) {
 	if q.Lease > 0 && q.Status == StatusPending {
 		// The agent is back: that renews the lease even when its wait
 		// ends before the write does.
-		b.renewLease(context.WithoutCancel(ctx), q)
+		b.renewLease(context.WithoutCancel(ctx), q.ID, q.Lease)
 	}
 }
 
@@ -112,10 +256,25 @@ func (b *Broker) addWaiter(id string) chan *Question {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.waiters[id] == nil {
-		b.waiters[id] = map[chan *Question]struct{}{}
+		b.waiters[id] = map[chan *Question]func(){}
 	}
-	b.waiters[id][c] = struct{}{}
+	b.waiters[id][c] = nil
 	return c
+}
+
+// notifyWaiter has f called each time the waiter c of id is signalled,
+// and at once when it has been already.
+func (b *Broker) notifyWaiter(id string, c chan *Question, f func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if set := b.waiters[id]; set != nil {
+		if _, ok := set[c]; ok {
+			set[c] = f
+		}
+	}
+	if len(c) > 0 {
+		f()
+	}
 }
 
 func (b *Broker) removeWaiter(id string, c chan *Question) {
@@ -135,11 +294,14 @@ func (b *Broker) removeWaiter(id string, c chan *Question) {
 func (b *Broker) wake(id string, resolved *Question) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	signal := func(set map[chan *Question]struct{}) {
-		for c := range set {
+	signal := func(set map[chan *Question]func()) {
+		for c, notify := range set {
 			select {
 			case c <- resolved:
 			default:
+			}
+			if notify != nil {
+				notify()
 			}
 		}
 	}
