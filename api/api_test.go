@@ -15,6 +15,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
+	"github.com/askbridge/askbridge/internal/park"
 	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
@@ -34,7 +35,13 @@ type server struct {
 
 // newServer starts the API on a test server; configure adjusts the HTTP
 // server (its timeouts) before it starts.
-func newServer(t *testing.T, configure ...func(*http.Server)) *server {
+func newServer(t testing.TB, configure ...func(*http.Server)) *server {
+	t.Helper()
+	return newServerParking(t, true, configure...)
+}
+
+// newServerParking is newServer with long-polls parked or not.
+func newServerParking(t testing.TB, parked bool, configure ...func(*http.Server)) *server {
 	t.Helper()
 	var b *sqlitetest.Broker
 	var metrics *api.Metrics
@@ -44,17 +51,35 @@ func newServer(t *testing.T, configure ...func(*http.Server)) *server {
 	})
 	b.Register(&cli.Channel{})
 	log := slog.New(slog.DiscardHandler)
-	srv := api.New(api.Config{
+	// Long-polls park their connections, as bridge serve's do.
+	parking := park.New()
+	cfg := api.Config{
 		AgentKeys:     []api.Key{{Name: "claude", Secret: agentKey}, {Name: "other", Secret: otherKey}},
 		ResponderKeys: []api.Key{{Name: "Anna", User: "anna", Secret: annaKey}},
 		Loopback:      true, Logger: log, Metrics: metrics,
-	}, b.Broker, b.Store)
+	}
+	if parked {
+		cfg.Parking = parking
+	}
+	srv := api.New(cfg, b.Broker, b.Store)
 	hs := httptest.NewUnstartedServer(srv)
 	for _, f := range configure {
 		f(hs.Config)
 	}
 	hs.Start()
-	t.Cleanup(func() { srv.Drain(); hs.Close() })
+	served := make(chan struct{})
+	go func() { defer close(served); _ = hs.Config.Serve(parking) }()
+	t.Cleanup(func() {
+		srv.Drain()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := parking.Wait(ctx); err != nil {
+			t.Errorf("parked long-polls still answering after the drain: %v", err)
+		}
+		_ = parking.Close()
+		hs.Close()
+		<-served
+	})
 	return &server{Server: hs, api: srv, b: b.Broker, st: b.Store, metrics: metrics}
 }
 

@@ -40,10 +40,15 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 		wait = min(time.Duration(*req.Wait), s.cfg.MaxWait)
 	}
 	if q.Status == broker.StatusPending && wait > 0 {
-		if q = s.wait(w, r, agent, q.ID, wait); q == nil {
-			return
-		}
+		s.wait(w, r, agent, q.ID, wait, writeAsked)
+		return
 	}
+	writeAsked(r.Context(), w, q)
+}
+
+// writeAsked writes the answer of an ask: the result, or 202 and the
+// deadline while the question is pending.
+func writeAsked(_ context.Context, w http.ResponseWriter, q *broker.Question) {
 	if q.Status == broker.StatusPending {
 		writeJSON(w, http.StatusAccepted, pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes)})
 		return
@@ -59,24 +64,28 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, agent string) {
 	if !ok {
 		return
 	}
-	var q *broker.Question
-	var err error
 	if wait > 0 {
 		// Wait reads the question itself (after it starts listening for
 		// the resolution) and renews its lease while it waits.
-		if q = s.wait(w, r, agent, id, wait); q == nil {
-			return
-		}
-	} else if q, err = s.b.Get(r.Context(), agent, id); err == nil {
-		s.b.RenewLease(r.Context(), q)
+		s.wait(w, r, agent, id, wait, s.writeQuestion)
+		return
 	}
+	q, err := s.b.Get(r.Context(), agent, id)
 	if err != nil {
 		writeBrokerError(w, err)
 		return
 	}
+	s.b.RenewLease(r.Context(), q)
+	s.writeQuestion(r.Context(), w, q)
+}
+
+// writeQuestion writes q as GET /v1/questions/{id} shows it, with its
+// copies, read within 5 s.
+func (s *Server) writeQuestion(ctx context.Context, w http.ResponseWriter, q *broker.Question) {
 	view := questionView{Result: q.Result()}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	var err error
 	if view.Copies, err = s.b.CopiesOf(ctx, q); err != nil {
 		writeBrokerError(w, err)
 		return

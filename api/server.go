@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/longlived"
+	"github.com/askbridge/askbridge/internal/park"
 )
 
 // Key is one bearer key and who holds it: an agent (for the question
@@ -53,6 +55,10 @@ type Config struct {
 	// StreamsPerAgent caps the /v1/events streams one agent holds open on
 	// this server (DefaultStreamsPerAgent when zero); one more is a 429.
 	StreamsPerAgent int
+	// Parking, when set, takes over the connections of HTTP/1.1
+	// long-polls while they wait (internal/park); the HTTP server must
+	// serve it as a listener too.
+	Parking *park.Parking
 }
 
 // DefaultStreamsPerAgent is the cap on one agent's open event streams when
@@ -90,6 +96,13 @@ type Server struct {
 
 	drainCtx context.Context
 	drain    context.CancelFunc
+
+	// unparked counts the long-polls waiting on their request's
+	// goroutine before they may park, for parkAfter, at most unparkedMax
+	// at once (wait.go).
+	unparked    atomic.Int64
+	parkAfter   time.Duration
+	unparkedMax int64
 }
 
 type hashedKey struct {
@@ -118,7 +131,8 @@ func New(cfg Config, b *broker.Broker, st Store) *Server {
 	if cfg.StreamsPerAgent <= 0 {
 		cfg.StreamsPerAgent = DefaultStreamsPerAgent
 	}
-	s := &Server{cfg: cfg, b: b, st: st, log: cfg.Logger, mux: http.NewServeMux(), streams: newStreamSlots(cfg.StreamsPerAgent)}
+	s := &Server{cfg: cfg, b: b, st: st, log: cfg.Logger, mux: http.NewServeMux(), streams: newStreamSlots(cfg.StreamsPerAgent),
+		parkAfter: parkAfter, unparkedMax: unparkedMax}
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
 	for _, k := range cfg.AgentKeys {
 		s.agents = append(s.agents, hashedKey{k, sha256.Sum256([]byte(k.Secret))})
@@ -171,9 +185,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // after a restart. Call it before http.Server.Shutdown.
 func (s *Server) Drain() { s.drain() }
 
-// waitContext ends at d, when the request ends, or when the server drains.
-func (s *Server) waitContext(r *http.Request, d time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(r.Context(), d)
+// waitContext ends at deadline, when parent (the request) ends, or when
+// the server drains.
+func (s *Server) waitContext(parent context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithDeadline(parent, deadline)
 	stop := context.AfterFunc(s.drainCtx, cancel)
 	return ctx, func() { stop(); cancel() }
 }

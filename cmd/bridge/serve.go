@@ -19,6 +19,7 @@ import (
 	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/debugserver"
+	"github.com/askbridge/askbridge/internal/park"
 )
 
 func newLogger(cfg bridgeconfig.Log, w io.Writer) *slog.Logger {
@@ -113,6 +114,7 @@ func serve(ctx context.Context, cfg bridgeconfig.Config, stdout, stderr io.Write
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	go func() { _ = srv.Serve(app.parking) }()
 
 	url := "http://" + ln.Addr().String()
 	log.Info("askbridge listening", "addr", ln.Addr().String(), "store", app.storeName, "data_dir", cfg.DataDir)
@@ -136,6 +138,11 @@ func serve(ctx context.Context, cfg bridgeconfig.Config, stdout, stderr io.Write
 	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("http shutdown", "err", err)
 	}
+	// The released long-polls whose connections were parked answer on
+	// goroutines of their own, which Shutdown does not wait for.
+	if err := app.parking.Wait(shutCtx); err != nil {
+		log.Warn("http shutdown: long-polls still answering", "err", err)
+	}
 	cancelRun()
 	wg.Wait()
 	app.broker.Close()
@@ -145,9 +152,12 @@ func serve(ctx context.Context, cfg bridgeconfig.Config, stdout, stderr io.Write
 
 // app is a wired bridge.
 type app struct {
-	broker    *broker.Broker
-	api       *api.Server
-	metrics   *api.Metrics
+	broker  *broker.Broker
+	api     *api.Server
+	metrics *api.Metrics
+	// parking holds long-polls' connections while they wait; the HTTP
+	// server serves it beside its listener.
+	parking   *park.Parking
 	jobs      []func(ctx context.Context)
 	storeName string
 	inboxURL  func(addr string) string
@@ -181,16 +191,17 @@ func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, electo
 		return nil, err
 	}
 	metricsKey, metricsRefusal := cfg.Metrics.OnMain(cfg.Exposed())
+	parking := park.New()
 	srv := api.New(api.Config{
 		AgentKeys: api.AgentKeys(cfg.Agents), ResponderKeys: api.ResponderKeys(cfg.People), Loopback: loop,
 		TextChannels: w.TextChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
-		StreamsPerAgent: cfg.Limits.StreamsPerAgent,
+		StreamsPerAgent: cfg.Limits.StreamsPerAgent, Parking: parking,
 	}, b, st)
 	for pattern, h := range w.Handlers {
 		srv.Handle(pattern, h)
 	}
-	a := &app{broker: b, api: srv, metrics: metrics, storeName: cfg.Store.Name(), inboxURL: w.InboxURL}
+	a := &app{broker: b, api: srv, parking: parking, metrics: metrics, storeName: cfg.Store.Name(), inboxURL: w.InboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, st, elector, log)...)
 	a.jobs = append(a.jobs, b.RunOutbox)
 	metrics.WatchOutbox(st)
