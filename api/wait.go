@@ -71,7 +71,7 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request, agent, id string, 
 // each); beyond, a burst of them parks at once.
 const (
 	parkAfter   = time.Second
-	unparkedMax = 256
+	unparkedMax = 128
 )
 
 // answerFunc writes the answer of a request that waited for q.
