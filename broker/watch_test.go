@@ -21,15 +21,7 @@ func watched(ctx context.Context, t *testing.T, b *broker.Broker, agent, id stri
 	if !w.Pending() {
 		t.Fatal("the question is not pending")
 	}
-	notified := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case notified <- struct{}{}:
-		default:
-		}
-	}
-	w.Watch(notify)
-	context.AfterFunc(ctx, notify)
+	notified := watch(ctx, w)
 	got, polls := make(chan *broker.Question, 1), make(chan int, 1)
 	go func() {
 		for n := 0; ; n++ {
@@ -53,6 +45,21 @@ func watched(ctx context.Context, t *testing.T, b *broker.Broker, agent, id stri
 		}
 	}()
 	return got, polls
+}
+
+// watch watches w and ctx's end, as a parked long-poll does, and returns
+// the channel its notifications arrive on.
+func watch(ctx context.Context, w *broker.Waiting) <-chan struct{} {
+	notified := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case notified <- struct{}{}:
+		default:
+		}
+	}
+	w.Watch(notify)
+	context.AfterFunc(ctx, notify)
+	return notified
 }
 
 func TestAWatchedWaitEndsWithTheAnswer(t *testing.T) {
@@ -155,15 +162,7 @@ func TestAWatchedWaitRenewsTheLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notified := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case notified <- struct{}{}:
-		default:
-		}
-	}
-	w.Watch(notify)
-	context.AfterFunc(ctx, notify)
+	notified := watch(ctx, w)
 	// The lease would have lapsed a minute from now.
 	e.clock.mu.Lock()
 	e.clock.now = e.clock.now.Add(time.Minute)

@@ -385,13 +385,7 @@ func TestRequestsThatAreNotTaken(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	go srv.Serve(ln)
 	defer srv.Close()
-	resp, err := http.Get("http://" + ln.Addr().String() + "/park/unserved")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(body) != "not parked /park/unserved" {
+	if body := getBody(t, "http://"+ln.Addr().String()+"/park/unserved"); body != "not parked /park/unserved" {
 		t.Fatalf("with no server on the parking: %q", body)
 	}
 }
@@ -478,15 +472,24 @@ func TestClosingTheParking(t *testing.T) {
 		t.Fatalf("Wait: %v", err)
 	}
 	// Nothing more is taken.
-	resp, err := http.Get(b.url + "/park/after")
+	if body := getBody(t, b.url+"/park/after"); body != "not parked /park/after" {
+		t.Fatalf("after Close: %q", body)
+	}
+}
+
+// getBody GETs url and returns the body.
+func getBody(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(raw) != "not parked /park/after" {
-		t.Fatalf("after Close: %q", raw)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return string(body)
 }
 
 func TestHeaderValuesCannotAddHeaders(t *testing.T) {
