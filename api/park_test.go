@@ -246,3 +246,20 @@ func memoryNow() memory {
 	runtime.ReadMemStats(&ms)
 	return memory{heap: ms.HeapAlloc, stack: ms.StackInuse, goroutines: runtime.NumGoroutine()}
 }
+
+// A server that drains releases its parked long-polls as it does the
+// others: a blocking ask gets 202 with the question still pending.
+func TestDrainReleasesParkedLongPolls(t *testing.T) {
+	s := newServer(t)
+	api.SetParking(s.api, 10*time.Millisecond, 100)
+	before := connectionGoroutines()
+	a := dialAgent(t, s)
+	a.send(t, "POST", "/v1/questions", `{"question":"Ship it?","session_id":"drain","wait":"60s"}`)
+	waitFor(t, "the ask waiting", func() bool { return s.b.Waiting() == 1 })
+	waitFor(t, "the ask parked", func() bool { return connectionGoroutines() == before })
+	s.api.Drain()
+	status, b := a.read(t)
+	if status != http.StatusAccepted || b["status"] != "pending" || b["id"] == "" {
+		t.Fatalf("drained parked ask: %d %v, want 202 with the pending question", status, b)
+	}
+}
