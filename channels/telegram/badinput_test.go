@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -301,5 +302,41 @@ func TestTokenNeverLeaks(t *testing.T) {
 	}
 	if errors.Is(err, broker.ErrPermanent) {
 		t.Errorf("a network failure is not permanent: %v", err)
+	}
+}
+
+// An update's command entity may carry any length: none (0), or one past
+// the text. The command is read from the text, so such an update neither
+// breaks the webhook nor loses the answer it carries.
+func TestCommandEntityLengthsAreNotTrusted(t *testing.T) {
+	for _, length := range []int{0, 1, 500} {
+		t.Run(strconv.Itoa(length), func(t *testing.T) {
+			e := newEnv(t, envOptions{mode: ModeWebhook})
+			if !e.fake.WaitFor(waitLimit, func() bool { u, _ := e.fake.Webhook(); return u != "" }) {
+				t.Fatal("webhook never set")
+			}
+			q, _ := e.ask(dbRequest(), team)
+			body := e.fake.UpdateJSON(map[string]any{"message": map[string]any{
+				"message_id": 9001, "date": 1767225600, "text": "/answer " + q.ID + " 2",
+				"from":     map[string]any{"id": 42, "is_bot": false, "first_name": "Ana", "username": "ana"},
+				"chat":     map[string]any{"id": team.ID, "type": "supergroup", "title": "Team"},
+				"entities": []map[string]any{{"type": "bot_command", "offset": 0, "length": length}},
+			}})
+			req, _ := http.NewRequest(http.MethodPost, e.hookURL, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(SecretHeader, testSecret)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("webhook answered %d, want 200", resp.StatusCode)
+			}
+			got := e.waitResolved(q.ID)
+			if got.Status != broker.StatusAnswered || got.AnsweredBy == nil || got.AnsweredBy.User != "42" {
+				t.Fatalf("question %s answered by %+v, want answered by Ana (42)", got.Status, got.AnsweredBy)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -207,7 +208,7 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 	if m.From == nil || m.From.IsBot || m.Chat == nil || (strings.TrimSpace(text) == "" && len(files) == 0) {
 		return
 	}
-	if at := m.CommandWithAt(); strings.Contains(at, "@") {
+	if at := commandWithAt(m); strings.Contains(at, "@") {
 		if to := at[strings.IndexByte(at, '@')+1:]; !strings.EqualFold(to, c.self().UserName) {
 			return // a command for another bot in the group
 		}
@@ -263,4 +264,19 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 	if _, err := c.send(ctx, "reply", msg); err != nil {
 		c.log.Warn("replying to a message failed", "chat", in.Chat, "err", err)
 	}
+}
+
+// commandWithAt is the command a message starts with, as typed
+// ("/answer@askbridge_bot"), or "" when it starts with none. It reads the
+// text up to the first space: tgbotapi's CommandWithAt slices the text by
+// the command entity's length, which an update may carry as anything (0
+// panics), and which Telegram counts in UTF-16 units, not bytes.
+func commandWithAt(m *tgbotapi.Message) string {
+	if !m.IsCommand() {
+		return ""
+	}
+	if end := strings.IndexFunc(m.Text, unicode.IsSpace); end >= 0 {
+		return m.Text[:end]
+	}
+	return m.Text
 }
