@@ -92,15 +92,8 @@ func TestWebhookDeliveredTwiceIsHandledOnce(t *testing.T) {
 		"reply_to_message": map[string]any{"message_id": m.ID, "date": 1, "chat": map[string]any{"id": team.ID, "type": "supergroup"}},
 	}})
 	for range 2 {
-		req, _ := http.NewRequest(http.MethodPost, e.hookURL, strings.NewReader(string(body)))
-		req.Header.Set(SecretHeader, testSecret)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("status %d", resp.StatusCode)
+		if status := e.postWebhook(t, body, testSecret); status != http.StatusOK {
+			t.Errorf("status %d", status)
 		}
 	}
 	if got := e.waitResolved(q.ID); got.Answers[q.Prompts[0].Question].Selected[0] != "SQLite" {
