@@ -223,8 +223,8 @@ func (c *Conn) Write(p []byte) (int, error) {
 
 // Await blocks until the client sends something or hangs up (Gone), or
 // Interrupt is called. What the client sends (the start of its next
-// request) is kept for the server, and the connection is read no more. It is called from one goroutine at a time,
-// before Finish.
+// request) is kept for the server, and the connection is read no more.
+// It is called from one goroutine at a time, before Finish.
 func (c *Conn) Await() {
 	// The read is the bottom of a waiting goroutine's stack: its frame
 	// is kept small.
