@@ -33,17 +33,17 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request, agent, id string, 
 		return
 	}
 	var q *broker.Question
+	done := false
 	if wt.Pending() && s.cfg.Parking != nil && time.Until(deadline) > s.parkAfter {
 		// Most waits end within moments (an answer given at once, an
 		// agent polling a question answered already): they finish here,
 		// as any request does, unless too many wait so already. Those
 		// that last are parked.
-		var done bool
 		if s.unparked.Add(1) <= s.unparkedMax {
 			q, done, err = wt.FinishWithin(ctx, s.parkAfter)
 		}
 		s.unparked.Add(-1)
-		if !done && err == nil {
+		if !done {
 			if pc, ok := s.cfg.Parking.Take(w, r); ok {
 				// The request's context ends when its handler returns:
 				// the wait goes on without it.
@@ -53,7 +53,7 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request, agent, id string, 
 			}
 		}
 	}
-	if q == nil && err == nil {
+	if !done {
 		q, err = wt.Finish(ctx)
 	}
 	cancel()

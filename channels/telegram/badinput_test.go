@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"bytes"
 	"errors"
 	"net/http"
 	"strconv"
@@ -109,23 +108,6 @@ func TestRefusedInputChangesNothing(t *testing.T) {
 	}
 }
 
-// postWebhook posts an update to the bridge's webhook as Telegram would,
-// with secret in its header (none when ""), and returns the status.
-func (e *env) postWebhook(t *testing.T, body []byte, secret string) int {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, e.hookURL, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if secret != "" {
-		req.Header.Set(SecretHeader, secret)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
 func TestForgedWebhookIsRefused(t *testing.T) {
 	e := newEnv(t, envOptions{mode: ModeWebhook})
 	if !e.fake.WaitFor(waitLimit, func() bool { u, _ := e.fake.Webhook(); return u != "" }) {
@@ -139,7 +121,7 @@ func TestForgedWebhookIsRefused(t *testing.T) {
 	}})
 	for _, secret := range []string{"", "wrong", testSecret + "x", strings.ToUpper(testSecret)} {
 		t.Run("secret "+secret, func(t *testing.T) {
-			if status := e.postWebhook(t, body, secret); status != http.StatusUnauthorized {
+			if status := postUpdate(t, e.hookURL, secret, body); status != http.StatusUnauthorized {
 				t.Errorf("status %d, want 401", status)
 			}
 		})
@@ -329,7 +311,7 @@ func TestCommandEntityLengthsAreNotTrusted(t *testing.T) {
 				"chat":     map[string]any{"id": team.ID, "type": "supergroup", "title": "Team"},
 				"entities": []map[string]any{{"type": "bot_command", "offset": 0, "length": length}},
 			}})
-			if status := e.postWebhook(t, body, testSecret); status != http.StatusOK {
+			if status := postUpdate(t, e.hookURL, testSecret, body); status != http.StatusOK {
 				t.Fatalf("webhook answered %d, want 200", status)
 			}
 			got := e.waitResolved(q.ID)

@@ -50,12 +50,15 @@ func largestRequest() *broker.AskRequest {
 	return req
 }
 
+// postUpdate posts an update to the webhook at url as Telegram would,
+// with secret in its header (none when ""), and returns the status.
 func postUpdate(t *testing.T, url, secret string, body []byte) int {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(string(body)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header.Set("Content-Type", "application/json")
 	if secret != "" {
 		req.Header.Set(SecretHeader, secret)
 	}

@@ -92,7 +92,7 @@ func TestWebhookDeliveredTwiceIsHandledOnce(t *testing.T) {
 		"reply_to_message": map[string]any{"message_id": m.ID, "date": 1, "chat": map[string]any{"id": team.ID, "type": "supergroup"}},
 	}})
 	for range 2 {
-		if status := e.postWebhook(t, body, testSecret); status != http.StatusOK {
+		if status := postUpdate(t, e.hookURL, testSecret, body); status != http.StatusOK {
 			t.Errorf("status %d", status)
 		}
 	}
