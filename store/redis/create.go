@@ -186,6 +186,17 @@ func (s *Store) recordTTL(q *broker.Question) time.Duration {
 	return life + s.cfg.Retention + grace
 }
 
+// bodySlack is how much longer than its record's TTL at Create a body's
+// TTL is. A question resolved by its deadline keeps its record for the
+// retention (and its grace) after that, within the body's TTL, so Resolve
+// leaves the body's TTL as it is; a question resolved later than the
+// slack after its deadline (every instance was down that long) gives its
+// body the record's TTL again, as do questions whose deadline moved
+// (amendScript) and records written by older versions (no bx field). The
+// slack is the longest a question may stay pending, whatever the
+// retention. Purge deletes a body with its record.
+const bodySlack = maxLifetime
+
 // indexTTL is the life every index key of a shard gets when it is
 // written: that of the longest-lived record it may index, plus the window
 // in which this process does not renew it again (ttlmemo.go).
@@ -258,7 +269,7 @@ func pendingEnd(q *broker.Question) time.Time {
 
 // fixedArgs is how many arguments of createScript come before the
 // field/value pairs.
-const fixedArgs = 20
+const fixedArgs = 21
 
 // createKeys are keys of a new question beside its KEYS: the chat
 // indexes of its copies at in-process targets that name a chat, which
@@ -299,6 +310,8 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	extra = append(extra, postTaskFields(q)...)
 	n := shardOf(q.ID)
 	ck := createKeys{at: time.Now()}
+	bodyTTL := s.recordTTL(q) + bodySlack
+	extra = append(extra, "bx", strconv.FormatInt(usec(ck.at.Add(bodyTTL)), 10))
 	copies := 0
 	for _, t := range q.Targets {
 		if !slices.Contains(q.InProcess, t) {
@@ -361,6 +374,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 		strings.Join(rts, ","), next, leaseNs, leaseUs, idemKey, q.CallbackURL,
 		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(ck.at), q.RemindersSent,
 		max, usec(pendingEnd(q)), usec(ck.at), strconv.FormatInt(s.indexTTL().Milliseconds(), 10) + "/" + renew,
+		bodyTTL.Milliseconds(),
 	}, extra...)
 	return keys, args, cb, ck, nil
 }

@@ -21,7 +21,8 @@ package redis
 // 14 record ttl ms, 15 trimBeforeUs, 16 remindersSent, 17 pending cap (0:
 // none), 18 pending entry's end (µs), 19 nowUs, 20 "<index ttl ms>/<renew>"
 // where renew holds one digit per renewable index (agent, session, then
-// each chat index), 0 to skip its PEXPIRE; from
+// each chat index), 0 to skip its PEXPIRE; 21 the body's TTL (ms; the
+// record's field bx says until when: bodySlack in create.go); from
 // ARGV[extra] on, field/value pairs of initial progress and selections,
 // the post tasks (fields "o\t...", platform_outbox.go), which also enter
 // the shard's platform outbox, and the copies at in-process targets
@@ -33,9 +34,10 @@ package redis
 // and checks their copies). ARGV[20] holds one renew digit per chat
 // index, so the chat indexes are the last #renew - 2 KEYS.
 //
-// The create scripts test that the id is free with SET NX of the body
-// (the body and the record are written, expire and are deleted
-// together), so write does not set it.
+// The create scripts test that the id is free with SET NX of the body,
+// which gets its TTL in the same SET (the body and the record are written
+// and deleted together, and the body outlives the record), so write does
+// not set it.
 const createWrite = admitFunc + outboxLua + sometimesLua + timersLua + `
 local ittl, renew = string.match(ARGV[20], '^(%d+)/?(%d*)$')
 local nchats = math.max(#renew - 2, 0)
@@ -95,17 +97,17 @@ end
 `
 
 // createScript stores a new question and its index entries, all in the
-// question's shard. KEYS and ARGV as createWrite, pairs from ARGV[21];
+// question's shard. KEYS and ARGV as createWrite, pairs from ARGV[22];
 // with a KEYS[9] before the chat indexes, the agent's pending set (off
 // Cluster), it admits the question there first. Returns 0 when the id is
 // taken, -1 when the cap refuses it, 1 when stored.
 var createScript = newScript(createWrite + `
-if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then return 0 end
+if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then return 0 end
 if #KEYS - nchats >= 9 and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
   redis.call('DEL', KEYS[2])
   return -1
 end
-write(21)
+write(22)
 return 1
 `)
 
@@ -114,28 +116,28 @@ return 1
 // Sentinel): the key and the pending set are in other slots than the
 // record. KEYS: as createWrite, then 9 idem, 10 pending set, then the
 // chat indexes. ARGV: as
-// createWrite, then 21 nowMs, 22 "1" to take the key over when it still
-// names ARGV[23]; pairs from ARGV[24]. Returns {'ok'}, {'taken'} (the id
+// createWrite, then 22 nowMs, 23 "1" to take the key over when it still
+// names ARGV[24]; pairs from ARGV[25]. Returns {'ok'}, {'taken'} (the id
 // is in use; the key is left as it was), {'full'} (the cap refuses it) or
 // {'have', id, reservedMs} (the key names another question). Without a
 // takeover the key is reserved first (SET NX GET: one call that reads and
 // reserves) and released again when the question is not stored.
 var createIdemScript = newScript(createWrite + `
-local mine = ARGV[1] .. ':' .. ARGV[21]
+local mine = ARGV[1] .. ':' .. ARGV[22]
 local function have(v)
   local old, t = string.match(v, '^([^:]*):(%d+)$')
   return {'have', old or '', t or '0'}
 end
 local reserved = false
-if ARGV[22] == '1' then
+if ARGV[23] == '1' then
   local v = redis.call('GET', KEYS[9])
-  if v and (string.match(v, '^([^:]*):%d+$') or '') ~= ARGV[23] then return have(v) end
+  if v and (string.match(v, '^([^:]*):%d+$') or '') ~= ARGV[24] then return have(v) end
 else
   local v = redis.call('SET', KEYS[9], mine, 'NX', 'GET', 'PX', ARGV[14])
   if v then return have(v) end
   reserved = true
 end
-if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then
+if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then
   if reserved then redis.call('DEL', KEYS[9]) end
   return {'taken'}
 end
@@ -145,7 +147,7 @@ if admit(KEYS[10], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
   return {'full'}
 end
 if not reserved then redis.call('SET', KEYS[9], mine, 'PX', ARGV[14]) end
-write(24)
+write(25)
 return {'ok'}
 `)
 

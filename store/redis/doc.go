@@ -39,8 +39,11 @@
 //	                         agent, session and tool call id (128 bits hex)
 //	Pl:<channel>\0<chat>\0<message>    string: platform message -> id
 //	P{ev}:seq                counter of event sequence numbers
-//	P{ev}:log                zset seq -> "<at µs> <event JSON>"
-//	P{ev}:a:<agent>          the same per agent
+//	P{ev}:a:<agent>          zset seq -> "<at µs> <event JSON>": the
+//	                         agent's events (every agent's: the logs
+//	                         merged by seq; events.go)
+//	P{ev}:log                the same for every agent, written by older
+//	                         versions only; Purge trims it away
 //	P{ev}:ids                hash id -> "<seq> <agent>" (the resolution
 //	                         event of a question resolved on Cluster, or
 //	                         by an older version; elsewhere the record's
@@ -69,7 +72,10 @@
 // ds/da/dn/de/dc/du, and bv, a random version of the body drawn at
 // creation: each Store keeps the bodies it wrote or read lately
 // (bodies.go) and reads only the hash of a question whose bv it has,
-// decoding a body at most once (not at all for one it created). A
+// decoding a body at most once (not at all for one it created); bx (µs)
+// is when the body expires: it gets a TTL at Create that outlasts the
+// record of a question resolved by its deadline, so Resolve sets no TTL
+// on it (bodySlack in create.go). A
 // pending question with one posted copy takes about
 // 1.5-1.9 KiB including its index entries (see docs/redis.md).
 //
@@ -98,7 +104,7 @@
 //     Create finishes; a reservation with no record that is older than
 //     5 s (its Create died between the steps, or its record expired) is
 //     taken over.
-//   - Resolve's event goes to the global log in slot {ev} (one counter
+//   - Resolve's event goes to its agent's log in slot {ev} (one counter
 //     orders all events, so Seq grows strictly), and the id is published.
 //     Off Cluster the resolve script does it in the same step, deriving
 //     the agent's log and pending set from prefixes (the agent is read

@@ -23,7 +23,7 @@ func (s *Store) RepairExtendedNow(ctx context.Context) {
 func (s *Store) LeaveExtendedMark(ctx context.Context, id, agent string, n int, lost bool) error {
 	mark := id + "\t" + strconv.Itoa(n)
 	if lost {
-		for _, key := range []string{s.k.evLog(), s.k.evAgent(agent)} {
+		for _, key := range []string{s.k.evAgent(agent)} {
 			all, err := s.c.ZRangeWithScores(ctx, key, 0, -1).Result()
 			if err != nil {
 				return err

@@ -22,7 +22,7 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 	for _, sc := range []*script{
 		createScript, createIdemScript, admitScript, reserveScript, releaseScript, resolveScript,
 		progressScript, claimReminderScript, renewLeaseScript, addMessageScript, listScript,
-		claimDeliveryScript, updateDeliveryScript, logEventScript, purgeEventsScript, purgeScript,
+		claimDeliveryScript, updateDeliveryScript, logEventScript, purgeEventsScript, purgeScript, trimLogScript,
 	} {
 		if err := sc.Load(ctx, s.c).Err(); err != nil {
 			return err
@@ -87,4 +87,15 @@ func IDInShardOf(id string) string {
 			return n
 		}
 	}
+}
+
+// EventLogNames names the log of agent's events, the log of every agent's
+// events that older versions kept, and the event ids hash.
+func (s *Store) EventLogNames(agent string) (agentLog, everyAgent, ids string) {
+	return s.k.evAgent(agent), s.k.evLog(), s.k.evIDs()
+}
+
+// BodyKeyNames names the record and the body of question id.
+func (s *Store) BodyKeyNames(id string) (rec, body string) {
+	return s.k.rec(id), s.k.body(id)
 }

@@ -17,7 +17,7 @@ import (
 // The extended event of a snooze is logged the way a resolution's event
 // is: the amend script that moves the deadline marks "<id>\t<snooze
 // number>" in the shard's unx set, in the same step; a second round trip
-// appends the event to the global log (slot {ev}, where one counter
+// appends the event to its agent's log (slot {ev}, where one counter
 // orders every event), once per mark, publishes the id on the feed and
 // drops the mark. Due logs the marks a crash left behind (see
 // repairExtended), so every snooze has its event exactly once.
@@ -28,17 +28,16 @@ import (
 func (k keys) unextended(n int) string { return k.tags[n] + "unx" }
 
 // logExtendedScript appends an extended event once per mark and
-// publishes "<id>\t<agent>" on the feed. KEYS: seq, log, ids, agent log.
+// publishes "<id>\t<agent>" on the feed. KEYS: seq, ids, agent log.
 // ARGV: 1 the event's key in ids ("<id>\tx<snooze number>"), 2 agent, 3
 // member ("<atUs> <json>"), 4 feed channel, 5 id. Returns the event's
-// seq. The log's trim (logEventScript) drops the key with its event.
+// seq. The log's trim (trimLog in eventLua) drops the key with its event.
 var logExtendedScript = newScript(`
-local have = redis.call('HGET', KEYS[3], ARGV[1])
+local have = redis.call('HGET', KEYS[2], ARGV[1])
 if have then return tonumber(string.match(have, '^(%d+)')) end
 local seq = redis.call('INCR', KEYS[1])
-redis.call('ZADD', KEYS[2], seq, ARGV[3])
-redis.call('ZADD', KEYS[4], seq, ARGV[3])
-redis.call('HSET', KEYS[3], ARGV[1], seq .. ' ' .. ARGV[2])
+redis.call('ZADD', KEYS[3], seq, ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], seq .. ' ' .. ARGV[2])
 redis.call('PUBLISH', ARGV[4], ARGV[5] .. '\t' .. ARGV[2])
 return seq
 `)
@@ -75,7 +74,7 @@ func (s *Store) logMarked(ctx context.Context, q *broker.Question, mark string) 
 			return fmt.Errorf("encode event: %w", err)
 		}
 		member := strconv.FormatInt(usec(ev.At), 10) + " " + string(body)
-		keys := []string{s.k.evSeq(), s.k.evLog(), s.k.evIDs(), s.k.evAgent(q.Agent)}
+		keys := []string{s.k.evSeq(), s.k.evIDs(), s.k.evAgent(q.Agent)}
 		if err := logExtendedScript.Run(ctx, s.c, keys, id+"\tx"+num, q.Agent, member, s.k.feed(), id).Err(); err != nil {
 			return wrap("log extended event", err)
 		}

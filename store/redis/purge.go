@@ -14,7 +14,8 @@ const purgeBatch = 200
 // entries, message lookups, idempotency key and events. A question whose
 // callback is still pending stays until the delivery ends. Records also
 // expire on their own after the retention; Purge is the early, thorough
-// way.
+// way. It also drops every event older than the retention and its grace
+// (trimLogs).
 func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 	total := 0
 	for n := range shards {
@@ -40,7 +41,7 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 			}
 		}
 	}
-	return total, nil
+	return total, s.trimLogs(ctx, time.Now())
 }
 
 // purgeCross deletes what purged questions left in other slots.
@@ -61,7 +62,7 @@ func (s *Store) purgeCross(ctx context.Context, cross, gone []string) error {
 		for _, id := range gone {
 			args = append(args, id)
 		}
-		if err := purgeEventsScript.Run(ctx, s.c, []string{s.k.evLog(), s.k.evIDs()}, args...).Err(); err != nil {
+		if err := purgeEventsScript.Run(ctx, s.c, []string{s.k.evIDs()}, args...).Err(); err != nil {
 			return wrap("purge", err)
 		}
 	}

@@ -54,12 +54,12 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 	if r.IfRev != nil {
 		ifRev = strconv.FormatInt(*r.IfRev, 10)
 	}
-	horizon := usec(now.Add(-(s.cfg.Retention + grace)))
+	horizon := s.eventsBefore(now)
 	args := []any{body, string(r.Status), usec(r.ResolvedAt),
 		(s.cfg.Retention + grace).Milliseconds(), nsec(r.ResolvedAt), id,
 		horizon, ifProgress, ifRev, usec(now), s.bodies.version(id)}
 	if !s.cluster {
-		keys = append(keys, s.k.evSeq(), s.k.evLog(), s.k.evIDs())
+		keys = append(keys, s.k.evSeq(), s.k.evIDs())
 		// The event's time is the stored one (ns, UTC), as Events and
 		// an event logged by the repair read it.
 		at, _ := time.Unix(0, nsec(r.ResolvedAt)).UTC().MarshalText()
@@ -239,7 +239,6 @@ func (s *Store) logEvent(ctx context.Context, e pendingEvent) error {
 func (s *Store) eventCall(e pendingEvent) ([]string, []any) {
 	body, _ := json.Marshal(broker.Event{QuestionID: e.id, Agent: e.agent, SessionID: e.session, Status: e.status, At: e.at})
 	member := strconv.FormatInt(usec(e.at), 10) + " " + string(body)
-	keys := []string{s.k.evSeq(), s.k.evLog(), s.k.evIDs(), s.k.evAgent(e.agent), s.k.evPending(e.agent)}
-	cutoff := usec(time.Now().Add(-(s.cfg.Retention + grace)))
-	return keys, []any{e.id, e.agent, member, s.k.feed(), cutoff, s.k.evAgentPrefix()}
+	keys := []string{s.k.evSeq(), s.k.evIDs(), s.k.evAgent(e.agent), s.k.evPending(e.agent)}
+	return keys, []any{e.id, e.agent, member, s.k.feed(), s.eventsBefore(time.Now())}
 }

@@ -28,7 +28,8 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // record once (HGETALL), writes the changed fields in one HSET (status,
 // resolution, the callback delivery, the edits of the posted copies),
 // unindexes the question from the sets it is in (the timer set, derived
-// from the due set's name, for layout 3: timers.go), sets the expiries, and
+// from the due set's name, for layout 3: timers.go), sets the expiries
+// (the body's only when the TTL it got at Create ends too soon), and
 // answers the record as it now is without reading it again. The audit
 // log, when there is one (the record has a policy state, ps, or the mark
 // ha), gets the record's expiry too; a question without one costs no call
@@ -46,7 +47,7 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // question unlogged and Resolve logs the event in a second call.
 //
 // KEYS: rec, due, rem, lease, outbox, unlogged; off Cluster also
-// 7 seq, 8 log, 9 ids.
+// 7 seq, 8 ids.
 // ARGV: 1 resolution json, 2 status, 3 resolvedUs, 4 record ttl ms,
 // 5 resolvedNs, 6 id, 7 unloggedTrimBeforeUs, 8 the number of prompts with
 // progress the resolution expects, or empty for no condition, 9 the
@@ -86,8 +87,8 @@ if KEYS[7] then
   if r.se and r.se ~= '' then ev.session_id = r.se end
   local agent = r.a or ''
   redis.call('ZREM', ARGV[16] .. agent, id)
-  seq = logNew(KEYS[7], KEYS[8], KEYS[9], ARGV[15] .. agent, id, agent,
-    ARGV[3] .. ' ' .. cjson.encode(ev), ARGV[13], ARGV[14], ARGV[15], true)
+  seq = logNew(KEYS[7], KEYS[8], ARGV[15] .. agent, id, agent,
+    ARGV[3] .. ' ' .. cjson.encode(ev), ARGV[13], ARGV[14], true)
   if seq % 16 == 0 then redis.call('ZREMRANGEBYSCORE', ARGV[16] .. agent, '-inf', '(' .. ARGV[10]) end
   fv[#fv + 1] = 'es'; fv[#fv + 1] = tostring(seq)
 end
@@ -103,7 +104,11 @@ if (tonumber(r.lv) or 1) >= 3 and (r.dl or r.ex or r.rt) then redis.call('ZREM',
 if r.lu then redis.call('ZREM', KEYS[4], id) end
 local trim = sometimes(id)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
+-- The body keeps the TTL Create gave it when that outlasts the record's
+-- (bodySlack in create.go).
+if not r.bx or tonumber(ARGV[10]) + tonumber(ARGV[4]) * 1000 > tonumber(r.bx) then
+  redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
+end
 if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
 if r.ps or r.ha or not r.lv then redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4]) end
 if not KEYS[7] then
@@ -254,51 +259,63 @@ if ARGV[2] == 'pending' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1]) else 
 return 1
 `)
 
-// eventLua defines logNew(seq, log, ids, agentLog, id, agent, member,
-// feed, trimBeforeUs, agentLogPrefix, inRecord): it appends a
-// resolution's event (the caller has made sure it is not logged yet),
-// maps the id to it in ids unless inRecord (the caller keeps the seq in
-// the question's record), publishes "<id>\t<agent>" on the feed and
-// returns the event's seq. On one event in 16 it trims events older than
-// trimBeforeUs (up to 32 of them).
+// eventLua defines logNew(seq, ids, agentLog, id, agent, member, feed,
+// trimBeforeUs, inRecord): it appends a resolution's event to its agent's
+// log (the caller has made sure it is not logged yet), maps the id to it
+// in ids unless inRecord (the caller keeps the seq in the question's
+// record), publishes "<id>\t<agent>" on the feed and returns the event's
+// seq. On one event in 16 it trims the agent's events older than
+// trimBeforeUs (up to 32 of them). There is no log of every agent's
+// events: Events reads them from the agents' logs (events.go).
+//
+// trimLog(log, ids, trimBeforeUs, n) drops the log's events older than
+// trimBeforeUs among its first n, and their entries in ids, in one
+// ZREMRANGEBYSCORE and one HDEL; it returns how many it dropped.
 const eventLua = `
-local function logNew(kseq, klog, kids, kagent, id, agent, member, feed, cutoff, prefix, inRecord)
+local function trimLog(klog, kids, cutoff, n)
+  cutoff = tonumber(cutoff)
+  local old = redis.call('ZRANGE', klog, 0, n - 1, 'WITHSCORES')
+  local last, keys, d = nil, {}, 0
+  for i = 1, #old, 2 do
+    local head = string.match(old[i], '^%d+ ')
+    if not head or tonumber(head) >= cutoff then break end
+    local ok, ev = pcall(cjson.decode, string.sub(old[i], string.len(head) + 1))
+    if ok and type(ev) == 'table' then
+      local key = ev.question_id or ''
+      if ev.type == 'extended' and type(ev.extension) == 'table' then key = key .. '\tx' .. tostring(ev.extension.snoozes) end
+      keys[#keys + 1] = key
+    end
+    last, d = old[i + 1], d + 1
+  end
+  if not last then return 0 end
+  redis.call('ZREMRANGEBYSCORE', klog, '-inf', last)
+  if #keys > 0 then redis.call('HDEL', kids, unpack(keys)) end
+  return d
+end
+local function logNew(kseq, kids, kagent, id, agent, member, feed, cutoff, inRecord)
   local seq = redis.call('INCR', kseq)
-  redis.call('ZADD', klog, seq, member)
   redis.call('ZADD', kagent, seq, member)
   if not inRecord then redis.call('HSET', kids, id, seq .. ' ' .. agent) end
   redis.call('PUBLISH', feed, id .. '\t' .. agent)
-  if seq % 16 ~= 0 then return seq end
-  cutoff = tonumber(cutoff)
-  local old = redis.call('ZRANGE', klog, 0, 31, 'WITHSCORES')
-  for i = 1, #old, 2 do
-    local at = tonumber(string.match(old[i], '^(%d+) '))
-    if not at or at >= cutoff then break end
-    local ev = cjson.decode(string.sub(old[i], string.len(string.match(old[i], '^%d+ ')) + 1))
-    redis.call('ZREMRANGEBYSCORE', klog, old[i + 1], old[i + 1])
-    redis.call('ZREMRANGEBYSCORE', prefix .. (ev.agent or ''), old[i + 1], old[i + 1])
-    local key = ev.question_id or ''
-    if ev.type == 'extended' and type(ev.extension) == 'table' then key = key .. '\tx' .. tostring(ev.extension.snoozes) end
-    redis.call('HDEL', kids, key)
-  end
+  if seq % 16 == 0 then trimLog(kagent, kids, cutoff, 32) end
   return seq
 end
 `
 
 // logEventScript appends the resolution event of a question once, drops
 // the question from its agent's pending set, and publishes "<id>\t<agent>"
-// on the feed. KEYS: seq, log, ids, agent log, agent's pending set.
+// on the feed. KEYS: seq, ids, agent log, agent's pending set.
 // ARGV: 1 id, 2 agent, 3 member ("<atUs> <json>"), 4 feed channel,
-// 5 trimBeforeUs, 6 agent log prefix. Returns the event's seq.
+// 5 trimBeforeUs. Returns the event's seq.
 var logEventScript = newIdempotentScript(eventLua + `
-redis.call('ZREM', KEYS[5], ARGV[1])
-local have = redis.call('HGET', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+local have = redis.call('HGET', KEYS[2], ARGV[1])
 if have then return tonumber(string.match(have, '^(%d+)')) end
-return logNew(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+return logNew(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], false)
 `)
 
 // purgeEventsScript drops the events of purged questions.
-// KEYS: log, ids. ARGV: 1 agent log prefix, 2.. purged questions, each
+// KEYS: ids. ARGV: 1 agent log prefix, 2.. purged questions, each
 // "<id>" (its event is found in ids) or "<id> <seq> <agent>" (its record
 // named the event: resolveScript).
 var purgeEventsScript = newIdempotentScript(`
@@ -307,16 +324,24 @@ for i = 2, #ARGV do
   local v = named
   if not id then
     id = ARGV[i]
-    v = redis.call('HGET', KEYS[2], id)
+    v = redis.call('HGET', KEYS[1], id)
   end
   if v then
     local seq, agent = string.match(v, '^(%d+) (.*)$')
-    redis.call('ZREMRANGEBYSCORE', KEYS[1], seq, seq)
     redis.call('ZREMRANGEBYSCORE', ARGV[1] .. agent, seq, seq)
-    if not named then redis.call('HDEL', KEYS[2], id) end
+    if not named then redis.call('HDEL', KEYS[1], id) end
   end
 end
 return 1
+`)
+
+// trimLogScript drops a log's events older than a time, up to a batch,
+// and their entries in ids (trimLog in eventLua): Purge's pass over every
+// agent's log, and over the log of every agent's events that older
+// versions kept. KEYS: log, ids. ARGV: 1 trimBeforeUs, 2 batch. Returns
+// how many it dropped.
+var trimLogScript = newIdempotentScript(eventLua + `
+return trimLog(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]))
 `)
 
 // purgeScript removes questions of one shard resolved before a time. It
@@ -356,6 +381,8 @@ for _, id in ipairs(ids) do
       if f[4] then cross[#cross + 1] = f[4] end
       redis.call('DEL', rec, jkey(rec), fkey(rec), akey(rec))
       removed = removed + 1
+    else
+      redis.call('DEL', jkey(rec)) -- the record expired before its body
     end
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', ARGV[2] .. 'unl', id)

@@ -13,7 +13,7 @@ import (
 
 // amendScript is the compare-and-set of a question's policy state. A new
 // deadline moves the question's timer (timers.go), or for layouts 1 and 2
-// its entries in due and rem.
+// its entries in due and rem, and takes the body's TTL away until Resolve.
 // KEYS: rec, due, rem, esc, unx. ARGV: 1 expected revision, 2 state JSON,
 // 3 new deadline (µs) or empty, 4 new reminder times (µs, comma list) or
 // empty, 5 id, 6 next escalation step (µs) or empty, 7 the mark of an
@@ -29,8 +29,14 @@ end
 if (redis.call('HGET', KEYS[1], 'pv') or '0') ~= ARGV[1] then return {'stale', whole(KEYS[1])} end
 redis.call('HSET', KEYS[1], 'ps', ARGV[2], 'pv', tonumber(ARGV[1]) + 1)
 if ARGV[3] ~= '' then
-  local f = redis.call('HMGET', KEYS[1], 'lv', 'rs', 'rt')
+  local f = redis.call('HMGET', KEYS[1], 'lv', 'rs', 'rt', 'bx')
   redis.call('HSET', KEYS[1], 'ex', ARGV[3])
+  if f[4] then
+    -- The body's TTL was set from the old deadline: the body lasts
+    -- until Resolve gives it the record's (bodySlack in create.go).
+    redis.call('PERSIST', jkey(KEYS[1]))
+    redis.call('HDEL', KEYS[1], 'bx')
+  end
   if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'rt', ARGV[4]) end
   if (tonumber(f[1]) or 1) >= 3 then
     -- One timer, at the earlier of the next reminder and the deadline.
