@@ -165,8 +165,17 @@ func BenchmarkCycle(b *testing.B) {
 // question, the sum of MEMORY USAGE over every key the store wrote
 // (B/question: the record, its body, its index entries, its lookup and
 // idempotency keys) and the growth of used_memory (used-B/question, which
-// adds Redis's own keyspace tables).
+// adds Redis's own keyspace tables). It runs with Redis's default
+// hash-max-listpack-value (64), under which a record with a Telegram post
+// task (a 70-byte value) is a hash table, and with 128, which keeps such
+// a record a listpack (docs/redis.md).
 func BenchmarkPendingMemory(b *testing.B) {
+	for _, v := range []string{"64", "128"} {
+		b.Run("listpack-value-"+v, func(b *testing.B) { pendingMemory(b, v) })
+	}
+}
+
+func pendingMemory(b *testing.B, listpackValue string) {
 	addr, _ := redistest.StartServer(b)
 	s, err := redisstore.Open(context.Background(), redisstore.Config{Addrs: []string{addr}}, quiet)
 	if err != nil {
@@ -176,6 +185,9 @@ func BenchmarkPendingMemory(b *testing.B) {
 	admin := goredis.NewClient(&goredis.Options{Addr: addr})
 	defer admin.Close()
 	ctx := context.Background()
+	if err := admin.ConfigSet(ctx, "hash-max-listpack-value", listpackValue).Err(); err != nil {
+		b.Fatal(err)
+	}
 	before := usedMemory(b, admin)
 	for i := 0; b.Loop(); i++ {
 		q := fourOptions(time.Now())
