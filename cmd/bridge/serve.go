@@ -19,17 +19,22 @@ import (
 	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/debugserver"
+	"github.com/askbridge/askbridge/internal/logbuf"
 	"github.com/askbridge/askbridge/internal/park"
 )
 
 func newLogger(cfg bridgeconfig.Log, w io.Writer) *slog.Logger {
+	return slog.New(newLogHandler(cfg, w))
+}
+
+func newLogHandler(cfg bridgeconfig.Log, w io.Writer) slog.Handler {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.Level))
 	opts := &slog.HandlerOptions{Level: level}
 	if cfg.Format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.NewTextHandler(w, opts)
 }
 
 // newServeCmd is `bridge serve`: it runs until SIGINT or SIGTERM, then
@@ -75,7 +80,11 @@ configuration: "bridge check-config" lists them all.`,
 // serve builds everything from cfg, serves until ctx ends, and shuts down
 // in order: stop taking work, release waiting agents, drain, close.
 func serve(ctx context.Context, cfg bridgeconfig.Config, stdout, stderr io.Writer) error {
-	log := newLogger(cfg.Log, stderr)
+	// Log lines are written in batches (internal/logbuf): warnings and
+	// errors at once, the rest within 10 ms.
+	logw := logbuf.New(stderr)
+	defer logw.Flush()
+	log := slog.New(logbuf.Handler(newLogHandler(cfg.Log, logw), logw))
 	loop := cfg.Loopback()
 	if !loop && len(cfg.Agents) == 0 {
 		return fmt.Errorf("refusing to listen on %s without agent keys: configure agents (with key_env) or listen on 127.0.0.1", cfg.Listen)
