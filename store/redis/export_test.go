@@ -99,3 +99,6 @@ func (s *Store) EventLogNames(agent string) (agentLog, everyAgent, ids string) {
 func (s *Store) BodyKeyNames(id string) (rec, body string) {
 	return s.k.rec(id), s.k.body(id)
 }
+
+// ActsAsCluster reports whether the store writes as on Cluster.
+func (s *Store) ActsAsCluster() bool { return s.cluster }
