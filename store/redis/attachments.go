@@ -21,7 +21,7 @@ var _ broker.Attachments = (*Store)(nil)
 // while pending, after the longest life a question may have plus the
 // retention; once resolved, with the record (resolveScript); Purge deletes
 // it with the record.
-func (k keys) files(id string) string { return k.tags[shardOf(id)] + "f:" + id }
+func (k *keys) files(id string) string { return k.tags[shardOf(id)] + "f:" + id }
 
 // fileMeta is the m<n> field of a file.
 type fileMeta struct {

@@ -10,7 +10,7 @@ import (
 
 // esc is the index of the next escalation step of the pending questions
 // of shard n: id -> due time (µs), kept by Amend.
-func (k keys) esc(n int) string { return k.tags[n] + "esc" }
+func (k *keys) esc(n int) string { return k.tags[n] + "esc" }
 
 // DueEscalations returns up to limit ids of pending questions whose next
 // escalation step is due at or before now, earliest first. Ids of

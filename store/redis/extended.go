@@ -25,7 +25,7 @@ import (
 // unextended is the shard's set of snoozes whose extended event may not
 // be logged yet: member "<id>\t<snooze number>", score the time of the
 // mark (µs).
-func (k keys) unextended(n int) string { return k.tags[n] + "unx" }
+func (k *keys) unextended(n int) string { return k.tags[n] + "unx" }
 
 // logExtendedScript appends an extended event once per mark and
 // publishes "<id>\t<agent>" on the feed. KEYS: seq, ids, agent log.

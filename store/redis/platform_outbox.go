@@ -36,7 +36,7 @@ const (
 	taskFields
 )
 
-func (k keys) platformOutbox(n int) string { return k.tags[n] + "po" }
+func (k *keys) platformOutbox(n int) string { return k.tags[n] + "po" }
 
 // outboxLua defines the helpers of the scripts that touch tasks:
 // tsplit/tjoin read and write a task's value, pokey derives the shard's

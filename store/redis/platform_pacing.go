@@ -13,7 +13,7 @@ import (
 // over time instead of tripping a platform's rate limit.
 
 // pace is the key of a pacing key's next slot.
-func (k keys) pace(key string) string { return k.prefix + "pace:" + key }
+func (k *keys) pace(key string) string { return k.prefix + "pace:" + key }
 
 // paceScript takes the next slot of a pacing key. KEYS: key. ARGV:
 // 1 nowMs, 2 intervalMs, 3 maxWaitMs. Returns {taken, slotMs}.

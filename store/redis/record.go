@@ -150,8 +150,8 @@ func (r record) questionWith(base *broker.Question, sent *sentResolution) (*brok
 		q.LeaseUntil = time.Unix(0, ns).UTC()
 	}
 	for f, v := range r {
-		if len(f) < 2 || (f[0] != 'p' && f[0] != 's') {
-			continue
+		if len(f) < 2 || (f[0] != 'p' && f[0] != 's') || f[1] < '0' || f[1] > '9' {
+			continue // st, se, ps, pv...: not a prompt's field
 		}
 		i, err := strconv.Atoi(f[1:])
 		if err != nil || i < 0 || i >= len(q.Prompts) {

@@ -63,7 +63,8 @@ type processor interface {
 // answered NOSCRIPT (which it does without running anything).
 func (sc *script) Run(ctx context.Context, c processor, keys []string, args ...any) *goredis.Cmd {
 	cmd := sc.send(ctx, c, "evalsha", keys, args)
-	if goredis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+	// HasErrorPrefix allocates even for no error: ask it only of one.
+	if err := cmd.Err(); err != nil && goredis.HasErrorPrefix(err, "NOSCRIPT") {
 		cmd = sc.send(ctx, c, "eval", keys, args)
 	}
 	return cmd

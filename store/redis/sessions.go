@@ -17,7 +17,7 @@ var _ broker.Sessions = (*Store)(nil)
 // webSession is the key of a web inbox session: one string per session,
 // holding its expiry (unix ms), with a TTL that removes it then. It is
 // read and written alone, so it may hash anywhere.
-func (k keys) webSession(digest string) string { return k.prefix + "ws:" + digest }
+func (k *keys) webSession(digest string) string { return k.prefix + "ws:" + digest }
 
 // CreateSession stores a web inbox session under its digest until
 // expires. An expiry already past stores nothing.
