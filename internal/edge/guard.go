@@ -172,6 +172,10 @@ func localAddr(r *http.Request) netip.Addr {
 	if a == nil {
 		return netip.Addr{}
 	}
+	if t, ok := a.(*net.TCPAddr); ok {
+		// What parsing its text gives, without the text.
+		return t.AddrPort().Addr().Unmap()
+	}
 	ap, err := netip.ParseAddrPort(a.String())
 	if err != nil {
 		return netip.Addr{}

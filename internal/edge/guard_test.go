@@ -1,10 +1,13 @@
 package edge
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -232,6 +235,27 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	} {
 		if _, err := New(cfg, reached); err == nil {
 			t.Errorf("New(%+v) accepted it", cfg)
+		}
+	}
+}
+
+// TestLocalAddrOfTCP: the address a request arrived on, read from a TCP
+// address without formatting it, is what parsing its text gives: IPv4 in
+// either form, IPv6, and a zone.
+func TestLocalAddrOfTCP(t *testing.T) {
+	for _, a := range []*net.TCPAddr{
+		{IP: net.ParseIP("127.0.0.1"), Port: 8377}, // 16-byte form
+		{IP: net.IPv4(10, 0, 0, 1).To4(), Port: 80},
+		{IP: net.ParseIP("::1"), Port: 8377},
+		{IP: net.ParseIP("::ffff:192.0.2.1"), Port: 1},
+		{IP: net.ParseIP("fe80::1"), Port: 9, Zone: "eth0"},
+		{IP: net.ParseIP("2001:db8::5"), Port: 443},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(a)))
+		want := netip.MustParseAddrPort(a.String()).Addr()
+		if got := localAddr(r); got != want {
+			t.Errorf("localAddr(%s) = %v, want %v", a, got, want)
 		}
 	}
 }

@@ -244,6 +244,9 @@ func describe(err error) error {
 // isConstraint reports whether err is a constraint violation with the
 // given extended code.
 func isConstraint(err error, code int) bool {
+	if err == nil {
+		return false // errors.As would allocate its target all the same
+	}
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code() == code
 }
