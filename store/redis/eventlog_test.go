@@ -18,8 +18,26 @@ import (
 // returns its id.
 func resolveAt(t *testing.T, s *redisstore.Store, agent string, resolved time.Time) string {
 	t.Helper()
+	return resolveIDAt(t, s, broker.NewID(), agent, resolved)
+}
+
+// trimmingID returns a new id whose resolution trims its agent's event
+// log (trims), or one whose resolution does not: about one id in 16
+// does, chosen by its first and last bytes.
+func trimmingID(trims bool) string {
+	for {
+		id := broker.NewID()
+		if ((int(id[0])+int(id[len(id)-1]))%16 == 0) == trims {
+			return id
+		}
+	}
+}
+
+// resolveIDAt is resolveAt for a question with the given id.
+func resolveIDAt(t *testing.T, s *redisstore.Store, id, agent string, resolved time.Time) string {
+	t.Helper()
 	ctx := context.Background()
-	q := brokertest.NewQuestion(broker.NewID(), agent, resolved.Add(-time.Minute))
+	q := brokertest.NewQuestion(id, agent, resolved.Add(-time.Minute))
 	if _, _, err := s.Create(ctx, q); err != nil {
 		t.Fatal(err)
 	}
@@ -114,15 +132,19 @@ func TestEventLogsTrimmed(t *testing.T) {
 		now := time.Now()
 		old := now.Add(-(redisstore.DefaultRetention + 2*time.Hour))
 		for range 3 {
-			resolveAt(t, s, "idle", old)
+			resolveIDAt(t, s, trimmingID(false), "idle", old)
 		}
 		var fresh []string
 		for range 20 {
-			resolveAt(t, s, "busy", old)
+			resolveIDAt(t, s, trimmingID(false), "busy", old)
 		}
-		for range 20 {
-			fresh = append(fresh, resolveAt(t, s, "busy", now))
+		for range 19 {
+			fresh = append(fresh, resolveIDAt(t, s, trimmingID(false), "busy", now))
 		}
+		if busy, err := s.Events(ctx, "busy", 0, 100); err != nil || len(busy) != 20+19 {
+			t.Fatalf("Events(busy) = %d events, %v; want all 39 before a resolution that trims", len(busy), err)
+		}
+		fresh = append(fresh, resolveIDAt(t, s, trimmingID(true), "busy", now))
 		busy, err := s.Events(ctx, "busy", 0, 100)
 		if err != nil || len(busy) != len(fresh) {
 			t.Fatalf("Events(busy) = %d events, %v; want only its %d recent ones", len(busy), err, len(fresh))
