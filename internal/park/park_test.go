@@ -182,12 +182,7 @@ func TestAParkedRequestKeepsItsConnection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp, string(body), reused
+		return resp, bodyOf(t, resp), reused
 	}
 
 	go func() { time.Sleep(100 * time.Millisecond); close(h.release) }()
@@ -245,11 +240,18 @@ func readResponse(t *testing.T, br *bufio.Reader) (*http.Response, string) {
 	if err != nil {
 		t.Fatalf("reading a response: %v", err)
 	}
+	return resp, bodyOf(t, resp)
+}
+
+// bodyOf reads resp's whole body and closes it.
+func bodyOf(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp, string(body)
+	return string(body)
 }
 
 func TestPipelinedRequestsAnswerInOrder(t *testing.T) {
@@ -484,12 +486,7 @@ func getBody(t *testing.T, url string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(body)
+	return bodyOf(t, resp)
 }
 
 func TestHeaderValuesCannotAddHeaders(t *testing.T) {

@@ -91,7 +91,8 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	extra = append(extra, postTaskFields(q)...)
 	n := shardOf(q.ID)
 	ck := createKeys{at: time.Now()}
-	bodyTTL := s.recordTTL(q) + bodySlack
+	recordTTL := s.recordTTL(q)
+	bodyTTL := recordTTL + bodySlack
 	extra = append(extra, "bx", strconv.FormatInt(usec(ck.at.Add(bodyTTL)), 10))
 	copies := 0
 	for _, t := range q.Targets {
@@ -153,7 +154,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	args := append([]any{
 		q.ID, body, q.Agent, q.SessionID, usec(q.CreatedAt), expires,
 		strings.Join(rts, ","), next, leaseNs, leaseUs, idemKey, q.CallbackURL,
-		len(q.Prompts), s.recordTTL(q).Milliseconds(), s.trimBefore(ck.at), q.RemindersSent,
+		len(q.Prompts), recordTTL.Milliseconds(), s.trimBefore(ck.at), q.RemindersSent,
 		max, usec(pendingEnd(q)), usec(ck.at), strconv.FormatInt(s.indexTTL().Milliseconds(), 10) + "/" + renew,
 		bodyTTL.Milliseconds(),
 	}, extra...)
