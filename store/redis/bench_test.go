@@ -166,9 +166,9 @@ func BenchmarkCycle(b *testing.B) {
 // (B/question: the record, its body, its index entries, its lookup and
 // idempotency keys) and the growth of used_memory (used-B/question, which
 // adds Redis's own keyspace tables). It runs with Redis's default
-// hash-max-listpack-value (64), under which a record with a Telegram post
-// task (a 70-byte value) is a hash table, and with 128, which keeps such
-// a record a listpack (docs/redis.md).
+// hash-max-listpack-value (64) and with 128: the two agree while every
+// value of the record, its post task's among them (taskvalue.go), fits
+// the default, and the record stays a listpack.
 func BenchmarkPendingMemory(b *testing.B) {
 	for _, v := range []string{"64", "128"} {
 		b.Run("listpack-value-"+v, func(b *testing.B) { pendingMemory(b, v) })

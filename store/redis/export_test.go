@@ -102,3 +102,9 @@ func (s *Store) BodyKeyNames(id string) (rec, body string) {
 
 // ActsAsCluster reports whether the store writes as on Cluster.
 func (s *Store) ActsAsCluster() bool { return s.cluster }
+
+// OutboxKeyName names the platform outbox set of question id's shard.
+func (s *Store) OutboxKeyName(id string) string { return s.k.platformOutbox(shardOf(id)) }
+
+// NewTaskValue is the value Create gives a queued post task.
+func NewTaskValue(now, deadline int64) string { return newTaskValue(now, deadline) }

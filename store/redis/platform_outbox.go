@@ -16,10 +16,11 @@ import (
 // The platform outbox lives in the question's record, so that the scripts
 // that create and resolve a question write its tasks in the same step: a
 // task is the field "o\t<kind>\t<channel>\t<chat>", its value the
-// tab-separated taskFields. The shard's set "po" orders the unfinished
-// tasks by their next attempt (milliseconds); its members are the question
-// id followed by the field without its "o". Times are milliseconds, which
-// Lua's numbers hold exactly.
+// tab-separated taskFields, with its times in base 62 (taskvalue.go). The
+// shard's set "po" orders the unfinished tasks by their next attempt
+// (milliseconds); its members are the question id followed by the field
+// without its "o". Times are milliseconds, which Lua's numbers hold
+// exactly.
 
 // Positions in a task's value (1-based in Lua, 0-based here).
 const (
@@ -39,7 +40,7 @@ const (
 func (k *keys) platformOutbox(n int) string { return k.tags[n] + "po" }
 
 // outboxLua defines the helpers of the scripts that touch tasks:
-// tsplit/tjoin read and write a task's value, pokey derives the shard's
+// tsplit/tjoin (taskValueLua) read and write a task's value, pokey derives the shard's
 // set from its deadline set, renewed(v, now, deadline) returns the value
 // and next attempt of a task after adding (v false) or renewing it (see
 // broker.PlatformOutbox), renew(rec, po, id, field, now, deadline) writes
@@ -47,18 +48,12 @@ func (k *keys) platformOutbox(n int) string { return k.tags[n] + "po" }
 // pairs) and po (score/member pairs) the renewed edit of every target of
 // the question whose record fields are r, resolved at atUs: due at once,
 // even for a resolution dated later.
-const outboxLua = `
-local function tsplit(s)
-  local t = {}
-  for f in string.gmatch(s .. '\t', '([^\t]*)\t') do t[#t + 1] = f end
-  return t
-end
-local function tjoin(t) return table.concat(t, '\t', 1, 10) end
+const outboxLua = taskValueLua + `
 local function pokey(due) return (string.gsub(due, 'due$', 'po')) end
 local function unfinished(st) return st == 'queued' or st == 'retrying' end
 local function renewed(v, now, deadline)
   if not v then
-    return table.concat({'queued', '0', now, deadline, '1', '0', now, now, '', ''}, '\t'), now
+    return tjoin({'queued', '0', now, deadline, '1', '0', now, now, '', ''}), now
   end
   local t = tsplit(v)
   t[5] = string.format('%d', tonumber(t[5]) + 1)
@@ -177,14 +172,12 @@ func postTaskFields(q *broker.Question) []any {
 	if deadline.IsZero() {
 		deadline = q.CreatedAt.Add(broker.MaxTimeout)
 	}
-	now := strconv.FormatInt(q.CreatedAt.UnixMilli(), 10)
 	var out []any
 	for _, t := range q.Targets {
 		if slices.Contains(q.InProcess, t) {
 			continue // the broker posts it itself
 		}
-		v := []string{broker.TaskQueued, "0", now, strconv.FormatInt(deadline.UnixMilli(), 10), "1", "0", now, now, "", ""}
-		out = append(out, taskField(broker.TaskPost, t), strings.Join(v, "\t"))
+		out = append(out, taskField(broker.TaskPost, t), newTaskValue(q.CreatedAt.UnixMilli(), deadline.UnixMilli()))
 	}
 	return out
 }
@@ -196,14 +189,26 @@ func parseTask(id, field, value string) (broker.PlatformTask, error) {
 	if len(f) != 4 || f[0] != "o" || len(v) != taskFields {
 		return broker.PlatformTask{}, fmt.Errorf("malformed task %q of %s", field, id)
 	}
-	num := func(i int) int64 { n, _ := strconv.ParseInt(v[i], 10, 64); return n }
+	var times [taskFields]int64
+	for _, i := range taskTimes {
+		n, ok := taskTime(v, i)
+		if !ok {
+			return broker.PlatformTask{}, fmt.Errorf("malformed task %q of %s: time %q", field, id, v[i])
+		}
+		times[i] = n
+	}
+	attempts, err1 := strconv.Atoi(v[tfAttempts])
+	gen, err2 := strconv.ParseInt(v[tfGen], 10, 64)
+	if err1 != nil || err2 != nil {
+		return broker.PlatformTask{}, fmt.Errorf("malformed task %q of %s: attempts %q, gen %q", field, id, v[tfAttempts], v[tfGen])
+	}
 	t := broker.PlatformTask{
 		QuestionID: id, Kind: broker.TaskKind(f[1]), Target: broker.Target{Channel: f[2], Chat: f[3]},
-		State: v[tfState], Attempts: int(num(tfAttempts)), NextAt: msTime(num(tfNext)), Deadline: msTime(num(tfDeadline)),
-		Gen: num(tfGen), CreatedAt: msTime(num(tfCreated)), UpdatedAt: msTime(num(tfUpdated)),
+		State: v[tfState], Attempts: attempts, NextAt: msTime(times[tfNext]), Deadline: msTime(times[tfDeadline]),
+		Gen: gen, CreatedAt: msTime(times[tfCreated]), UpdatedAt: msTime(times[tfUpdated]),
 		MessageID: v[tfMessage], LastError: v[tfError],
 	}
-	if c := num(tfClaim); c != 0 {
+	if c := times[tfClaim]; c != 0 {
 		t.Claim = msTime(c)
 	}
 	return t, nil
