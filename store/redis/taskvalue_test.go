@@ -42,25 +42,32 @@ func checkCompact(t *testing.T, s *redisstore.Store, id, when string) {
 	}
 }
 
+// askWithCopies creates, on a Redis of its own with the defaults, a
+// question with a post task to each of targets, created now.
+func askWithCopies(t *testing.T, targets ...broker.Target) (*redisstore.Store, *broker.Question, time.Time) {
+	t.Helper()
+	addr, _ := redistest.StartServer(t)
+	s := open(t, redisstore.Config{Addrs: []string{addr}})
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	q := fourOptions(now)
+	q.Reminders = nil
+	q.Targets = targets
+	if _, _, err := s.Create(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	return s, q, now
+}
+
 // A question with chat copies keeps its record compact on Redis's
 // defaults through its tasks' life: queued, claimed, and posted with the
 // longest message ids the chat platforms give (a Discord snowflake, a
 // Slack ts); and the tasks read back to the millisecond.
 func TestTaskValuesKeepTheRecordCompact(t *testing.T) {
-	addr, _ := redistest.StartServer(t)
-	s := open(t, redisstore.Config{Addrs: []string{addr}})
+	s, q, now := askWithCopies(t,
+		broker.Target{Channel: "discord", Chat: "1234567890123456789"},
+		broker.Target{Channel: "slack", Chat: "C0123456789"},
+		broker.Target{Channel: "telegram", Chat: "-1001234567890"})
 	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	q := fourOptions(now)
-	q.Reminders = nil
-	q.Targets = []broker.Target{
-		{Channel: "discord", Chat: "1234567890123456789"},
-		{Channel: "slack", Chat: "C0123456789"},
-		{Channel: "telegram", Chat: "-1001234567890"},
-	}
-	if _, _, err := s.Create(ctx, q); err != nil {
-		t.Fatal(err)
-	}
 	checkCompact(t, s, q.ID, "created")
 	rec, _ := s.BodyKeyNames(q.ID)
 	raw, err := s.Client().HGet(ctx, rec, "o\tpost\ttelegram\t-1001234567890").Result()
@@ -103,16 +110,8 @@ func TestTaskValuesKeepTheRecordCompact(t *testing.T) {
 // renewed and updated by this version with its times kept to the
 // millisecond, and written back in base 62.
 func TestOlderTaskValues(t *testing.T) {
-	addr, _ := redistest.StartServer(t)
-	s := open(t, redisstore.Config{Addrs: []string{addr}})
+	s, q, now := askWithCopies(t, broker.Target{Channel: "telegram", Chat: "-1001234567890"})
 	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	q := fourOptions(now)
-	q.Reminders = nil
-	q.Targets = []broker.Target{{Channel: "telegram", Chat: "-1001234567890"}}
-	if _, _, err := s.Create(ctx, q); err != nil {
-		t.Fatal(err)
-	}
 	const field = "o\tpost\ttelegram\t-1001234567890"
 	rec, _ := s.BodyKeyNames(q.ID)
 	ms := func(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
