@@ -134,10 +134,13 @@ func (m MessageRef) Target() Target { return Target{Channel: m.Channel, Chat: m.
 
 // Question is one dialog from an agent to people, with everything the
 // broker stores about it. Stores persist it whole (as JSON) and index the
-// fields they need for lookups.
+// fields they need for lookups. A stored question always has an agent, a
+// status and a creation time; the JSON leaves them out when empty, so that
+// a store that keeps them apart (Redis keeps them in the record and the
+// rest as the body) stores no empty copies of them.
 type Question struct {
 	ID          string        `json:"id"`
-	Agent       string        `json:"agent"`
+	Agent       string        `json:"agent,omitempty"`
 	SessionID   string        `json:"session_id,omitempty"`
 	ToolCallID  string        `json:"tool_call_id,omitempty"`
 	Prompts     []Prompt      `json:"questions"`
@@ -174,14 +177,14 @@ type Question struct {
 	// channels that build a selection tap by tap, by prompt index.
 	Selections map[int][]int `json:"selections,omitempty"`
 
-	Status     Status            `json:"status"`
+	Status     Status            `json:"status,omitempty"`
 	Answers    map[string]Answer `json:"answers,omitempty"`
 	Fallback   string            `json:"fallback,omitempty"`
 	Reason     string            `json:"reason,omitempty"`
 	NotReady   bool              `json:"not_ready,omitempty"`
 	AnsweredBy *Responder        `json:"answered_by,omitempty"`
 
-	CreatedAt  time.Time `json:"created_at"`
+	CreatedAt  time.Time `json:"created_at,omitzero"`
 	ExpiresAt  time.Time `json:"expires_at"`
 	ResolvedAt time.Time `json:"resolved_at,omitzero"`
 
@@ -240,7 +243,7 @@ func (q *Question) ProgressCount() int {
 // Result is what an agent sees of a question: the JSON of the HTTP API.
 type Result struct {
 	ID         string            `json:"id"`
-	Status     Status            `json:"status"`
+	Status     Status            `json:"status,omitempty"`
 	SessionID  string            `json:"session_id"`
 	ToolCallID string            `json:"tool_call_id"`
 	Questions  []Prompt          `json:"questions,omitempty"`

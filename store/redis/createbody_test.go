@@ -2,7 +2,9 @@ package redis_test
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +110,58 @@ func TestResolveReturnsWhatOthersRead(t *testing.T) {
 				t.Fatalf("Resolve returned\n%#v\nanother store reads\n%#v", got, theirs)
 			}
 		})
+	}
+}
+
+// The body keeps none of what the record holds, not even as empty
+// values; a body that older versions wrote with those empty values reads
+// the same.
+func TestBodyLeavesOutTheRecordsFields(t *testing.T) {
+	cfg := redistest.Shared(t)
+	s, other := open(t, cfg), open(t, cfg)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	q := brokertest.FullQuestion(broker.NewID(), "agent-a", now)
+	q.SessionID = "sess-1"
+	q.Reminders = []time.Time{now.Add(time.Minute)}
+	if _, _, err := s.Create(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	_, bodyKey := s.BodyKeyNames(q.ID)
+	raw, err := s.Client().Get(ctx, bodyKey).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(raw), &body); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"agent", "status", "created_at", "session_id", "reminders", "reminders_sent", "lease_until", "progress", "selections"} {
+		if v, ok := body[k]; ok {
+			t.Errorf("the body holds %q: %s", k, v)
+		}
+	}
+	for _, k := range []string{"id", "questions", "route", "expires_at"} {
+		if _, ok := body[k]; !ok {
+			t.Errorf("the body lacks %q: %s", k, raw)
+		}
+	}
+	want, err := s.Get(ctx, q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Agent != "agent-a" || want.Status != broker.StatusPending || !want.CreatedAt.Equal(now) || want.SessionID != "sess-1" || len(want.Reminders) != 1 {
+		t.Fatalf("read back as %+v", want)
+	}
+	older := `{"id":"` + q.ID + `","agent":"","status":"","created_at":"0001-01-01T00:00:00Z",` + strings.TrimPrefix(raw, `{"id":"`+q.ID+`",`)
+	if err := s.Client().Set(ctx, bodyKey, older, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := other.Get(ctx, q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("an older body reads as\n%+v\nwant\n%+v", got, want)
 	}
 }
