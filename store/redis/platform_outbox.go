@@ -40,8 +40,9 @@ const (
 func (k *keys) platformOutbox(n int) string { return k.tags[n] + "po" }
 
 // outboxLua defines the helpers of the scripts that touch tasks:
-// tsplit/tjoin (taskValueLua) read and write a task's value, pokey derives the shard's
-// set from its deadline set, renewed(v, now, deadline) returns the value
+// tsplit/tjoin (taskValueLua) read and write a task's value, pokey
+// derives the shard's set from its deadline set, renewed(v, now,
+// deadline) returns the value
 // and next attempt of a task after adding (v false) or renewing it (see
 // broker.PlatformOutbox), renew(rec, po, id, field, now, deadline) writes
 // that, and edits(r, id, atUs, nowUs, fv, po) appends to fv (field/value

@@ -11,7 +11,7 @@ import (
 // the year 2081, instead of thirteen decimal digits. That keeps a queued
 // or claimed task's value, and a finished one's with a chat's message id,
 // within Redis's default hash-max-listpack-value (64 bytes), so that the
-// record holding it stays a compact listpack: about 0.5 KiB less per
+// record holding it stays a compact listpack: about 0.8 KiB less per
 // pending question with a chat copy (docs/benchmarks.md, "Redis memory
 // per pending question").
 //
@@ -19,9 +19,9 @@ import (
 // are, and written back in base 62 by the next change of the task. The
 // two are told apart by the created time: thirteen decimal digits for any
 // time after 2001 against at most eight characters in base 62 for
-// thousands of years. The state keeps its word, first, so that an older bridge
-// sharing the store during an upgrade fails on a newer task's times, with
-// nothing written, instead of taking it for a finished one.
+// thousands of years. The state keeps its word, first, so that an older
+// bridge sharing the store during an upgrade fails on a newer task's
+// times, with nothing written, instead of taking it for a finished one.
 
 // taskTimes are the positions of the times in a task's value.
 var taskTimes = [...]int{tfNext, tfDeadline, tfClaim, tfCreated, tfUpdated}
