@@ -42,13 +42,13 @@ func (k *keys) platformOutbox(n int) string { return k.tags[n] + "po" }
 // outboxLua defines the helpers of the scripts that touch tasks:
 // tsplit/tjoin (taskValueLua) read and write a task's value, pokey
 // derives the shard's set from its deadline set, renewed(v, now,
-// deadline) returns the value
-// and next attempt of a task after adding (v false) or renewing it (see
-// broker.PlatformOutbox), renew(rec, po, id, field, now, deadline) writes
-// that, and edits(r, id, atUs, nowUs, fv, po) appends to fv (field/value
-// pairs) and po (score/member pairs) the renewed edit of every target of
-// the question whose record fields are r, resolved at atUs: due at once,
-// even for a resolution dated later.
+// deadline) returns the value and next attempt of a task after adding
+// (v false) or renewing it (see broker.PlatformOutbox), renew(rec, po,
+// id, field, now, deadline) writes that, and edits(r, id, atUs, nowUs,
+// fv, po) appends to fv (field/value pairs) and po (score/member pairs)
+// the renewed edit of every target of the question whose record fields
+// are r, resolved at atUs: due at once, even for a resolution dated
+// later.
 const outboxLua = taskValueLua + `
 local function pokey(due) return (string.gsub(due, 'due$', 'po')) end
 local function unfinished(st) return st == 'queued' or st == 'retrying' end
