@@ -108,3 +108,9 @@ func (s *Store) OutboxKeyName(id string) string { return s.k.platformOutbox(shar
 
 // NewTaskValue is the value Create gives a queued post task.
 func NewTaskValue(now, deadline int64) string { return newTaskValue(now, deadline) }
+
+// TaskValueLua is the Lua that reads and writes a task's value.
+const TaskValueLua = taskValueLua
+
+// B62 is a number as task values write it.
+func B62(n int64) string { return string(appendB62(nil, n)) }

@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -167,5 +168,44 @@ func TestOlderTaskValues(t *testing.T) {
 	// back to a listpack while it runs.)
 	if raw, _ := s.Client().HGet(ctx, rec, field).Result(); len(raw) > 64 {
 		t.Errorf("rewritten task %q is %d bytes", raw, len(raw))
+	}
+}
+
+// Lua and Go write a task's times alike (Create writes a value in Go,
+// every later change in Lua), and Lua reads both forms back to the same
+// decimal milliseconds.
+func TestTaskValueLuaAgreesWithGo(t *testing.T) {
+	addr, _ := redistest.StartServer(t)
+	s := open(t, redisstore.Config{Addrs: []string{addr}})
+	ctx := context.Background()
+	script := redisstore.TaskValueLua + `
+local t = tsplit(ARGV[1])
+return {t[3], t[4], t[6], t[7], t[8], tjoin(t)}
+`
+	for _, times := range [][5]int64{
+		{0, 0, 0, 0, 0},
+		{1, 61, 62, 3843, 3844},
+		{1_796_000_000_123, 1_796_001_800_123, 0, 1_796_000_000_000, 1_796_000_000_999},
+		{1 << 40, 1<<52 - 1, 1 << 52, 2_147_483_647, 3_521_614_606_207},
+	} {
+		b62 := make([]string, 5)
+		dec := make([]string, 5)
+		for i, n := range times {
+			b62[i], dec[i] = redisstore.B62(n), strconv.FormatInt(n, 10)
+		}
+		compact := strings.Join([]string{"retrying", "2", b62[0], b62[1], "3", b62[2], b62[3], b62[4], "42", "an error"}, "\t")
+		older := strings.Join([]string{"retrying", "2", dec[0], dec[1], "3", dec[2], dec[3], dec[4], "42", "an error"}, "\t")
+		for _, v := range []string{compact, older} {
+			if v == older && len(dec[3]) < 12 {
+				continue // an older value always has a created time of this century
+			}
+			got, err := s.Client().Eval(ctx, script, nil, v).StringSlice()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := append(dec[:5:5], compact); !slices.Equal(got, want) {
+				t.Errorf("Lua read %q as\n%q\nwant\n%q", v, got, want)
+			}
+		}
 	}
 }
