@@ -264,11 +264,12 @@ return 1
 // log (the caller has made sure it is not logged yet), maps the id to it
 // in ids unless inRecord (the caller keeps the seq in the question's
 // record), publishes "<id>\t<agent>" on the feed and returns the event's
-// seq. On about one event in 16, chosen by the question's id as
-// sometimesLua chooses (not by seq, which agents resolving in turn would
-// share out unevenly), it trims the agent's events older than
-// trimBeforeUs (up to 32 of them). There is no log of every agent's
-// events: Events reads them from the agents' logs (events.go).
+// seq. On about one event in 16, chosen by the question's id with
+// sometimes (sometimesLua, which a script puts before eventLua; not by
+// seq, which agents resolving in turn would share out unevenly), it trims
+// the agent's events older than trimBeforeUs (up to 32 of them). There is
+// no log of every agent's events: Events reads them from the agents' logs
+// (events.go).
 //
 // trimLog(log, ids, trimBeforeUs, n) drops the log's events older than
 // trimBeforeUs among its first n, and their entries in ids, in one
@@ -299,7 +300,7 @@ local function logNew(kseq, kids, kagent, id, agent, member, feed, cutoff, inRec
   redis.call('ZADD', kagent, seq, member)
   if not inRecord then redis.call('HSET', kids, id, seq .. ' ' .. agent) end
   redis.call('PUBLISH', feed, id .. '\t' .. agent)
-  if (string.byte(id, -1) + string.byte(id, 1)) % 16 == 0 then trimLog(kagent, kids, cutoff, 32) end
+  if sometimes(id) then trimLog(kagent, kids, cutoff, 32) end
   return seq
 end
 `
@@ -309,7 +310,7 @@ end
 // on the feed. KEYS: seq, ids, agent log, agent's pending set.
 // ARGV: 1 id, 2 agent, 3 member ("<atUs> <json>"), 4 feed channel,
 // 5 trimBeforeUs. Returns the event's seq.
-var logEventScript = newIdempotentScript(eventLua + `
+var logEventScript = newIdempotentScript(sometimesLua + eventLua + `
 redis.call('ZREM', KEYS[4], ARGV[1])
 local have = redis.call('HGET', KEYS[2], ARGV[1])
 if have then return tonumber(string.match(have, '^(%d+)')) end
@@ -342,7 +343,7 @@ return 1
 // agent's log, and over the log of every agent's events that older
 // versions kept. KEYS: log, ids. ARGV: 1 trimBeforeUs, 2 batch. Returns
 // how many it dropped.
-var trimLogScript = newIdempotentScript(eventLua + `
+var trimLogScript = newIdempotentScript(sometimesLua + eventLua + `
 return trimLog(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]))
 `)
 
