@@ -174,11 +174,15 @@ func postTaskFields(q *broker.Question) []any {
 		deadline = q.CreatedAt.Add(broker.MaxTimeout)
 	}
 	var out []any
+	value := "" // every post task starts alike
 	for _, t := range q.Targets {
 		if slices.Contains(q.InProcess, t) {
 			continue // the broker posts it itself
 		}
-		out = append(out, taskField(broker.TaskPost, t), newTaskValue(q.CreatedAt.UnixMilli(), deadline.UnixMilli()))
+		if value == "" {
+			value = newTaskValue(q.CreatedAt.UnixMilli(), deadline.UnixMilli())
+		}
+		out = append(out, taskField(broker.TaskPost, t), value)
 	}
 	return out
 }
