@@ -75,7 +75,7 @@ func (s *Store) PutAttachment(ctx context.Context, id string, f broker.File, max
 		return 0, fmt.Errorf("redis store: put attachment: encode: %w", err)
 	}
 	ttl := maxLifetime + s.cfg.Retention + grace
-	v, err := putFileScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.files(id)}, meta, f.Data, f.Size, maxTotal, ttl.Milliseconds()).Slice()
+	v, err := putFileScript.Run(ctx, s.run, []string{s.k.rec(id), s.k.files(id)}, meta, f.Data, f.Size, maxTotal, ttl.Milliseconds()).Slice()
 	if err != nil {
 		return 0, wrap("put attachment", err)
 	}
@@ -158,7 +158,7 @@ func (s *Store) DeleteAttachments(ctx context.Context, id string, ns []int) erro
 	for i, n := range ns {
 		args[i] = n
 	}
-	return wrap("delete attachments", deleteFilesScript.Run(ctx, s.c, []string{s.k.files(id)}, args...).Err())
+	return wrap("delete attachments", deleteFilesScript.Run(ctx, s.run, []string{s.k.files(id)}, args...).Err())
 }
 
 func decodeFileMeta(n int, meta string) (broker.File, error) {

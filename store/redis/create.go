@@ -131,14 +131,14 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 	var v []any
 	var err error
 	if s.cluster {
-		v, err = reserveScript.Run(ctx, s.c, []string{key}, st.ID, now.UnixMilli(), s.recordTTL(st).Milliseconds(), takeover, from).Slice()
+		v, err = reserveScript.Run(ctx, s.run, []string{key}, st.ID, now.UnixMilli(), s.recordTTL(st).Milliseconds(), takeover, from).Slice()
 		if err != nil {
 			return holder{}, wrap("create", err)
 		}
 		if len(v) == 1 {
 			if err := s.create(ctx, st, key, max); err != nil {
 				if errors.Is(err, broker.ErrIDTaken) || errors.Is(err, broker.ErrLimit) {
-					_ = releaseScript.Run(ctx, s.c, []string{key}, st.ID).Err()
+					_ = releaseScript.Run(ctx, s.run, []string{key}, st.ID).Err()
 				}
 				return holder{}, err
 			}
@@ -151,7 +151,7 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 		}
 		keys = append(keys, key, s.k.evPending(st.Agent))
 		args = append(args[:fixedArgs:fixedArgs], append([]any{now.UnixMilli(), takeover, from}, args[fixedArgs:]...)...)
-		v, err = createIdemScript.Run(ctx, s.c, append(keys, ck.chats...), args...).Slice()
+		v, err = createIdemScript.Run(ctx, s.run, append(keys, ck.chats...), args...).Slice()
 		if err != nil {
 			return holder{}, wrap("create", err)
 		}
@@ -188,7 +188,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, 
 	pending := s.k.evPending(q.Agent)
 	added := int64(0)
 	if s.cluster {
-		added, err = admitScript.Run(ctx, s.c, []string{pending}, q.ID, args[16], args[17], args[18]).Int64()
+		added, err = admitScript.Run(ctx, s.run, []string{pending}, q.ID, args[16], args[17], args[18]).Int64()
 		if err != nil {
 			return wrap("create", err)
 		}
@@ -198,7 +198,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, 
 	} else {
 		keys = append(keys, pending)
 	}
-	ok, err := createScript.Run(ctx, s.c, append(keys, ck.chats...), args...).Int()
+	ok, err := createScript.Run(ctx, s.run, append(keys, ck.chats...), args...).Int()
 	if err != nil {
 		return wrap("create", err)
 	}

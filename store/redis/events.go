@@ -156,7 +156,7 @@ func (s *Store) trimLogs(ctx context.Context, now time.Time) error {
 	before := s.eventsBefore(now)
 	for _, key := range append(logs, s.k.evLog()) {
 		for {
-			n, err := trimLogScript.Run(ctx, s.c, []string{key, s.k.evIDs()}, before, trimBatch).Int()
+			n, err := trimLogScript.Run(ctx, s.run, []string{key, s.k.evIDs()}, before, trimBatch).Int()
 			if err != nil {
 				return wrap("trim events", err)
 			}

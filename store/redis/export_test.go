@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // IdemKey exposes the idempotency key name to the external tests.
@@ -114,3 +115,58 @@ const TaskValueLua = taskValueLua
 
 // B62 is a number as task values write it.
 func B62(n int64) string { return string(appendB62(nil, n)) }
+
+// Batcher exposes the script batcher to the external tests.
+type Batcher struct{ b *batcher }
+
+// NewBatcher returns a batcher over c that keeps at most limit sends in
+// flight.
+func NewBatcher(c goredis.UniversalClient, limit int) Batcher {
+	return Batcher{newBatcher(c, limit)}
+}
+
+// Process sends cmd through the batcher.
+func (b Batcher) Process(ctx context.Context, cmd goredis.Cmder) error { return b.b.Process(ctx, cmd) }
+
+// Occupy takes every slot, as sends in flight would, so that the next
+// commands queue.
+func (b Batcher) Occupy() {
+	b.b.mu.Lock()
+	b.b.flying = b.b.limit
+	b.b.mu.Unlock()
+}
+
+// Queued is how many commands wait.
+func (b Batcher) Queued() int {
+	b.b.mu.Lock()
+	defer b.b.mu.Unlock()
+	return len(b.b.queue)
+}
+
+// Release ends one occupied slot's send, as its reply would.
+func (b Batcher) Release() { b.b.done() }
+
+// InFlight is how many sends hold a slot.
+func (b Batcher) InFlight() int {
+	b.b.mu.Lock()
+	defer b.b.mu.Unlock()
+	return b.b.flying
+}
+
+// SentOnce wraps cmd as the store sends the scripts that write: never
+// again after a failure.
+func SentOnce(cmd *goredis.Cmd) goredis.Cmder { return sentOnce{cmd} }
+
+// RunScript runs the script src as the store runs its scripts that write
+// (by SHA, then by source after NOSCRIPT), through b.
+func RunScript(ctx context.Context, b Batcher, src string, keys []string, args ...any) *goredis.Cmd {
+	return newScript(src).Run(ctx, b.b, keys, args...)
+}
+
+// SetScriptsInFlight sets how many script sends the store keeps in flight
+// before it batches; a large n batches nothing.
+func (s *Store) SetScriptsInFlight(n int) {
+	s.run.mu.Lock()
+	s.run.limit = n
+	s.run.mu.Unlock()
+}

@@ -75,7 +75,7 @@ func (s *Store) logMarked(ctx context.Context, q *broker.Question, mark string) 
 		}
 		member := strconv.FormatInt(usec(ev.At), 10) + " " + string(body)
 		keys := []string{s.k.evSeq(), s.k.evIDs(), s.k.evAgent(q.Agent)}
-		if err := logExtendedScript.Run(ctx, s.c, keys, id+"\tx"+num, q.Agent, member, s.k.feed(), id).Err(); err != nil {
+		if err := logExtendedScript.Run(ctx, s.run, keys, id+"\tx"+num, q.Agent, member, s.k.feed(), id).Err(); err != nil {
 			return wrap("log extended event", err)
 		}
 		s.feed.broadcast(broker.Resolved{ID: id, Agent: q.Agent})

@@ -87,7 +87,7 @@ func (s *Store) UpdateDelivery(ctx context.Context, d broker.Delivery) error {
 	if !d.Claim.IsZero() {
 		claim = strconv.FormatInt(nsec(d.Claim), 10)
 	}
-	r, err := updateDeliveryScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.outbox(shardOf(id))},
+	r, err := updateDeliveryScript.Run(ctx, s.run, []string{s.k.rec(id), s.k.outbox(shardOf(id))},
 		id, d.State, d.Attempts, nsec(d.NextAt), usec(d.NextAt), d.LastError, nsec(updated), claim).Int()
 	if err != nil {
 		return wrap("update delivery", err)

@@ -236,7 +236,7 @@ func (s *Store) EnqueuePlatformWork(ctx context.Context, id string, kind broker.
 		}
 		args = append(args, taskField(kind, t))
 	}
-	n, err := enqueueTasksScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.platformOutbox(shardOf(id))}, args...).Int()
+	n, err := enqueueTasksScript.Run(ctx, s.run, []string{s.k.rec(id), s.k.platformOutbox(shardOf(id))}, args...).Int()
 	if err != nil {
 		return wrap("enqueue platform work", err)
 	}
@@ -259,7 +259,7 @@ func (s *Store) ClaimPlatformWork(ctx context.Context, questionID string, now ti
 		if !validID(questionID) {
 			return nil, nil
 		}
-		v, err := claimQuestionScript.Run(ctx, s.c, []string{s.k.rec(questionID), s.k.platformOutbox(shardOf(questionID))},
+		v, err := claimQuestionScript.Run(ctx, s.run, []string{s.k.rec(questionID), s.k.platformOutbox(shardOf(questionID))},
 			questionID, now.UnixMilli(), until, limit).StringSlice()
 		if err != nil {
 			return nil, wrap("claim platform work", err)
@@ -322,7 +322,7 @@ func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) e
 	}
 	field := taskField(t.Kind, t.Target)
 	lastErr := clip(strings.ReplaceAll(t.LastError, "\t", " "))
-	r, err := updateTaskScript.Run(ctx, s.c, []string{s.k.rec(t.QuestionID), s.k.platformOutbox(shardOf(t.QuestionID))},
+	r, err := updateTaskScript.Run(ctx, s.run, []string{s.k.rec(t.QuestionID), s.k.platformOutbox(shardOf(t.QuestionID))},
 		field, t.QuestionID+field[1:], t.Claim.UnixMilli(), t.State, t.Attempts, t.NextAt.UnixMilli(),
 		lastErr, strings.ReplaceAll(t.MessageID, "\t", " "), t.UpdatedAt.UnixMilli(), t.Gen).Int()
 	if err != nil {

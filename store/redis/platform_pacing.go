@@ -40,7 +40,7 @@ func (s *Store) Pace(ctx context.Context, key string, interval time.Duration, no
 	if key == "" || interval <= 0 {
 		return time.Time{}, false, fmt.Errorf("redis store: pace: %w", &broker.FieldError{Field: "key", Message: "a key and a positive interval are needed"})
 	}
-	v, err := paceScript.Run(ctx, s.c, []string{s.k.pace(key)}, now.UnixMilli(), max(interval.Milliseconds(), 1), maxWait.Milliseconds()).Int64Slice()
+	v, err := paceScript.Run(ctx, s.run, []string{s.k.pace(key)}, now.UnixMilli(), max(interval.Milliseconds(), 1), maxWait.Milliseconds()).Int64Slice()
 	if err != nil {
 		return time.Time{}, false, wrap("pace", err)
 	}
@@ -55,5 +55,5 @@ func (s *Store) HoldPace(ctx context.Context, key string, until time.Time) error
 	if key == "" {
 		return fmt.Errorf("redis store: hold pace: %w", &broker.FieldError{Field: "key", Message: "a key is needed"})
 	}
-	return wrap("hold pace", holdPaceScript.Run(ctx, s.c, []string{s.k.pace(key)}, until.UnixMilli(), time.Now().UnixMilli()).Err())
+	return wrap("hold pace", holdPaceScript.Run(ctx, s.run, []string{s.k.pace(key)}, until.UnixMilli(), time.Now().UnixMilli()).Err())
 }

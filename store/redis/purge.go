@@ -21,7 +21,7 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 	for n := range shards {
 		offset := 0
 		for {
-			v, err := purgeScript.Run(ctx, s.c, []string{s.k.all(n), s.k.done(n)},
+			v, err := purgeScript.Run(ctx, s.run, []string{s.k.all(n), s.k.done(n)},
 				usec(before), s.k.tags[n], s.k.prefix+"l:", purgeBatch, offset).Slice()
 			if err != nil {
 				return total, wrap("purge", err)
@@ -62,7 +62,7 @@ func (s *Store) purgeCross(ctx context.Context, cross, gone []string) error {
 		for _, id := range gone {
 			args = append(args, id)
 		}
-		if err := purgeEventsScript.Run(ctx, s.c, []string{s.k.evIDs()}, args...).Err(); err != nil {
+		if err := purgeEventsScript.Run(ctx, s.run, []string{s.k.evIDs()}, args...).Err(); err != nil {
 			return wrap("purge", err)
 		}
 	}

@@ -65,7 +65,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		at, _ := time.Unix(0, nsec(r.ResolvedAt)).UTC().MarshalText()
 		args = append(args, string(at), s.k.feed(), horizon, s.k.evAgentPrefix(), s.k.evPendingPrefix())
 	}
-	v, err := resolveScript.Run(ctx, s.c, keys, args...).Result()
+	v, err := resolveScript.Run(ctx, s.run, keys, args...).Result()
 	if err != nil {
 		return nil, wrap("resolve", err)
 	}
@@ -166,7 +166,7 @@ func (s *Store) setPrompt(ctx context.Context, op, id, field string, i int, valu
 	if firstWins {
 		fw = "1"
 	}
-	v, err := progressScript.Run(ctx, s.c, []string{s.k.rec(id)}, field+strconv.Itoa(i), value, i, fw).Result()
+	v, err := progressScript.Run(ctx, s.run, []string{s.k.rec(id)}, field+strconv.Itoa(i), value, i, fw).Result()
 	if err != nil {
 		return nil, wrap(op, err)
 	}
@@ -181,7 +181,7 @@ func (s *Store) ClaimReminder(ctx context.Context, id string, n int) (bool, erro
 	if n < 1 {
 		return false, fmt.Errorf("redis store: claim reminder %s: %w", id, &broker.FieldError{Field: "reminder", Message: fmt.Sprintf("number %d is not 1 or more", n)})
 	}
-	r, err := claimReminderScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.rem(shardOf(id))}, n, id).Int()
+	r, err := claimReminderScript.Run(ctx, s.run, []string{s.k.rec(id), s.k.rem(shardOf(id))}, n, id).Int()
 	if err != nil {
 		return false, wrap("claim reminder", err)
 	}
@@ -196,7 +196,7 @@ func (s *Store) RenewLease(ctx context.Context, id string, until time.Time) erro
 	if !validID(id) {
 		return fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
 	}
-	v, err := renewLeaseScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.lease(shardOf(id))}, nsec(until), usec(until), id).Result()
+	v, err := renewLeaseScript.Run(ctx, s.run, []string{s.k.rec(id), s.k.lease(shardOf(id))}, nsec(until), usec(until), id).Result()
 	if err != nil {
 		return wrap("renew lease", err)
 	}
@@ -229,7 +229,7 @@ type pendingEvent struct {
 // pending set and publishes it on the feed.
 func (s *Store) logEvent(ctx context.Context, e pendingEvent) error {
 	keys, args := s.eventCall(e)
-	if err := logEventScript.Run(ctx, s.c, keys, args...).Err(); err != nil {
+	if err := logEventScript.Run(ctx, s.run, keys, args...).Err(); err != nil {
 		return wrap("log event", err)
 	}
 	return nil

@@ -26,7 +26,9 @@ const maxLifetime = 8 * 24 * time.Hour
 // Store is the Redis implementation of broker.Store. Create it with Open
 // or OpenURL; it is safe for concurrent use.
 type Store struct {
-	c    goredis.UniversalClient
+	c goredis.UniversalClient
+	// run sends the scripts that write, batching concurrent ones (batch.go).
+	run  *batcher
 	cfg  Config
 	log  *slog.Logger
 	k    keys
@@ -105,7 +107,7 @@ func checkEviction(ctx context.Context, c goredis.UniversalClient, log *slog.Log
 func newStore(ctx context.Context, c goredis.UniversalClient, cfg Config, log *slog.Logger) *Store {
 	lctx, cancel := context.WithCancel(context.Background())
 	s := &Store{
-		c: c, cfg: cfg, cluster: isCluster(c), log: log.With("store", "redis"), k: newKeys(cfg.KeyPrefix),
+		c: c, run: newBatcher(c, scriptsInFlight), cfg: cfg, cluster: isCluster(c), log: log.With("store", "redis"), k: newKeys(cfg.KeyPrefix),
 		feed: newFeed(), bodies: newBodyCache(), ttls: newTTLMemo(), cancel: cancel, done: make(chan struct{}),
 	}
 	ps := s.subscribe(lctx)

@@ -104,7 +104,7 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 		return nil, fmt.Errorf("redis store: amend %s: %w", id, err)
 	}
 	n := shardOf(id)
-	v, err := amendScript.Run(ctx, s.c, []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.esc(n), s.k.unextended(n)}, append(args, entries...)...).Result()
+	v, err := amendScript.Run(ctx, s.run, []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.esc(n), s.k.unextended(n)}, append(args, entries...)...).Result()
 	if err != nil {
 		return nil, wrap("amend", err)
 	}
@@ -147,7 +147,7 @@ func (s *Store) AddAudit(ctx context.Context, id string, entries ...broker.Audit
 	if err != nil {
 		return fmt.Errorf("redis store: audit %s: %w", id, err)
 	}
-	ok, err := addAuditScript.Run(ctx, s.c, []string{s.k.rec(id)}, args...).Int()
+	ok, err := addAuditScript.Run(ctx, s.run, []string{s.k.rec(id)}, args...).Int()
 	if err != nil {
 		return wrap("audit", err)
 	}
