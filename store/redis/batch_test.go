@@ -96,6 +96,28 @@ func uniqueScript(body string) string {
 	return "-- " + broker.NewID() + strconv.FormatInt(time.Now().UnixNano(), 36) + "\n" + body
 }
 
+// loadedScript returns a new script's source, loaded on c's server.
+func loadedScript(t *testing.T, c *goredis.Client, body string) string {
+	t.Helper()
+	src := uniqueScript(body)
+	if err := c.ScriptLoad(context.Background(), src).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// queue starts n callers of send and waits until every one of them
+// waits in b; the group ends when they have returned.
+func queue(t *testing.T, b redisstore.Batcher, n int, send func(i int)) *sync.WaitGroup {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { send(i) })
+	}
+	waitQueued(t, b, n)
+	return &wg
+}
+
 // waitQueued waits until n commands wait in b.
 func waitQueued(t *testing.T, b redisstore.Batcher, n int) {
 	t.Helper()
@@ -126,23 +148,16 @@ type scriptReply struct {
 func TestBatcherSendsQueuedScriptsTogether(t *testing.T) {
 	c, prefix, counted := batchClient(t, nil)
 	ctx := context.Background()
-	src := uniqueScript(setAndEcho)
-	if err := c.ScriptLoad(ctx, src).Err(); err != nil {
-		t.Fatal(err)
-	}
+	src := loadedScript(t, c, setAndEcho)
 	b := redisstore.NewBatcher(c, 2)
 	b.Occupy()
 
 	const n = 16
 	replies := make([]scriptReply, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			v, err := redisstore.RunScript(ctx, b, src, []string{prefix + strconv.Itoa(i)}, i).Int64()
-			replies[i] = scriptReply{v, err}
-		})
-	}
-	waitQueued(t, b, n)
+	wg := queue(t, b, n, func(i int) {
+		v, err := redisstore.RunScript(ctx, b, src, []string{prefix + strconv.Itoa(i)}, i).Int64()
+		replies[i] = scriptReply{v, err}
+	})
 	if alone, pipelines := counted.counts(); len(alone) != 0 || len(pipelines) != 0 {
 		t.Fatalf("with every slot in flight, sent %v alone and pipelines %v, want nothing", alone, pipelines)
 	}
@@ -189,14 +204,10 @@ func TestBatcherScriptNotLoaded(t *testing.T) {
 	b.Occupy()
 	const n = 8
 	replies := make([]scriptReply, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			v, err := redisstore.RunScript(ctx, b, src, []string{prefix + strconv.Itoa(i)}, i+1).Int64()
-			replies[i] = scriptReply{v, err}
-		})
-	}
-	waitQueued(t, b, n)
+	wg := queue(t, b, n, func(i int) {
+		v, err := redisstore.RunScript(ctx, b, src, []string{prefix + strconv.Itoa(i)}, i+1).Int64()
+		replies[i] = scriptReply{v, err}
+	})
 	b.Release()
 	wg.Wait()
 	for i, r := range replies {
@@ -215,10 +226,7 @@ func TestBatcherScriptNotLoaded(t *testing.T) {
 func TestBatcherCancelledCallerIsNotSent(t *testing.T) {
 	c, prefix, counted := batchClient(t, nil)
 	ctx := context.Background()
-	src := uniqueScript(setAndEcho)
-	if err := c.ScriptLoad(ctx, src).Err(); err != nil {
-		t.Fatal(err)
-	}
+	src := loadedScript(t, c, setAndEcho)
 	b := redisstore.NewBatcher(c, 1)
 	b.Occupy()
 
@@ -296,10 +304,7 @@ func TestBatchedScriptsAreSentOnce(t *testing.T) {
 	})
 	direct, _, _ := batchClient(t, nil)
 	ctx := context.Background()
-	src := uniqueScript(`return redis.call('incr', KEYS[1])`)
-	if err := c.ScriptLoad(ctx, src).Err(); err != nil {
-		t.Fatal(err)
-	}
+	src := loadedScript(t, c, `return redis.call('incr', KEYS[1])`)
 	// A pipeline opens the connection the batch will be sent on, so that
 	// the connection whose replies are held is that one.
 	if _, err := c.Pipelined(ctx, func(p goredis.Pipeliner) error { return p.Ping(ctx).Err() }); err != nil {
@@ -309,13 +314,9 @@ func TestBatchedScriptsAreSentOnce(t *testing.T) {
 	b.Occupy()
 	const n = 3
 	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			errs[i] = redisstore.RunScript(ctx, b, src, []string{prefix + strconv.Itoa(i)}).Err()
-		})
-	}
-	waitQueued(t, b, n)
+	wg := queue(t, b, n, func(i int) {
+		errs[i] = redisstore.RunScript(ctx, b, src, []string{prefix + strconv.Itoa(i)}).Err()
+	})
 	p.arm.Store(true)
 	b.Release()
 	wg.Wait()

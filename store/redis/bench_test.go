@@ -129,6 +129,27 @@ func cycle(tb testing.TB, s *redisstore.Store, idempotent bool, i int) {
 	}
 }
 
+// cycleStore opens a store on a private Redis with a round-trip counter
+// on its client and an admin client, runs one cycle to load the scripts,
+// and zeroes the counter. Everything is closed when b ends.
+func cycleStore(b *testing.B, idempotent bool) (*redisstore.Store, *goredis.Client, *roundTrips) {
+	b.Helper()
+	addr, _ := redistest.StartServer(b)
+	s, err := redisstore.Open(context.Background(), redisstore.Config{Addrs: []string{addr}}, quiet)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	admin := goredis.NewClient(&goredis.Options{Addr: addr})
+	b.Cleanup(func() { _ = admin.Close() })
+	rt := &roundTrips{}
+	s.Client().AddHook(rt)
+	cycle(b, s, idempotent, -1) // loads the scripts
+	rt.n.Store(0)
+	rt.cmds.Store(0)
+	return s, admin, rt
+}
+
 // BenchmarkCycle measures Create + AddMessage + Resolve + Get on a private
 // Redis, and reports per cycle the round trips (commands and pipelines
 // sent), the commands sent, and redis-calls (the INFO commandstats delta:
@@ -140,19 +161,7 @@ func BenchmarkCycle(b *testing.B) {
 			name = "WithToolCallID"
 		}
 		b.Run(name, func(b *testing.B) {
-			addr, _ := redistest.StartServer(b)
-			s, err := redisstore.Open(context.Background(), redisstore.Config{Addrs: []string{addr}}, quiet)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			admin := goredis.NewClient(&goredis.Options{Addr: addr})
-			defer admin.Close()
-			rt := &roundTrips{}
-			s.Client().AddHook(rt)
-			cycle(b, s, idem, -1) // loads the scripts
-			rt.n.Store(0)
-			rt.cmds.Store(0)
+			s, admin, rt := cycleStore(b, idem)
 			calls := commandCalls(b, admin)
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
@@ -176,22 +185,10 @@ func BenchmarkCycleParallel(b *testing.B) {
 		inFlight int
 	}{{"Batched", 0}, {"Alone", 1 << 20}} {
 		b.Run(c.name, func(b *testing.B) {
-			addr, _ := redistest.StartServer(b)
-			s, err := redisstore.Open(context.Background(), redisstore.Config{Addrs: []string{addr}}, quiet)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
+			s, admin, rt := cycleStore(b, true)
 			if c.inFlight > 0 {
 				s.SetScriptsInFlight(c.inFlight)
 			}
-			admin := goredis.NewClient(&goredis.Options{Addr: addr})
-			defer admin.Close()
-			rt := &roundTrips{}
-			s.Client().AddHook(rt)
-			cycle(b, s, true, -1) // loads the scripts
-			rt.n.Store(0)
-			rt.cmds.Store(0)
 			calls := commandCalls(b, admin)
 			var seq atomic.Int64
 			b.SetParallelism(max(1, 100/runtime.GOMAXPROCS(0)))
