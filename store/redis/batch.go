@@ -19,7 +19,8 @@ import (
 // Under load this is where a question's CPU went: a round trip through
 // go-redis costs a connection check, two deadlines and a write and a read
 // system call whatever the command, so scripts that share a pipeline
-// share that cost (docs/benchmarks.md, "Redis: scripts sent together").
+// share that cost (docs/benchmarks.md, "Redis: the scripts of concurrent
+// requests sent together").
 //
 // Only commands that are sent at most once (Cmder.NoRetry: the scripts
 // that write) are batched. A pipeline that holds one of them is never

@@ -153,10 +153,6 @@ func (b Batcher) InFlight() int {
 	return b.b.flying
 }
 
-// SentOnce wraps cmd as the store sends the scripts that write: never
-// again after a failure.
-func SentOnce(cmd *goredis.Cmd) goredis.Cmder { return sentOnce{cmd} }
-
 // RunScript runs the script src as the store runs its scripts that write
 // (by SHA, then by source after NOSCRIPT), through b.
 func RunScript(ctx context.Context, b Batcher, src string, keys []string, args ...any) *goredis.Cmd {
