@@ -189,10 +189,45 @@ func errClass(err error) string {
 		return "rate limited: " + msg
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout: " + msg
-	case strings.Contains(msg, "429"), strings.Contains(strings.ToLower(msg), "rate limit"):
+	case rateLimitedText(msg):
 		return "rate limited: " + msg
 	}
 	return "unreachable: " + msg
+}
+
+// rateLimitedText reports whether msg reads as a rate limit from a channel
+// that did not say so itself: "rate limit", "too many requests", or the
+// HTTP status 429 standing on its own. A 429 inside a longer token is not
+// one: a port (127.0.0.1:42951), a chat or message id, a token in a URL.
+// Misread, a lost answer's error would pass for a rate limit, which is
+// known not to have posted, and the next attempt would post a second copy
+// without looking for the first (mayHavePosted).
+func rateLimitedText(msg string) bool {
+	lower := strings.ToLower(msg)
+	if strings.Contains(lower, "rate limit") || strings.Contains(lower, "too many requests") {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.Index(msg[i:], "429")
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || !inToken(msg[j-1])) && (j+3 == len(msg) || !inToken(msg[j+3])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// inToken reports whether c continues a number, a name, an address or a
+// path, so that a 429 beside it is part of that.
+func inToken(c byte) bool {
+	switch {
+	case '0' <= c && c <= '9', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		return true
+	}
+	return strings.IndexByte(":._/-", c) >= 0
 }
 
 // backoff is the pause after attempt n (1-based), with full jitter above
