@@ -213,21 +213,30 @@ func rateLimitedText(msg string) bool {
 			return false
 		}
 		j += i
-		if (j == 0 || !inToken(msg[j-1])) && (j+3 == len(msg) || !inToken(msg[j+3])) {
+		if !joined(msg, j-1, -1) && !joined(msg, j+3, 1) {
 			return true
 		}
 		i = j + 1
 	}
 }
 
-// inToken reports whether c continues a number, a name, an address or a
-// path, so that a 429 beside it is part of that.
-func inToken(c byte) bool {
-	switch {
-	case '0' <= c && c <= '9', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+// joined reports whether msg[i] ties what is beside it (in direction dir)
+// into one number, name, address or path: a letter or a digit, or one of
+// ":._/-" with a letter or a digit beyond it. The end of msg, a space, or
+// a sentence's closing period ("status 429.") is not.
+func joined(msg string, i, dir int) bool {
+	if i < 0 || i >= len(msg) {
+		return false
+	}
+	if alnum(msg[i]) {
 		return true
 	}
-	return strings.IndexByte(":._/-", c) >= 0
+	next := i + dir
+	return strings.IndexByte(":._/-", msg[i]) >= 0 && next >= 0 && next < len(msg) && alnum(msg[next])
+}
+
+func alnum(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // backoff is the pause after attempt n (1-based), with full jitter above

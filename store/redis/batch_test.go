@@ -375,6 +375,11 @@ func TestBatcherUnderLoad(t *testing.T) {
 		batched += n
 	}
 	t.Logf("%d scripts: %d alone, %d in %d pipelines", callers*each, len(alone), batched, len(pipelines))
+	// 40 callers through two slots queue all the time: scripts must have
+	// gone together, or the batcher batches nothing.
+	if len(pipelines) == 0 || batched < callers*each/2 {
+		t.Errorf("%d of %d scripts went in %d pipelines; want most of them batched", batched, callers*each, len(pipelines))
+	}
 	// The script is new to the server: each caller's first EVALSHA may
 	// get NOSCRIPT and be sent again as EVAL.
 	if total := len(alone) + batched; total < callers*each || total > callers*each+callers {
