@@ -90,6 +90,7 @@ func TestAWatchedWaitHearsOfAnAnswerElsewhere(t *testing.T) {
 	running := make(chan struct{})
 	go func() { here.Run(ctx); close(running) }()
 	defer func() { cancel(); <-running }()
+	following(ctx, t, here, elsewhere)
 	q, _, err := here.Ask(ctx, "agent", dbQuestion())
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +102,47 @@ func TestAWatchedWaitHearsOfAnAnswerElsewhere(t *testing.T) {
 	w := <-got
 	if w == nil || w.Status != broker.StatusAnswered || w.AnsweredBy == nil || w.AnsweredBy.User != "ana" {
 		t.Fatalf("wait returned %+v, want answered by ana", w)
+	}
+}
+
+// following returns once here hears the store's feed: its Run takes the
+// feed from the moment its goroutine subscribes, and a resolution
+// published before that reaches no waiter here (the wait then reads the
+// store only when its time is up). It answers questions elsewhere until
+// a wait here is woken by one.
+func following(ctx context.Context, t *testing.T, here, elsewhere *broker.Broker) {
+	t.Helper()
+	for try := 0; ; try++ {
+		q, _, err := here.Ask(ctx, "agent", dbQuestion())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wctx, stop := context.WithCancel(ctx)
+		w, err := here.StartWait(wctx, "agent", q.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notified := watch(wctx, w)
+		if r := elsewhere.HandleInbound(ctx, broker.Inbound{Channel: cli.Name, User: "ana", Name: "ana", Text: "/answer " + q.ID + " 2"}); !r.OK {
+			t.Fatalf("answer elsewhere: %s", r.Text)
+		}
+		heard := false
+		select {
+		case <-notified:
+			heard = true
+		case <-time.After(100 * time.Millisecond):
+		}
+		// A wait not woken ends with its context, reading the store.
+		stop()
+		if _, done, err := w.Poll(wctx); err != nil || !done {
+			t.Fatalf("the wait on an answered question: done %v, %v", done, err)
+		}
+		if heard {
+			return
+		}
+		if try == 300 {
+			t.Fatal("this instance never heard of an answer given elsewhere")
+		}
 	}
 }
 
