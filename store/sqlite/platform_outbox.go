@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -73,48 +74,36 @@ func (s *Store) enqueueTasksTx(ctx context.Context, tx *wtx, id string, kind bro
 	return nil
 }
 
-// postTasksTx writes the post tasks of a new question (Create), but for
-// the targets in inProcess, whose copies it records instead.
-func (s *Store) postTasksTx(ctx context.Context, tx *wtx, q *broker.Question, inProcess []broker.Target) error {
+// splitTargets returns the copies of new question q at its in-process
+// targets, as the JSON its row keeps them in (schema step 11), and the
+// targets left, which the outbox posts to.
+func splitTargets(q *broker.Question, inProcess []broker.Target) (copies string, remote []broker.Target, err error) {
+	if len(inProcess) == 0 {
+		return "[]", q.Targets, nil
+	}
+	pairs := make([][2]string, 0, len(inProcess))
+	for _, t := range q.Targets {
+		if slices.Contains(inProcess, t) {
+			pairs = append(pairs, [2]string{t.Channel, t.Chat})
+		} else {
+			remote = append(remote, t)
+		}
+	}
+	data, err := json.Marshal(pairs)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode the in-process copies: %w", err)
+	}
+	return string(data), remote, nil
+}
+
+// postTasksTx writes the post tasks of new question q (Create) to
+// targets, the ones that are not in-process.
+func (s *Store) postTasksTx(ctx context.Context, tx *wtx, q *broker.Question, targets []broker.Target) error {
 	deadline := q.ExpiresAt
 	if deadline.IsZero() {
 		deadline = q.CreatedAt.Add(broker.MaxTimeout)
 	}
-	targets := q.Targets
-	if len(inProcess) > 0 {
-		targets = nil
-		var copies []broker.Target
-		for _, t := range q.Targets {
-			if slices.Contains(inProcess, t) {
-				copies = append(copies, t)
-			} else {
-				targets = append(targets, t)
-			}
-		}
-		if err := s.addCopiesTx(ctx, tx, q, copies); err != nil {
-			return err
-		}
-	}
 	return s.enqueueTasksTx(ctx, tx, q.ID, broker.TaskPost, targets, q.CreatedAt, deadline)
-}
-
-// addCopiesTx records the copies of new question q at its in-process
-// targets: two to a statement, which is as many as the default route has.
-func (s *Store) addCopiesTx(ctx context.Context, tx *wtx, q *broker.Question, copies []broker.Target) error {
-	id, at := q.ID, ms(q.CreatedAt)
-	for len(copies) >= 2 {
-		a, b := copies[0], copies[1]
-		if _, err := tx.StmtContext(ctx, s.stmts.addCopies).ExecContext(ctx, id, at, a.Channel, a.Chat, b.Channel, b.Chat); err != nil {
-			return fmt.Errorf("record the copies at %s and %s: %w", a, b, err)
-		}
-		copies = copies[2:]
-	}
-	for _, t := range copies {
-		if _, err := tx.StmtContext(ctx, s.stmts.addCopy).ExecContext(ctx, id, at, t.Channel, t.Chat); err != nil {
-			return fmt.Errorf("record the copy at %s: %w", t, err)
-		}
-	}
-	return nil
 }
 
 // editTasksTx writes the edit tasks of a question resolved at at

@@ -46,6 +46,10 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 	} else {
 		nq = nq.Clone()
 	}
+	copies, remote, err := splitTargets(nq, q.InProcess)
+	if err != nil {
+		return nil, false, fmt.Errorf("sqlite: create %s: %w", q.ID, err)
+	}
 	var existing *broker.Question
 	err = s.write(ctx, "create "+q.ID, func(ctx context.Context, tx *wtx) error {
 		if max > 0 {
@@ -64,7 +68,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 		}
 		_, err := tx.StmtContext(ctx, s.stmts.insert).ExecContext(ctx,
 			nq.ID, nq.Agent, nq.SessionID, nq.ToolCallID, string(nq.Status), ms(nq.ExpiresAt),
-			nullMS(nq.NextReminder()), nullMS(nq.LeaseUntil), ms(nq.CreatedAt), data)
+			nullMS(nq.NextReminder()), nullMS(nq.LeaseUntil), ms(nq.CreatedAt), data, copies)
 		if isConstraint(err, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
 			return fmt.Errorf("%w: %s", broker.ErrIDTaken, nq.ID)
 		}
@@ -84,7 +88,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 		if err != nil {
 			return err
 		}
-		return s.postTasksTx(ctx, tx, nq, q.InProcess)
+		return s.postTasksTx(ctx, tx, nq, remote)
 	})
 	if err != nil {
 		return nil, false, err
@@ -363,13 +367,18 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 	if f.Status != "" {
 		add("status = ?", string(f.Status))
 	}
+	// A copy is in the question's row (in-process, schema step 11) or a
+	// row of messages.
 	switch {
 	case f.Channel != "" && f.Chat != "":
-		add("id IN (SELECT question_id FROM messages WHERE channel = ? AND chat = ?)", f.Channel, f.Chat)
+		add(`(EXISTS (SELECT 1 FROM json_each(questions.copies) WHERE value ->> 0 = ? AND value ->> 1 = ?)
+			OR id IN (SELECT question_id FROM messages WHERE channel = ? AND chat = ?))`, f.Channel, f.Chat, f.Channel, f.Chat)
 	case f.Channel != "":
-		add("id IN (SELECT question_id FROM messages WHERE channel = ?)", f.Channel)
+		add(`(EXISTS (SELECT 1 FROM json_each(questions.copies) WHERE value ->> 0 = ?)
+			OR id IN (SELECT question_id FROM messages WHERE channel = ?))`, f.Channel, f.Channel)
 	case f.Chat != "":
-		add("id IN (SELECT question_id FROM messages WHERE chat = ?)", f.Chat)
+		add(`(EXISTS (SELECT 1 FROM json_each(questions.copies) WHERE value ->> 1 = ?)
+			OR id IN (SELECT question_id FROM messages WHERE chat = ?))`, f.Chat, f.Chat)
 	}
 	query := "SELECT data FROM questions"
 	if len(where) > 0 {

@@ -20,8 +20,6 @@ type statements struct {
 	event      *sql.Stmt
 	delivery   *sql.Stmt
 	addMessage *sql.Stmt
-	addCopy    *sql.Stmt
-	addCopies  *sql.Stmt
 	messages   *sql.Stmt
 	lookup     *sql.Stmt
 	due        *sql.Stmt
@@ -51,7 +49,7 @@ type statements struct {
 const (
 	sqlGet        = `SELECT data FROM questions WHERE id = ?`
 	sqlByKey      = `SELECT data FROM questions WHERE agent = ? AND session_id = ? AND tool_call_id = ? AND tool_call_id != ''`
-	sqlInsert     = `INSERT INTO questions (id, agent, session_id, tool_call_id, status, expires_at, next_reminder_at, lease_until, created_at, resolved_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`
+	sqlInsert     = `INSERT INTO questions (id, agent, session_id, tool_call_id, status, expires_at, next_reminder_at, lease_until, created_at, resolved_at, data, copies) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`
 	sqlResolve    = `UPDATE questions SET status = ?, resolved_at = ?, data = ? WHERE id = ? AND status = 'pending'`
 	sqlResolveIf  = `UPDATE questions SET status = ?, resolved_at = ?, data = ? WHERE id = ? AND status = 'pending' AND data = ?`
 	sqlUpdateData = `UPDATE questions SET data = ?, next_reminder_at = ?, lease_until = ? WHERE id = ? AND status = 'pending'`
@@ -89,21 +87,25 @@ const (
 // creation time as well as its id (schema step 10).
 const (
 	// sqlAddMessage takes the time from the question, and finds no row
-	// for an unknown one; sqlAddCopy is for the copies recorded with
-	// their new question, whose time the caller has.
+	// for an unknown one.
 	sqlAddMessage = `INSERT INTO messages (question_id, question_created_at, channel, chat, message_id, posted_at)
 		SELECT id, created_at, ?2, ?3, ?4, ?5 FROM questions WHERE id = ?1`
-	// An in-process copy's message id is its question's id and it is
-	// posted when its question is created; sqlAddCopies records two in
-	// one statement (the default route has two in-process targets).
-	sqlAddCopy   = `INSERT INTO messages (question_id, question_created_at, channel, chat, message_id, posted_at) VALUES (?1, ?2, ?3, ?4, ?1, ?2)`
-	sqlAddCopies = `INSERT INTO messages (question_id, question_created_at, channel, chat, message_id, posted_at) VALUES (?1, ?2, ?3, ?4, ?1, ?2), (?1, ?2, ?5, ?6, ?1, ?2)`
-	sqlMessages  = `SELECT channel, chat, message_id, posted_at FROM messages
-		WHERE question_created_at = (SELECT created_at FROM questions WHERE id = ?1) AND question_id = ?1 ORDER BY seq`
+	// sqlMessages lists a question's in-process copies, which its row
+	// holds (schema step 11: posted at its creation, its id as message
+	// id), then its rows in messages in the order written.
+	sqlMessages = `SELECT channel, chat, message_id, posted_at FROM (
+		SELECT 0 AS part, j.key AS n, j.value ->> 0 AS channel, j.value ->> 1 AS chat, q.id AS message_id, q.created_at AS posted_at
+			FROM questions q, json_each(q.copies) j WHERE q.id = ?1
+		UNION ALL
+		SELECT 1, seq, channel, chat, message_id, posted_at FROM messages
+			WHERE question_created_at = (SELECT created_at FROM questions WHERE id = ?1) AND question_id = ?1
+	) ORDER BY part, n`
 	// sqlLookup looks in the platform index for a message id that is not
-	// its question's, and through the question for one that is (named:
-	// the index by channel and chat would match as many terms, and hold
-	// every copy of the web inbox).
+	// its question's, and through the question for one that is: among the
+	// in-process copies its row holds, and among its rows in messages
+	// (named: the index by channel and chat would match as many terms,
+	// and hold every copy of the web inbox). A copy in the row counts as
+	// the oldest of them.
 	sqlLookup = `SELECT question_id FROM (
 		SELECT seq, question_id FROM messages
 			WHERE channel = ?1 AND chat = ?2 AND message_id = ?3 AND message_id != question_id
@@ -111,6 +113,9 @@ const (
 		SELECT m.seq, m.question_id FROM questions q
 			JOIN messages m INDEXED BY messages_question ON m.question_created_at = q.created_at AND m.question_id = q.id
 			WHERE q.id = ?3 AND m.channel = ?1 AND m.chat = ?2 AND m.message_id = ?3
+		UNION ALL
+		SELECT 0, q.id FROM questions q, json_each(q.copies) j
+			WHERE q.id = ?3 AND j.value ->> 0 = ?1 AND j.value ->> 1 = ?2
 	) ORDER BY seq DESC LIMIT 1`
 )
 
@@ -146,8 +151,6 @@ func prepare(ctx context.Context, writer *sql.Conn, reader *sql.DB) (*statements
 	st.event = p(writer, sqlEvent)
 	st.delivery = p(writer, sqlDelivery)
 	st.addMessage = p(writer, sqlAddMessage)
-	st.addCopy = p(writer, sqlAddCopy)
-	st.addCopies = p(writer, sqlAddCopies)
 	st.messages = p(reader, sqlMessages)
 	st.lookup = p(reader, sqlLookup)
 	st.due = p(reader, sqlDue)
