@@ -115,7 +115,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	bare.Progress, bare.Selections = nil, nil
 	bare.Agent, bare.SessionID, bare.Status, bare.CreatedAt = "", "", "", time.Time{}
 	bare.Reminders, bare.RemindersSent, bare.LeaseUntil = nil, 0, time.Time{}
-	raw, err := json.Marshal(&bare)
+	raw, err := broker.EncodeQuestion(&bare)
 	if err != nil {
 		return nil, nil, cachedBody{}, createKeys{}, fmt.Errorf("redis store: create: encode: %w", err)
 	}

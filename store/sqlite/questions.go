@@ -32,7 +32,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 	nq := normalized(q)
 	nq.Status = broker.StatusPending
 	nq.InProcess = nil // never stored
-	data, err := json.Marshal(nq)
+	data, err := broker.EncodeQuestion(nq)
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlite: create %s: encode: %w", q.ID, err)
 	}
@@ -200,7 +200,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 			}
 			q.Status, q.Answers, q.Fallback, q.Reason = r.Status, r.Answers, r.Fallback, r.Reason
 			q.NotReady, q.AnsweredBy, q.ResolvedAt = r.NotReady, r.AnsweredBy, at
-			data, err := json.Marshal(q)
+			data, err := broker.EncodeQuestion(q)
 			if err != nil {
 				return fmt.Errorf("encode: %w", err)
 			}
@@ -339,7 +339,7 @@ func (s *Store) loadTx(ctx context.Context, tx *wtx, id string) (*broker.Questio
 
 // saveTx writes back a pending question changed in a write transaction.
 func (s *Store) saveTx(ctx context.Context, tx *wtx, q *broker.Question) error {
-	data, err := json.Marshal(q)
+	data, err := broker.EncodeQuestion(q)
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}

@@ -42,7 +42,7 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 				q.Reminders = append(q.Reminders, utcMS(t))
 			}
 		}
-		data, err := json.Marshal(q)
+		data, err := broker.EncodeQuestion(q)
 		if err != nil {
 			return fmt.Errorf("encode: %w", err)
 		}

@@ -1,0 +1,439 @@
+package broker
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// The JSON of a question and of a result is written by hand here rather
+// than by encoding/json's reflection: the stores encode a question at
+// every Create and Resolve, and the API a result for every answer and
+// every read, which made encoding/json 8 % of the bridge's CPU under
+// load. The bytes are exactly those json.Marshal writes for the same
+// value (TestQuestionJSONMatchesEncodingJSON fills every field, nested
+// ones too, with text that needs escaping, and compares), so readers and
+// stored data are unchanged. The parts that are rarely set (team
+// policies and their state, selections in progress) are still written by
+// encoding/json, and a value json.Marshal would refuse (a time outside
+// the years 0–9999) goes to encoding/json whole, for its error.
+
+// EncodeQuestion returns q's JSON, the bytes json.Marshal(q) returns,
+// written without reflection. It is a function rather than q's
+// MarshalJSON: encoding/json checks and copies again whatever a
+// MarshalJSON method returns, which would cost more than reflection
+// saves, and a question inside another value is encoded by reflection
+// as before.
+func EncodeQuestion(q *Question) ([]byte, error) {
+	if b, ok := appendQuestion(make([]byte, 0, 1536), q); ok {
+		return b, nil
+	}
+	return json.Marshal(q)
+}
+
+func appendQuestion(b []byte, q *Question) ([]byte, bool) {
+	ok := true
+	b = append(b, `{"id":`...)
+	b = appendString(b, q.ID)
+	if q.Agent != "" {
+		b = appendString(append(b, `,"agent":`...), q.Agent)
+	}
+	if q.SessionID != "" {
+		b = appendString(append(b, `,"session_id":`...), q.SessionID)
+	}
+	if q.ToolCallID != "" {
+		b = appendString(append(b, `,"tool_call_id":`...), q.ToolCallID)
+	}
+	b = appendPrompts(append(b, `,"questions":`...), q.Prompts)
+	b = appendString(append(b, `,"route":`...), q.Route)
+	if len(q.Targets) > 0 {
+		b = append(b, `,"targets":[`...)
+		for i, t := range q.Targets {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendTarget(b, t)
+		}
+		b = append(b, ']')
+	}
+	b = strconv.AppendInt(append(b, `,"timeout":`...), int64(q.Timeout), 10)
+	if q.Context != "" {
+		b = appendString(append(b, `,"context":`...), q.Context)
+	}
+	if len(q.Responders) > 0 {
+		b = appendStrings(append(b, `,"responders":`...), q.Responders)
+	}
+	if q.CallbackURL != "" {
+		b = appendString(append(b, `,"callback_url":`...), q.CallbackURL)
+	}
+	if q.Fingerprint != "" {
+		b = appendString(append(b, `,"fingerprint":`...), q.Fingerprint)
+	}
+	if !reflect.ValueOf(q.Policy).IsZero() {
+		b, ok = appendMarshaled(append(b, `,"policy":`...), q.Policy)
+		if !ok {
+			return nil, false
+		}
+	}
+	if len(q.RequestedBy) > 0 {
+		b = appendStrings(append(b, `,"requested_by":`...), q.RequestedBy)
+	}
+	if !reflect.ValueOf(q.State).IsZero() {
+		b, ok = appendMarshaled(append(b, `,"policy_state":`...), q.State)
+		if !ok {
+			return nil, false
+		}
+	}
+	if q.Lease != 0 {
+		b = strconv.AppendInt(append(b, `,"lease":`...), int64(q.Lease), 10)
+	}
+	if !q.LeaseUntil.IsZero() {
+		if b, ok = appendTime(append(b, `,"lease_until":`...), q.LeaseUntil); !ok {
+			return nil, false
+		}
+	}
+	if len(q.Reminders) > 0 {
+		b = append(b, `,"reminders":[`...)
+		for i, t := range q.Reminders {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendTime(b, t); !ok {
+				return nil, false
+			}
+		}
+		b = append(b, ']')
+	}
+	if q.RemindersSent != 0 {
+		b = strconv.AppendInt(append(b, `,"reminders_sent":`...), int64(q.RemindersSent), 10)
+	}
+	if len(q.Progress) > 0 {
+		b = append(b, `,"progress":[`...)
+		for i, a := range q.Progress {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if a == nil {
+				b = append(b, "null"...)
+			} else {
+				b = appendAnswer(b, a)
+			}
+		}
+		b = append(b, ']')
+	}
+	if len(q.Selections) > 0 {
+		if b, ok = appendMarshaled(append(b, `,"selections":`...), q.Selections); !ok {
+			return nil, false
+		}
+	}
+	if q.Status != "" {
+		b = appendString(append(b, `,"status":`...), string(q.Status))
+	}
+	if len(q.Answers) > 0 {
+		b = appendAnswers(append(b, `,"answers":`...), q.Answers)
+	}
+	if q.Fallback != "" {
+		b = appendString(append(b, `,"fallback":`...), q.Fallback)
+	}
+	if q.Reason != "" {
+		b = appendString(append(b, `,"reason":`...), q.Reason)
+	}
+	if q.NotReady {
+		b = append(b, `,"not_ready":true`...)
+	}
+	if q.AnsweredBy != nil {
+		b = appendResponder(append(b, `,"answered_by":`...), *q.AnsweredBy)
+	}
+	if !q.CreatedAt.IsZero() {
+		if b, ok = appendTime(append(b, `,"created_at":`...), q.CreatedAt); !ok {
+			return nil, false
+		}
+	}
+	if b, ok = appendTime(append(b, `,"expires_at":`...), q.ExpiresAt); !ok {
+		return nil, false
+	}
+	if !q.ResolvedAt.IsZero() {
+		if b, ok = appendTime(append(b, `,"resolved_at":`...), q.ResolvedAt); !ok {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendResult writes r as json.Marshal writes its fields, with
+// answered_by as MarshalJSON decides (policy_result.go).
+func appendResult(b []byte, r *Result) ([]byte, bool) {
+	ok := true
+	b = appendString(append(b, `{"id":`...), r.ID)
+	if r.Status != "" {
+		b = appendString(append(b, `,"status":`...), string(r.Status))
+	}
+	b = appendString(append(b, `,"session_id":`...), r.SessionID)
+	b = appendString(append(b, `,"tool_call_id":`...), r.ToolCallID)
+	if len(r.Questions) > 0 {
+		b = appendPrompts(append(b, `,"questions":`...), r.Questions)
+	}
+	b = appendAnswers(append(b, `,"answers":`...), r.Answers)
+	if r.Fallback != "" {
+		b = appendString(append(b, `,"fallback":`...), r.Fallback)
+	}
+	if r.Reason != "" {
+		b = appendString(append(b, `,"reason":`...), r.Reason)
+	}
+	if r.NotReady {
+		b = append(b, `,"not_ready":true`...)
+	}
+	if r.AnsweredBy != nil && len(r.Voters) == 0 {
+		b = appendResponder(append(b, `,"answered_by":`...), *r.AnsweredBy)
+	}
+	if r.Route != "" {
+		b = appendString(append(b, `,"route":`...), r.Route)
+	}
+	if b, ok = appendTime(append(b, `,"created_at":`...), r.CreatedAt); !ok {
+		return nil, false
+	}
+	if b, ok = appendTime(append(b, `,"expires_at":`...), r.ExpiresAt); !ok {
+		return nil, false
+	}
+	if r.ResolvedAt != nil {
+		if b, ok = appendTime(append(b, `,"resolved_at":`...), *r.ResolvedAt); !ok {
+			return nil, false
+		}
+	}
+	if r.Snoozes != 0 {
+		b = strconv.AppendInt(append(b, `,"snoozes":`...), int64(r.Snoozes), 10)
+	}
+	if len(r.Voters) > 0 {
+		// The voters' array comes last, where encoding/json puts the
+		// field of the struct that embeds the result.
+		b = append(b, `,"answered_by":[`...)
+		for i, v := range r.Voters {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendResponder(b, v)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), true
+}
+
+func appendPrompts(b []byte, ps []Prompt) []byte {
+	if ps == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range ps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		p := &ps[i]
+		b = appendString(append(b, `{"question":`...), p.Question)
+		if p.Header != "" {
+			b = appendString(append(b, `,"header":`...), p.Header)
+		}
+		if len(p.Options) > 0 {
+			b = append(b, `,"options":[`...)
+			for j, o := range p.Options {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(append(b, `{"label":`...), o.Label)
+				if o.Description != "" {
+					b = appendString(append(b, `,"description":`...), o.Description)
+				}
+				if o.Action != "" {
+					b = appendString(append(b, `,"action":`...), o.Action)
+				}
+				if o.Prefill != "" {
+					b = appendString(append(b, `,"prefill":`...), o.Prefill)
+				}
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+		if p.MultiSelect {
+			b = append(b, `,"multi_select":true`...)
+		}
+		if p.Other != nil {
+			b = strconv.AppendBool(append(b, `,"other":`...), *p.Other)
+		}
+		if len(p.Default) > 0 {
+			b = appendStrings(append(b, `,"default":`...), p.Default)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendAnswers writes answers as an object with its keys sorted, as
+// encoding/json does.
+func appendAnswers(b []byte, answers map[string]Answer) []byte {
+	if answers == nil {
+		return append(b, "null"...)
+	}
+	keys := make([]string, 0, len(answers))
+	for k := range answers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendString(b, k), ':')
+		a := answers[k]
+		b = appendAnswer(b, &a)
+	}
+	return append(b, '}')
+}
+
+func appendAnswer(b []byte, a *Answer) []byte {
+	b = appendStrings(append(b, `{"selected":`...), a.Selected)
+	b = appendString(append(b, `,"custom_text":`...), a.CustomText)
+	b = strconv.AppendBool(append(b, `,"skipped":`...), a.Skipped)
+	if a.Defaulted {
+		b = append(b, `,"defaulted":true`...)
+	}
+	if a.Action != "" {
+		b = appendString(append(b, `,"action":`...), a.Action)
+	}
+	if a.Prefill != "" {
+		b = appendString(append(b, `,"prefill":`...), a.Prefill)
+	}
+	if a.AnsweredBy != nil {
+		b = appendResponder(append(b, `,"answered_by":`...), *a.AnsweredBy)
+	}
+	if len(a.Attachments) > 0 {
+		b = append(b, `,"attachments":[`...)
+		for i, f := range a.Attachments {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(append(b, `{"n":`...), int64(f.N), 10)
+			b = appendString(append(b, `,"name":`...), f.Name)
+			b = appendString(append(b, `,"type":`...), f.Type)
+			b = strconv.AppendInt(append(b, `,"size":`...), f.Size, 10)
+			b = appendString(append(b, `,"url":`...), f.URL)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func appendResponder(b []byte, r Responder) []byte {
+	b = appendString(append(b, `{"channel":`...), r.Channel)
+	b = appendString(append(b, `,"user":`...), r.User)
+	if r.Name != "" {
+		b = appendString(append(b, `,"name":`...), r.Name)
+	}
+	return append(b, '}')
+}
+
+func appendTarget(b []byte, t Target) []byte {
+	b = appendString(append(b, `{"channel":`...), t.Channel)
+	if t.Chat != "" {
+		b = appendString(append(b, `,"chat":`...), t.Chat)
+	}
+	return append(b, '}')
+}
+
+// appendStrings writes ss as an array, or null when it is nil.
+func appendStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendTime writes t as time.Time's MarshalJSON does (RFC 3339 with the
+// nanoseconds it has), and reports false for what that refuses: a year
+// outside 0–9999, or a zone offset that is not whole minutes.
+func appendTime(b []byte, t time.Time) ([]byte, bool) {
+	if y := t.Year(); y < 0 || y > 9999 {
+		return nil, false
+	}
+	if _, off := t.Zone(); off%60 != 0 || off <= -24*3600 || off >= 24*3600 {
+		return nil, false
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), true
+}
+
+// appendMarshaled writes v as json.Marshal does.
+func appendMarshaled(b []byte, v any) ([]byte, bool) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	return append(b, data...), true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string as json.Marshal does: quotes,
+// backslashes and control characters escaped, the HTML characters <, >
+// and & as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, and
+// each byte that is not part of valid UTF-8 as \ufffd.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
