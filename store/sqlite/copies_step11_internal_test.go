@@ -169,14 +169,7 @@ func TestCopiesStep11(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := reopen(t, path, db)
 	q := brokertest.NewQuestion("new001", "a", now)
 	q.Targets = []broker.Target{{Channel: "web"}, {Channel: "cli"}}
 	q.InProcess = q.Targets

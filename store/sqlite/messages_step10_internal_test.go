@@ -48,15 +48,8 @@ func TestMessagesStep10(t *testing.T) {
 	if _, err := db.Exec(`DELETE FROM messages WHERE seq = 50`); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
 
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := reopen(t, path, db)
 	var version int
 	if err := s.reader.QueryRow(`SELECT version FROM schema_version`).Scan(&version); err != nil || version != len(migrations) {
 		t.Fatalf("schema version %d, %v; want %d", version, err, len(migrations))
@@ -66,19 +59,7 @@ func TestMessagesStep10(t *testing.T) {
 			t.Fatalf("Get(%s) after the upgrade = %v, %v", id, q, err)
 		}
 	}
-	copies := func(id string) []string {
-		t.Helper()
-		ms, err := s.Messages(ctx, id)
-		if err != nil {
-			t.Fatalf("Messages(%s): %v", id, err)
-		}
-		var out []string
-		for _, m := range ms {
-			out = append(out, m.Channel+"/"+m.Chat+"/"+m.MessageID)
-		}
-		return out
-	}
-	if got, want := copies("pend01"), []string{"web//pend01", "telegram/100/m-7"}; !slices.Equal(got, want) {
+	if got, want := copiesOf(t, s, "pend01"), []string{"web//pend01", "telegram/100/m-7"}; !slices.Equal(got, want) {
 		t.Fatalf("copies of pend01 after the upgrade = %v, want %v", got, want)
 	}
 	lookups := [][4]string{
@@ -113,7 +94,7 @@ func TestMessagesStep10(t *testing.T) {
 	if _, _, err := s.Create(ctx, q); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := copies("new001"), []string{"web//new001", "cli//new001"}; !slices.Equal(got, want) {
+	if got, want := copiesOf(t, s, "new001"), []string{"web//new001", "cli//new001"}; !slices.Equal(got, want) {
 		t.Fatalf("copies of a new question = %v, want %v", got, want)
 	}
 	if got, err := s.List(ctx, broker.Filter{Channel: "telegram", Chat: "100"}); err != nil || len(got) != 2 {

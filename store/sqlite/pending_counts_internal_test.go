@@ -24,14 +24,7 @@ func TestPendingCountsStep9(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := reopen(t, path, db)
 	counts := func(want map[string]int) {
 		t.Helper()
 		rows, err := s.reader.Query(`SELECT agent, n FROM pending_counts`)
@@ -110,4 +103,19 @@ func openAtStep(t *testing.T, n int) (string, *sql.DB) {
 		t.Fatal(err)
 	}
 	return path, db
+}
+
+// reopen closes db, a file opened by openAtStep, and opens it as a store,
+// which brings it to the newest schema step.
+func reopen(t *testing.T, path string, db *sql.DB) *Store {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
