@@ -1,8 +1,6 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -85,33 +83,11 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 // the bytes writeJSON would write, with the question's own JSON put in as
 // it is instead of scanned and copied again.
 func writeCommandResponse(w http.ResponseWriter, status int, out CommandResponse) {
-	if out.Question == nil {
-		writeJSON(w, status, out)
-		return
+	what := "reply"
+	if out.Question != nil {
+		what = "question"
 	}
-	res, err := out.Question.MarshalJSON()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "internal", "could not encode the question: "+err.Error(), "")
-		return
-	}
-	var head bytes.Buffer
-	enc := json.NewEncoder(&head)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(struct {
-		OK    bool   `json:"ok"`
-		Reply string `json:"reply"`
-	}{out.OK, out.Reply}); err != nil {
-		writeError(w, http.StatusInternalServerError, "internal", "could not encode the reply: "+err.Error(), "")
-		return
-	}
-	head.Truncate(head.Len() - len("}\n"))
-	head.WriteString(`,"question":`)
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	// The response is buffered: three writes cost no more than one.
-	_, _ = w.Write(head.Bytes())
-	_, _ = w.Write(res)
-	_, _ = w.Write([]byte("}\n"))
+	writeAppended(w, status, what, func(b []byte) ([]byte, error) { return appendCommandResponse(b, out) })
 }
 
 // commandStatus maps a reply to a status code, so scripts can tell a

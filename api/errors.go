@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/jsonerr"
@@ -83,7 +83,18 @@ func sentence(err, sentinel error, fallback string) string {
 // its position and say what was expected in words (jsonerr). It reports
 // whether it wrote an error answer.
 func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	// The body is read into a pooled buffer: nothing decoded keeps its
+	// bytes (encoding/json copies strings and raw values), nor does an
+	// error answer.
+	buf := bodyBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledResp {
+			buf.Reset()
+			bodyBufs.Put(buf)
+		}
+	}()
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	data := buf.Bytes()
 	if err == nil {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
@@ -113,6 +124,8 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 	writeError(w, http.StatusBadRequest, code, p.Message, p.Field)
 	return true
 }
+
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func sizeText(n int64) string {
 	if n%1024 == 0 {

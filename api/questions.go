@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -50,7 +49,8 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 // deadline while the question is pending.
 func writeAsked(_ context.Context, w http.ResponseWriter, q *broker.Question) {
 	if q.Status == broker.StatusPending {
-		writeJSON(w, http.StatusAccepted, pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes)})
+		p := pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes)}
+		writeAppended(w, http.StatusAccepted, "answer", func(b []byte) ([]byte, error) { return appendPending(b, p) })
 		return
 	}
 	writeJSON(w, http.StatusOK, q.Result())
@@ -94,15 +94,10 @@ func (s *Server) writeQuestion(ctx context.Context, w http.ResponseWriter, q *br
 }
 
 // writeView writes v as the 200 answer of GET /v1/questions/{id}: the
-// bytes writeJSON would write, made once (writeJSON would scan and copy
-// the view's own JSON again, and the result's within it twice).
+// bytes writeJSON would write, made in one pass (writeJSON would scan and
+// copy the view's own JSON again, and the result's within it twice).
 func writeView(w http.ResponseWriter, v questionView) {
-	body, err := v.MarshalJSON()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "internal", "could not encode the question: "+err.Error(), "")
-		return
-	}
-	writeBody(w, http.StatusOK, append(body, '\n'))
+	writeAppended(w, http.StatusOK, "question", v.appendJSON)
 }
 
 // questionView is a question as GET /v1/questions/{id} shows it: its
@@ -219,24 +214,24 @@ func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request, agent str
 
 // MarshalJSON writes the result's own JSON with "copies" added (the
 // result marshals itself, which an embedding would otherwise inherit).
-func (v questionView) MarshalJSON() ([]byte, error) {
-	res, err := v.Result.MarshalJSON()
+func (v questionView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil) }
+
+// appendJSON appends what MarshalJSON returns to b.
+func (v questionView) appendJSON(b []byte) ([]byte, error) {
+	start := len(b)
+	out, err := broker.AppendResult(b, &v.Result)
 	if err != nil {
-		return nil, err
+		return b, err
 	}
-	copies, err := json.Marshal(v.Copies)
-	if err != nil {
-		return nil, err
+	if len(out)-start < 2 || out[len(out)-1] != '}' {
+		return b, fmt.Errorf("api: a result is not a JSON object: %s", out[start:])
 	}
-	if len(res) < 2 || res[len(res)-1] != '}' {
-		return nil, fmt.Errorf("api: a result is not a JSON object: %s", res)
-	}
-	// One allocation for the whole, with room for writeView's newline.
-	out := make([]byte, 0, len(res)+len(copies)+len(`,"copies":}`)+1)
-	out = append(out, res[:len(res)-1]...)
-	if string(res) != "{}" {
+	out = out[:len(out)-1]
+	if out[len(out)-1] != '{' {
 		out = append(out, ',')
 	}
-	out = append(append(append(out, `"copies":`...), copies...), '}')
-	return out, nil
+	if out, err = broker.AppendCopies(append(out, `"copies":`...), v.Copies); err != nil {
+		return b, err
+	}
+	return append(out, '}'), nil
 }

@@ -3,7 +3,9 @@ package api
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 )
@@ -30,6 +32,19 @@ func TestWritersMatchWriteJSON(t *testing.T) {
 		write(rec)
 		return rec.Code, rec.Header().Get("Content-Type"), rec.Body.String()
 	}
+	for _, p := range []pendingBody{
+		{ID: "k7m2qx", Status: broker.StatusPending, ExpiresAt: time.Date(2026, 3, 2, 14, 30, 0, 123456789, time.UTC)},
+		{ID: odd, Status: broker.StatusPending, ExpiresAt: time.Date(2026, 3, 2, 14, 30, 0, 0, time.FixedZone("IST", 5*3600+30*60)), Snoozes: 3},
+	} {
+		t.Run("pending/"+p.ID, func(t *testing.T) {
+			q := &broker.Question{ID: p.ID, Status: p.Status, ExpiresAt: p.ExpiresAt, State: broker.PolicyState{Snoozes: make([]broker.Snooze, p.Snoozes)}}
+			wc, wt, want := record(func(w http.ResponseWriter) { writeJSON(w, http.StatusAccepted, p) })
+			gc, gt, got := record(func(w http.ResponseWriter) { writeAsked(t.Context(), w, q) })
+			if gc != wc || gt != wt || got != want {
+				t.Errorf("writeAsked wrote %d %q\n%s\nwant %d %q\n%s", gc, gt, got, wc, wt, want)
+			}
+		})
+	}
 	for _, tc := range []struct {
 		name string
 		res  broker.Result
@@ -54,6 +69,30 @@ func TestWritersMatchWriteJSON(t *testing.T) {
 					t.Errorf("writeCommandResponse wrote %d %q\n%s\nwant %d %q\n%s", gc, gt, got, wc, wt, want)
 				}
 			})
+		}
+	}
+}
+
+// TestWritersRefuseWhatJSONCannotSay checks that an answer holding a
+// time JSON cannot carry is a 500 that names the problem, not a 2xx with
+// a broken body.
+func TestWritersRefuseWhatJSONCannotSay(t *testing.T) {
+	far := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	res := benchResult()
+	res.ExpiresAt = far
+	for name, write := range map[string]func(http.ResponseWriter){
+		"pending": func(w http.ResponseWriter) {
+			writeAsked(t.Context(), w, &broker.Question{ID: "k7m2qx", Status: broker.StatusPending, ExpiresAt: far})
+		},
+		"view": func(w http.ResponseWriter) { writeView(w, questionView{Result: res, Copies: benchCopies()}) },
+		"command": func(w http.ResponseWriter) {
+			writeCommandResponse(w, http.StatusOK, CommandResponse{OK: true, Reply: "Recorded", Question: &res})
+		},
+	} {
+		rec := httptest.NewRecorder()
+		write(rec)
+		if body := rec.Body.String(); rec.Code != http.StatusInternalServerError || !strings.Contains(body, "year outside of range") || !strings.Contains(body, `"internal"`) {
+			t.Errorf("%s: %d %s, want a 500 naming the year", name, rec.Code, body)
 		}
 	}
 }

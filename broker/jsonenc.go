@@ -34,6 +34,69 @@ func EncodeQuestion(q *Question) ([]byte, error) {
 	return json.Marshal(q)
 }
 
+// AppendResult appends r's JSON, the bytes r.MarshalJSON returns, to b:
+// a caller that keeps a buffer writes a result without allocating.
+func AppendResult(b []byte, r *Result) ([]byte, error) {
+	if out, ok := appendResult(b, r); ok {
+		return out, nil
+	}
+	data, err := r.MarshalJSON()
+	if err != nil {
+		return b, err
+	}
+	return append(b, data...), nil
+}
+
+// AppendCopies appends the JSON of cs, the bytes json.Marshal(cs)
+// returns, to b.
+func AppendCopies(b []byte, cs []Copy) ([]byte, error) {
+	if out, ok := appendCopies(b, cs); ok {
+		return out, nil
+	}
+	data, err := json.Marshal(cs)
+	if err != nil {
+		return b, err
+	}
+	return append(b, data...), nil
+}
+
+func appendCopies(b []byte, cs []Copy) ([]byte, bool) {
+	if cs == nil {
+		return append(b, "null"...), true
+	}
+	ok := true
+	b = append(b, '[')
+	for i := range cs {
+		c := &cs[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendTarget(append(b, `{"target":`...), c.Target)
+		b = appendString(append(b, `,"state":`...), c.State)
+		if c.MessageID != "" {
+			b = appendString(append(b, `,"message_id":`...), c.MessageID)
+		}
+		if c.ErrorClass != "" {
+			b = appendString(append(b, `,"error_class":`...), c.ErrorClass)
+		}
+		if c.LastError != "" {
+			b = appendString(append(b, `,"last_error":`...), c.LastError)
+		}
+		b = strconv.AppendInt(append(b, `,"attempts":`...), int64(c.Attempts), 10)
+		if b, ok = AppendTime(append(b, `,"updated_at":`...), c.UpdatedAt); !ok {
+			return nil, false
+		}
+		if c.Edit != "" {
+			b = appendString(append(b, `,"edit":`...), c.Edit)
+		}
+		if c.EditLastError != "" {
+			b = appendString(append(b, `,"edit_last_error":`...), c.EditLastError)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), true
+}
+
 func appendQuestion(b []byte, q *Question) ([]byte, bool) {
 	ok := true
 	b = append(b, `{"id":`...)
@@ -91,7 +154,7 @@ func appendQuestion(b []byte, q *Question) ([]byte, bool) {
 		b = strconv.AppendInt(append(b, `,"lease":`...), int64(q.Lease), 10)
 	}
 	if !q.LeaseUntil.IsZero() {
-		if b, ok = appendTime(append(b, `,"lease_until":`...), q.LeaseUntil); !ok {
+		if b, ok = AppendTime(append(b, `,"lease_until":`...), q.LeaseUntil); !ok {
 			return nil, false
 		}
 	}
@@ -101,7 +164,7 @@ func appendQuestion(b []byte, q *Question) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, ok = appendTime(b, t); !ok {
+			if b, ok = AppendTime(b, t); !ok {
 				return nil, false
 			}
 		}
@@ -148,15 +211,15 @@ func appendQuestion(b []byte, q *Question) ([]byte, bool) {
 		b = appendResponder(append(b, `,"answered_by":`...), *q.AnsweredBy)
 	}
 	if !q.CreatedAt.IsZero() {
-		if b, ok = appendTime(append(b, `,"created_at":`...), q.CreatedAt); !ok {
+		if b, ok = AppendTime(append(b, `,"created_at":`...), q.CreatedAt); !ok {
 			return nil, false
 		}
 	}
-	if b, ok = appendTime(append(b, `,"expires_at":`...), q.ExpiresAt); !ok {
+	if b, ok = AppendTime(append(b, `,"expires_at":`...), q.ExpiresAt); !ok {
 		return nil, false
 	}
 	if !q.ResolvedAt.IsZero() {
-		if b, ok = appendTime(append(b, `,"resolved_at":`...), q.ResolvedAt); !ok {
+		if b, ok = AppendTime(append(b, `,"resolved_at":`...), q.ResolvedAt); !ok {
 			return nil, false
 		}
 	}
@@ -192,14 +255,14 @@ func appendResult(b []byte, r *Result) ([]byte, bool) {
 	if r.Route != "" {
 		b = appendString(append(b, `,"route":`...), r.Route)
 	}
-	if b, ok = appendTime(append(b, `,"created_at":`...), r.CreatedAt); !ok {
+	if b, ok = AppendTime(append(b, `,"created_at":`...), r.CreatedAt); !ok {
 		return nil, false
 	}
-	if b, ok = appendTime(append(b, `,"expires_at":`...), r.ExpiresAt); !ok {
+	if b, ok = AppendTime(append(b, `,"expires_at":`...), r.ExpiresAt); !ok {
 		return nil, false
 	}
 	if r.ResolvedAt != nil {
-		if b, ok = appendTime(append(b, `,"resolved_at":`...), *r.ResolvedAt); !ok {
+		if b, ok = AppendTime(append(b, `,"resolved_at":`...), *r.ResolvedAt); !ok {
 			return nil, false
 		}
 	}
@@ -358,10 +421,11 @@ func appendStrings(b []byte, ss []string) []byte {
 	return append(b, ']')
 }
 
-// appendTime writes t as time.Time's MarshalJSON does (RFC 3339 with the
-// nanoseconds it has), and reports false for what that refuses: a year
-// outside 0–9999, or a zone offset that is not whole minutes.
-func appendTime(b []byte, t time.Time) ([]byte, bool) {
+// AppendTime appends t as time.Time's MarshalJSON writes it (RFC 3339
+// with the nanoseconds it has), and reports false, appending nothing,
+// for what that refuses: a year outside 0–9999, or a zone offset that is
+// not whole minutes.
+func AppendTime(b []byte, t time.Time) ([]byte, bool) {
 	if y := t.Year(); y < 0 || y > 9999 {
 		return nil, false
 	}
@@ -388,13 +452,30 @@ const hexDigits = "0123456789abcdef"
 // backslashes and control characters escaped, the HTML characters <, >
 // and & as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, and
 // each byte that is not part of valid UTF-8 as \ufffd.
-func appendString(b []byte, s string) []byte {
+func appendString(b []byte, s string) []byte { return appendJSONString(b, s, &htmlSafe) }
+
+// AppendText appends s as a JSON string as an encoding/json Encoder with
+// SetEscapeHTML(false) writes it: appendString's rules, but <, > and &
+// as they are. The API writes the text of its answers so.
+func AppendText(b []byte, s string) []byte { return appendJSONString(b, s, &textSafe) }
+
+// htmlSafe and textSafe hold the ASCII bytes a JSON string carries as
+// they are, with and without HTML escaping.
+var htmlSafe, textSafe = func() (h, t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+		h[c] = t[c] && c != '<' && c != '>' && c != '&'
+	}
+	return h, t
+}()
+
+func appendJSONString(b []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if safe[c] {
 				i++
 				continue
 			}

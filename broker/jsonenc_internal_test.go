@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -213,7 +214,62 @@ func FuzzJSONString(f *testing.F) {
 		if got := appendString(nil, s); !bytes.Equal(got, want) {
 			t.Fatalf("appendString(%q) = %s, encoding/json writes %s", s, got, want)
 		}
+		var text bytes.Buffer
+		enc := json.NewEncoder(&text)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		want = bytes.TrimSuffix(text.Bytes(), []byte("\n"))
+		if got := AppendText([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("AppendText(%q) = %s, an encoder without HTML escaping writes %s", s, got, want)
+		}
 	})
+}
+
+// TestCopiesJSONMatchesEncodingJSON checks that AppendCopies appends
+// byte for byte what json.Marshal writes, over lists of copies filled at
+// random, nil and empty ones among them.
+func TestCopiesJSONMatchesEncodingJSON(t *testing.T) {
+	f := filler{rand.New(rand.NewPCG(7, 8))}
+	prefix := []byte(`{"x":`)
+	for i := range 20000 {
+		var cs []Copy
+		f.fill(reflect.ValueOf(&cs).Elem(), 0)
+		got, gotErr := AppendCopies(slices.Clip(prefix), cs)
+		want, wantErr := json.Marshal(cs)
+		if !bytes.HasPrefix(got, prefix) {
+			t.Fatalf("copies %d: AppendCopies lost what it appended to: %s", i, got)
+		}
+		if got = got[len(prefix):]; gotErr != nil && len(got) > 0 {
+			t.Fatalf("copies %d: AppendCopies failed (%v) and still appended %s", i, gotErr, got)
+		} else if gotErr != nil {
+			got = nil
+		}
+		sameJSON(t, fmt.Sprintf("copies %d", i), cs, got, gotErr, want, wantErr)
+	}
+}
+
+// TestAppendResultIsMarshalJSON checks that AppendResult appends what
+// MarshalJSON returns, the values encoding/json refuses included.
+func TestAppendResultIsMarshalJSON(t *testing.T) {
+	f := filler{rand.New(rand.NewPCG(9, 10))}
+	prefix := []byte(`[1,`)
+	for i := range 5000 {
+		var r Result
+		f.fill(reflect.ValueOf(&r).Elem(), 0)
+		got, gotErr := AppendResult(prefix, &r)
+		want, wantErr := r.MarshalJSON()
+		if !bytes.HasPrefix(got, prefix) {
+			t.Fatalf("result %d: AppendResult lost what it appended to: %s", i, got)
+		}
+		if got = got[len(prefix):]; gotErr != nil && len(got) > 0 {
+			t.Fatalf("result %d: AppendResult failed (%v) and still appended %s", i, gotErr, got)
+		} else if gotErr != nil {
+			got = nil
+		}
+		sameJSON(t, fmt.Sprintf("result %d", i), r, got, gotErr, want, wantErr)
+	}
 }
 
 // benchQuestion is an answered four-option question as the default route
