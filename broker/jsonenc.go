@@ -454,6 +454,16 @@ const hexDigits = "0123456789abcdef"
 // each byte that is not part of valid UTF-8 as \ufffd.
 func appendString(b []byte, s string) []byte { return appendJSONString(b, s, &htmlSafe) }
 
+// AppendString appends s as json.Marshal writes a string (appendString).
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+
+// AppendAnswers appends answers as json.Marshal writes them: an object
+// with its keys sorted, or null for nil.
+func AppendAnswers(b []byte, answers map[string]Answer) []byte { return appendAnswers(b, answers) }
+
+// AppendResponder appends r as json.Marshal writes it.
+func AppendResponder(b []byte, r Responder) []byte { return appendResponder(b, r) }
+
 // AppendText appends s as a JSON string as an encoding/json Encoder with
 // SetEscapeHTML(false) writes it: appendString's rules, but <, > and &
 // as they are. The API writes the text of its answers so.

@@ -4,125 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
-	"reflect"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/testutil"
 )
-
-// awkward are strings that exercise every escaping rule of encoding/json.
-var awkward = []string{
-	"", "plain", "Which database should the service use?",
-	`<script>alert("x")</script> & more`, `quote " and back\slash`,
-	"\x00\x01\x07\x1f\x7f", "\b\f\n\r\t", "line\u2028para\u2029end",
-	"é 漢字 🙂", "\xff\xfe bad", "cut \xc3", "\xed\xa0\x80 surrogate", "\uFFFD given",
-	"ends in \\", "\u00e9\u0301", "`", "\x1b[31m",
-}
-
-// filler fills values with random contents: every field of every struct,
-// nested ones too, each slice, map and pointer either nil, empty or
-// holding values, so that a field the hand-written encoder does not know
-// shows up as a difference.
-type filler struct{ rng *rand.Rand }
-
-var timeType = reflect.TypeFor[time.Time]()
-
-func (f filler) fill(v reflect.Value, depth int) {
-	if v.Type() == timeType {
-		v.Set(reflect.ValueOf(f.time()))
-		return
-	}
-	switch v.Kind() {
-	case reflect.String:
-		s := awkward[f.rng.IntN(len(awkward))]
-		if f.rng.IntN(4) == 0 {
-			s += awkward[f.rng.IntN(len(awkward))]
-		}
-		v.SetString(s)
-	case reflect.Bool:
-		v.SetBool(f.rng.IntN(2) == 0)
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		switch f.rng.IntN(3) {
-		case 0:
-			v.SetInt(0)
-		case 1:
-			v.SetInt(int64(f.rng.IntN(1000)) - 500)
-		default:
-			v.SetInt(f.rng.Int64() - f.rng.Int64())
-		}
-	case reflect.Pointer:
-		if depth > 4 || f.rng.IntN(3) == 0 {
-			return
-		}
-		p := reflect.New(v.Type().Elem())
-		f.fill(p.Elem(), depth+1)
-		v.Set(p)
-	case reflect.Slice:
-		switch n := f.rng.IntN(5); {
-		case depth > 4 || n == 0:
-			v.Set(reflect.Zero(v.Type()))
-		case n == 1:
-			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
-		default:
-			s := reflect.MakeSlice(v.Type(), n-1, n-1)
-			for i := range n - 1 {
-				f.fill(s.Index(i), depth+1)
-			}
-			v.Set(s)
-		}
-	case reflect.Map:
-		switch n := f.rng.IntN(5); {
-		case depth > 4 || n == 0:
-			v.Set(reflect.Zero(v.Type()))
-		case n == 1:
-			v.Set(reflect.MakeMap(v.Type()))
-		default:
-			m := reflect.MakeMap(v.Type())
-			for range n - 1 {
-				k := reflect.New(v.Type().Key()).Elem()
-				f.fill(k, depth+1)
-				e := reflect.New(v.Type().Elem()).Elem()
-				f.fill(e, depth+1)
-				m.SetMapIndex(k, e)
-			}
-			v.Set(m)
-		}
-	case reflect.Struct:
-		// A struct is left zero now and then, for the omitzero fields.
-		if depth > 0 && f.rng.IntN(4) == 0 {
-			return
-		}
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				f.fill(v.Field(i), depth+1)
-			}
-		}
-	default:
-		panic(fmt.Sprintf("filler: no rule for %s", v.Type()))
-	}
-}
-
-func (f filler) time() time.Time {
-	switch f.rng.IntN(8) {
-	case 0:
-		return time.Time{}
-	case 1:
-		return time.Now() // with a monotonic reading
-	case 2:
-		return time.Date(2026, 12, 2, 7, 8, 9, 123456789, time.FixedZone("IST", 5*3600+30*60))
-	case 3:
-		return time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC)
-	case 4:
-		return time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
-	case 5:
-		return time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) // refused by encoding/json
-	case 6:
-		return time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("odd", -(3*3600+30))) // offset with seconds: refused
-	default:
-		return time.UnixMilli(f.rng.Int64N(4e12)).UTC()
-	}
-}
 
 // sameJSON checks that got and want are the same bytes, or both errors.
 func sameJSON(t *testing.T, what string, v any, got []byte, gotErr error, want []byte, wantErr error) {
@@ -139,10 +26,10 @@ func sameJSON(t *testing.T, what string, v any, got []byte, gotErr error, want [
 // byte for byte what json.Marshal writes, over questions filled at
 // random in every field.
 func TestQuestionJSONMatchesEncodingJSON(t *testing.T) {
-	f := filler{rand.New(rand.NewPCG(1, 2))}
+	f := testutil.NewFiller(1, 2)
 	for i := range 20000 {
 		var q Question
-		f.fill(reflect.ValueOf(&q).Elem(), 0)
+		f.Fill(&q)
 		got, gotErr := EncodeQuestion(&q)
 		want, wantErr := json.Marshal(&q)
 		sameJSON(t, fmt.Sprintf("question %d", i), q, got, gotErr, want, wantErr)
@@ -153,10 +40,10 @@ func TestQuestionJSONMatchesEncodingJSON(t *testing.T) {
 // without voters, whose array takes the place of answered_by.
 func TestResultJSONMatchesEncodingJSON(t *testing.T) {
 	type plain Result
-	f := filler{rand.New(rand.NewPCG(3, 4))}
+	f := testutil.NewFiller(3, 4)
 	for i := range 20000 {
 		var r Result
-		f.fill(reflect.ValueOf(&r).Elem(), 0)
+		f.Fill(&r)
 		got, gotErr := json.Marshal(r)
 		var want []byte
 		var wantErr error
@@ -177,10 +64,10 @@ func TestResultJSONMatchesEncodingJSON(t *testing.T) {
 // instants: the monotonic reading and the zone's name do not survive
 // JSON, as with encoding/json).
 func TestQuestionJSONRoundTrip(t *testing.T) {
-	f := filler{rand.New(rand.NewPCG(5, 6))}
+	f := testutil.NewFiller(5, 6)
 	for i := range 2000 {
 		var q Question
-		f.fill(reflect.ValueOf(&q).Elem(), 0)
+		f.Fill(&q)
 		q.InProcess = nil
 		data, err := EncodeQuestion(&q)
 		if err != nil {
@@ -203,7 +90,7 @@ func TestQuestionJSONRoundTrip(t *testing.T) {
 // FuzzJSONString checks the string encoder against encoding/json on any
 // text, valid UTF-8 or not.
 func FuzzJSONString(f *testing.F) {
-	for _, s := range awkward {
+	for _, s := range testutil.Awkward {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -231,11 +118,11 @@ func FuzzJSONString(f *testing.F) {
 // byte for byte what json.Marshal writes, over lists of copies filled at
 // random, nil and empty ones among them.
 func TestCopiesJSONMatchesEncodingJSON(t *testing.T) {
-	f := filler{rand.New(rand.NewPCG(7, 8))}
+	f := testutil.NewFiller(7, 8)
 	prefix := []byte(`{"x":`)
 	for i := range 20000 {
 		var cs []Copy
-		f.fill(reflect.ValueOf(&cs).Elem(), 0)
+		f.Fill(&cs)
 		got, gotErr := AppendCopies(slices.Clip(prefix), cs)
 		want, wantErr := json.Marshal(cs)
 		if !bytes.HasPrefix(got, prefix) {
@@ -253,11 +140,11 @@ func TestCopiesJSONMatchesEncodingJSON(t *testing.T) {
 // TestAppendResultIsMarshalJSON checks that AppendResult appends what
 // MarshalJSON returns, the values encoding/json refuses included.
 func TestAppendResultIsMarshalJSON(t *testing.T) {
-	f := filler{rand.New(rand.NewPCG(9, 10))}
+	f := testutil.NewFiller(9, 10)
 	prefix := []byte(`[1,`)
 	for i := range 5000 {
 		var r Result
-		f.fill(reflect.ValueOf(&r).Elem(), 0)
+		f.Fill(&r)
 		got, gotErr := AppendResult(prefix, &r)
 		want, wantErr := r.MarshalJSON()
 		if !bytes.HasPrefix(got, prefix) {
