@@ -54,13 +54,42 @@ func toRecord(v any) (record, error) {
 	return r, nil
 }
 
-// fromWhole turns a {HGETALL, body} reply into a record.
+// unpackRecord reads a record packed by the scripts' packed(): its
+// names and values joined by NUL bytes (none holds one). The record's
+// strings are slices of s.
+func unpackRecord(s string) (record, error) {
+	if s == "" {
+		return record{}, nil
+	}
+	n := strings.Count(s, "\x00") + 1
+	if n%2 != 0 {
+		return nil, fmt.Errorf("packed record of %d strings: names and values do not pair", n)
+	}
+	r := make(record, n/2)
+	for len(r) < n/2 {
+		k, rest, _ := strings.Cut(s, "\x00")
+		v, rest, _ := strings.Cut(rest, "\x00")
+		if _, dup := r[k]; dup {
+			return nil, fmt.Errorf("packed record names field %q twice", k)
+		}
+		r[k], s = v, rest
+	}
+	return r, nil
+}
+
+// fromWhole turns a {packed HGETALL, body} reply into a record.
 func fromWhole(v any) (record, error) {
 	arr, ok := v.([]any)
 	if !ok || len(arr) != 2 {
 		return nil, fmt.Errorf("unexpected record reply %T", v)
 	}
-	r, err := toRecord(arr[0])
+	var r record
+	var err error
+	if packed, ok := arr[0].(string); ok {
+		r, err = unpackRecord(packed)
+	} else {
+		r, err = toRecord(arr[0]) // a record that holds a NUL
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +283,7 @@ func nsTime(s string) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// scriptReply splits a {code, {HGETALL, body}} reply of the mutating
+// scriptReply splits a {code, {packed HGETALL, body}} reply of the mutating
 // scripts.
 func scriptReply(v any) (string, record, error) {
 	arr, ok := v.([]any)

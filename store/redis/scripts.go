@@ -2,13 +2,27 @@ package redis
 
 // prelude gives scripts the question body key of a record key
 // ("...q:<id>" -> "...j:<id>", same tag, so same slot), its files key
-// ("...f:<id>", attachments.go) and whole(k), the
-// record and its body as {HGETALL, body}.
+// ("...f:<id>", attachments.go), packed(h), a flat HGETALL reply as one
+// string (fromWhole), and whole(k), the record and its body as
+// {packed HGETALL, body}.
+//
+// A record goes back packed because a reply of many strings costs the
+// client two allocations per string (its bytes and the interface that
+// holds it), about 120 for a record; one string costs one, and the
+// record's fields are slices of it. Packed is the names and values
+// joined by NUL bytes, which table.concat does in C; a record that holds
+// a NUL goes back as the array it is, since it could not be split again
+// (BenchmarkRecordReply; a length before each string would cost the
+// script more than the client saves).
 const prelude = `
 local function jkey(k) return (string.gsub(k, 'q:([^:]*)$', 'j:%1')) end
 local function fkey(k) return (string.gsub(k, 'q:([^:]*)$', 'f:%1')) end
 local function akey(k) return (string.gsub(k, 'q:([^:]*)$', 'au:%1')) end
-local function whole(k) return {redis.call('HGETALL', k), redis.call('GET', jkey(k)) or ''} end
+local function packed(h)
+  if string.find(table.concat(h), '\0', 1, true) then return h end
+  return table.concat(h, '\0')
+end
+local function whole(k) return {packed(redis.call('HGETALL', k)), redis.call('GET', jkey(k)) or ''} end
 `
 
 // Every script but createIdemScript touches keys of one hash slot only:
@@ -55,7 +69,7 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // 11 the version of the body the caller keeps (bodies.go) or empty; off
 // Cluster also 12 the event's time (RFC 3339), 13 feed channel, 14 event
 // trimBeforeUs, 15 agent log prefix, 16 pending set prefix.
-// Returns {code, {HGETALL, body}} (an empty body when the record's bv is
+// Returns {code, {packed HGETALL, body}} (an empty body when the record's bv is
 // ARGV[11]: the caller has it) and, when it logged the event, its seq.
 var resolveScript = newScript(prelude + outboxLua + sometimesLua + eventLua + timersLua + `
 local h = redis.call('HGETALL', KEYS[1])
@@ -63,8 +77,8 @@ if #h == 0 then return {'nf'} end
 local r = {}
 for i = 1, #h, 2 do r[h[i]] = h[i + 1] end
 local function now()
-  if ARGV[11] ~= '' and r.bv == ARGV[11] then return {h, ''} end
-  return {h, redis.call('GET', jkey(KEYS[1])) or ''}
+  if ARGV[11] ~= '' and r.bv == ARGV[11] then return {packed(h), ''} end
+  return {packed(h), redis.call('GET', jkey(KEYS[1])) or ''}
 end
 if r.st ~= 'pending' then return {'closed', now()} end
 if ARGV[8] ~= '' then
