@@ -211,13 +211,13 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 			break
 		}
 	}
-	var le *LimitError
-	if errors.As(err, &le) {
-		le.Setting = pendingSetting
-		b.log.Debug("ask refused: pending limit", "agent", agent, "limit", le.Limit)
-		return nil, false, le
-	}
 	if err != nil {
+		var le *LimitError
+		if errors.As(err, &le) {
+			le.Setting = pendingSetting
+			b.log.Debug("ask refused: pending limit", "agent", agent, "limit", le.Limit)
+			return nil, false, le
+		}
 		return nil, false, fmt.Errorf("broker: store question: %w", err)
 	}
 	stored.InProcess = nil

@@ -209,6 +209,9 @@ func personTextRefused(q *Question, err error) Reply {
 }
 
 func (b *Broker) resolveFailed(q *Question, err error) (Reply, bool) {
+	if err == nil {
+		return Reply{}, false
+	}
 	var closed *ClosedError
 	switch {
 	case errors.As(err, &closed):

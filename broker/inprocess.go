@@ -26,8 +26,27 @@ func (b *Broker) inProcess(t Target) bool {
 }
 
 // splitTargets returns the targets of ts whose copies are made in this
-// process, and the others, which go through the store's outbox.
+// process, and the others, which go through the store's outbox. Either
+// may share ts's array: callers read them only.
 func (b *Broker) splitTargets(ts []Target) (local, remote []Target) {
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	n := 0
+	for _, t := range ts {
+		if b.inProcess(t) {
+			n++
+		}
+	}
+	// Most routes are all in-process or all not: then one side is ts
+	// itself, capped so that an append cannot write into it.
+	switch n {
+	case 0:
+		return nil, ts[:len(ts):len(ts)]
+	case len(ts):
+		return ts[:len(ts):len(ts)], nil
+	}
+	local, remote = make([]Target, 0, n), make([]Target, 0, len(ts)-n)
 	for _, t := range ts {
 		if b.inProcess(t) {
 			local = append(local, t)
