@@ -31,7 +31,10 @@ func EncodeQuestion(q *Question) ([]byte, error) {
 	if b, ok := appendQuestion(make([]byte, 0, 1536), q); ok {
 		return b, nil
 	}
-	return json.Marshal(q)
+	// A copy goes to encoding/json, so that q itself does not escape:
+	// callers may keep it on their stack.
+	c := *q
+	return json.Marshal(&c)
 }
 
 // AppendResult appends r's JSON, the bytes r.MarshalJSON returns, to b:

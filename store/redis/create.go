@@ -145,12 +145,11 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 			return holder{stored: true}, nil
 		}
 	} else {
-		keys, args, cb, ck, err := s.createArgs(st, key, max)
+		keys, args, cb, ck, err := s.createArgs(st, key, max, now.UnixMilli(), takeover, from)
 		if err != nil {
 			return holder{}, err
 		}
 		keys = append(keys, key, s.k.evPending(st.Agent))
-		args = append(args[:fixedArgs:fixedArgs], append([]any{now.UnixMilli(), takeover, from}, args[fixedArgs:]...)...)
 		v, err = createIdemScript.Run(ctx, s.run, append(keys, ck.chats...), args...).Slice()
 		if err != nil {
 			return holder{}, wrap("create", err)

@@ -66,12 +66,15 @@ type createKeys struct {
 // createArgs returns the KEYS and ARGV of createScript for q (see
 // createWrite): fixedArgs arguments, then field/value pairs; and its
 // createKeys.
-func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]string, []any, cachedBody, createKeys, error) {
+// The arguments in idem (createIdemScript's) come right after the fixed
+// ones; ARGV is made in one allocation.
+func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...any) ([]string, []any, cachedBody, createKeys, error) {
 	// The body's version (bodies.go) comes first among the pairs.
 	// Progress and selections live in their own fields, so that the
 	// scripts that change them see them; the JSON holds the rest.
 	bv := newBodyVersion()
-	extra := []any{"bv", bv}
+	extra := make([]any, 0, 16)
+	extra = append(extra, "bv", bv)
 	for i, a := range q.Progress {
 		if a != nil {
 			b, err := json.Marshal(a)
@@ -141,8 +144,11 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	if !q.LeaseUntil.IsZero() {
 		leaseNs, leaseUs = strconv.FormatInt(nsec(q.LeaseUntil), 10), strconv.FormatInt(usec(q.LeaseUntil), 10)
 	}
-	keys := []string{s.k.rec(q.ID), s.k.body(q.ID), s.k.due(n), s.k.timers(n), s.k.lease(n), s.k.all(n),
-		s.k.agent(n, q.Agent), s.k.session(n, q.SessionID)}
+	// Room for what the callers add: the reservation and pending set,
+	// then the chat indexes.
+	keys := make([]string, 0, 10+len(ck.chats))
+	keys = append(keys, s.k.rec(q.ID), s.k.body(q.ID), s.k.due(n), s.k.timers(n), s.k.lease(n), s.k.all(n),
+		s.k.agent(n, q.Agent), s.k.session(n, q.SessionID))
 	// The renewable indexes in the script's order: agent, session (none
 	// without one), the chat indexes.
 	session := ""
@@ -151,13 +157,14 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int) ([]strin
 	}
 	renew, renewed := s.ttls.plan(ck.at, append([]string{keys[6], session}, ck.chats...))
 	ck.renewed = renewed
-	args := append([]any{
+	args := make([]any, 0, fixedArgs+len(idem)+len(extra))
+	args = append(args,
 		q.ID, body, q.Agent, q.SessionID, usec(q.CreatedAt), expires,
 		strings.Join(rts, ","), next, leaseNs, leaseUs, idemKey, q.CallbackURL,
 		len(q.Prompts), recordTTL.Milliseconds(), s.trimBefore(ck.at), q.RemindersSent,
-		max, usec(pendingEnd(q)), usec(ck.at), strconv.FormatInt(s.indexTTL().Milliseconds(), 10) + "/" + renew,
-		bodyTTL.Milliseconds(),
-	}, extra...)
+		max, usec(pendingEnd(q)), usec(ck.at), strconv.FormatInt(s.indexTTL().Milliseconds(), 10)+"/"+renew,
+		bodyTTL.Milliseconds())
+	args = append(append(args, idem...), extra...)
 	return keys, args, cb, ck, nil
 }
 
