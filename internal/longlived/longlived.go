@@ -16,6 +16,12 @@
 // written nothing; Handler lifts it for such requests until the first
 // write.
 //
+// A deadline set moments before is left as it is: a write that starts
+// within refreshAge of it (a second, or an eighth of WriteTimeout when
+// that is shorter) still has nearly all of WriteTimeout, and a response
+// written at once, the commonest, moves no deadline at all (moving one is
+// a call into the runtime's poller each time).
+//
 // ReadTimeout needs no such care: it bounds reading the request, and
 // net/http clears the read deadline once the body has been read to its
 // end, so a waiting handler's context is not cancelled by it.
@@ -37,6 +43,10 @@ func Handler(h http.Handler) http.Handler {
 			// until the first write, as HTTP/1.1's connection deadline
 			// is in effect (it only bounds writes).
 			_ = lw.rc.SetWriteDeadline(time.Time{})
+		} else {
+			// net/http set the connection's deadline as it finished
+			// reading the request's head, just now.
+			lw.set = time.Now()
 		}
 		// The end of the response (the last chunk, a body-less status) is
 		// written after the handler returns: give it its own time.
@@ -59,12 +69,27 @@ type writer struct {
 	http.ResponseWriter
 	rc  *http.ResponseController
 	per time.Duration
+	// set is when the deadline in force was set to per from then; zero
+	// when none is.
+	set time.Time
 }
 
+// refreshAge is how old a deadline may be and still be left for a write:
+// a second, or an eighth of per when that is shorter.
+func refreshAge(per time.Duration) time.Duration { return min(time.Second, per/8) }
+
+// refresh gives what is written next per from now, unless the deadline
+// in force was set less than refreshAge ago.
 func (w *writer) refresh() {
-	if w.per > 0 {
-		_ = w.rc.SetWriteDeadline(time.Now().Add(w.per))
+	if w.per <= 0 {
+		return
 	}
+	now := time.Now()
+	if !w.set.IsZero() && now.Sub(w.set) < refreshAge(w.per) {
+		return
+	}
+	w.set = now
+	_ = w.rc.SetWriteDeadline(now.Add(w.per))
 }
 
 // WriteHeader refreshes the deadline: a body-less response is written

@@ -2,6 +2,7 @@ package longlived
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -166,5 +167,67 @@ func TestKeepAliveAfterALongResponse(t *testing.T) {
 		if err != nil || string(b) != `{"status":"answered"}` {
 			t.Fatalf("request %d: %q, %v", i+1, b, err)
 		}
+	}
+}
+
+// deadlineRecorder is a ResponseWriter that records the write deadlines
+// set on it through http.ResponseController.
+type deadlineRecorder struct {
+	*httptest.ResponseRecorder
+	set []time.Time
+}
+
+func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
+	d.set = append(d.set, t)
+	return nil
+}
+
+// TestDeadlinesMoveOnlyWhenOld checks which writes move the deadline: none
+// of a response written at once over HTTP/1.1 (net/http's deadline from
+// the request's start stands), the first write after refreshAge and not
+// the one right after it, the end of a response that went on past
+// refreshAge, and over HTTP/2 the first write after the lifted deadline.
+func TestDeadlinesMoveOnlyWhenOld(t *testing.T) {
+	const per = 400 * time.Millisecond // refreshAge: 50 ms
+	age := refreshAge(per)
+	run := func(proto int, h http.HandlerFunc) []time.Time {
+		t.Helper()
+		rec := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.ProtoMajor = proto
+		r = r.WithContext(context.WithValue(r.Context(), http.ServerContextKey, &http.Server{WriteTimeout: per}))
+		Handler(h).ServeHTTP(rec, r)
+		return rec.set
+	}
+	write := func(w http.ResponseWriter) {
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("{}"))
+	}
+
+	if set := run(1, func(w http.ResponseWriter, _ *http.Request) { write(w) }); len(set) != 0 {
+		t.Errorf("a response written at once moved the deadline %d times", len(set))
+	}
+
+	var before time.Time
+	set := run(1, func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(age + 10*time.Millisecond)
+		before = time.Now()
+		write(w)
+	})
+	if len(set) != 1 || set[0].Before(before.Add(per)) || set[0].After(before.Add(per+age)) {
+		t.Errorf("a late response set deadlines %v, want one, %v after its first write at %v", set, per, before)
+	}
+
+	set = run(1, func(w http.ResponseWriter, _ *http.Request) {
+		write(w)
+		time.Sleep(age + 10*time.Millisecond)
+	})
+	if len(set) != 1 {
+		t.Errorf("a response that went on past %v set deadlines %v, want one for its end", age, set)
+	}
+
+	set = run(2, func(w http.ResponseWriter, _ *http.Request) { write(w) })
+	if len(set) != 2 || !set[0].IsZero() || set[1].IsZero() {
+		t.Errorf("over HTTP/2 the deadlines set were %v, want the lift then one for the first write", set)
 	}
 }
