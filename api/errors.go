@@ -95,6 +95,10 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 	}()
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
 	data := buf.Bytes()
+	if err == nil && fastDecode(data, v) {
+		// Valid UTF-8 throughout: the fast path declines anything else.
+		return false
+	}
 	if err == nil {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()

@@ -21,11 +21,15 @@ var Awkward = []string{
 // holding values, strings from Awkward, times JSON can and cannot carry.
 // A test that compares a hand-written encoder with encoding/json over
 // filled values sees a field the encoder does not know as a difference.
-type Filler struct{ rng *rand.Rand }
+type Filler struct {
+	rng *rand.Rand
+	// Strings, when set, are the strings filled in instead of Awkward.
+	Strings []string
+}
 
 // NewFiller returns a Filler seeded with seed1 and seed2, so that a test
 // fills the same values each run.
-func NewFiller(seed1, seed2 uint64) Filler { return Filler{rand.New(rand.NewPCG(seed1, seed2))} }
+func NewFiller(seed1, seed2 uint64) Filler { return Filler{rng: rand.New(rand.NewPCG(seed1, seed2))} }
 
 // Fill fills what ptr points to.
 func (f Filler) Fill(ptr any) { f.fill(reflect.ValueOf(ptr).Elem(), 0) }
@@ -39,11 +43,26 @@ func (f Filler) fill(v reflect.Value, depth int) {
 	}
 	switch v.Kind() {
 	case reflect.String:
-		s := Awkward[f.rng.IntN(len(Awkward))]
+		from := Awkward
+		if f.Strings != nil {
+			from = f.Strings
+		}
+		s := from[f.rng.IntN(len(from))]
 		if f.rng.IntN(4) == 0 {
-			s += Awkward[f.rng.IntN(len(Awkward))]
+			s += from[f.rng.IntN(len(from))]
 		}
 		v.SetString(s)
+	case reflect.Float64:
+		switch f.rng.IntN(4) {
+		case 0:
+			v.SetFloat(0)
+		case 1:
+			v.SetFloat(f.rng.Float64())
+		case 2:
+			v.SetFloat(float64(f.rng.IntN(2000) - 1000))
+		default:
+			v.SetFloat((f.rng.Float64() - 0.5) * 1e300)
+		}
 	case reflect.Bool:
 		v.SetBool(f.rng.IntN(2) == 0)
 	case reflect.Int, reflect.Int64, reflect.Int32:
