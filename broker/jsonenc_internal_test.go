@@ -220,3 +220,49 @@ func BenchmarkResultJSON(b *testing.B) {
 		}
 	})
 }
+
+// TestFingerprintBytes checks that the fingerprint written by hand digests
+// the bytes encoding/json writes, over requests filled at random: every
+// stored question's fingerprint depends on them, and a re-ask after an
+// upgrade must still match it.
+func TestFingerprintBytes(t *testing.T) {
+	f := testutil.NewFiller(15, 16)
+	fast := 0
+	for i := range 20000 {
+		var r AskRequest
+		f.Fill(&r)
+		var prompts []Prompt
+		f.Fill(&prompts)
+		if r.Policy != nil || len(r.Reminders) > 0 {
+			continue
+		}
+		fast++
+		got, want := appendFingerprint(nil, &r, prompts), fingerprintJSON(&r, prompts)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("request %d: fingerprint bytes differ\n got: %s\nwant: %s", i, got, want)
+		}
+	}
+	if fast < 2000 {
+		t.Fatalf("only %d requests took the hand-written path", fast)
+	}
+}
+
+// BenchmarkFingerprint is the fingerprint of a four-option ask with a
+// timeout, through encoding/json and as Fingerprint writes it.
+func BenchmarkFingerprint(b *testing.B) {
+	q := benchQuestion()
+	timeout := Duration(30 * time.Minute)
+	r := &AskRequest{SessionID: "s", ToolCallID: "c", Timeout: &timeout}
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_ = fingerprintJSON(r, q.Prompts)
+		}
+	})
+	b.Run("by-hand", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_ = Fingerprint(r, q.Prompts)
+		}
+	})
+}
