@@ -203,6 +203,16 @@ func (s *scanner) object(names []string, field func(k int) bool) bool {
 	}
 }
 
+// strFields reads an object whose fields, names, are all strings, into
+// dst in the same order.
+func (s *scanner) strFields(names []string, dst ...*string) bool {
+	return s.object(names, func(k int) bool {
+		v, ok := s.str()
+		*dst[k] = v
+		return ok
+	})
+}
+
 // array reads an array, calling elem for each element; it reports how
 // many there were.
 func (s *scanner) array(elem func() bool) (int, bool) {
@@ -289,20 +299,7 @@ func (s *scanner) options() ([]broker.Option, bool) {
 	out := make([]broker.Option, 0, 4)
 	_, ok := s.array(func() bool {
 		var o broker.Option
-		ok := s.object(optionFields, func(k int) bool {
-			var ok bool
-			switch k {
-			case 0:
-				o.Label, ok = s.str()
-			case 1:
-				o.Description, ok = s.str()
-			case 2:
-				o.Action, ok = s.str()
-			case 3:
-				o.Prefill, ok = s.str()
-			}
-			return ok
-		})
+		ok := s.strFields(optionFields, &o.Label, &o.Description, &o.Action, &o.Prefill)
 		out = append(out, o)
 		return ok
 	})
@@ -411,18 +408,5 @@ func (s *scanner) floats() ([]float64, bool) {
 var commandFields = []string{"channel", "chat", "user", "text"}
 
 func (s *scanner) commandRequest(r *CommandRequest) bool {
-	return s.object(commandFields, func(k int) bool {
-		var ok bool
-		switch k {
-		case 0:
-			r.Channel, ok = s.str()
-		case 1:
-			r.Chat, ok = s.str()
-		case 2:
-			r.User, ok = s.str()
-		case 3:
-			r.Text, ok = s.str()
-		}
-		return ok
-	})
+	return s.strFields(commandFields, &r.Channel, &r.Chat, &r.User, &r.Text)
 }
