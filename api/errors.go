@@ -88,7 +88,7 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 	// error answer.
 	buf := bodyBufs.Get().(*bytes.Buffer)
 	defer func() {
-		if buf.Cap() <= maxPooledResp {
+		if buf.Cap() <= maxPooledBuf {
 			buf.Reset()
 			bodyBufs.Put(buf)
 		}

@@ -308,28 +308,31 @@ func (s *scanner) options() ([]broker.Option, bool) {
 
 var promptFields = []string{"question", "header", "options", "multi_select", "other", "default"}
 
+// promptField reads the value of p's field promptFields[k].
+func (s *scanner) promptField(p *broker.Prompt, k int) bool {
+	var ok bool
+	switch k {
+	case 0:
+		p.Question, ok = s.str()
+	case 1:
+		p.Header, ok = s.str()
+	case 2:
+		p.Options, ok = s.options()
+	case 3:
+		p.MultiSelect, ok = s.boolean()
+	case 4:
+		p.Other, ok = s.other()
+	case 5:
+		p.Default, ok = s.stringList()
+	}
+	return ok
+}
+
 func (s *scanner) prompts() ([]broker.Prompt, bool) {
 	out := []broker.Prompt{}
 	_, ok := s.array(func() bool {
 		var p broker.Prompt
-		ok := s.object(promptFields, func(k int) bool {
-			var ok bool
-			switch k {
-			case 0:
-				p.Question, ok = s.str()
-			case 1:
-				p.Header, ok = s.str()
-			case 2:
-				p.Options, ok = s.options()
-			case 3:
-				p.MultiSelect, ok = s.boolean()
-			case 4:
-				p.Other, ok = s.other()
-			case 5:
-				p.Default, ok = s.stringList()
-			}
-			return ok
-		})
+		ok := s.object(promptFields, func(k int) bool { return s.promptField(&p, k) })
 		out = append(out, p)
 		return ok
 	})
@@ -337,15 +340,19 @@ func (s *scanner) prompts() ([]broker.Prompt, bool) {
 }
 
 // askFields are AskRequest's fields but policy, which is left to
-// encoding/json.
-var askFields = []string{
+// encoding/json: its own, then the single-prompt shortcut's, which are a
+// prompt's (promptFields, in that order).
+var askFields = append([]string{
 	"session_id", "tool_call_id", "questions", "route", "timeout", "context", "responders",
-	"callback_url", "lease", "reminders", "wait", "question", "header", "options",
-	"multi_select", "other", "default", "requested_by",
-}
+	"callback_url", "lease", "reminders", "wait", "requested_by",
+}, promptFields...)
+
+// shortcutAt is the index in askFields of the shortcut's first field.
+var shortcutAt = len(askFields) - len(promptFields)
 
 func (s *scanner) askRequest(r *broker.AskRequest) bool {
-	return s.object(askFields, func(k int) bool {
+	var short broker.Prompt
+	ok := s.object(askFields, func(k int) bool {
 		var ok bool
 		switch k {
 		case 0:
@@ -371,22 +378,15 @@ func (s *scanner) askRequest(r *broker.AskRequest) bool {
 		case 10:
 			r.Wait, ok = s.duration()
 		case 11:
-			r.Question, ok = s.str()
-		case 12:
-			r.Header, ok = s.str()
-		case 13:
-			r.Options, ok = s.options()
-		case 14:
-			r.MultiSelect, ok = s.boolean()
-		case 15:
-			r.Other, ok = s.other()
-		case 16:
-			r.Default, ok = s.stringList()
-		case 17:
 			r.RequestedBy, ok = s.strs()
+		default:
+			ok = s.promptField(&short, k-shortcutAt)
 		}
 		return ok
 	})
+	r.Question, r.Header, r.Options = short.Question, short.Header, short.Options
+	r.MultiSelect, r.Other, r.Default = short.MultiSelect, short.Other, short.Default
+	return ok
 }
 
 // floats reads an array of numbers as float64, as strconv.ParseFloat

@@ -20,9 +20,9 @@ var respBufs = sync.Pool{New: func() any {
 	return &b
 }}
 
-// maxPooledResp is the largest buffer kept: an answer with large
-// attachments or many copies is rare, and is not worth holding on to.
-const maxPooledResp = 64 << 10
+// maxPooledBuf is the largest buffer kept, of an answer or of a request
+// body (decode): a large one is rare, and is not worth holding on to.
+const maxPooledBuf = 64 << 10
 
 // writeAppended writes, with status, the JSON answer appendTo appends to
 // a pooled buffer, and a newline as writeJSON ends with. When appendTo
@@ -36,7 +36,7 @@ func writeAppended(w http.ResponseWriter, status int, what string, appendTo func
 		b = append(b, '\n')
 		writeBody(w, status, b)
 	}
-	if cap(b) <= maxPooledResp {
+	if cap(b) <= maxPooledBuf {
 		*bp = b[:0]
 		respBufs.Put(bp)
 	}

@@ -114,6 +114,23 @@ func FuzzJSONString(f *testing.F) {
 	})
 }
 
+// appended returns what an Append function appended to prefix, checking
+// that it kept prefix and, when it failed, appended nothing (then nil).
+func appended(t *testing.T, what string, prefix, got []byte, err error) []byte {
+	t.Helper()
+	if !bytes.HasPrefix(got, prefix) {
+		t.Fatalf("%s lost what it appended to: %s", what, got)
+	}
+	got = got[len(prefix):]
+	if err == nil {
+		return got
+	}
+	if len(got) > 0 {
+		t.Fatalf("%s failed (%v) and still appended %s", what, err, got)
+	}
+	return nil
+}
+
 // TestCopiesJSONMatchesEncodingJSON checks that AppendCopies appends
 // byte for byte what json.Marshal writes, over lists of copies filled at
 // random, nil and empty ones among them.
@@ -125,14 +142,7 @@ func TestCopiesJSONMatchesEncodingJSON(t *testing.T) {
 		f.Fill(&cs)
 		got, gotErr := AppendCopies(slices.Clip(prefix), cs)
 		want, wantErr := json.Marshal(cs)
-		if !bytes.HasPrefix(got, prefix) {
-			t.Fatalf("copies %d: AppendCopies lost what it appended to: %s", i, got)
-		}
-		if got = got[len(prefix):]; gotErr != nil && len(got) > 0 {
-			t.Fatalf("copies %d: AppendCopies failed (%v) and still appended %s", i, gotErr, got)
-		} else if gotErr != nil {
-			got = nil
-		}
+		got = appended(t, fmt.Sprintf("copies %d: AppendCopies", i), prefix, got, gotErr)
 		sameJSON(t, fmt.Sprintf("copies %d", i), cs, got, gotErr, want, wantErr)
 	}
 }
@@ -147,14 +157,7 @@ func TestAppendResultIsMarshalJSON(t *testing.T) {
 		f.Fill(&r)
 		got, gotErr := AppendResult(prefix, &r)
 		want, wantErr := r.MarshalJSON()
-		if !bytes.HasPrefix(got, prefix) {
-			t.Fatalf("result %d: AppendResult lost what it appended to: %s", i, got)
-		}
-		if got = got[len(prefix):]; gotErr != nil && len(got) > 0 {
-			t.Fatalf("result %d: AppendResult failed (%v) and still appended %s", i, gotErr, got)
-		} else if gotErr != nil {
-			got = nil
-		}
+		got = appended(t, fmt.Sprintf("result %d: AppendResult", i), prefix, got, gotErr)
 		sameJSON(t, fmt.Sprintf("result %d", i), r, got, gotErr, want, wantErr)
 	}
 }
