@@ -126,7 +126,7 @@ func RunClientHangup(ctx context.Context, cfg FaultConfig, log func(string)) (*F
 func askHTTP(ctx context.Context, server string, i int) (result, error) {
 	body := askBody("hangup", fmt.Sprintf("q%d", i), "0s", "")
 	if i%hangupEvery == 0 {
-		body["route"] = goneRoute
+		body.Route = goneRoute
 	}
 	raw, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, server+"/v1/questions", bytes.NewReader(raw))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/askbridge/askbridge/internal/backoff"
@@ -18,7 +19,9 @@ import (
 // for lack of a server (connection refused or reset, 502–503) is sent
 // again until its context ends, the way a client rides out a restart.
 type agentAPI struct {
-	http     *http.Client
+	http *http.Client
+	// raw, when set, sends the requests instead of http (rawhttp.go).
+	raw      *rawClient
 	retry    bool
 	callback string
 }
@@ -39,7 +42,19 @@ func newAgentAPI(conns int, retry bool) *agentAPI {
 	return &agentAPI{http: &http.Client{Transport: tr}, retry: retry}
 }
 
-func (a *agentAPI) close() { a.http.CloseIdleConnections() }
+// newRawAgentAPI is newAgentAPI on rawClient: the load runs' agents.
+func newRawAgentAPI(conns int, retry bool) *agentAPI {
+	a := newAgentAPI(conns, retry)
+	a.raw = newRawClient(conns)
+	return a
+}
+
+func (a *agentAPI) close() {
+	a.http.CloseIdleConnections()
+	if a.raw != nil {
+		a.raw.close()
+	}
+}
 
 // result is the part of the API's question JSON the runs check.
 type result struct {
@@ -80,6 +95,13 @@ func (a *agentAPI) do(ctx context.Context, method, url string, body any, out any
 }
 
 func (a *agentAPI) once(ctx context.Context, method, url string, raw []byte, out any) (int, error) {
+	if a.raw != nil {
+		code, b, err := a.raw.do(ctx, method, url, raw)
+		if err != nil {
+			return code, err
+		}
+		return decodeAnswer(method, url, code, b, out)
+	}
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(raw))
 	if err != nil {
 		return 0, err
@@ -96,37 +118,61 @@ func (a *agentAPI) once(ctx context.Context, method, url string, raw []byte, out
 	if err != nil {
 		return resp.StatusCode, err
 	}
-	if resp.StatusCode >= 500 && resp.StatusCode != http.StatusBadGateway && resp.StatusCode != http.StatusServiceUnavailable {
+	return decodeAnswer(method, url, resp.StatusCode, b, out)
+}
+
+// decodeAnswer decodes the JSON body b of a response with status code
+// into out; a 5xx other than 502 and 503 (which a retry rides out) is an
+// error that quotes the body.
+func decodeAnswer(method, url string, code int, b []byte, out any) (int, error) {
+	if code >= 500 && code != http.StatusBadGateway && code != http.StatusServiceUnavailable {
 		// Say what the server said: "status 500" alone leaves nothing
 		// to look for in its log.
-		return resp.StatusCode, fmt.Errorf("%w: %s %s: status %d: %s", errUnexpected, method, url, resp.StatusCode, bytes.TrimSpace(b))
+		return code, fmt.Errorf("%w: %s %s: status %d: %s", errUnexpected, method, url, code, bytes.TrimSpace(b))
 	}
-	if out != nil && len(b) > 0 && resp.StatusCode < 500 {
+	if out != nil && len(b) > 0 && code < 500 {
 		if err := json.Unmarshal(b, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("%s %s: %d %q: %w", method, url, resp.StatusCode, b, err)
+			return code, fmt.Errorf("%s %s: %d %q: %w", method, url, code, b, err)
 		}
 	}
-	return resp.StatusCode, nil
+	return code, nil
+}
+
+// askRequest is the body of the runs' asks. A struct rather than a map:
+// encoding/json sorts a map's keys on every Marshal.
+type askRequest struct {
+	SessionID   string      `json:"session_id"`
+	ToolCallID  string      `json:"tool_call_id"`
+	Question    string      `json:"question"`
+	Header      string      `json:"header"`
+	Options     []askOption `json:"options"`
+	Wait        string      `json:"wait"`
+	Route       string      `json:"route,omitempty"`
+	CallbackURL string      `json:"callback_url,omitempty"`
+}
+
+type askOption struct {
+	Label       string `json:"label"`
+	Description string `json:"description"`
+}
+
+// askOptions are the four options of every ask.
+var askOptions = []askOption{
+	{Label: "Postgres", Description: "relational, needs a server"},
+	{Label: "SQLite", Description: "embedded, one file"},
+	{Label: "MySQL", Description: "relational, needs a server"},
+	{Label: "Redis", Description: "in memory, persistence optional"},
 }
 
 // askBody is a 4-option question of agent session s, call c.
-func askBody(session, call, wait, callbackURL string) map[string]any {
-	b := map[string]any{
-		"session_id": session, "tool_call_id": call,
-		"question": "Which database should the service use?",
-		"header":   "Database",
-		"options": []map[string]string{
-			{"label": "Postgres", "description": "relational, needs a server"},
-			{"label": "SQLite", "description": "embedded, one file"},
-			{"label": "MySQL", "description": "relational, needs a server"},
-			{"label": "Redis", "description": "in memory, persistence optional"},
-		},
-		"wait": wait,
+func askBody(session, call, wait, callbackURL string) *askRequest {
+	return &askRequest{
+		SessionID: session, ToolCallID: call,
+		Question: "Which database should the service use?",
+		Header:   "Database",
+		Options:  askOptions,
+		Wait:     wait, CallbackURL: callbackURL,
 	}
-	if callbackURL != "" {
-		b["callback_url"] = callbackURL
-	}
-	return b
 }
 
 // chosen is the option the simulated responders pick, and its label.
@@ -155,7 +201,11 @@ func (a *agentAPI) ask(ctx context.Context, server, session, call, wait string) 
 // that finds the question already answered the same way counts as done.
 func (a *agentAPI) answer(ctx context.Context, server, id, user string) error {
 	var r commandResult
-	body := map[string]string{"channel": "cli", "user": user, "text": fmt.Sprintf("/answer %s %d", id, chosen)}
+	body := struct {
+		Channel string `json:"channel"`
+		User    string `json:"user"`
+		Text    string `json:"text"`
+	}{"cli", user, "/answer " + id + " " + strconv.Itoa(chosen)}
 	code, err := a.do(ctx, http.MethodPost, server+"/v1/commands", body, &r)
 	if err != nil {
 		return fmt.Errorf("answer: %w", err)

@@ -49,7 +49,19 @@ type LoadConfig struct {
 	// Observe, when set, is called after every cycle with its error (nil
 	// for a cycle whose answer reached the agent).
 	Observe func(err error)
+	// Client is the agents' HTTP client: ClientRaw (the default, also for
+	// "") or ClientNetHTTP.
+	Client string
 }
+
+// The agents' HTTP clients (LoadConfig.Client). ClientRaw is a plain
+// HTTP/1.1 keep-alive client that takes the tool less CPU per request
+// than net/http's (rawhttp.go); ClientNetHTTP is net/http's, as runs
+// before it used.
+const (
+	ClientRaw     = "raw"
+	ClientNetHTTP = "net/http"
+)
 
 // LoadResult is what a load run measured.
 type LoadResult struct {
@@ -87,6 +99,11 @@ func (c *LoadConfig) check() error {
 		return fmt.Errorf("load: mode %q is not %s or %s", c.Mode, ModeBlocking, ModePending)
 	case c.Rate < 0:
 		return fmt.Errorf("load: rate must be positive or zero, got %g", c.Rate)
+	case c.Client != "" && c.Client != ClientRaw && c.Client != ClientNetHTTP:
+		return fmt.Errorf("load: client %q is not %s or %s", c.Client, ClientRaw, ClientNetHTTP)
+	}
+	if c.Client == "" {
+		c.Client = ClientRaw
 	}
 	if c.Grace <= 0 {
 		c.Grace = 30 * time.Second
@@ -121,7 +138,10 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadResult, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	r := &loadRun{cfg: cfg, api: newAgentAPI(2*cfg.Agents+16, cfg.Retry)}
+	r := &loadRun{cfg: cfg, api: newRawAgentAPI(2*cfg.Agents+16, cfg.Retry)}
+	if cfg.Client == ClientNetHTTP {
+		r.api = newAgentAPI(2*cfg.Agents+16, cfg.Retry)
+	}
 	r.api.callback = cfg.CallbackURL
 	r.prefix = "run" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	defer r.api.close()

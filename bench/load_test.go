@@ -28,10 +28,13 @@ func inProcessBridge(t *testing.T) (string, broker.Store) {
 
 func TestLoadAnswersEveryQuestionOnce(t *testing.T) {
 	url, st := inProcessBridge(t)
-	for _, mode := range []string{ModePending, ModeBlocking} {
-		t.Run(mode, func(t *testing.T) {
+	for _, run := range []struct{ mode, client string }{
+		{ModePending, ClientRaw}, {ModeBlocking, ClientRaw}, {ModePending, ClientNetHTTP}, {ModeBlocking, ClientNetHTTP},
+	} {
+		mode := run.mode
+		t.Run(mode+" "+run.client, func(t *testing.T) {
 			res, err := Load(context.Background(), LoadConfig{Servers: []string{url}, Agents: 4, Cycles: 20,
-				Duration: 20 * time.Second, Mode: mode, Think: time.Millisecond})
+				Duration: 20 * time.Second, Mode: mode, Think: time.Millisecond, Client: run.client})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,6 +93,7 @@ func TestLoadRefusesBadConfig(t *testing.T) {
 		{"bad mode", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Agents: 1, Cycles: 1, Duration: time.Second, Mode: "eager"}, "mode"},
 		{"no duration", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Agents: 1, Cycles: 1, Mode: ModePending}, "duration"},
 		{"negative rate", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Agents: 1, Cycles: 1, Duration: time.Second, Mode: ModePending, Rate: -1}, "rate"},
+		{"unknown client", LoadConfig{Servers: []string{"http://127.0.0.1:1"}, Agents: 1, Cycles: 1, Duration: time.Second, Mode: ModePending, Client: "curl"}, `client "curl"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

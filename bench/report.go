@@ -53,7 +53,7 @@ func summaryRow(s Summary) string {
 func (r *LoadReport) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k string, v ...string) { fmt.Fprintf(tw, "%s\t%s\n", k, strings.Join(v, "\t")) }
-	row("run", fmt.Sprintf("store=%s instances=%d mode=%s agents=%d think=%s", r.Store, r.Instances, r.Mode, r.Agents, r.Think))
+	row("run", fmt.Sprintf("store=%s instances=%d mode=%s agents=%d think=%s client=%s", r.Store, r.Instances, r.Mode, r.Agents, r.Think, r.Client))
 	row("config", r.Config)
 	if l := r.Load; l != nil {
 		row("end-to-end", fmt.Sprintf("%.0f cycles/s", l.PerSecond), fmt.Sprintf("%d cycles in %s", l.Cycles, FormatDuration(l.Elapsed)), fmt.Sprintf("%d errors", l.Errors))

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -31,10 +32,12 @@ type LoadReport struct {
 	Store     string `json:"store"`
 	Instances int    `json:"instances"`
 	// Config describes the bridges' configuration (Env.Config).
-	Config string      `json:"config"`
-	Mode   string      `json:"mode"`
-	Agents int         `json:"agents"`
-	Think  string      `json:"think"`
+	Config string `json:"config"`
+	Mode   string `json:"mode"`
+	Agents int    `json:"agents"`
+	Think  string `json:"think"`
+	// Client is the agents' HTTP client (LoadConfig.Client).
+	Client string      `json:"client"`
 	Load   *LoadResult `json:"end_to_end"`
 	// RedisCallsPerCycle is the INFO commandstats delta (sum of calls,
 	// including calls made inside scripts) divided by cycles.
@@ -64,7 +67,7 @@ type StoreOnlyRedisUse struct {
 // store-only bound with the same concurrency and bounds.
 func RunLoad(ctx context.Context, env *Env, cfg LoadConfig, storeOnly bool) (*LoadReport, error) {
 	cfg.Servers = env.Servers
-	rep := &LoadReport{Store: "sqlite", Instances: len(env.Servers), Config: env.Config, Mode: cfg.Mode, Agents: cfg.Agents, Think: cfg.Think.String()}
+	rep := &LoadReport{Store: "sqlite", Instances: len(env.Servers), Config: env.Config, Mode: cfg.Mode, Agents: cfg.Agents, Think: cfg.Think.String(), Client: cmp.Or(cfg.Client, ClientRaw)}
 	var rc *goredis.Client
 	if env.IsRedis() {
 		rep.Store = "redis"

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -152,6 +153,7 @@ type SoakReport struct {
 	Store     string        `json:"store"`
 	Config    string        `json:"config"`
 	Mode      string        `json:"mode"`
+	Client    string        `json:"client"`
 	Agents    int           `json:"agents"`
 	Rate      float64       `json:"rate"`
 	Duration  time.Duration `json:"duration_ns"`
@@ -208,7 +210,7 @@ func RunSoak(ctx context.Context, env *Env, cfg SoakConfig, progress func(SoakWi
 		}
 		return p
 	}
-	rep := &SoakReport{Store: "sqlite", Config: env.Config, Mode: cfg.Load.Mode, Agents: cfg.Load.Agents,
+	rep := &SoakReport{Store: "sqlite", Config: env.Config, Mode: cfg.Load.Mode, Client: cmp.Or(cfg.Load.Client, ClientRaw), Agents: cfg.Load.Agents,
 		Rate: cfg.Load.Rate, Duration: cfg.Load.Duration, Interval: cfg.Interval, Tolerance: cfg.Tolerance, Warmup: cfg.Warmup}
 	if env.IsRedis() {
 		rep.Store = "redis"

@@ -99,6 +99,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "start no cycle after this long")
 	fs.StringVar(&cfg.Mode, "mode", bench.ModePending, "blocking or pending")
 	fs.DurationVar(&cfg.Think, "think", 0, "responder think time before answering")
+	fs.StringVar(&cfg.Client, "client", bench.ClientRaw, "the agents' HTTP client: raw (plain HTTP/1.1, light on the tool's CPU) or net/http")
 	storeOnly := fs.Bool("store-only", true, "also measure the store-only bound")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	perfOut := fs.String("perf", "", "record a CPU profile of the first bridge with Linux perf into this file")

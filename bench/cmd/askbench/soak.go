@@ -23,6 +23,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Float64Var(&cfg.Load.Rate, "rate", 200, "cycles started per second")
 	fs.StringVar(&cfg.Load.Mode, "mode", bench.ModePending, "blocking or pending")
 	fs.DurationVar(&cfg.Load.Think, "think", 0, "responder think time before answering")
+	fs.StringVar(&cfg.Load.Client, "client", bench.ClientRaw, "the agents' HTTP client: raw (plain HTTP/1.1, light on the tool's CPU) or net/http")
 	fs.DurationVar(&cfg.Interval, "interval", time.Minute, "length of a measured window")
 	fs.Float64Var(&cfg.Tolerance, "tolerance", 0.10, "how far the last window may stray from the first (fraction)")
 	fs.DurationVar(&cfg.Warmup, "warmup", 2*time.Minute, "windows ending within this are printed but not compared (the SQLite page cache fills during the first two minutes)")
