@@ -35,6 +35,20 @@ func EncodeQuestion(q *Question) ([]byte, error) {
 	return json.Marshal(&c)
 }
 
+// AppendQuestion appends q's JSON, the bytes EncodeQuestion returns, to
+// b: a caller that keeps a buffer encodes a question without allocating.
+func AppendQuestion(b []byte, q *Question) ([]byte, error) {
+	if out, ok := appendQuestion(b, q); ok {
+		return out, nil
+	}
+	c := *q
+	data, err := json.Marshal(&c)
+	if err != nil {
+		return b, err
+	}
+	return append(b, data...), nil
+}
+
 // AppendResult appends r's JSON, the bytes r.MarshalJSON returns, to b:
 // a caller that keeps a buffer writes a result without allocating.
 func AppendResult(b []byte, r *Result) ([]byte, error) {

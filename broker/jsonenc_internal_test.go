@@ -33,6 +33,17 @@ func TestQuestionJSONMatchesEncodingJSON(t *testing.T) {
 		got, gotErr := EncodeQuestion(&q)
 		want, wantErr := json.Marshal(&q)
 		sameJSON(t, fmt.Sprintf("question %d", i), q, got, gotErr, want, wantErr)
+		// AppendQuestion writes the same after what the buffer holds,
+		// and leaves it as it was when it fails.
+		prefix := []byte("kept")
+		appended, appendErr := AppendQuestion(prefix, &q)
+		if appendErr != nil {
+			if !bytes.Equal(appended, prefix) {
+				t.Fatalf("question %d: a failed AppendQuestion gave %q, want the buffer as it was", i, appended)
+			}
+			appended = prefix
+		}
+		sameJSON(t, fmt.Sprintf("appended question %d", i), q, appended[len(prefix):], appendErr, want, wantErr)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -62,6 +63,13 @@ type createKeys struct {
 	chats, renewed []string
 	at             time.Time
 }
+
+// encodeBufs holds the buffers new questions' bodies are encoded into
+// before they become the string the script is sent; a buffer grown past
+// maxEncodeBuf by an unusually large question is not kept.
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+const maxEncodeBuf = 64 << 10
 
 // createArgs returns the KEYS and ARGV of createScript for q (see
 // createWrite): fixedArgs arguments, then field/value pairs; and its
@@ -118,8 +126,10 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...
 	bare.Progress, bare.Selections = nil, nil
 	bare.Agent, bare.SessionID, bare.Status, bare.CreatedAt = "", "", "", time.Time{}
 	bare.Reminders, bare.RemindersSent, bare.LeaseUntil = nil, 0, time.Time{}
-	raw, err := broker.EncodeQuestion(&bare)
+	bp := encodeBufs.Get().(*[]byte)
+	raw, err := broker.AppendQuestion((*bp)[:0], &bare)
 	if err != nil {
+		encodeBufs.Put(bp)
 		return nil, nil, cachedBody{}, createKeys{}, fmt.Errorf("redis store: create: encode: %w", err)
 	}
 	body := string(raw)
@@ -129,6 +139,10 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...
 		// decoding it (TestCreateKeepsItsBodyAsDecoded).
 		cb.q = bare.Clone()
 		cb.q.InProcess = nil // never stored
+	}
+	if cap(raw) <= maxEncodeBuf {
+		*bp = raw[:0]
+		encodeBufs.Put(bp)
 	}
 	var expires, next, leaseNs, leaseUs string
 	if !q.ExpiresAt.IsZero() {
