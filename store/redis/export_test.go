@@ -8,6 +8,9 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 )
 
+// WatchBuffer is the buffer of each Watch channel.
+const WatchBuffer = watchBuffer
+
 // IdemKey exposes the idempotency key name to the external tests.
 func (s *Store) IdemKey(agent, session, toolCallID string) string {
 	return s.k.idem(agent, session, toolCallID)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	redisstore "github.com/askbridge/askbridge/store/redis"
 	"github.com/askbridge/askbridge/store/redis/redistest"
 )
 
@@ -83,7 +84,7 @@ func TestSlowWatcher(t *testing.T) {
 	defer cancel()
 	slow, fast := s.Watch(ctx), s.Watch(ctx)
 	now := time.Now()
-	const n = 100 // more than a watch channel holds
+	n := redisstore.WatchBuffer + 16 // more than a watch channel holds
 	got := make(chan int, 1)
 	go func() {
 		seen := map[string]bool{}
