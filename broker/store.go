@@ -51,7 +51,10 @@ type Questions interface {
 	// Create stores q (status pending). When q.ToolCallID is not empty and
 	// a question with the same (Agent, SessionID, ToolCallID) exists, it
 	// stores nothing and returns that question with created == false.
-	// When q.ID is in use it returns ErrIDTaken.
+	// When q.ID is in use it returns ErrIDTaken. A new question may be
+	// returned as q itself, with the status and creation time it was
+	// stored with; the store keeps nothing that q shares, so changing q
+	// afterwards changes nothing stored.
 	Create(ctx context.Context, q *Question) (stored *Question, created bool, err error)
 	// CreateCapped is Create with a cap on the agent's pending questions:
 	// when q would be stored as a new question and q.Agent already has max

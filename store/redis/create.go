@@ -61,10 +61,18 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 	if q == nil || !validID(q.ID) {
 		return nil, false, fmt.Errorf("redis store: create: %w", &broker.FieldError{Field: "id", Message: "not a question id"})
 	}
+	// st is the store's own copy: the body it keeps decoded (bodies.go)
+	// shares its memory, so it is never handed out. A new question is
+	// returned as q itself, with the status and creation time it was
+	// stored with.
 	st := q.Clone()
 	st.Status = broker.StatusPending
 	if st.CreatedAt.IsZero() {
 		st.CreatedAt = time.Now().UTC()
+	}
+	stored := func() *broker.Question {
+		q.Status, q.CreatedAt = st.Status, st.CreatedAt
+		return q
 	}
 	if max < 0 {
 		max = 0 // no cap, as the scripts spell it
@@ -73,7 +81,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 		if err := s.create(ctx, st, "", max); err != nil {
 			return nil, false, err
 		}
-		return st, true, nil
+		return stored(), true, nil
 	}
 	key := s.k.idem(st.Agent, st.SessionID, st.ToolCallID)
 	takeover, from := "0", ""
@@ -87,7 +95,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 			return nil, false, err
 		}
 		if h.stored {
-			return st, true, nil
+			return stored(), true, nil
 		}
 		if h.id == "" {
 			// A malformed reservation: take it over.

@@ -73,7 +73,8 @@ const maxEncodeBuf = 64 << 10
 
 // createArgs returns the KEYS and ARGV of createScript for q (see
 // createWrite): fixedArgs arguments, then field/value pairs; and its
-// createKeys.
+// createKeys. q must be the store's own: the cachedBody's decoded body
+// shares its memory.
 // The arguments in idem (createIdemScript's) come right after the fixed
 // ones; ARGV is made in one allocation.
 func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...any) ([]string, []any, cachedBody, createKeys, error) {
@@ -136,9 +137,11 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...
 	cb := cachedBody{version: bv, body: body}
 	if decodesToItself(&bare, raw) {
 		// The body as a question for the reads that follow, without
-		// decoding it (TestCreateKeepsItsBodyAsDecoded).
-		cb.q = bare.Clone()
-		cb.q.InProcess = nil // never stored
+		// decoding it (TestCreateKeepsItsBodyAsDecoded). It shares q's
+		// slices and maps: q is the store's own copy (CreateCapped).
+		kept := bare
+		kept.InProcess = nil // never stored
+		cb.q = &kept
 	}
 	if cap(raw) <= maxEncodeBuf {
 		*bp = raw[:0]
