@@ -52,9 +52,9 @@ type Questions interface {
 	// a question with the same (Agent, SessionID, ToolCallID) exists, it
 	// stores nothing and returns that question with created == false.
 	// When q.ID is in use it returns ErrIDTaken. A new question may be
-	// returned as q itself, with the status and creation time it was
-	// stored with; the store keeps nothing that q shares, so changing q
-	// afterwards changes nothing stored.
+	// returned as q itself, or share q's slices and maps, with the status
+	// and times it was stored with; the store keeps nothing that q
+	// shares, so changing q afterwards changes nothing stored.
 	Create(ctx context.Context, q *Question) (stored *Question, created bool, err error)
 	// CreateCapped is Create with a cap on the agent's pending questions:
 	// when q would be stored as a new question and q.Agent already has max

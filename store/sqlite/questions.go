@@ -36,15 +36,14 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlite: create %s: encode: %w", q.ID, err)
 	}
-	// The caller keeps q to itself. A copy of the normalized question is
-	// what a decode of data would give, without the decode
-	// (TestCreateReturnsWhatItStored), unless json.Marshal mended text.
+	// The normalized question is what a decode of data would give,
+	// without the decode (TestCreateReturnsWhatItStored), unless
+	// json.Marshal mended text. It shares q's memory, which is the
+	// caller's: what the store keeps is a copy (below).
 	if broker.MendedJSON(data) {
 		if nq, err = decode(data); err != nil {
 			return nil, false, fmt.Errorf("sqlite: create %s: %w", q.ID, err)
 		}
-	} else {
-		nq = nq.Clone()
 	}
 	copies, remote, err := splitTargets(nq, q.InProcess)
 	if err != nil {
