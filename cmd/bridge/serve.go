@@ -34,7 +34,7 @@ func newLogHandler(cfg bridgeconfig.Log, w io.Writer) slog.Handler {
 	if cfg.Format == "json" {
 		return slog.NewJSONHandler(w, opts)
 	}
-	return slog.NewTextHandler(w, opts)
+	return logbuf.NewTextHandler(w, opts)
 }
 
 // newServeCmd is `bridge serve`: it runs until SIGINT or SIGTERM, then
