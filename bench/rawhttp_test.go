@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 // countingServer is an httptest server that counts the connections it
@@ -127,32 +129,16 @@ func TestRawClientReadsEveryBodyShape(t *testing.T) {
 // cannedServer answers each connection's first request with reply, as
 // it is, and closes the connection.
 func cannedServer(t *testing.T, reply string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return "http://" + testutil.TCPService(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					l, err := br.ReadString('\n')
-					if err != nil || l == "\r\n" {
-						break
-					}
-				}
-				io.WriteString(c, reply)
-			}()
 		}
-	}()
-	return "http://" + ln.Addr().String()
+		io.WriteString(c, reply)
+	})
 }
 
 func TestRawClientRefusesMalformedResponses(t *testing.T) {

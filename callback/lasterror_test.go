@@ -11,33 +11,12 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 // banner is what a receiver says; none of it may reach last_error, which
 // the agent reads.
 const banner = "INFO {\"server_id\":\"NATS-SECRET\",\"version\":\"2.10\"} root:x:0:0 mysql_native_password"
-
-// tcpService listens on loopback and handles each connection with serve.
-func tcpService(t *testing.T, serve func(net.Conn)) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				serve(c)
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
 
 // last_error says what kind of failure an attempt met, as a class and the
 // status code: never the receiver's body, a banner, or the text of a
@@ -55,7 +34,7 @@ func TestLastErrorIsAClassOnly(t *testing.T) {
 		_, _ = w.Write([]byte(banner))
 	}))
 	t.Cleanup(tlsServer.Close)
-	closed := tcpService(t, func(net.Conn) {})
+	closed := testutil.TCPService(t, func(net.Conn) {})
 	refused := refusedAddr(t)
 
 	tests := []struct {
@@ -67,14 +46,14 @@ func TestLastErrorIsAClassOnly(t *testing.T) {
 		{"404 with a body", withBody(http.StatusNotFound), broker.DeliveryFailed, "http 404"},
 		{"403 with a body", withBody(http.StatusForbidden), broker.DeliveryFailed, "http 403"},
 		{"503 with a body", withBody(http.StatusServiceUnavailable), broker.DeliveryPending, "http 503"},
-		{"a banner in answer", "http://" + tcpService(t, func(c net.Conn) {
+		{"a banner in answer", "http://" + testutil.TCPService(t, func(c net.Conn) {
 			_, _ = bufio.NewReader(c).ReadString('\n')
 			_, _ = c.Write([]byte(banner + "\r\n"))
 		}) + "/hook", broker.DeliveryPending, "bad response"},
 		// A service that speaks first (NATS, MySQL, SMTP): depending on
 		// when its banner arrives, the HTTP client sees a bad answer or a
 		// connection spoilt before the request.
-		{"a banner first", "http://" + tcpService(t, func(c net.Conn) {
+		{"a banner first", "http://" + testutil.TCPService(t, func(c net.Conn) {
 			_, _ = c.Write([]byte(banner + "\r\n"))
 			_, _ = bufio.NewReader(c).ReadString('\n')
 		}) + "/hook", broker.DeliveryPending, "bad response|network"},
@@ -82,7 +61,7 @@ func TestLastErrorIsAClassOnly(t *testing.T) {
 		{"nothing listens", "http://" + refused + "/hook", broker.DeliveryPending, "refused"},
 		{"https to an unknown certificate", tlsServer.URL + "/hook", broker.DeliveryPending, "tls"},
 		{"https to plain http", "https://" + strings.TrimPrefix(withBody(http.StatusOK), "http://"), broker.DeliveryPending, "tls"},
-		{"silent", "http://" + tcpService(t, func(c net.Conn) {
+		{"silent", "http://" + testutil.TCPService(t, func(c net.Conn) {
 			time.Sleep(5 * time.Second)
 		}) + "/hook", broker.DeliveryPending, "timeout"},
 		{"no such name", "http://nowhere.test/hook", broker.DeliveryPending, "dns"},
