@@ -40,7 +40,17 @@ type rawConn struct {
 	wb []byte
 	// reused is set once the connection has carried a response.
 	reused bool
+	// idleSince is when it went back to the pool.
+	idleSince time.Time
 }
+
+// probeAfter is how long a connection may sit in the pool before it is
+// checked (closedByPeer) when taken again: the bridge closes keep-alive
+// connections idle for server.idle_timeout (90 s by default), and a
+// request written on one of those fails. net/http's client learns of
+// such a close at once, from the reader goroutine each of its
+// connections has.
+var probeAfter = time.Second
 
 func newRawClient(maxIdle int) *rawClient {
 	return &rawClient{idle: map[string][]*rawConn{}, max: max(maxIdle, 1), dial: net.Dialer{Timeout: 5 * time.Second}}
@@ -96,14 +106,21 @@ func splitURL(rawURL string) (host, target string, err error) {
 }
 
 func (rc *rawClient) get(ctx context.Context, host string) (*rawConn, error) {
-	rc.mu.Lock()
-	if l := rc.idle[host]; len(l) > 0 {
+	for {
+		rc.mu.Lock()
+		l := rc.idle[host]
+		if len(l) == 0 {
+			rc.mu.Unlock()
+			break
+		}
 		cn := l[len(l)-1]
 		rc.idle[host] = l[:len(l)-1]
 		rc.mu.Unlock()
-		return cn, nil
+		if time.Since(cn.idleSince) < probeAfter || !closedByPeer(cn.c) {
+			return cn, nil
+		}
+		cn.c.Close()
 	}
-	rc.mu.Unlock()
 	c, err := rc.dial.DialContext(ctx, "tcp", host)
 	if err != nil {
 		return nil, err
@@ -118,6 +135,7 @@ func (rc *rawClient) put(host string, cn *rawConn) {
 		cn.c.Close()
 		return
 	}
+	cn.idleSince = time.Now()
 	rc.idle[host] = append(rc.idle[host], cn)
 }
 

@@ -223,6 +223,26 @@ func TestRawClientAfterTheServerClosedAnIdleConnection(t *testing.T) {
 	if n := conns.Load(); n != 3 {
 		t.Fatalf("%d connections, want 3", n)
 	}
+
+	// A connection idle past probeAfter is checked when taken: one the
+	// server closed is dropped, and the POST goes on a new connection; one
+	// still open is used again.
+	defer func(d time.Duration) { probeAfter = d }(probeAfter)
+	probeAfter = 0
+	closeIdle()
+	if code, body, err := rc.do(ctx, "POST", srv.URL+"/", []byte(`{}`)); err != nil || code != 200 || string(body) != "POST" {
+		t.Fatalf("POST after the close, the connection checked: %d %q %v", code, body, err)
+	}
+	<-idle
+	for range 5 {
+		if _, _, err := rc.do(ctx, "GET", srv.URL+"/", nil); err != nil {
+			t.Fatal(err)
+		}
+		<-idle
+	}
+	if n := conns.Load(); n != 4 {
+		t.Fatalf("%d connections, want 4: an open connection checked and used again", n)
+	}
 }
 
 func TestRawClientEndsWithItsContext(t *testing.T) {
