@@ -19,8 +19,8 @@ import (
 // for lack of a server (connection refused or reset, 502–503) is sent
 // again until its context ends, the way a client rides out a restart.
 type agentAPI struct {
-	http *http.Client
-	// raw, when set, sends the requests instead of http (rawhttp.go).
+	// http sends the requests, unless raw is set (rawhttp.go).
+	http     *http.Client
 	raw      *rawClient
 	retry    bool
 	callback string
@@ -44,16 +44,15 @@ func newAgentAPI(conns int, retry bool) *agentAPI {
 
 // newRawAgentAPI is newAgentAPI on rawClient: the load runs' agents.
 func newRawAgentAPI(conns int, retry bool) *agentAPI {
-	a := newAgentAPI(conns, retry)
-	a.raw = newRawClient(conns)
-	return a
+	return &agentAPI{raw: newRawClient(conns), retry: retry}
 }
 
 func (a *agentAPI) close() {
-	a.http.CloseIdleConnections()
 	if a.raw != nil {
 		a.raw.close()
+		return
 	}
+	a.http.CloseIdleConnections()
 }
 
 // result is the part of the API's question JSON the runs check.

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,6 +64,9 @@ const (
 	ClientNetHTTP = "net/http"
 )
 
+// client is Client, or ClientRaw when it is empty.
+func (c *LoadConfig) client() string { return cmp.Or(c.Client, ClientRaw) }
+
 // LoadResult is what a load run measured.
 type LoadResult struct {
 	Cycles  int           `json:"cycles"`
@@ -99,11 +103,8 @@ func (c *LoadConfig) check() error {
 		return fmt.Errorf("load: mode %q is not %s or %s", c.Mode, ModeBlocking, ModePending)
 	case c.Rate < 0:
 		return fmt.Errorf("load: rate must be positive or zero, got %g", c.Rate)
-	case c.Client != "" && c.Client != ClientRaw && c.Client != ClientNetHTTP:
+	case c.client() != ClientRaw && c.client() != ClientNetHTTP:
 		return fmt.Errorf("load: client %q is not %s or %s", c.Client, ClientRaw, ClientNetHTTP)
-	}
-	if c.Client == "" {
-		c.Client = ClientRaw
 	}
 	if c.Grace <= 0 {
 		c.Grace = 30 * time.Second
@@ -138,9 +139,11 @@ func Load(ctx context.Context, cfg LoadConfig) (*LoadResult, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	r := &loadRun{cfg: cfg, api: newRawAgentAPI(2*cfg.Agents+16, cfg.Retry)}
-	if cfg.Client == ClientNetHTTP {
-		r.api = newAgentAPI(2*cfg.Agents+16, cfg.Retry)
+	r := &loadRun{cfg: cfg}
+	if conns := 2*cfg.Agents + 16; cfg.client() == ClientNetHTTP {
+		r.api = newAgentAPI(conns, cfg.Retry)
+	} else {
+		r.api = newRawAgentAPI(conns, cfg.Retry)
 	}
 	r.api.callback = cfg.CallbackURL
 	r.prefix = "run" + strconv.FormatInt(time.Now().UnixNano(), 36)

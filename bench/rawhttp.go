@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -213,10 +214,7 @@ func (cn *rawConn) roundTrip(ctx context.Context, method, host, target string, b
 }
 
 // isReset reports a connection reset by the peer.
-func isReset(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && strings.Contains(op.Err.Error(), "connection reset")
-}
+func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
 
 // readResponse reads a status line, the headers and the body. code is 0
 // until the status line has been read.
@@ -363,4 +361,28 @@ func asciiEqualFold(b []byte, s string) bool {
 		}
 	}
 	return true
+}
+
+// closedByPeer reports whether an idle connection can no longer carry a
+// request: the peer closed it, it holds bytes nobody asked for, or it
+// failed. It peeks without blocking and without consuming anything.
+func closedByPeer(c net.Conn) bool {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return true
+	}
+	open := false
+	err = raw.Read(func(fd uintptr) bool {
+		var b [1]byte
+		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		// Nothing to read yet is the only state of a healthy idle
+		// connection; 0 bytes is the peer's close, any byte a stray.
+		open = errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK)
+		return true
+	})
+	return err != nil || !open
 }

@@ -198,12 +198,26 @@ func TestRawClientAfterTheServerClosedAnIdleConnection(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	closeIdle := func() {
-		(<-idle).Close()
-		time.Sleep(20 * time.Millisecond) // the FIN reaches the client's socket
-	}
 	rc := newRawClient(1)
 	defer rc.close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	// closeIdle closes the server's side of the client's idle connection
+	// and waits until the client's side can tell.
+	closeIdle := func() {
+		(<-idle).Close()
+		for start := time.Now(); ; time.Sleep(time.Millisecond) {
+			rc.mu.Lock()
+			l := rc.idle[host]
+			closed := len(l) == 1 && closedByPeer(l[0].c)
+			rc.mu.Unlock()
+			if closed {
+				return
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("the server's close never reached the client's idle connection")
+			}
+		}
+	}
 	ctx := context.Background()
 	if _, _, err := rc.do(ctx, "GET", srv.URL+"/", nil); err != nil {
 		t.Fatal(err)

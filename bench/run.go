@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -67,7 +66,7 @@ type StoreOnlyRedisUse struct {
 // store-only bound with the same concurrency and bounds.
 func RunLoad(ctx context.Context, env *Env, cfg LoadConfig, storeOnly bool) (*LoadReport, error) {
 	cfg.Servers = env.Servers
-	rep := &LoadReport{Store: "sqlite", Instances: len(env.Servers), Config: env.Config, Mode: cfg.Mode, Agents: cfg.Agents, Think: cfg.Think.String(), Client: cmp.Or(cfg.Client, ClientRaw)}
+	rep := &LoadReport{Store: "sqlite", Instances: len(env.Servers), Config: env.Config, Mode: cfg.Mode, Agents: cfg.Agents, Think: cfg.Think.String(), Client: cfg.client()}
 	var rc *goredis.Client
 	if env.IsRedis() {
 		rep.Store = "redis"

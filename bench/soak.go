@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -210,7 +209,7 @@ func RunSoak(ctx context.Context, env *Env, cfg SoakConfig, progress func(SoakWi
 		}
 		return p
 	}
-	rep := &SoakReport{Store: "sqlite", Config: env.Config, Mode: cfg.Load.Mode, Client: cmp.Or(cfg.Load.Client, ClientRaw), Agents: cfg.Load.Agents,
+	rep := &SoakReport{Store: "sqlite", Config: env.Config, Mode: cfg.Load.Mode, Client: cfg.Load.client(), Agents: cfg.Load.Agents,
 		Rate: cfg.Load.Rate, Duration: cfg.Load.Duration, Interval: cfg.Interval, Tolerance: cfg.Tolerance, Warmup: cfg.Warmup}
 	if env.IsRedis() {
 		rep.Store = "redis"

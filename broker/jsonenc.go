@@ -26,21 +26,22 @@ import (
 // saves, and a question inside another value is encoded by reflection
 // as before.
 func EncodeQuestion(q *Question) ([]byte, error) {
-	if b, ok := appendQuestion(make([]byte, 0, 1536), q); ok {
-		return b, nil
+	b, err := AppendQuestion(make([]byte, 0, 1536), q)
+	if err != nil {
+		return nil, err
 	}
-	// A copy goes to encoding/json, so that q itself does not escape:
-	// callers may keep it on their stack.
-	c := *q
-	return json.Marshal(&c)
+	return b, nil
 }
 
 // AppendQuestion appends q's JSON, the bytes EncodeQuestion returns, to
 // b: a caller that keeps a buffer encodes a question without allocating.
+// On an error b is returned as it was.
 func AppendQuestion(b []byte, q *Question) ([]byte, error) {
 	if out, ok := appendQuestion(b, q); ok {
 		return out, nil
 	}
+	// A copy goes to encoding/json, so that q itself does not escape:
+	// callers may keep it on their stack.
 	c := *q
 	data, err := json.Marshal(&c)
 	if err != nil {

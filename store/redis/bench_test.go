@@ -100,6 +100,18 @@ func fourOptions(now time.Time) *broker.Question {
 	return q
 }
 
+// createFresh creates q, under a new id whenever its id is taken, as the
+// broker does: ids are six characters, so among the thousands of
+// questions of a benchmark two random ones meet now and then.
+func createFresh(s *redisstore.Store, q *broker.Question) error {
+	_, _, err := s.Create(context.Background(), q)
+	for errors.Is(err, broker.ErrIDTaken) {
+		q.ID = broker.NewID()
+		_, _, err = s.Create(context.Background(), q)
+	}
+	return err
+}
+
 // cycle runs Create + AddMessage + Resolve + Get of one question.
 func cycle(tb testing.TB, s *redisstore.Store, idempotent bool, i int) {
 	ctx := context.Background()
@@ -107,12 +119,7 @@ func cycle(tb testing.TB, s *redisstore.Store, idempotent bool, i int) {
 	if !idempotent {
 		q.ToolCallID = ""
 	}
-	_, _, err := s.Create(ctx, q)
-	for errors.Is(err, broker.ErrIDTaken) { // as the broker does: ids are short
-		q.ID = broker.NewID()
-		_, _, err = s.Create(ctx, q)
-	}
-	if err != nil {
+	if err := createFresh(s, q); err != nil {
 		tb.Fatal(err)
 	}
 	m := broker.MessageRef{Channel: "telegram", Chat: "-1001234567890", MessageID: strconv.Itoa(i), PostedAt: time.Now()}
@@ -236,15 +243,8 @@ func pendingMemory(b *testing.B, listpackValue string) {
 	before := usedMemory(b, admin)
 	for i := 0; b.Loop(); i++ {
 		q := fourOptions(time.Now())
-		for {
-			_, _, err := s.Create(ctx, q)
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, broker.ErrIDTaken) {
-				b.Fatal(err)
-			}
-			q.ID = broker.NewID()
+		if err := createFresh(s, q); err != nil {
+			b.Fatal(err)
 		}
 		m := broker.MessageRef{Channel: "telegram", Chat: "-1001234567890", MessageID: strconv.Itoa(1000000 + i), PostedAt: time.Now()}
 		if err := s.AddMessage(ctx, q.ID, m); err != nil {

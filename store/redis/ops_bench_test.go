@@ -2,7 +2,6 @@ package redis_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -50,18 +49,6 @@ func createN(b *testing.B, s *redisstore.Store, n int) []string {
 		ids[i] = q.ID
 	}
 	return ids
-}
-
-// createFresh creates q, under a new id whenever its id is taken, as the
-// broker does: ids are six characters, so among the thousands of
-// questions of a benchmark two random ones meet now and then.
-func createFresh(s *redisstore.Store, q *broker.Question) error {
-	_, _, err := s.Create(context.Background(), q)
-	for errors.Is(err, broker.ErrIDTaken) {
-		q.ID = broker.NewID()
-		_, _, err = s.Create(context.Background(), q)
-	}
-	return err
 }
 
 // reportCalls adds the redis-calls/op metric: the INFO commandstats delta
