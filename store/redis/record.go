@@ -170,11 +170,15 @@ func copyResolution(res resolution) resolution {
 // copy of base, the record's body already decoded, when not nil; a
 // resolution in the record that is sent's is copied, not decoded.
 func (r record) questionWith(base *broker.Question, sent *sentResolution) (*broker.Question, error) {
-	var q broker.Question
+	// One Question is allocated: the clone, or the decoded body.
+	var q *broker.Question
 	if base != nil {
-		q = *base.Clone()
-	} else if err := json.Unmarshal([]byte(r["j"]), &q); err != nil {
-		return nil, fmt.Errorf("decode question: %w", err)
+		q = base.Clone()
+	} else {
+		q = new(broker.Question)
+		if err := json.Unmarshal([]byte(r["j"]), q); err != nil {
+			return nil, fmt.Errorf("decode question: %w", err)
+		}
 	}
 	q.Status = broker.Status(r["st"])
 	q.Agent, q.SessionID = r["a"], r["se"]
@@ -200,7 +204,7 @@ func (r record) questionWith(base *broker.Question, sent *sentResolution) (*brok
 	if v, ok := r["rs"]; ok {
 		q.RemindersSent, _ = strconv.Atoi(v)
 	}
-	if err := r.policyState(&q); err != nil {
+	if err := r.policyState(q); err != nil {
 		return nil, err
 	}
 	if v, ok := r["lu"]; ok {
@@ -235,7 +239,7 @@ func (r record) questionWith(base *broker.Question, sent *sentResolution) (*brok
 			q.Selections[i] = sel
 		}
 	}
-	return &q, nil
+	return q, nil
 }
 
 // messages lists the posted copies kept in fields m1..m<mn>.
