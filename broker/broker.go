@@ -43,6 +43,11 @@ type Config struct {
 	// ("channel:user-id" or "user-id"): its questions are asked for them
 	// (see Policy.ForbidRequester).
 	OnBehalfOf map[string][]string
+	// People is the directory of people and groups (people.go): who an
+	// account belongs to, for responder lists that name "person:ana" or
+	// "group:sre", quorums that count people, and forbid_requester. Nil
+	// knows nobody.
+	People *People
 }
 
 // DefaultPendingPerAgent is the cap on one agent's pending questions when

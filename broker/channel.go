@@ -107,13 +107,17 @@ type Inbound struct {
 	// Prompt, beside QuestionID, is the 1-based prompt of a dialog the
 	// platform context names (a reply box under one prompt), or 0.
 	Prompt int
+	// Person is the person the account (Channel, User) belongs to. The
+	// broker sets it from its directory (Config.People) as the action
+	// arrives; channels leave it nil.
+	Person *Person
 }
 
 // Responder returns who acted. The name and user id, shown after
 // "Answered by" on every platform, are cleaned of control characters, line
 // breaks and bidirectional controls.
 func (in Inbound) Responder() *Responder {
-	return &Responder{Channel: in.Channel, User: cleanName(in.User), Name: cleanName(in.Name)}
+	return &Responder{Channel: in.Channel, User: cleanName(in.User), Name: cleanName(in.Name), Person: in.Person.Ref()}
 }
 
 // Reply is what the person who acted is told, and what happened.

@@ -411,6 +411,13 @@ func appendResponder(b []byte, r Responder) []byte {
 	if r.Name != "" {
 		b = appendString(append(b, `,"name":`...), r.Name)
 	}
+	if p := r.Person; p != nil {
+		b = appendString(append(b, `,"person":{"id":`...), p.ID)
+		if p.Name != "" {
+			b = appendString(append(b, `,"name":`...), p.Name)
+		}
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

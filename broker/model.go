@@ -104,6 +104,9 @@ type Responder struct {
 	Channel string `json:"channel"`
 	User    string `json:"user"`
 	Name    string `json:"name,omitempty"`
+	// Person is the person the account belongs to (people.go), when the
+	// configuration links it to one.
+	Person *PersonRef `json:"person,omitempty"`
 }
 
 // Target is one place a route posts to: a channel and, for chat platforms,
