@@ -14,7 +14,8 @@ import (
 // themselves handle the whole: the broker takes it, and every other
 // consumer is handed only the role it works with (the timeouts sweeper
 // the Schedule, the callback deliverer the Outbox and the Feed, the web
-// inbox the Sessions, the API what it reads beside the broker).
+// inbox the Sessions, the webhooks the ReplayGuard, the API what it
+// reads beside the broker).
 //
 // Implementations: store/sqlite (embedded default) and store/redis. Both
 // pass the conformance suite in broker/brokertest. All methods are safe for
@@ -29,6 +30,8 @@ type Store interface {
 	Outbox
 	Attachments
 	Sessions
+	// ReplayGuard drops replayed webhook requests (store_replay.go).
+	ReplayGuard
 	PolicyStore
 	Housekeeping
 	// PlatformOutbox keeps the platform work of questions

@@ -57,6 +57,9 @@
 //	Pleader:<name>           leader lease: instance id with a TTL
 //	Pws:<digest>             string: a web inbox session's expiry (ms),
 //	                         with a TTL; read alone, so it may hash anywhere
+//	Prp:<key>                string "1" with a TTL: a webhook request already
+//	                         taken (replay.go); read alone, so it may hash
+//	                         anywhere
 //
 // The body key holds what never changes (prompts, route, targets,
 // deadline, callback URL...) as JSON. The record hash holds everything a

@@ -179,7 +179,8 @@ const sqlPurgeable = `SELECT id FROM questions
 	LIMIT ?2`
 
 // Purge removes questions resolved before before, with their messages,
-// events and finished deliveries, and the pending counts at zero, and returns how many questions went. It
+// events and finished deliveries, the pending counts at zero and the
+// replay keys expired, and returns how many questions went. It
 // works in chunks of its own transactions. A question whose callback is
 // still pending is kept until the delivery ends; the event log is cut by
 // time, so its event goes with the others of its time.
@@ -226,6 +227,10 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (int, error) {
 		return err
 	})
 	if err != nil {
+		return total, err
+	}
+	// The replay keys expire by the clock, not by the retention.
+	if err := s.purgeReplayKeys(ctx, time.Now()); err != nil {
 		return total, err
 	}
 	for {

@@ -203,6 +203,9 @@ var migrations = []string{
 	// rows and are found as before; the copies posted later on a platform
 	// (AddMessage) are rows as ever.
 	`ALTER TABLE questions ADD COLUMN copies TEXT NOT NULL DEFAULT '[]';`,
+	// 12: the keys of webhook requests already taken, until they expire
+	// (replay.go).
+	replaySchema,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses
