@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/config"
 )
 
@@ -146,7 +147,7 @@ func checkSecrets(agents []AgentSettings, people []ResponderSettings, exposed bo
 
 // ValidateOnBehalfOf checks that each agent's on_behalf_of entry names a
 // person on one of the configured channels: "channel:user-id".
-func ValidateOnBehalfOf(agents []AgentSettings, channels map[string]bool) error {
+func ValidateOnBehalfOf(agents []AgentSettings, channels map[string]bool, people *broker.People) error {
 	var p config.Problems
 	known := strings.Join(slices.Sorted(maps.Keys(channels)), ", ")
 	for i, a := range agents {
@@ -154,6 +155,11 @@ func ValidateOnBehalfOf(agents []AgentSettings, channels map[string]bool) error 
 			f := fmt.Sprintf("agents[%d].on_behalf_of[%d]", i, k)
 			ch, user, ok := strings.Cut(e, ":")
 			switch {
+			case ch == "person" && people.Person(user) == nil:
+				p.Add(fmt.Errorf("%s: %q names no person listed under people", f, e))
+			case ch == "person":
+			case ch == "group" || ch == "role":
+				p.Add(fmt.Errorf("%s: %q names a %s: an agent acts for people, written person:person-id or channel:user-id", f, e, ch))
 			case !ok || strings.TrimSpace(ch) == "" || strings.TrimSpace(user) == "":
 				p.Add(fmt.Errorf("%s: %q is not \"channel:user-id\" (e.g. \"slack:U0123\")", f, e))
 			case strings.ContainsAny(e, " \t") || strings.Contains(user, ":"):

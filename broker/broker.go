@@ -265,7 +265,7 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*
 	if req.Timeout != nil {
 		timeout = time.Duration(*req.Timeout)
 	}
-	if err := validateRouted(req, route, timeout); err != nil {
+	if err := validateRouted(req, route, timeout, b.cfg.People); err != nil {
 		return nil, err
 	}
 	points := b.cfg.ReminderPoints

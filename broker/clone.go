@@ -43,6 +43,13 @@ func (q *Question) Clone() *Question {
 	}
 	c.Policy.Escalate = slices.Clone(q.Policy.Escalate)
 	c.State.Snoozes = slices.Clone(q.State.Snoozes)
+	for i := range c.State.Snoozes {
+		c.State.Snoozes[i].By = c.State.Snoozes[i].By.clone()
+	}
+	c.State.Notes = slices.Clone(q.State.Notes)
+	for i := range c.State.Notes {
+		c.State.Notes[i].By = c.State.Notes[i].By.clone()
+	}
 	if q.State.Escalations != nil {
 		c.State.Escalations = make([]Escalation, len(q.State.Escalations))
 		for i, e := range q.State.Escalations {
@@ -58,6 +65,7 @@ func (q *Question) Clone() *Question {
 				a := v.Answer.clone()
 				v.Answer = &a
 			}
+			v.By = v.By.clone()
 			c.State.Votes[i] = v
 		}
 	}
@@ -111,6 +119,15 @@ func cloneResponder(r *Responder) *Responder {
 	if r == nil {
 		return nil
 	}
-	cp := *r
+	cp := r.clone()
 	return &cp
+}
+
+// clone returns r with its own copy of the person reference.
+func (r Responder) clone() Responder {
+	if r.Person != nil {
+		p := *r.Person
+		r.Person = &p
+	}
+	return r
 }

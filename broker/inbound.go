@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +12,7 @@ import (
 // what happened. It never fails: every problem becomes a Reply that names
 // it, and changes nothing.
 func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
+	in.Person = b.cfg.People.Of(in.Channel, in.User)
 	cmd, err := Parse(in.Text)
 	if errors.Is(err, ErrNotCommand) {
 		return b.handleBare(ctx, in)
@@ -102,8 +104,21 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 	return refuse(ErrInvalid, "Several questions are open here; reply to one, or type /answer <id> <choice>:\n%s", b.listText(open))
 }
 
+// openHere lists the open questions of in's chat that in's user may
+// answer; the others are not shown, so a text channel's /pending never
+// tells one responder of another's questions.
 func (b *Broker) openHere(ctx context.Context, in Inbound) ([]*Question, error) {
-	return b.store.List(ctx, Filter{Channel: in.Channel, Chat: in.Chat, Status: StatusPending, Limit: 50})
+	qs, err := b.store.List(ctx, Filter{Channel: in.Channel, Chat: in.Chat, Status: StatusPending, Limit: 50})
+	if err != nil {
+		return nil, err
+	}
+	mine := qs[:0]
+	for _, q := range qs {
+		if _, allowed := q.inScope(in); allowed {
+			mine = append(mine, q)
+		}
+	}
+	return mine, nil
 }
 
 func (b *Broker) pendingHere(ctx context.Context, in Inbound) Reply {
@@ -145,8 +160,7 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 		return nil, &r
 	}
 	if !allowed {
-		r := refuse(ErrForbidden, "You are not one of the people asked to answer %s; nothing was recorded.", id)
-		r.Question = q
+		r := b.refuseAudited(ctx, in, q, ErrForbidden, AuditNotResponder, fmt.Sprintf("You are not one of the people asked to answer %s; nothing was recorded.", id))
 		return nil, &r
 	}
 	if q.Status == StatusPending {
@@ -176,8 +190,23 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 	return q, nil
 }
 
+// authorizeAct is authorize for an action that changes q: on a question
+// whose policy counts people (a quorum, forbid_requester), the account
+// must belong to a person, so that no human counts twice.
+func (b *Broker) authorizeAct(ctx context.Context, in Inbound, id string) (*Question, *Reply) {
+	q, refused := b.authorize(ctx, in, id)
+	if refused != nil {
+		return q, refused
+	}
+	if q.countsPeople() && in.Person == nil {
+		r := b.refuseAudited(ctx, in, q, ErrForbidden, AuditUnlinked, fmt.Sprintf("Your %s account is not linked to a person on this route; nothing was recorded.", channelTitle(in.Channel)))
+		return nil, &r
+	}
+	return q, nil
+}
+
 func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
-	q, refused := b.authorize(ctx, in, cmd.ID)
+	q, refused := b.authorizeAct(ctx, in, cmd.ID)
 	if refused != nil {
 		return *refused
 	}
@@ -187,6 +216,11 @@ func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 	}
 	if q.voting() && cmd.Verb == VerbDecline {
 		return b.vote(ctx, in, q, nil, true, reason)
+	}
+	if q.voting() {
+		// Not ready, from one person, does not end a question that needs
+		// several: it is that person's note.
+		return b.note(ctx, in, q, reason, true)
 	}
 	r := Resolution{Status: StatusDeclined, Reason: reason, AnsweredBy: in.Responder()}
 	if cmd.Verb == VerbDiscuss {
@@ -227,7 +261,7 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 	if reply, ok := b.answerKnown(ctx, in, id, n, choice); ok {
 		return reply
 	}
-	q, refused := b.authorize(ctx, in, id)
+	q, refused := b.authorizeAct(ctx, in, id)
 	if refused != nil {
 		return *refused
 	}
@@ -259,14 +293,11 @@ func (b *Broker) answer(ctx context.Context, in Inbound, id string, n int, choic
 // caller to decide on a fresh read.
 func (b *Broker) answerKnown(ctx context.Context, in Inbound, id string, n int, choice string) (Reply, bool) {
 	q := b.known.get(id)
-	if q == nil || len(in.Attachments) > 0 || len(q.Prompts) != 1 || q.voting() ||
+	if q == nil || len(in.Attachments) > 0 || len(q.Prompts) != 1 || q.countsPeople() ||
 		q.Status != StatusPending || !b.cfg.Now().Before(q.ExpiresAt) {
 		return Reply{}, false
 	}
 	if _, allowed := q.inScope(in); !allowed {
-		return Reply{}, false
-	}
-	if q.Policy.ForbidRequester && q.requester(in) {
 		return Reply{}, false
 	}
 	i, a, refused := b.interpret(q, in, n, choice)
@@ -291,6 +322,9 @@ func (b *Broker) interpret(q *Question, in Inbound, n int, choice string) (int, 
 	if r := checkFiles(q, q.Prompts[i], nil, in.Attachments); r != nil {
 		return 0, Answer{}, r
 	}
+	if r := ambiguousWord(q, i, choice); r != nil {
+		return 0, Answer{}, r
+	}
 	a := Answer{Selected: []string{}}
 	if strings.TrimSpace(choice) != "" || len(in.Attachments) == 0 {
 		a, err = Interpret(q.Prompts[i], ParseChoice(choice))
@@ -300,6 +334,27 @@ func (b *Broker) interpret(q *Question, in Inbound, n int, choice string) (int, 
 	}
 	a.AnsweredBy = in.Responder()
 	return i, a, nil
+}
+
+// commandWords are the verbs that, typed alone as an answer, more likely
+// mean the command than the text.
+var commandWords = []Verb{VerbSnooze, VerbDecline, VerbDiscuss, VerbPending, VerbToggle, VerbAnswer}
+
+// ambiguousWord refuses an answer that is only a command word ("bridge
+// answer k7m2qx snooze") unless an option of prompt i is labelled so: it
+// says how to do either.
+func ambiguousWord(q *Question, i int, choice string) *Reply {
+	w := strings.ToLower(strings.TrimSpace(choice))
+	if !slices.Contains(commandWords, Verb(w)) {
+		return nil
+	}
+	for _, o := range q.Prompts[i].Options {
+		if strings.EqualFold(strings.TrimSuffix(o.Label, RecommendedSuffix), w) {
+			return nil
+		}
+	}
+	return &Reply{Text: fmt.Sprintf("%q is a command, not an answer: to %s %s, type /%s %s (bridge %s %s); to answer with the word itself, type %s. Nothing was recorded.",
+		w, w, q.ID, w, q.ID, w, q.ID, FormatAnswer(q.Ref(i), "other "+w)), Question: q, Err: ErrInvalid}
 }
 
 // record records a as the answer to prompt i of q: the whole answer of a

@@ -25,6 +25,10 @@ type Person struct {
 	WebTokenEnv string `yaml:"web_token_env" json:"-"`
 	// Email matches a single sign-on identity (optional).
 	Email string `yaml:"email" json:"-"`
+
+	// groups are the ids of the groups the person is in, set by
+	// NewPeople.
+	groups []string
 }
 
 // PersonRef names the person behind an action: id and display name.
@@ -129,6 +133,11 @@ func NewPeople(people []Person, groups map[string][]string) (*People, error) {
 			}
 		}
 		d.groups[g] = slices.Clone(members)
+		for _, m := range members {
+			if p := d.byID[m]; p != nil && !slices.Contains(p.groups, g) {
+				p.groups = append(p.groups, g)
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(errs, "\n"))
@@ -174,6 +183,9 @@ func (d *People) All() []*Person {
 	}
 	return out
 }
+
+// InGroup reports whether p is in group id.
+func (p *Person) InGroup(id string) bool { return p != nil && slices.Contains(p.groups, id) }
 
 // Ref returns the reference to p shown with an action: id and name.
 func (p *Person) Ref() *PersonRef {

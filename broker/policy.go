@@ -48,6 +48,18 @@ type PolicyState struct {
 	// the next one is due (zero when none is left); stores index it.
 	Escalations []Escalation `json:"escalations,omitempty"`
 	EscalateAt  time.Time    `json:"escalate_at,omitzero"`
+	// Notes are what people wrote on a question with a quorum without
+	// voting: not ready (/discuss) before they chose an option.
+	Notes []Note `json:"notes,omitempty"`
+}
+
+// Note is one person's text on a question with a quorum that is no vote.
+// NotReady marks a /discuss.
+type Note struct {
+	By       Responder `json:"by"`
+	Text     string    `json:"text,omitempty"`
+	NotReady bool      `json:"not_ready,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 // Vote is one responder's standing choice on a question with a quorum.
@@ -57,6 +69,9 @@ type Vote struct {
 	Choice string    `json:"choice"`
 	Deny   bool      `json:"deny,omitempty"`
 	Reason string    `json:"reason,omitempty"`
+	// Note is the text the person wrote beside the option, or later, on
+	// this vote; it does not change what the vote counts for.
+	Note   string    `json:"note,omitempty"`
 	Answer *Answer   `json:"answer,omitempty"`
 	At     time.Time `json:"at"`
 }
@@ -82,9 +97,16 @@ func (p Policy) denyQuorum() int { return max(p.QuorumDeny, 1) }
 func (q *Question) voting() bool { return q.Policy.quorum() > 1 || q.Policy.denyQuorum() > 1 }
 
 // ValidatePolicy checks the policy of a route: field names it in errors
-// ("routes.prod.policy"). responders are the route's responders, targets
-// its targets.
-func ValidatePolicy(field string, p Policy, responders []string) error {
+// ("routes.prod.policy"). responders are the route's responders; people
+// is the directory that says how many people they name. A quorum counts
+// people, so an account that belongs to no person counts for nobody.
+func ValidatePolicy(field string, p Policy, responders []string, people *People) error {
+	return validatePolicy(field, p, responders, people, nil)
+}
+
+// validatePolicy is ValidatePolicy leaving out of the count the people in
+// except (the requesters, when the policy forbids them).
+func validatePolicy(field string, p Policy, responders []string, people *People, except map[string]bool) error {
 	if p.Quorum < 0 {
 		return fieldErr(field+".quorum", "%d is less than 1: write 1 or more (2 for two-person approval)", p.Quorum)
 	}
@@ -92,13 +114,18 @@ func ValidatePolicy(field string, p Policy, responders []string) error {
 		return fieldErr(field+".quorum_deny", "%d is less than 1", p.QuorumDeny)
 	}
 	if p.Quorum > 1 && len(responders) == 0 {
-		return fieldErr(field+".quorum", "a quorum of %d needs responders: list at least %d people, or a role", p.Quorum, p.Quorum)
+		return fieldErr(field+".quorum", "a quorum of %d needs responders: list at least %d people (person:ana, group:sre), or a role", p.Quorum, p.Quorum)
 	}
-	if p.Quorum > 1 && !hasRole(responders) && len(responders) < p.Quorum {
-		return fieldErr(field+".quorum", "%d is more than the %d responder(s) listed: the question could never resolve", p.Quorum, len(responders))
+	n, open := CountPeople(responders, people, except)
+	besides := ""
+	if len(except) > 0 {
+		besides = " besides the requester"
 	}
-	if p.QuorumDeny > 1 && !hasRole(responders) && len(responders) < p.QuorumDeny {
-		return fieldErr(field+".quorum_deny", "%d is more than the %d responder(s) listed", p.QuorumDeny, len(responders))
+	if p.Quorum > 1 && !open && n < p.Quorum {
+		return fieldErr(field+".quorum", "%d is more than the %d people the responders name%s: the question could never resolve (a quorum counts people: link each account to a person under people)", p.Quorum, n, besides)
+	}
+	if p.QuorumDeny > 1 && !open && n < p.QuorumDeny {
+		return fieldErr(field+".quorum_deny", "%d is more than the %d people the responders name%s", p.QuorumDeny, n, besides)
 	}
 	if s := p.Snooze; s != nil {
 		if time.Duration(s.By) < time.Minute {
@@ -114,18 +141,9 @@ func ValidatePolicy(field string, p Policy, responders []string) error {
 	return nil
 }
 
-func hasRole(responders []string) bool {
-	for _, e := range responders {
-		if r, err := parseResponder(e); err == nil && r.role {
-			return true
-		}
-	}
-	return false
-}
-
 // tighten returns the policy of a question: the route's, tightened by
 // the question's own, or an error naming the first loosening.
-func tighten(route Policy, own *Policy, responders []string) (Policy, error) {
+func tighten(route Policy, own *Policy) (Policy, error) {
 	if own == nil {
 		return route, nil
 	}
@@ -164,34 +182,62 @@ func tighten(route Policy, own *Policy, responders []string) (Policy, error) {
 		}
 		p.TimeoutMax = own.TimeoutMax
 	}
-	if err := ValidatePolicy("policy", p, responders); err != nil {
-		return p, err
-	}
 	return p, nil
 }
 
 // requester reports whether in's user is one of the people q is asked
-// for: entries "user-id" or "channel:user-id".
-func (q *Question) requester(in Inbound) bool {
+// for: entries "user-id", "channel:user-id" or "person:person-id". When
+// in's account belongs to a person, every account of that person is the
+// requester, in every channel.
+func (q *Question) requester(in Inbound, people *People) bool {
 	for _, e := range q.RequestedBy {
+		if in.Person != nil && slices.Contains(requesterPeople(e, people), in.Person.ID) {
+			return true
+		}
 		ch, user, ok := strings.Cut(e, ":")
 		if !ok {
 			user, ch = ch, ""
 		}
-		if user == in.User && (ch == "" || ch == in.Channel) {
+		if ch != "person" && user == in.User && (ch == "" || ch == in.Channel) {
 			return true
 		}
 	}
 	return false
 }
 
-// validateRequestedBy checks requested_by entries: "user-id" or
-// "channel:user-id".
-func validateRequestedBy(field string, entries []string) error {
+// requesterPeople returns the ids of the people a requested_by entry
+// names.
+func requesterPeople(e string, people *People) []string {
+	r, err := parseResponder(e)
+	if err != nil {
+		return nil
+	}
+	ids, _ := r.people(people)
+	return ids
+}
+
+// requesterSet returns the ids of the people q is asked for.
+func requesterSet(entries []string, people *People) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range entries {
+		for _, id := range requesterPeople(e, people) {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// validateRequestedBy checks requested_by entries: "user-id",
+// "channel:user-id" or "person:person-id".
+func validateRequestedBy(field string, entries []string, people *People) error {
 	for i, e := range entries {
 		r, err := parseResponder(e)
-		if err == nil && r.role {
-			err = fmt.Errorf("%q names a role: name a person, as user-id or channel:user-id", e)
+		switch {
+		case err != nil:
+		case r.kind == kindRole || r.kind == kindGroup:
+			err = fmt.Errorf("%q names a role or a group: name a person, as person:person-id, user-id or channel:user-id", e)
+		default:
+			err = r.known(e, people)
 		}
 		if err != nil {
 			return fieldErr(fmt.Sprintf("%s[%d]", field, i), "%s", err.Error())

@@ -31,7 +31,7 @@ func newPolicyEnv(t *testing.T, responders []string, pol broker.Policy, onBehalf
 	}}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
 	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler),
-		OnBehalfOf: map[string][]string{"agent": onBehalf}})
+		OnBehalfOf: map[string][]string{"agent": onBehalf}, People: teamPeople(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +42,21 @@ func newPolicyEnv(t *testing.T, responders []string, pol broker.Policy, onBehalf
 	go func() { b.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; b.Close() })
 	return &env{b: b, st: st, ch: ch, clock: clk}
+}
+
+// teamPeople is the directory of the policy tests: ana, bo and cy, each
+// with their account on the test channel "chat" (Ana also on "other").
+func teamPeople(t *testing.T) *broker.People {
+	t.Helper()
+	d, err := broker.NewPeople([]broker.Person{
+		{ID: "ana", Accounts: []string{"chat:ana", "other:ana-2"}},
+		{ID: "bo", Accounts: []string{"chat:bo"}},
+		{ID: "cy", Accounts: []string{"chat:cy"}},
+	}, map[string][]string{"sre": {"ana", "bo", "cy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func allowDeny() *broker.AskRequest {
@@ -303,18 +318,23 @@ func TestPolicyBadInputs(t *testing.T) {
 		pol        broker.Policy
 		want       string
 	}{
-		{"quorum above responders", []string{"ana", "bo"}, broker.Policy{Quorum: 3}, "routes.x.policy.quorum: 3 is more than the 2 responder(s) listed"},
+		{"quorum above responders", []string{"ana", "bo"}, broker.Policy{Quorum: 3}, "routes.x.policy.quorum: 3 is more than the 2 people the responders name"},
+		{"accounts of nobody", []string{"slack:U1", "slack:U2"}, broker.Policy{Quorum: 2}, "routes.x.policy.quorum: 2 is more than the 0 people the responders name"},
+		{"two accounts of one person", []string{"chat:ana", "other:ana-2"}, broker.Policy{Quorum: 2}, "2 is more than the 1 people the responders name"},
 		{"quorum below one", sre, broker.Policy{Quorum: -1}, "routes.x.policy.quorum: -1 is less than 1"},
 		{"quorum without responders", nil, broker.Policy{Quorum: 2}, "a quorum of 2 needs responders"},
 		{"snooze max zero", nil, broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(time.Hour)}}, "snooze.max: 0 is less than 1"},
 	} {
-		err := broker.ValidatePolicy("routes.x.policy", tc.pol, tc.responders)
+		err := broker.ValidatePolicy("routes.x.policy", tc.pol, tc.responders, teamPeople(t))
 		if !errors.Is(err, broker.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	if err := broker.ValidatePolicy("p", broker.Policy{Quorum: 5}, []string{"role:sre"}); err != nil {
+	if err := broker.ValidatePolicy("p", broker.Policy{Quorum: 5}, []string{"role:sre"}, nil); err != nil {
 		t.Errorf("quorum of a role: %v", err)
+	}
+	if err := broker.ValidatePolicy("p", broker.Policy{Quorum: 3}, []string{"group:sre"}, teamPeople(t)); err != nil {
+		t.Errorf("quorum of a group of three: %v", err)
 	}
 
 	e := newPolicyEnv(t, sre, broker.Policy{Quorum: 2})
@@ -324,7 +344,7 @@ func TestPolicyBadInputs(t *testing.T) {
 		want string
 	}{
 		{"loosening the quorum", &broker.Policy{Quorum: 1}, "policy.quorum: 1 is less than the route's quorum of 2: a question may tighten the route's policies, never loosen them"},
-		{"quorum beyond responders", &broker.Policy{Quorum: 4}, "policy.quorum: 4 is more than the 3 responder(s) listed"},
+		{"quorum beyond responders", &broker.Policy{Quorum: 4}, "policy.quorum: 4 is more than the 3 people the responders name"},
 		{"snooze the route does not allow", &broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(time.Hour), Max: 1}}, "policy.snooze: the route allows no snooze"},
 	} {
 		req := allowDeny()

@@ -162,6 +162,10 @@ func WhoText(r *Responder) string {
 		return "someone"
 	}
 	switch {
+	case r.Person != nil && r.Person.Name != "":
+		return r.Person.Name
+	case r.Person != nil:
+		return r.Person.ID
 	case r.Name != "":
 		return r.Name
 	case r.User != "":

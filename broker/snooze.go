@@ -10,13 +10,13 @@ import (
 // snooze moves the deadline of question id by its policy's snooze, for
 // in's user, never past the longest deadline the policy allows.
 func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
-	q, refused := b.authorize(ctx, in, id)
+	q, refused := b.authorizeAct(ctx, in, id)
 	if refused != nil {
 		return *refused
 	}
 	sp := q.Policy.Snooze
 	if sp == nil {
-		return b.refuseAudited(ctx, in, q, ErrInvalid, fmt.Sprintf("%s cannot be snoozed: its route allows no snooze. Nothing changed.", q.ID))
+		return b.refuseAudited(ctx, in, q, ErrInvalid, AuditNoSnooze, fmt.Sprintf("%s cannot be snoozed: its route allows no snooze. Nothing changed.", q.ID))
 	}
 	by := *in.Responder()
 	q, refused = b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
@@ -27,10 +27,10 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 			r := Reply{Text: ClosedText(q, b.cfg.Location), Question: q, Err: ErrClosed}
 			return Amendment{}, &r
 		case len(q.State.Snoozes) >= sp.Max:
-			r := b.refuseAudited(ctx, in, q, ErrLimit, fmt.Sprintf("%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", q.ID, len(q.State.Snoozes), sp.Max, q.ExpiresAt.In(b.cfg.Location).Format(timeFormat)))
+			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", q.ID, len(q.State.Snoozes), sp.Max, q.ExpiresAt.In(b.cfg.Location).Format(timeFormat)))
 			return Amendment{}, &r
 		case !q.ExpiresAt.Before(limit):
-			r := b.refuseAudited(ctx, in, q, ErrLimit, fmt.Sprintf("%s already has its latest deadline allowed (%s). Nothing changed.", q.ID, q.ExpiresAt.In(b.cfg.Location).Format(timeFormat)))
+			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s already has its latest deadline allowed (%s). Nothing changed.", q.ID, q.ExpiresAt.In(b.cfg.Location).Format(timeFormat)))
 			return Amendment{}, &r
 		}
 		next := q.ExpiresAt.Add(time.Duration(sp.By))

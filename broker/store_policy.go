@@ -58,6 +58,7 @@ const (
 	AuditSnoozed    = "snoozed"
 	AuditEscalated  = "escalated"
 	AuditResolved   = "resolved"
+	AuditNote       = "note"
 )
 
 // AuditEntry is one thing that happened to a question: a vote, a refusal,
@@ -69,6 +70,10 @@ type AuditEntry struct {
 	By     *Responder `json:"by,omitempty"`
 	Choice string     `json:"choice,omitempty"`
 	Detail string     `json:"detail,omitempty"`
+	// Reason is a short code for a refusal: "not_responder",
+	// "requester", "unlinked", "duplicate_vote", "ambiguous",
+	// "not_a_vote".
+	Reason string `json:"reason,omitempty"`
 	// Status is the outcome of a resolution entry.
 	Status Status `json:"status,omitempty"`
 	// ExpiresAt is the new deadline of a snooze.

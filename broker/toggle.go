@@ -13,7 +13,7 @@ import (
 // that each chat shows the same selection. A refused toggle changes
 // nothing and says why.
 func (b *Broker) toggle(ctx context.Context, in Inbound, cmd Command) Reply {
-	q, refused := b.authorize(ctx, in, cmd.ID)
+	q, refused := b.authorizeAct(ctx, in, cmd.ID)
 	if refused != nil {
 		return *refused
 	}

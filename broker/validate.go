@@ -327,16 +327,16 @@ func validateRequest(r *AskRequest) ([]Prompt, error) {
 // validateRouted checks what depends on the question's route and
 // timeout: its responders against the route's targets and responders, its
 // own reminder points against the timeout.
-func validateRouted(r *AskRequest, route Route, timeout time.Duration) error {
+func validateRouted(r *AskRequest, route Route, timeout time.Duration, people *People) error {
 	if len(route.Targets) == 0 {
 		// Nobody is asked on a route without targets (or no such route):
 		// the question resolves as unsupported, whoever it names.
 		return ValidateReminders("reminders", r.Reminders, timeout)
 	}
-	if err := ValidateResponders("responders", r.Responders, route.Targets); err != nil {
+	if err := ValidateResponders("responders", r.Responders, route.Targets, people); err != nil {
 		return err
 	}
-	if err := validateNarrowing("responders", r.Responders, route); err != nil {
+	if err := validateNarrowing("responders", r.Responders, route, people); err != nil {
 		return err
 	}
 	return ValidateReminders("reminders", r.Reminders, timeout)

@@ -53,11 +53,42 @@ func (b *Broker) audit(ctx context.Context, id string, entries ...AuditEntry) {
 	}
 }
 
+// The reasons of refused actions, as the audit log records them.
+const (
+	AuditNotResponder = "not_responder"
+	AuditRequester    = "requester"
+	AuditUnlinked     = "unlinked"
+	AuditDuplicate    = "duplicate_vote"
+	AuditAmbiguous    = "ambiguous"
+	AuditNotAVote     = "not_a_vote"
+	AuditNoSnooze     = "snooze_refused"
+)
+
 // refuseAudited returns a refusal of in's action on q and records it in
-// q's audit log.
-func (b *Broker) refuseAudited(ctx context.Context, in Inbound, q *Question, kind error, text string) Reply {
-	b.audit(ctx, q.ID, AuditEntry{At: b.now(), Kind: AuditRefused, By: in.Responder(), Detail: text})
+// q's audit log with its reason (one of the Audit* reasons).
+func (b *Broker) refuseAudited(ctx context.Context, in Inbound, q *Question, kind error, reason, text string) Reply {
+	b.audit(ctx, q.ID, AuditEntry{At: b.now(), Kind: AuditRefused, By: in.Responder(), Reason: reason, Detail: text})
 	return Reply{Text: text, Question: q, Err: kind}
+}
+
+// countsPeople reports whether q's policy speaks of people (a quorum, or
+// no self-approval): then only accounts linked to a person may act on it.
+func (q *Question) countsPeople() bool { return q.voting() || q.Policy.ForbidRequester }
+
+// channelTitle is a channel's name as people write it: "Slack",
+// "Telegram", "web inbox".
+func channelTitle(ch string) string {
+	switch ch {
+	case "slack", "telegram", "discord":
+		return strings.ToUpper(ch[:1]) + ch[1:]
+	case WebChannel:
+		return "web inbox"
+	case "cli":
+		return "command-line"
+	case "text":
+		return "text channel"
+	}
+	return ch
 }
 
 func (b *Broker) now() time.Time { return b.cfg.Now().UTC().Truncate(time.Millisecond) }
@@ -65,20 +96,28 @@ func (b *Broker) now() time.Time { return b.cfg.Now().UTC().Truncate(time.Millis
 // refuseRequester refuses an answer by one of the people q is asked for,
 // when its policy forbids them to approve it.
 func (b *Broker) refuseRequester(ctx context.Context, in Inbound, q *Question) *Reply {
-	if !q.Policy.ForbidRequester || !q.requester(in) {
+	if !q.Policy.ForbidRequester || !q.requester(in, b.cfg.People) {
 		return nil
 	}
-	r := b.refuseAudited(ctx, in, q, ErrForbidden, fmt.Sprintf("You asked for %s, so you cannot approve it: someone else must answer. Nothing was recorded.", q.ID))
+	r := b.refuseAudited(ctx, in, q, ErrForbidden, AuditRequester, fmt.Sprintf("You asked for %s, so you cannot approve it: someone else must answer. Nothing was recorded.", q.ID))
 	return &r
 }
 
 // vote records in's vote on q (an answer a, or a deny with a reason) and
 // resolves q when the votes reach its quorum.
+//
+// Only an option is a vote: a choice of options counts, and text beside
+// it is the vote's note; text alone is a note on the person's standing
+// vote, or refused with the options named when there is none.
 func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, deny bool, reason string) Reply {
 	by := *in.Responder()
 	v := Vote{By: by, Deny: deny, Reason: reason, Answer: a, At: b.now()}
 	if a != nil {
-		v.Choice = AnswerValue(*a)
+		if len(a.Selected) == 0 {
+			return b.note(ctx, in, q, a.CustomText, false)
+		}
+		v.Choice = strings.Join(a.Selected, ", ")
+		v.Note = a.CustomText
 		v.Deny = isDeny(*a)
 	}
 	if v.Deny && a == nil {
@@ -88,11 +127,11 @@ func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, d
 	q, refused := b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
 		st := clonedState(q.State)
 		k := voteOf(st.Votes, by)
-		entry := AuditEntry{At: v.At, Kind: AuditVote, By: &by, Choice: v.Choice, Detail: reason}
+		entry := AuditEntry{At: v.At, Kind: AuditVote, By: &by, Choice: v.Choice, Detail: cmpOr(reason, v.Note)}
 		changed = false
 		switch {
-		case k >= 0 && st.Votes[k].Choice == v.Choice && st.Votes[k].Deny == v.Deny:
-			r := b.refuseAudited(ctx, in, q, ErrConflict, fmt.Sprintf("You already chose %s on %s; nothing changed.", v.Choice, q.ID))
+		case k >= 0 && st.Votes[k].Choice == v.Choice && st.Votes[k].Deny == v.Deny && v.Note == "":
+			r := b.refuseAudited(ctx, in, q, ErrConflict, AuditDuplicate, fmt.Sprintf("You already chose %s on %s; nothing changed.", v.Choice, q.ID))
 			return Amendment{}, &r
 		case k >= 0:
 			entry.Kind, entry.Detail = AuditVoteChange, "was "+st.Votes[k].Choice
@@ -189,14 +228,31 @@ func tally(q *Question) (Resolution, bool) {
 	return Resolution{}, false
 }
 
-// voteOf returns the index of by's vote, or -1.
+// voteOf returns the index of by's vote, or -1: the vote of the same
+// person, from any of their accounts, or of the same account.
 func voteOf(votes []Vote, by Responder) int {
 	for k, v := range votes {
-		if v.By.Channel == by.Channel && v.By.User == by.User {
+		if samePerson(v.By, by) {
 			return k
 		}
 	}
 	return -1
+}
+
+// samePerson reports whether a and b are one person: the same person of
+// the directory, or, for accounts linked to nobody, the same account.
+func samePerson(a, b Responder) bool {
+	if a.Person != nil || b.Person != nil {
+		return a.Person != nil && b.Person != nil && a.Person.ID == b.Person.ID
+	}
+	return a.Channel == b.Channel && a.User == b.User
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func clonedState(s PolicyState) PolicyState {
@@ -204,6 +260,7 @@ func clonedState(s PolicyState) PolicyState {
 	c.Votes = append([]Vote(nil), s.Votes...)
 	c.Snoozes = append([]Snooze(nil), s.Snoozes...)
 	c.Escalations = append([]Escalation(nil), s.Escalations...)
+	c.Notes = append([]Note(nil), s.Notes...)
 	return c
 }
 

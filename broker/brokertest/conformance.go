@@ -41,6 +41,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"Policy", policyTests},
 		{"Extended", extendedTests},
 		{"Escalation", escalationTests},
+		{"People", peopleTests},
 		{"Replay", replayTests},
 	}
 	for _, g := range groups {

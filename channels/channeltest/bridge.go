@@ -103,3 +103,14 @@ func RunOutbox(t testing.TB, b *broker.Broker) {
 		<-done
 	})
 }
+
+// WithPeople configures the broker's directory of people (no groups): a
+// quorum or forbid_requester counts only accounts linked to a person.
+func WithPeople(t testing.TB, people ...broker.Person) func(*broker.Config) {
+	t.Helper()
+	d, err := broker.NewPeople(people, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(c *broker.Config) { c.People = d }
+}

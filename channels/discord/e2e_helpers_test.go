@@ -50,7 +50,9 @@ func newWorld(t *testing.T, mutate func(*Config)) *world {
 		"denied": {Targets: []broker.Target{{Channel: Name, Chat: w.other}}},
 		"prod":   prodRoute(w),
 		"dm":     {Targets: []broker.Target{{Channel: Name, Chat: "user:" + w.ana.ID}}},
-	}, func(c *broker.Config) { c.Location, c.Logger = time.UTC, slog.New(slog.NewTextHandler(w.logs, nil)) })
+	}, func(c *broker.Config) { c.Location, c.Logger = time.UTC, slog.New(slog.NewTextHandler(w.logs, nil)) }, channeltest.WithPeople(t,
+		broker.Person{ID: "ana", Accounts: []string{"discord:" + w.ana.ID}},
+		broker.Person{ID: "bo", Accounts: []string{"discord:" + w.bo.ID}}))
 	fwd.h = br
 	w.b, w.st = br.Broker, br.Store
 	br.Register(w.ch)

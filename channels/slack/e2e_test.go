@@ -29,7 +29,9 @@ func newBrokerEnvMode(t *testing.T, mode string, route broker.Route) *brokerEnv 
 	if len(route.Targets) == 0 {
 		route.Targets = []broker.Target{{Channel: "slack", Chat: general}}
 	}
-	br := channeltest.NewBridge(t, map[string]broker.Route{"default": route})
+	br := channeltest.NewBridge(t, map[string]broker.Route{"default": route}, channeltest.WithPeople(t,
+		broker.Person{ID: "ana", Accounts: []string{"slack:" + ana.ID}},
+		broker.Person{ID: "bob", Accounts: []string{"slack:" + bob.ID}}))
 	env := newEnv(t, mode, br)
 	br.Register(env.ch)
 	env.run(t)

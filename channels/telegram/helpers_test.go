@@ -92,7 +92,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 		"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
 		"prod":    prodRoute,
 		"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
-	}, func(c *broker.Config) { c.Outbox = o.outbox })
+	}, func(c *broker.Config) { c.Outbox = o.outbox }, channeltest.WithPeople(t,
+		broker.Person{ID: "ana", Name: "Ana", Accounts: []string{"telegram:42"}},
+		broker.Person{ID: "bob", Name: "Bob", Accounts: []string{"telegram:43"}}))
 	t.Setenv(tokenEnv, testToken)
 	cfg := Config{TokenEnv: tokenEnv, APIURL: fake.URL(), PollTimeout: time.Second}
 	var hook atomic.Value // http.Handler, set once the channel exists

@@ -16,7 +16,7 @@ func guard(cfg bridgeconfig.Config, w *builtin.Wiring, srv http.Handler, log *sl
 	return edge.New(edge.Config{
 		Listen: cfg.Listen, PublicURL: cfg.Server.PublicURL, AllowedHosts: cfg.Server.AllowedHosts,
 		Webhooks:  w.Webhooks,
-		AgentKeys: len(cfg.Agents) > 0, ResponderKeys: len(cfg.People) > 0,
+		AgentKeys: len(cfg.Agents) > 0, ResponderKeys: len(cfg.Responders) > 0,
 		InboxLocked: web.Disabled || web.TokenEnv != "",
 		Logger:      log.With("component", "edge"),
 	}, srv)

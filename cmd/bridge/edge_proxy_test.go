@@ -108,7 +108,7 @@ func TestKeyedBridgeBehindProxy(t *testing.T) {
 	t.Setenv("ASKBRIDGE_TEST_WEB", "web-token-behind-the-proxy-0123")
 	cfg := bridgeconfig.Default()
 	cfg.Agents = []api.AgentSettings{{KeySettings: api.KeySettings{Name: "claude", KeyEnv: "ASKBRIDGE_TEST_AGENT"}}}
-	cfg.People = []api.ResponderSettings{{KeySettings: api.KeySettings{Name: "ana", KeyEnv: "ASKBRIDGE_TEST_ANA"}}}
+	cfg.Responders = []api.ResponderSettings{{KeySettings: api.KeySettings{Name: "ana", KeyEnv: "ASKBRIDGE_TEST_ANA"}}}
 	cfg.Channels.Web.TokenEnv = "ASKBRIDGE_TEST_WEB"
 	cfg.Server.PublicURL = "https://bridge.example.com"
 	b := startEdgeBridge(t, &cfg)

@@ -186,6 +186,7 @@ func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, electo
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
 		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: api.QuestionsOff(cfg.Agents),
 		OnBehalfOf: api.OnBehalfOf(cfg.Agents),
+		People:     cfg.Directory,
 		Outbox:     cfg.Outbox.Broker(),
 	})
 	if err != nil {
@@ -202,7 +203,7 @@ func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, electo
 	metricsKey, metricsRefusal := cfg.Metrics.OnMain(cfg.Exposed())
 	parking := park.New()
 	srv := api.New(api.Config{
-		AgentKeys: api.AgentKeys(cfg.Agents), ResponderKeys: api.ResponderKeys(cfg.People), Loopback: loop,
+		AgentKeys: api.AgentKeys(cfg.Agents), ResponderKeys: api.ResponderKeys(cfg.Responders), Loopback: loop,
 		TextChannels: w.TextChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
 		StreamsPerAgent: cfg.Limits.StreamsPerAgent, Parking: parking,

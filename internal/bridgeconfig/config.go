@@ -30,13 +30,18 @@ type Config struct {
 	DataDir  string `yaml:"data_dir"`
 	Timezone string `yaml:"timezone"`
 
-	Log      Log                     `yaml:"log"`
-	Store    storeconfig.Config      `yaml:"store"`
-	Timeouts timeouts.Config         `yaml:"timeouts"`
-	Agents   []api.AgentSettings     `yaml:"agents"`
-	People   []api.ResponderSettings `yaml:"responders"`
-	Routes   routes.Config           `yaml:"routes"`
-	Channels builtin.Config          `yaml:"channels"`
+	Log        Log                     `yaml:"log"`
+	Store      storeconfig.Config      `yaml:"store"`
+	Timeouts   timeouts.Config         `yaml:"timeouts"`
+	Agents     []api.AgentSettings     `yaml:"agents"`
+	Responders []api.ResponderSettings `yaml:"responders"`
+	// People and Groups name the humans who answer, with every account
+	// of theirs (docs/people.md); Finish builds Directory from them.
+	People    []broker.Person     `yaml:"people"`
+	Groups    map[string][]string `yaml:"groups"`
+	Directory *broker.People      `yaml:"-"`
+	Routes    routes.Config       `yaml:"routes"`
+	Channels  builtin.Config      `yaml:"channels"`
 	// Callbacks configures webhook delivery of results.
 	Callbacks callback.Settings `yaml:"callbacks"`
 	// MCP configures the MCP endpoint.
@@ -120,14 +125,19 @@ func (c *Config) Finish() error {
 		p.Add(fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
 	}
 	p.Add(broker.ValidateReminders("timeouts.reminders", c.Timeouts.Reminders, c.Timeouts.Deadline()))
-	p.Add(api.ValidateKeys(c.Agents, c.People, c.Exposed()))
+	p.Add(api.ValidateKeys(c.Agents, c.Responders, c.Exposed()))
+	dir, err := broker.NewPeople(c.People, c.Groups)
+	p.Add(err)
+	c.Directory = dir
 	p.Add(c.Metrics.Validate(c.Exposed()))
 	if len(c.Routes) == 0 {
 		c.Routes = routes.Config{broker.DefaultRoute: {Targets: c.Channels.DefaultTargets()}}
 	}
 	channels := c.Channels.Enabled()
-	p.Add(c.Routes.Validate(channels, c.Timeouts.Deadline()))
-	p.Add(api.ValidateOnBehalfOf(c.Agents, channels))
+	if err == nil {
+		p.Add(c.Routes.Validate(channels, c.Timeouts.Deadline(), dir))
+		p.Add(api.ValidateOnBehalfOf(c.Agents, channels, dir))
+	}
 	p.Add(c.Store.Validate())
 	p.Add(c.Callbacks.Validate())
 	p.Add(c.Timeouts.Validate())

@@ -1,5 +1,5 @@
 // Package clientcmd holds the client commands of bridge: ask, answer,
-// decline, wait, list, cancel, audit and events. Each talks to the bridge at
+// decline, snooze, wait, list, cancel, audit and events. Each talks to the bridge at
 // $ASKBRIDGE_SERVER through the SDK (package client), prints JSON or a
 // table for a person, and exits with the code of the question's state
 // (internal/cli). Commands returns them for the command tree that
@@ -14,6 +14,7 @@ func Commands() []*cobra.Command {
 		newAskCmd(),
 		newAnswerCmd(),
 		newDeclineCmd(),
+		newSnoozeCmd(),
 		newWaitCmd(),
 		newListCmd(),
 		newCancelCmd(),

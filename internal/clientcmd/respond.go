@@ -14,7 +14,7 @@ const responderEnv = `It talks to $ASKBRIDGE_SERVER (default http://127.0.0.1:83
 responder key in $ASKBRIDGE_RESPONDER_KEY (else $ASKBRIDGE_KEY); a bridge
 on loopback with no responder keys takes answers from "local".`
 
-// respondExitCodes are those of answer and decline.
+// respondExitCodes are those of answer, decline and snooze.
 var respondExitCodes = []any{
 	cmdline.ExitOK, "recorded",
 	cmdline.ExitBadInput, "bad input (unknown flag, missing argument, a choice that is not an option)",
@@ -59,6 +59,29 @@ func newDeclineCmd() *cobra.Command {
 		Args:    cmdline.Args(1, -1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return sendCommand(cmd, "/decline "+strings.Join(args, " "), jsonOut)
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"ok","reply","question"} as JSON`)
+	cmdline.WithExitCodes(cmd, respondExitCodes...)
+	return cmd
+}
+
+// newSnoozeCmd is `bridge snooze`: move a question's deadline as a person,
+// where its route allows snoozes.
+func newSnoozeCmd() *cobra.Command {
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "snooze [flags] ID",
+		Short: "Snooze a question as a person (move its deadline)",
+		Long: `Snooze a question as a person, as "/snooze ID" would in a chat: its deadline
+and reminders move by the route's snooze.by, up to snooze.max times (see
+docs/policies.md). A route without snooze refuses it, and nothing changes.
+
+` + responderEnv,
+		Example: `  bridge snooze k7m2qx`,
+		Args:    cmdline.Args(1, 1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return sendCommand(cmd, "/snooze "+args[0], jsonOut)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"ok","reply","question"} as JSON`)

@@ -52,8 +52,8 @@ func (p Policy) broker() broker.Policy {
 }
 
 // checkPolicy checks the team policies of route name.
-func (r Route) checkPolicy(name string) error {
-	if err := broker.ValidatePolicy("routes."+name, r.broker(), r.Responders); err != nil {
+func (r Route) checkPolicy(name string, people *broker.People) error {
+	if err := broker.ValidatePolicy("routes."+name, r.broker(), r.Responders, people); err != nil {
 		return err
 	}
 	if tm := time.Duration(r.TimeoutMax); tm != 0 && r.Timeout != 0 && time.Duration(r.Timeout) > tm {

@@ -52,8 +52,9 @@ func (c Config) Broker() map[string]broker.Route {
 // the default route is present, each target names one of the configured
 // channels, timeouts, reminders, responders and policies are sound, and
 // the escalation steps name routes that exist. deadline is the timeout of
-// a route that sets none (timeouts.default).
-func (c Config) Validate(channels map[string]bool, deadline time.Duration) error {
+// a route that sets none (timeouts.default); people is the directory that
+// responder entries and quorums speak of.
+func (c Config) Validate(channels map[string]bool, deadline time.Duration, people *broker.People) error {
 	var p config.Problems
 	if _, ok := c[broker.DefaultRoute]; !ok {
 		p.Add(fmt.Errorf("routes: a route named %q is required (questions that name no route go there)", broker.DefaultRoute))
@@ -71,8 +72,8 @@ func (c Config) Validate(channels map[string]bool, deadline time.Duration) error
 			p.Add(config.At("routes."+name+".timeout", broker.CheckTimeout(d)))
 		}
 		p.Add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), deadline)))
-		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, routes[name].Targets))
-		p.Add(r.checkPolicy(name))
+		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, routes[name].Targets, people))
+		p.Add(r.checkPolicy(name, people))
 	}
 	for _, name := range slices.Sorted(maps.Keys(c)) {
 		r := c[name]

@@ -16,7 +16,7 @@ func TestValidateAndBroker(t *testing.T) {
 		"ops": {Targets: []string{"slack:C1", "web"}, Timeout: config.Duration(time.Hour)},
 		"dev": {Targets: []string{"cli"}, Policy: Policy{Escalate: []Escalate{{After: "50%", Route: "nowhere"}}}},
 	}
-	err := c.Validate(channels, 30*time.Minute)
+	err := c.Validate(channels, 30*time.Minute, nil)
 	if err == nil {
 		t.Fatal("a section without a default route, with an unknown channel and escalation target, passed")
 	}
@@ -32,7 +32,7 @@ func TestValidateAndBroker(t *testing.T) {
 
 	ok := Config{"default": {Targets: []string{"web", "cli:ana"}, Timeout: config.Duration(time.Hour),
 		Policy: Policy{Snooze: &Snooze{By: config.Duration(10 * time.Minute), Max: 2}}}}
-	if err := ok.Validate(channels, 30*time.Minute); err != nil {
+	if err := ok.Validate(channels, 30*time.Minute, nil); err != nil {
 		t.Fatalf("a good section refused: %v", err)
 	}
 	r := ok.Broker()["default"]
