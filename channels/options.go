@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/askbridge/askbridge/broker"
 )
 
 // Options are what the wiring gives every channel's constructor besides
@@ -17,6 +19,10 @@ type Options struct {
 	// Location is the time zone of times shown to people (default UTC);
 	// pass the broker's Location().
 	Location *time.Location
+	// Replay remembers the webhook requests a channel has taken, in the
+	// store, so that a replayed copy is dropped whichever instance
+	// receives it. Nil: the channel remembers them in its own process.
+	Replay broker.ReplayGuard
 }
 
 // For returns o with its defaults filled in and the logger tagged with

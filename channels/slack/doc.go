@@ -37,9 +37,15 @@
 // app-level token and needs no public URL; Run owns the connection. HTTP
 // mode serves Handler, which reads at most 256 KiB of body within 10 s,
 // verifies Slack's request signature (signing secret, five-minute window)
-// before anything is processed, answers the Events API url_verification
-// challenge and drops Events API retries whose event_id was already seen.
-// Forged requests are logged at most once a second, with their count.
+// before anything is processed and answers the Events API
+// url_verification challenge. A signature stays valid for its window, so
+// each signed request is taken once: the digest of a slash command's or
+// an interaction's body, and an event's event_id, are remembered in the
+// store's broker.ReplayGuard (channels.Options.Replay), shared by every
+// instance, and a copy sent again (a replay, Slack's redelivery of an
+// event) gets 200 and is dropped (replay.go). Over Socket Mode, event ids
+// are remembered the same way. Forged requests are logged at most once a
+// second, with their count.
 //
 // In both modes a delivery is acknowledged only once the broker has
 // recorded its action, so that a crash in between cannot lose a tap

@@ -40,8 +40,11 @@ const (
 // documented ones. Every request must carry a valid signature made with
 // the signing secret and a timestamp within five minutes: otherwise it
 // gets 401 and nothing is processed. A body is read within 10 s and may
-// hold 256 KiB (413 beyond). Events redelivered with an event_id already
-// seen get 200 and are not processed again. An action is acknowledged
+// hold 256 KiB (413 beyond). A signed request is taken once, on every
+// instance sharing the store (Options.Replay): a slash command or an
+// interaction sent again with the same body, or an event redelivered or
+// replayed with an event_id already taken, gets 200 and is not processed
+// again; when the store cannot say, the request gets 503. An action is acknowledged
 // once the broker has recorded it, or after 2 s when recording takes
 // longer (Slack waits 3 s); the person's reply follows.
 func (c *Channel) Handler() http.Handler {
@@ -92,6 +95,9 @@ func (c *Channel) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "malformed interaction payload", http.StatusBadRequest)
 			return
 		}
+		if !c.takeOnce(w, r, requestKey(body), requestTTL) {
+			return
+		}
 		c.recordThenAck(w, r, func(ctx context.Context) followUp { return c.interaction(ctx, cb) })
 	case form.Has("command"):
 		r2 := r.Clone(r.Context())
@@ -104,6 +110,9 @@ func (c *Channel) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if s.ChannelID == "" || s.UserID == "" {
 			http.Error(w, "slash command without channel_id or user_id", http.StatusBadRequest)
+			return
+		}
+		if !c.takeOnce(w, r, requestKey(body), requestTTL) {
 			return
 		}
 		c.recordThenAck(w, r, func(ctx context.Context) followUp { return c.slashCommand(ctx, s) })
@@ -148,11 +157,20 @@ func (c *Channel) serveEvent(w http.ResponseWriter, r *http.Request, body []byte
 		w.WriteHeader(http.StatusOK)
 		return
 	}
+	// A redelivered event is signed anew, so its event id names it; a
+	// replayed one carries it too.
+	key := eventKey(outer.EventID)
+	if outer.EventID == "" {
+		key = requestKey(body)
+	}
+	if !c.takeOnce(w, r, key, eventTTL) {
+		return
+	}
 	ev, err := slackevents.ParseEvent(body, slackevents.OptionNoVerifyToken())
 	if err != nil {
 		w.WriteHeader(http.StatusOK) // an event type we do not handle is still received
 		c.log.Debug("event not handled", "event_id", outer.EventID, "err", err)
 		return
 	}
-	c.recordThenAck(w, r, func(ctx context.Context) followUp { return c.eventsAPI(ctx, ev, outer.EventID) })
+	c.recordThenAck(w, r, func(ctx context.Context) followUp { return c.eventsAPI(ctx, ev) })
 }

@@ -214,12 +214,9 @@ func (c *Channel) slashCommand(ctx context.Context, s slackapi.SlashCommand) fol
 // leadingMentions matches "@bot " mentions before a typed command.
 var leadingMentions = regexp.MustCompile(`^(\s*<@[A-Z0-9]+(\|[^>]*)?>)+\s*`)
 
-// eventsAPI records one Events API event, once per event id.
-func (c *Channel) eventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent, eventID string) followUp {
-	if !c.seen.add(eventID) {
-		c.log.Debug("duplicate event dropped", "event_id", eventID)
-		return nil
-	}
+// eventsAPI records one Events API event; the caller has made sure it is
+// taken once (takeOnce, socketEventOnce).
+func (c *Channel) eventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent) followUp {
 	if m, ok := ev.InnerEvent.Data.(*slackevents.MessageEvent); ok {
 		return c.message(ctx, m)
 	}

@@ -119,7 +119,12 @@ func (c *Channel) socketEvent(ctx context.Context, smc *socketmode.Client, evt s
 		if cb, ok := data.Data.(*slackevents.EventsAPICallbackEvent); ok {
 			eventID = cb.EventID
 		}
-		fn = func(ctx context.Context) followUp { return c.eventsAPI(ctx, data, eventID) }
+		fn = func(ctx context.Context) followUp {
+			if !c.socketEventOnce(ctx, eventID) {
+				return nil
+			}
+			return c.eventsAPI(ctx, data)
+		}
 	}
 	// As over HTTP, the envelope is acked once its action is recorded
 	// (or after ackWithin), so a crash cannot lose an acked tap. The work

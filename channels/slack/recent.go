@@ -7,38 +7,6 @@ import (
 	slackapi "github.com/slack-go/slack"
 )
 
-// recentSet remembers the last n ids it was given, so that a redelivered
-// Events API event (same event_id) is processed once.
-type recentSet struct {
-	mu   sync.Mutex
-	ids  map[string]struct{}
-	ring []string
-	next int
-}
-
-func newRecentSet(n int) *recentSet {
-	return &recentSet{ids: make(map[string]struct{}, n), ring: make([]string, n)}
-}
-
-// add records id and reports whether it was new. An empty id is always new.
-func (s *recentSet) add(id string) bool {
-	if id == "" {
-		return true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.ids[id]; ok {
-		return false
-	}
-	if old := s.ring[s.next]; old != "" {
-		delete(s.ids, old)
-	}
-	s.ring[s.next] = id
-	s.next = (s.next + 1) % len(s.ring)
-	s.ids[id] = struct{}{}
-	return true
-}
-
 // nameCache keeps the names of people who typed answers; message events
 // carry only the user id.
 type nameCache struct {

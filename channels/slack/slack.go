@@ -47,8 +47,10 @@ type Channel struct {
 	// loc places the times shown to people.
 	loc *time.Location
 
-	// seen holds recent Events API event ids, to drop redelivered events.
-	seen *recentSet
+	// replay remembers the deliveries taken (signed requests, Events API
+	// event ids), to drop replays and redelivered events: the store's
+	// guard, shared by every instance, or one in memory (replay.go).
+	replay broker.ReplayGuard
 	// names caches user names of message authors.
 	names *nameCache
 
@@ -81,11 +83,14 @@ func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, 
 	log := opts.Logger
 	c := &Channel{
 		cfg: cfg, secrets: sec, h: h, log: log, now: opts.Now, loc: opts.Location,
-		seen:      newRecentSet(4096),
+		replay:    opts.Replay,
 		names:     newNameCache(1024),
 		httpc:     &http.Client{Timeout: 30 * time.Second},
 		ackWithin: defaultAckWithin,
 		throttled: logthrottle.New(log, time.Second),
+	}
+	if c.replay == nil {
+		c.replay = newMemoryGuard(4096)
 	}
 	c.paced = slackapi.New(sec.botToken,
 		slackapi.OptionAPIURL(cfg.APIURL+"/"),
