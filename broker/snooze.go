@@ -83,7 +83,11 @@ func PolicyText(q *Question) string {
 		parts = append(parts, e)
 	}
 	if len(q.RequestedBy) > 0 {
-		parts = append(parts, "asked by "+strings.Join(q.RequestedBy, ", "))
+		who := make([]string, len(q.RequestedBy))
+		for i, e := range q.RequestedBy {
+			who[i] = strings.TrimPrefix(e, "person:")
+		}
+		parts = append(parts, "asked by "+strings.Join(who, ", "))
 	}
 	return strings.Join(parts, " · ")
 }

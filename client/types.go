@@ -95,6 +95,15 @@ type Responder struct {
 	Channel string `json:"channel"`
 	User    string `json:"user"`
 	Name    string `json:"name,omitempty"`
+	// Person is the person the account belongs to, when the bridge's
+	// configuration links it to one (docs/people.md).
+	Person *Person `json:"person,omitempty"`
+}
+
+// Person names the person behind an action: id and display name.
+type Person struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
 }
 
 // Result is a question as the server reports it.
