@@ -21,13 +21,26 @@ const minTokenLen = 16
 type Config struct {
 	// Disabled turns the web inbox off (it is on by default).
 	Disabled bool `yaml:"disabled"`
-	// TokenEnv names the environment variable holding the web token. With
-	// a token set, the page asks for it before showing anything. Required
-	// when the server listens beyond loopback.
+	// TokenEnv names the environment variable holding the shared web
+	// token, for set-ups where one person (or everyone alike) answers.
+	// With any way to sign in configured (this token, a person's own
+	// web_token_env, or OIDC), the page asks to sign in before showing
+	// anything; one of them is required when the server listens beyond
+	// loopback.
 	TokenEnv string `yaml:"token_env"`
-	// Name is who answers are recorded as ("answered_by"). It defaults to
-	// "web" with a token and "local" on an open loopback page.
+	// TokenPerson names the person (an id under people) the shared token
+	// signs in as. Without it the shared token signs in as the user
+	// Name, who is no person.
+	TokenPerson string `yaml:"token_person"`
+	// Name is who answers are recorded as ("answered_by") when nobody
+	// signs in as a person: the shared token without token_person, or an
+	// open loopback page. It defaults to "web" with a token and "local"
+	// on an open loopback page.
 	Name string `yaml:"name"`
+	// OIDC turns on single sign-on through an OpenID Connect provider
+	// (optional; off while its keys are empty): the verified email
+	// selects the person.
+	OIDC *OIDCConfig `yaml:"oidc"`
 	// History is how many resolved questions the page shows (default 50).
 	History int `yaml:"history"`
 }
@@ -38,6 +51,20 @@ func (c Config) Validate() error {
 	if c.TokenEnv != "" {
 		if strings.ContainsAny(c.TokenEnv, " =\t\n") {
 			return fmt.Errorf("web: token_env %q must be the name of an environment variable, not its value", c.TokenEnv)
+		}
+	}
+	if strings.ContainsAny(c.TokenPerson, " \t\n") {
+		return fmt.Errorf("web: token_person %q must be the id of a person listed under people", c.TokenPerson)
+	}
+	if c.TokenPerson != "" && c.TokenEnv == "" {
+		return fmt.Errorf("web: token_person %q needs token_env, the shared token that signs in as that person", c.TokenPerson)
+	}
+	if c.TokenPerson != "" && c.Name != "" {
+		return fmt.Errorf("web: name %q and token_person %q are both set: the shared token signs in as the person, under the person's name; remove name", c.Name, c.TokenPerson)
+	}
+	if c.OIDC.on() {
+		if err := c.OIDC.validate(); err != nil {
+			return err
 		}
 	}
 	if len(c.Name) > 64 {
@@ -71,12 +98,30 @@ func (c Config) token() (string, error) {
 	if !ok || v == "" {
 		return "", fmt.Errorf("web: token_env names %s, but that environment variable is not set", c.TokenEnv)
 	}
-	if len(v) < minTokenLen {
-		return "", fmt.Errorf("web: the token in %s is too short: use at least %d characters", c.TokenEnv, minTokenLen)
+	if err := checkToken(c.TokenEnv, v); err != nil {
+		return "", err
 	}
 	return v, nil
 }
 
+// CheckSecrets checks the token a set token_env holds as New does, so
+// that check-config refuses what serve refuses; an unset variable is left
+// to the check of unset variables (config.CheckEnv).
+func (c Config) CheckSecrets() error {
+	if v := os.Getenv(c.TokenEnv); c.TokenEnv != "" && v != "" {
+		return checkToken(c.TokenEnv, v)
+	}
+	return nil
+}
+
+// checkToken refuses a guessable token v, read from the variable env.
+func checkToken(env, v string) error {
+	if len(v) < minTokenLen {
+		return fmt.Errorf("web: the token in %s is too short: use at least %d characters", env, minTokenLen)
+	}
+	return nil
+}
+
 // errNeedToken is returned by New when the inbox would be open beyond
 // loopback.
-var errNeedToken = errors.New("web: the server listens beyond loopback, so the web inbox needs a token: set web.token_env to the name of an environment variable holding one")
+var errNeedToken = errors.New("web: the server listens beyond loopback, so the web inbox needs a token: set web.token_env to the name of an environment variable holding one, give people their own (web_token_env), or set up web.oidc")

@@ -58,6 +58,8 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //	                       (upload.go); the only endpoint with a larger body
 //	POST /inbox/login      {"token"} → sets the session cookie
 //	POST /inbox/logout     clears it
+//	GET  /inbox/oidc/login     with single sign-on: to the provider (oidc_flow.go)
+//	GET  /inbox/oidc/callback  the provider's answer → the session cookie
 func (c *Channel) Handler() http.Handler {
 	static := c.static
 	files := http.FileServerFS(static)
@@ -75,6 +77,10 @@ func (c *Channel) Handler() http.Handler {
 	mux.HandleFunc("POST /inbox/answer", c.postedUpTo(maxUploadBody, c.serveAnswer))
 	mux.HandleFunc("POST /inbox/login", c.posted(c.serveLogin))
 	mux.HandleFunc("POST /inbox/logout", c.posted(c.serveLogout))
+	if c.sso != nil {
+		mux.HandleFunc("GET "+LoginPath, c.serveSSOLogin)
+		mux.HandleFunc("GET "+CallbackPath, c.serveSSOCallback)
+	}
 	return headers(mux)
 }
 
@@ -141,7 +147,8 @@ func (c *Channel) postedUpTo(limit int64, next http.HandlerFunc) http.HandlerFun
 
 // serveCommand hands a command to the broker and returns its reply.
 func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
-	if !c.signedIn(w, r) {
+	who, ok := c.signedIn(w, r)
+	if !ok {
 		return
 	}
 	var body struct {
@@ -161,7 +168,7 @@ func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := c.in.HandleInbound(r.Context(), broker.Inbound{
-		Channel: Name, User: c.userName, Name: c.userName, Text: text, Private: true,
+		Channel: Name, User: who.User, Name: who.Name, Text: text, Private: true,
 	})
 	if rep.Question != nil {
 		// The page that acted sees the new state at once, even when the
@@ -194,20 +201,21 @@ func (c *Channel) serveLogin(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusTooManyRequests, reply{Reply: "Too many wrong tokens from your address: wait a minute and try again", Login: true})
 		return
 	}
-	if !c.auth.matches(body.Token) {
+	cred := c.auth.match(body.Token)
+	if cred == nil {
 		c.auth.guard.fail(addr, now)
 		c.refusals.Warn("wrong token", "wrong web token", "remote", r.RemoteAddr)
 		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Wrong token: ask whoever runs the bridge for the web token", Login: true})
 		return
 	}
-	id, err := c.auth.signIn(r.Context(), now)
+	id, err := c.auth.signIn(r.Context(), now, cred.kind, cred.who)
 	if err != nil {
 		c.log.Error("sign in", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot sign you in right now: the bridge's store is not answering; try again shortly", Login: true})
 		return
 	}
 	http.SetCookie(w, c.auth.sessionCookie(r, id, int(cookieMaxAge.Seconds())))
-	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed in"})
+	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed in as " + cred.who.Name})
 }
 
 // serveLogout ends the session on every instance and clears the cookie.
@@ -221,20 +229,21 @@ func (c *Channel) serveLogout(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed out"})
 }
 
-// signedIn reports whether r may use the inbox; when not, it has written
-// the answer: 401 asking to sign in, or 503 when the store cannot say.
-func (c *Channel) signedIn(w http.ResponseWriter, r *http.Request) bool {
-	ok, err := c.auth.allowed(r, c.now())
+// signedIn returns who r acts as, and false when r may not use the
+// inbox; then it has written the answer: 401 asking to sign in, or 503
+// when the store cannot say.
+func (c *Channel) signedIn(w http.ResponseWriter, r *http.Request) (identity, bool) {
+	who, ok, err := c.auth.who(r, c.now())
 	switch {
 	case err != nil:
 		c.log.Error("check sign-in", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot check your sign-in right now: the bridge's store is not answering; retrying"})
-		return false
+		return identity{}, false
 	case !ok:
 		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
-		return false
+		return identity{}, false
 	}
-	return true
+	return who, true
 }
 
 // decode reads a JSON body into v with an error written for the reader.

@@ -20,9 +20,19 @@ const openRead = 10000
 
 // state is what GET /inbox/state returns: everything the page shows.
 type state struct {
-	User    string `json:"user"`
+	// User is who acts on the page: the signed-in person's name, or the
+	// name answers are recorded under.
+	User string `json:"user"`
+	// Person is the signed-in person's id, empty when nobody signed in
+	// as a person.
+	Person  string `json:"person,omitempty"`
 	Login   bool   `json:"login,omitempty"`
 	Signout bool   `json:"signout,omitempty"`
+	// Tokens and SSO, with Login, say how the sign-in page may sign in:
+	// with a token, and with single sign-on ("available", or
+	// "unavailable" while the provider does not answer).
+	Tokens bool   `json:"tokens,omitempty"`
+	SSO    string `json:"sso,omitempty"`
 	// Open is a page of open questions, newest first: the newest
 	// openPage, or with ?before= the openPage after that cursor.
 	Open []view `json:"open"`
@@ -43,14 +53,14 @@ type state struct {
 // the first page of open questions, or with ?before=<cursor> the page
 // after that cursor (without the history).
 func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
-	ok, err := c.auth.allowed(r, c.now())
+	who, ok, err := c.auth.who(r, c.now())
 	if err != nil {
 		c.log.Error("check sign-in", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot check your sign-in right now: the bridge's store is not answering; retrying"})
 		return
 	}
 	if !ok {
-		writeJSON(w, http.StatusUnauthorized, state{Login: true, Open: []view{}, History: []view{}})
+		writeJSON(w, http.StatusUnauthorized, c.signInState())
 		return
 	}
 	var before *openCursor
@@ -67,6 +77,10 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 		c.log.Error("read inbox state", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The question store cannot be read right now; retrying"})
 		return
+	}
+	st.User = who.Name
+	if who.Person != nil {
+		st.Person = who.Person.ID
 	}
 	writeJSON(w, http.StatusOK, st)
 }
@@ -131,7 +145,7 @@ func resolvedAt(q *broker.Question) time.Time {
 // hub drops it, or the inbox closes. Idle streams get a comment line every
 // heartbeat.
 func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
-	if !c.signedIn(w, r) {
+	if _, ok := c.signedIn(w, r); !ok {
 		return
 	}
 	events, ok := c.hub.subscribe()

@@ -33,13 +33,20 @@ type uploadFile struct {
 // or empty when only files are sent; question and prompt (1-based) name
 // the prompt then. The broker checks the files (size, type sniffed from
 // the bytes) as it does for every channel.
+//
+// The sign-in is checked before the long read is allowed, and a refusal
+// closes the connection instead of reading the body first: a sender that
+// is not signed in gets its 401 at once and holds nothing for minutes.
 func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
+	who, ok := c.signedIn(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Del("Connection")
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(uploadTimeout))
 	_ = rc.SetWriteDeadline(time.Now().Add(uploadTimeout + time.Minute))
-	if !c.signedIn(w, r) {
-		return
-	}
 	var body struct {
 		Text     string       `json:"text"`
 		Question string       `json:"question"`
@@ -74,7 +81,7 @@ func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	for i, f := range body.Files {
 		files[i] = broker.Attachment{Name: f.Name, Type: f.Type, Size: int64(len(f.Data)), Data: f.Data}
 	}
-	in := broker.Inbound{Channel: Name, User: c.userName, Name: c.userName, Text: text, Private: true, Attachments: files}
+	in := broker.Inbound{Channel: Name, User: who.User, Name: who.Name, Text: text, Private: true, Attachments: files}
 	if text == "" {
 		in.QuestionID, in.Prompt = body.Question, body.Prompt
 	}

@@ -1,15 +1,20 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -180,4 +185,44 @@ func TestPageFiles(t *testing.T) {
 			t.Fatalf("question is %s, want pending", s)
 		}
 	})
+}
+
+// TestAnswerRefusedBeforeBody: POST /inbox/answer from someone not
+// signed in is answered 401 at once, while the body is still coming, and
+// the connection is closed: the long read of uploads is for signed-in
+// people only.
+func TestAnswerRefusedBeforeBody(t *testing.T) {
+	t.Setenv("ASKBRIDGE_TEST_WEB_TOKEN", "a-long-enough-web-token-1234")
+	e := newEnv(t, Config{TokenEnv: "ASKBRIDGE_TEST_WEB_TOKEN"}, Options{Loopback: false})
+	addr := e.srv.Listener.Addr().String()
+	for name, framing := range map[string]string{
+		"declared length": "Content-Length: 30000000\r\n\r\n{\"files\":[{\"name\":\"a.log\",\"data\":\"",
+		"chunked":         "Transfer-Encoding: chunked\r\n\r\n100\r\n{\"files\":[{\"name\":\"a.log\",\"data\":\"",
+	} {
+		t.Run(name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			head := "POST /inbox/answer HTTP/1.1\r\nHost: " + addr + "\r\nOrigin: " + e.srv.URL + "\r\nContent-Type: application/json\r\n"
+			if _, err := io.WriteString(conn, head+framing); err != nil {
+				t.Fatal(err)
+			}
+			// The rest of the body never comes; the answer must not wait for it.
+			_ = conn.SetReadDeadline(time.Now().Add(waitFor))
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer while the body is still coming: %v", err)
+			}
+			defer res.Body.Close()
+			var r reply
+			if err := json.NewDecoder(res.Body).Decode(&r); err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != http.StatusUnauthorized || !r.Login || !res.Close {
+				t.Fatalf("got %d %+v close=%v, want 401 asking to sign in, closing the connection", res.StatusCode, r, res.Close)
+			}
+		})
+	}
 }

@@ -57,11 +57,15 @@ type Options struct {
 	// Copies, when set, lists each question's copies on the other
 	// targets, which the page shows with their states (pass the broker).
 	Copies CopyReader
+	// People is the directory of people: who a person's own token
+	// (web_token_env), token_person and single sign-on sign in. Nil
+	// knows nobody.
+	People *broker.People
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
-// and broker.Runner (Run only closes the event streams at shutdown), and
-// serves the page with Handler.
+// and broker.Runner (Run discovers the single sign-on provider and closes
+// the event streams at shutdown), and serves the page with Handler.
 type Channel struct {
 	cfg      Config
 	in       broker.InboundHandler
@@ -70,6 +74,7 @@ type Channel struct {
 	log      *slog.Logger
 	loc      *time.Location
 	auth     *auth
+	sso      *sso // nil without single sign-on
 	hub      *hub
 	now      func() time.Time
 	beat     time.Duration
@@ -105,8 +110,10 @@ var (
 
 // New builds the web inbox. h receives every command typed or clicked on
 // the page; opts.Lister reads the open and recent questions. It fails
-// when the token is misconfigured, or when the server listens beyond
-// loopback and no token is configured. It makes no network call.
+// when a token or the people's sign-in is misconfigured
+// (ValidatePeople), or when the server listens beyond loopback and there
+// is no way to sign in. It makes no network call: Run discovers the
+// single sign-on provider.
 func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -119,32 +126,45 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ValidatePeople(cfg, listOf(opts.People), !opts.Loopback); err != nil {
+		return nil, err
+	}
+	var ssoSecret string
+	if cfg.OIDC.on() {
+		if ssoSecret, err = cfg.OIDC.secret(); err != nil {
+			return nil, err
+		}
+	}
 	static, err := staticFiles()
 	if err != nil {
 		return nil, err
 	}
-	if token == "" && !opts.Loopback {
+	user := cfg.Name
+	if user == "" {
+		user = "web"
+	}
+	a := newAuth(cfg, opts.People, token, ssoSecret, user, opts.Sessions)
+	if a.open() && cfg.Name == "" {
+		user = "local"
+		a.anon = identity{User: user, Name: user}
+	}
+	if a.open() && !opts.Loopback {
 		return nil, errNeedToken
 	}
-	if token != "" && opts.Sessions == nil {
+	if !a.open() && opts.Sessions == nil {
 		return nil, errors.New("web: with a token the inbox needs a session store (Options.Sessions)")
 	}
 	common := channels.Options{Logger: opts.Logger, Now: opts.Now, Location: opts.Location}.For(Name)
 	c := &Channel{
 		cfg: cfg, in: h, lister: opts.Lister, copies: opts.Copies,
 		log: common.Logger, loc: common.Location,
-		auth: newAuth(token, opts.Sessions), hub: newHub(), static: static,
-		now: common.Now, beat: heartbeatEvery,
+		auth: a, hub: newHub(), static: static,
+		now: common.Now, beat: heartbeatEvery, userName: user,
 		ended:    map[string]time.Time{},
 		refusals: logthrottle.New(common.Logger, time.Second),
 	}
-	switch {
-	case cfg.Name != "":
-		c.userName = cfg.Name
-	case token != "":
-		c.userName = "web"
-	default:
-		c.userName = "local"
+	if cfg.OIDC.on() {
+		c.sso = newSSO(*cfg.OIDC, ssoSecret, opts.People, func() time.Time { return c.now() }, common.Logger)
 	}
 	return c, nil
 }
@@ -183,9 +203,14 @@ func (c *Channel) Remind(_ context.Context, q *broker.Question, _ broker.Message
 	return nil
 }
 
-// Run keeps the inbox until ctx ends, then ends every open event stream so
+// Run discovers the single sign-on provider, if one is configured (a
+// provider that does not answer is tried again on a later sign-in), and
+// keeps the inbox until ctx ends; then it ends every open event stream so
 // that the HTTP server can shut down.
 func (c *Channel) Run(ctx context.Context) error {
+	if c.sso != nil {
+		_, _ = c.sso.provider(ctx)
+	}
 	<-ctx.Done()
 	c.Close()
 	return nil

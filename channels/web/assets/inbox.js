@@ -23,6 +23,10 @@ import { openCard, pastItem } from './cards.js';
   let source = null;
   let poller = null;
   let retry = null;
+  // signin says how the sign-in page may sign in, as the bridge last
+  // told: with a token, and with single sign-on ('', 'available' or
+  // 'unavailable').
+  let signin = { tokens: true, sso: '' };
 
   function setConn(state, label) {
     const c = $('conn');
@@ -234,6 +238,8 @@ import { openCard, pastItem } from './cards.js';
       return 'error';
     }
     if (res.status === 401) {
+      const st = await res.json().catch(() => ({}));
+      signin = { tokens: !!st.tokens, sso: st.sso || '' };
       showLogin('');
       return 'login';
     }
@@ -243,7 +249,7 @@ import { openCard, pastItem } from './cards.js';
     }
     const st = await res.json();
     historyLimit = st.history_limit || 50;
-    $('user').textContent = 'answering as ' + st.user;
+    $('user').textContent = (st.signout ? 'signed in as ' : 'answering as ') + st.user;
     $('signout').hidden = !st.signout;
     const fresh = new Map();
     st.open.concat(st.history).forEach((v) => fresh.set(v.id, v));
@@ -333,7 +339,14 @@ import { openCard, pastItem } from './cards.js';
     $('inbox').hidden = true;
     $('login').hidden = false;
     $('login-error').textContent = msg || '';
-    $('token').focus();
+    $('login-form').hidden = !signin.tokens;
+    $('sso').hidden = !signin.sso;
+    const note = $('sso-note');
+    note.hidden = signin.sso !== 'unavailable';
+    note.textContent = note.hidden ? '' : 'Single sign-on is unavailable right now: the identity provider does not answer. '
+      + (signin.tokens ? 'Sign in with your web token, or try again in a minute.' : 'Try again in a minute.');
+    if (signin.tokens) $('token').focus();
+    else $('sso-button').focus();
   }
 
   async function login(e) {
@@ -391,6 +404,9 @@ import { openCard, pastItem } from './cards.js';
   $('login-form').addEventListener('submit', login);
   $('cmd-form').addEventListener('submit', typed);
   $('signout').addEventListener('click', signout);
+  // Single sign-on leaves for the identity provider, which sends the
+  // browser back signed in (or to a page that says why not).
+  $('sso-button').addEventListener('click', () => { location.assign('/inbox/oidc/login'); });
   $('open-more').addEventListener('click', loadMore);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && $('login').hidden) loadState();
