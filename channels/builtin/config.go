@@ -23,6 +23,17 @@ type Config struct {
 	Telegram *telegram.Config `yaml:"telegram"`
 	Slack    *slack.Config    `yaml:"slack"`
 	Discord  *discord.Config  `yaml:"discord"`
+
+	// people is the directory the web inbox signs people in from
+	// (WithPeople).
+	people *broker.People
+}
+
+// WithPeople returns c whose web inbox signs in the people of d: their
+// own tokens, token_person and single sign-on.
+func (c Config) WithPeople(d *broker.People) Config {
+	c.people = d
+	return c
 }
 
 // section is one channel the configuration turns on: its section (checked
@@ -50,7 +61,7 @@ func (c Config) sections(loop bool) []section {
 			build: func(b *broker.Broker, w *Wiring, o channels.Options) (broker.Channel, error) {
 				// Both stores keep sign-in sessions, so every instance accepts them.
 				inbox, err := web.New(c.Web, b, web.Options{Logger: o.Logger, Now: o.Now, Location: o.Location,
-					Lister: b, Loopback: loop, Sessions: w.sessions, Copies: b})
+					Lister: b, Loopback: loop, Sessions: w.sessions, Copies: b, People: c.people})
 				if err == nil {
 					w.InboxURL = inbox.URL
 				}
@@ -129,4 +140,17 @@ func (c Config) Validate() error {
 		p.Add(config.CheckEnv("channels.web", c.Web))
 	}
 	return errors.Join(p...)
+}
+
+// ValidatePeople checks how people sign in to the web inbox: their own
+// tokens, token_person and single sign-on (web.ValidatePeople). exposed
+// says the bridge is reachable beyond loopback.
+func (c Config) ValidatePeople(people []broker.Person, exposed bool) error {
+	return web.ValidatePeople(c.Web, people, exposed)
+}
+
+// InboxLocked reports whether the web inbox is off or asks to sign in,
+// so that the HTTP edge may serve it through a reverse proxy.
+func (c Config) InboxLocked(people []broker.Person) bool {
+	return c.Web.Disabled || c.Web.SignsIn(people)
 }

@@ -192,7 +192,7 @@ func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, electo
 	if err != nil {
 		return nil, err
 	}
-	w, err := cfg.Channels.Build(b, st, loop, loc, log)
+	w, err := cfg.Channels.WithPeople(cfg.Directory).Build(b, st, loop, loc, log)
 	if err != nil {
 		return nil, err
 	}

@@ -129,6 +129,7 @@ func (c *Config) Finish() error {
 	dir, err := broker.NewPeople(c.People, c.Groups)
 	p.Add(err)
 	c.Directory = dir
+	p.Add(c.Channels.ValidatePeople(c.People, c.Exposed()))
 	p.Add(c.Metrics.Validate(c.Exposed()))
 	if len(c.Routes) == 0 {
 		c.Routes = routes.Config{broker.DefaultRoute: {Targets: c.Channels.DefaultTargets()}}
