@@ -16,6 +16,10 @@ type Limits struct {
 	PendingPerAgent int `yaml:"pending_per_agent"`
 	// StreamsPerAgent is how many /v1/events streams one agent may hold open.
 	StreamsPerAgent int `yaml:"streams_per_agent"`
+	// MCPSessionsPerAgent is how many MCP sessions one agent may hold open
+	// on /mcp (the MCP server's default, 16, when unset; 1–10000, and 0
+	// written out is an error, not the default).
+	MCPSessionsPerAgent *int `yaml:"mcp_sessions_per_agent"`
 }
 
 // Bounds of the limits section: the upper ones keep a typo (an extra
@@ -23,11 +27,13 @@ type Limits struct {
 const (
 	maxPendingPerAgent = 1_000_000
 	maxStreamsPerAgent = 10_000
+	maxMCPSessions     = 10_000
 )
 
 // Validate fills the defaults of the limits section (pending
-// broker.DefaultPendingPerAgent, streams DefaultStreamsPerAgent) and
-// checks its values, naming the key of a bad one.
+// broker.DefaultPendingPerAgent, streams DefaultStreamsPerAgent; MCP
+// sessions stay unset for the MCP server's own default) and checks its
+// values, naming the key of a bad one.
 func (l *Limits) Validate() error {
 	if l.PendingPerAgent == 0 {
 		l.PendingPerAgent = broker.DefaultPendingPerAgent
@@ -40,6 +46,9 @@ func (l *Limits) Validate() error {
 	}
 	if l.StreamsPerAgent < 1 || l.StreamsPerAgent > maxStreamsPerAgent {
 		return fmt.Errorf("limits.streams_per_agent: must be a whole number from 1 to %d, got %d", maxStreamsPerAgent, l.StreamsPerAgent)
+	}
+	if n := l.MCPSessionsPerAgent; n != nil && (*n < 1 || *n > maxMCPSessions) {
+		return fmt.Errorf("limits.mcp_sessions_per_agent: must be a whole number from 1 to %d, got %d", maxMCPSessions, *n)
 	}
 	return nil
 }

@@ -191,17 +191,18 @@ func (s *Server) keepLeases(ctx context.Context) {
 
 // endGoneSessions ends, as if the client had, every session that holds
 // questions but is no longer open: the SDK closed it after its idle
-// timeout (SessionTimeout), which no request reports.
+// timeout (SessionTimeout), which no request reports. The sessions
+// counted per agent forget it too.
 func (s *Server) endGoneSessions() {
 	s.leases.mu.Lock()
 	none := len(s.leases.held) == 0
 	s.leases.mu.Unlock()
-	if none {
+	if none && !s.sessions.tracked() {
 		return
 	}
-	live := map[string]bool{}
-	for ss := range s.sdk.Sessions() {
-		live[ss.ID()] = true
+	live := s.pruneSessions()
+	if none {
+		return
 	}
 	gone := map[string]bool{}
 	s.leases.mu.Lock()

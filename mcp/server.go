@@ -87,9 +87,18 @@ type Config struct {
 	// connection is loopback and the Host is the public name.
 	HostChecked bool
 	// SessionTimeout closes an HTTP session that sent no request for this
-	// long (an hour when zero); its pending questions are then cancelled,
-	// as when the client ends the session.
+	// long (DefaultSessionIdle when zero); its pending questions are then
+	// cancelled, as when the client ends the session.
 	SessionTimeout time.Duration
+	// Agent names the agent of an HTTP request from its header (the
+	// bridge's agent key); HTTP sessions are counted per agent. Nil
+	// counts every request as one agent's.
+	Agent func(header http.Header) string
+	// SessionsPerAgent caps the HTTP sessions one agent holds open
+	// (DefaultSessionsPerAgent when zero). A new session beyond it closes
+	// the agent's least recently used idle session, or is refused with a
+	// 429 when all of them have a request under way.
+	SessionsPerAgent int
 }
 
 // Server is an MCP server with the ask_user, get_answer and
@@ -105,6 +114,7 @@ type Server struct {
 	// be reached before telling the model so.
 	submitRetry time.Duration
 	leases      *leases
+	sessions    *sessions
 }
 
 // New returns a Server for cfg.
@@ -133,12 +143,22 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Unreachable <= 0 {
 		cfg.Unreachable = 5 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, submitRetry: cfg.Unreachable, leases: newLeases()}
+	if cfg.SessionsPerAgent < 0 {
+		return nil, fmt.Errorf("mcp: Config.SessionsPerAgent is %d, want at least 1 (or 0 for %d)", cfg.SessionsPerAgent, DefaultSessionsPerAgent)
+	}
+	if cfg.SessionsPerAgent == 0 {
+		cfg.SessionsPerAgent = DefaultSessionsPerAgent
+	}
+	if cfg.Agent == nil {
+		cfg.Agent = func(http.Header) string { return "" }
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, submitRetry: cfg.Unreachable, leases: newLeases(), sessions: newSessions(cfg.SessionsPerAgent)}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: serverInstructions,
 		Logger:       cfg.Logger,
 	})
+	s.sdk.AddReceivingMiddleware(s.bindSession)
 	if err := s.addTools(); err != nil {
 		return nil, err
 	}
@@ -174,10 +194,17 @@ func (s *Server) Drain() { s.drain() }
 // does not authenticate: mount it behind the bridge's agent keys.
 //
 // The questions of a session live as long as it does: when it ends (a
-// DELETE from the client, or an hour without requests) its waiting calls
-// and the questions it left pending are cancelled with ReasonAgentGone;
-// a call whose HTTP request goes away cancels its question. The leases of
-// the questions left pending are renewed until Drain.
+// DELETE from the client, SessionTimeout without requests, or closed to
+// make room for a new session of its agent) its waiting calls and the
+// questions it left pending are cancelled with ReasonAgentGone; a call
+// whose HTTP request goes away cancels its question. The leases of the
+// questions left pending are renewed until Drain.
+//
+// Each agent holds at most SessionsPerAgent sessions (sessions.go): one
+// more closes the agent's least recently used idle session, or is refused
+// with 429 when all of them have a request under way. A closed session,
+// and another agent's, get the SDK's 404 "session not found", on which
+// clients start a new session.
 //
 // It offers no standalone GET stream (405, as the transport allows): the
 // tools send their progress on the stream of the call itself, and an
@@ -191,8 +218,8 @@ func (s *Server) HTTPHandler() http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger: s.log,
 		// Sessions of clients that went away are closed after
-		// SessionTimeout of silence (an hour by default); a waiting tool
-		// call keeps its session open.
+		// SessionTimeout of silence (DefaultSessionIdle by default); a
+		// waiting tool call keeps its session open.
 		SessionTimeout:             s.sessionTimeout(),
 		DisableLocalhostProtection: s.cfg.HostChecked,
 	})
@@ -202,10 +229,33 @@ func (s *Server) HTTPHandler() http.Handler {
 			http.Error(w, "this MCP endpoint has no standalone stream: send requests with POST", http.StatusMethodNotAllowed)
 			return
 		}
+		agent := s.cfg.Agent(r.Header)
+		r.Header.Del(slotHeader)
+		session := r.Header.Get(sessionIDHeader)
+		switch {
+		case session == "" && r.Method == http.MethodPost:
+			sl, err := s.admitSession(agent)
+			if err != nil {
+				s.log.Info("mcp session refused", "agent", agent, "err", err)
+				writeSessionLimit(w, r, err)
+				return
+			}
+			defer s.sessions.done(sl)
+			r.Header.Set(slotHeader, sl.id)
+		case session != "":
+			switch s.sessions.enter(session, agent) {
+			case gone:
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			case entered:
+				defer s.sessions.leave(session)
+			}
+		}
 		if r.Method == http.MethodDelete {
 			// Release the calls under way first: the SDK's DELETE waits
 			// for them.
-			s.sessionEnded(r.Header.Get("Mcp-Session-Id"))
+			s.sessionEnded(session)
+			defer s.sessions.forget(session)
 		}
 		id, forget := s.leases.request(r.Context())
 		defer forget()
@@ -220,10 +270,14 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
+// sessionIDHeader is the header of the streamable transport that names
+// the session of a request.
+const sessionIDHeader = "Mcp-Session-Id"
+
 // sessionTimeout is how long an idle HTTP session lives.
 func (s *Server) sessionTimeout() time.Duration {
 	if s.cfg.SessionTimeout > 0 {
 		return s.cfg.SessionTimeout
 	}
-	return time.Hour
+	return DefaultSessionIdle
 }

@@ -18,6 +18,37 @@ type Settings struct {
 	// ProgressEvery is how often a waiting ask_user call sends a progress
 	// notification (10s when unset; 100ms–5m).
 	ProgressEvery ProgressInterval `yaml:"progress_every"`
+	// SessionIdle closes an HTTP session that sent no request for this
+	// long (DefaultSessionIdle when unset; 1s–24h). A tool call under way
+	// keeps its session open.
+	SessionIdle IdleTimeout `yaml:"session_idle"`
+}
+
+// DefaultSessionIdle is mcp.session_idle when unset.
+const DefaultSessionIdle = 10 * time.Minute
+
+// IdleTimeout is mcp.session_idle, checked as the file is read.
+type IdleTimeout time.Duration
+
+// UnmarshalYAML parses a Go duration within 1s–24h.
+func (t *IdleTimeout) UnmarshalYAML(n *yaml.Node) error {
+	v, err := broker.ParseDuration(n.Value)
+	if err != nil {
+		return config.ValueError(n, fmt.Errorf("mcp.session_idle: %q is not a duration (use e.g. 10m)", n.Value))
+	}
+	if err := CheckSessionIdle(v); err != nil {
+		return config.ValueError(n, err)
+	}
+	*t = IdleTimeout(v)
+	return nil
+}
+
+// CheckSessionIdle checks how long an idle HTTP session lives.
+func CheckSessionIdle(d time.Duration) error {
+	if d < time.Second || d > 24*time.Hour {
+		return fmt.Errorf("mcp.session_idle: %s is outside 1s–24h", d)
+	}
+	return nil
 }
 
 // ProgressInterval is mcp.progress_every, checked as the file is read.
@@ -49,7 +80,12 @@ func CheckProgressEvery(d time.Duration) error {
 // is read.
 func (s Settings) Validate() error {
 	if d := time.Duration(s.ProgressEvery); d != 0 {
-		return CheckProgressEvery(d)
+		if err := CheckProgressEvery(d); err != nil {
+			return err
+		}
+	}
+	if d := time.Duration(s.SessionIdle); d != 0 {
+		return CheckSessionIdle(d)
 	}
 	return nil
 }

@@ -21,7 +21,9 @@ import (
 // mountMCP mounts the streamable HTTP MCP endpoint at /mcp. Every request
 // must carry an agent key, as on /v1; the tools ask through the API in
 // this process (the SDK client over srv.Transport), with the key the
-// call carries, so they have the API's waits, limits and errors. The returned
+// call carries, so they have the API's waits, limits and errors. Each
+// agent holds at most limits.mcp_sessions_per_agent sessions, and a
+// session closes after mcp.session_idle without requests. The returned
 // drain releases the tool calls that wait for answers: they return at once
 // with their question still pending (and its id, for get_answer after the
 // restart), so that they do not hold up a graceful shutdown; serve calls
@@ -33,6 +35,10 @@ func mountMCP(cfg bridgeconfig.Config, srv *api.Server, log *slog.Logger) (drain
 	if err := cfg.MCP.Validate(); err != nil {
 		return nil, err
 	}
+	perAgent := 0 // the MCP server's default
+	if n := cfg.Limits.MCPSessionsPerAgent; n != nil {
+		perAgent = *n
+	}
 	s, err := mcp.New(mcp.Config{
 		Asker: func(h http.Header) (mcp.Asker, error) {
 			key, _ := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
@@ -40,9 +46,16 @@ func mountMCP(cfg bridgeconfig.Config, srv *api.Server, log *slog.Logger) (drain
 			c.SetTransport(srv.Transport())
 			return c, nil
 		},
-		ProgressEvery: time.Duration(cfg.MCP.ProgressEvery),
-		Version:       versionString(),
-		Logger:        log.With("component", "mcp"),
+		// Sessions are counted per agent, named by the key as on /v1.
+		Agent: func(h http.Header) string {
+			name, _ := srv.Agent(h)
+			return name
+		},
+		SessionsPerAgent: perAgent,
+		SessionTimeout:   time.Duration(cfg.MCP.SessionIdle),
+		ProgressEvery:    time.Duration(cfg.MCP.ProgressEvery),
+		Version:          versionString(),
+		Logger:           log.With("component", "mcp"),
 		// The edge guard in front of the whole server checks Host.
 		HostChecked: true,
 	})
