@@ -18,14 +18,20 @@
 // Everything an agent wrote is put into the page with textContent, never as
 // markup, and a strict Content-Security-Policy forbids inline scripts.
 //
-// Who may answer: on a loopback listener with no token configured the page
-// is open and answers are recorded as "local". Otherwise a token (read from
-// the environment variable the config names) is required: the page asks for
-// it once and keeps an HttpOnly, SameSite=Strict session cookie holding a
-// random session id, never the token itself. Each sign-in makes a new
-// session, kept in the store (broker.Sessions) as a digest keyed with the
-// token, valid for 30 days from sign-in, so every bridge instance accepts
-// it and signing out ends it everywhere. Wrong tokens are counted per
-// client address (20 a minute), so one guesser cannot lock others out.
-// Posts from other sites are refused.
+// Who may answer: on a loopback listener with no way to sign in configured
+// the page is open and answers are recorded as "local". Otherwise the page
+// asks to sign in, and says who is signed in. A person signs in with their
+// own token (broker.Person.WebTokenEnv) or through single sign-on
+// (OpenID Connect, oidc*.go: the provider's verified email selects the
+// person), and acts as the account web:<person id>; the shared token
+// signs in as the person token_person names, or as the user "web", who is
+// no person. ValidatePeople checks all of it for serve and check-config.
+// Each sign-in makes a new session: an HttpOnly, SameSite=Strict cookie
+// holding "<person id>.<how>.<random>", never a token, and in the store
+// (broker.Sessions) a digest of it keyed with the secret of the way it was
+// made, valid for 30 days from sign-in, so every bridge instance accepts
+// it, signing out ends it everywhere, and a new token ends that person's
+// sessions only. Wrong tokens are counted per client address (20 a
+// minute), so one guesser cannot lock others out. Posts from other sites
+// are refused.
 package web
