@@ -2,6 +2,7 @@ package brokertest
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -10,6 +11,51 @@ import (
 
 var listTests = []storeTest{
 	{"Filters", testList},
+	{"SessionIDOfTwoAgents", testListSessionOfTwoAgents},
+}
+
+// testListSessionOfTwoAgents: session ids are the agents' own, so two
+// agents may use one; cancelling one agent's session leaves the other's
+// questions pending, and each agent lists its own.
+func testListSessionOfTwoAgents(t *testing.T, s broker.Store) {
+	ctx := context.Background()
+	now := baseTime()
+	ids := newIDs(4)
+	for i, a := range []string{"a1", "a2", "a1", "a2"} {
+		q := NewQuestion(ids[i], a, now.Add(time.Duration(i)*time.Second))
+		q.SessionID = "s1"
+		mustCreate(t, s, q)
+	}
+	for _, c := range []struct {
+		agent string
+		want  []string
+	}{{"a1", []string{ids[2], ids[0]}}, {"a2", []string{ids[3], ids[1]}}} {
+		got, err := s.List(ctx, broker.Filter{Agent: c.agent, SessionID: "s1", Status: broker.StatusPending})
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		wantIDs(t, "pending questions of "+c.agent+"'s session s1", questionIDs(got), c.want)
+	}
+	b, err := broker.New(broker.Config{Store: s, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	cancelled, err := b.CancelSession(ctx, "a1", "s1", "")
+	if err != nil {
+		t.Fatalf("CancelSession: %v", err)
+	}
+	wantSet(t, "questions cancelled with a1's session s1", questionIDs(cancelled), []string{ids[0], ids[2]})
+	for _, id := range []string{ids[1], ids[3]} {
+		if q := mustGet(t, s, id); q.Status != broker.StatusPending {
+			t.Fatalf("a2's question %s of its session s1 is %s after a1 cancelled its own, want pending", id, q.Status)
+		}
+	}
+	left, err := s.List(ctx, broker.Filter{Agent: "a2", SessionID: "s1", Status: broker.StatusPending})
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	wantIDs(t, "a2's pending questions of session s1", questionIDs(left), []string{ids[3], ids[1]})
 }
 
 func testList(t *testing.T, s broker.Store) {

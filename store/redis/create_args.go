@@ -165,7 +165,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...
 	// then the chat indexes.
 	keys := make([]string, 0, 10+len(ck.chats))
 	keys = append(keys, s.k.rec(q.ID), s.k.body(q.ID), s.k.due(n), s.k.timers(n), s.k.lease(n), s.k.all(n),
-		s.k.agent(n, q.Agent), s.k.session(n, q.SessionID))
+		s.k.agent(n, q.Agent), s.k.session(n, q.Agent, q.SessionID))
 	// The renewable indexes in the script's order: agent, session (none
 	// without one), the chat indexes.
 	session := ""

@@ -24,7 +24,10 @@
 //	P{sN}:lease              zset id -> lease end (µs); pending only
 //	P{sN}:all                zset id -> created (µs)
 //	P{sN}:ag:<agent>         zset id -> created, per agent
-//	P{sN}:ss:<session>       zset id -> created, per session
+//	P{sN}:as:<agent>\0<session>  zset id -> created, per agent's session
+//	P{sN}:ss:<session>       zset id -> created, per session id of every
+//	                         agent: written by older versions, read by
+//	                         List beside the above and emptied by Purge
 //	P{sN}:ch:<channel>\0<chat>  zset id -> created, questions posted there
 //	                         (copies that name a chat only)
 //	P{sN}:done               zset id -> resolved (µs): written by older

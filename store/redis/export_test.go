@@ -39,8 +39,12 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 // id.
 func (s *Store) IndexKeyNames(id, agent, session, channel, chat string) (string, string, string) {
 	n := shardOf(id)
-	return s.k.agent(n, agent), s.k.session(n, session), s.k.chat(n, channel, chat)
+	return s.k.agent(n, agent), s.k.session(n, agent, session), s.k.chat(n, channel, chat)
 }
+
+// OldSessionKey names the index older versions kept of a session id,
+// in the shard of question id.
+func (s *Store) OldSessionKey(id, session string) string { return s.k.oldSess(shardOf(id), session) }
 
 // IndexTTL is the TTL index keys get when they are renewed.
 func (s *Store) IndexTTL() time.Duration { return s.indexTTL() }

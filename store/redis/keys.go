@@ -64,9 +64,18 @@ func (k *keys) done(n int) string                 { return k.shard[n].done }
 func (k *keys) outbox(n int) string               { return k.shard[n].outbox }
 func (k *keys) unlogged(n int) string             { return k.shard[n].unlogged }
 func (k *keys) agent(n int, agent string) string  { return k.tags[n] + "ag:" + agent }
-func (k *keys) session(n int, sess string) string { return k.tags[n] + "ss:" + sess }
+func (k *keys) oldSess(n int, sess string) string { return k.tags[n] + "ss:" + sess }
 func (k *keys) chat(n int, ch, chat string) string {
 	return k.tags[n] + "ch:" + ch + "\x00" + chat
+}
+
+// session is the index of one agent's session: session ids are the
+// agents' own, so two agents may use one. Older versions indexed a
+// session id of every agent together (oldSess); List reads that index
+// beside this one and Purge empties it, so that the questions it holds
+// are still found until they are purged. The next release drops it.
+func (k *keys) session(n int, agent, sess string) string {
+	return k.tags[n] + "as:" + agent + "\x00" + sess
 }
 
 // idem returns the key that maps an idempotency key to a question id; it

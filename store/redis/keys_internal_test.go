@@ -42,7 +42,7 @@ func TestKeyNames(t *testing.T) {
 		{k.recPrefix(3), "p:{s3}:q:"}, {k.due(3), "p:{s3}:due"}, {k.rem(3), "p:{s3}:rem"},
 		{k.timers(3), "p:{s3}:tm"}, {k.lease(3), "p:{s3}:lease"}, {k.all(15), "p:{s15}:all"},
 		{k.done(0), "p:{s0}:done"}, {k.outbox(0), "p:{s0}:ob"}, {k.unlogged(0), "p:{s0}:unl"},
-		{k.agent(1, "a"), "p:{s1}:ag:a"}, {k.session(1, "s"), "p:{s1}:ss:s"}, {k.chat(1, "tg", "-1"), "p:{s1}:ch:tg\x00-1"},
+		{k.agent(1, "a"), "p:{s1}:ag:a"}, {k.session(1, "a", "s"), "p:{s1}:as:a\x00s"}, {k.oldSess(1, "s"), "p:{s1}:ss:s"}, {k.chat(1, "tg", "-1"), "p:{s1}:ch:tg\x00-1"},
 		{k.evSeq(), "p:{ev}:seq"}, {k.evLog(), "p:{ev}:log"}, {k.evIDs(), "p:{ev}:ids"},
 		{k.evAgent("a"), "p:{ev}:a:a"}, {k.evPending("a"), "p:{ev}:p:a"}, {k.feed(), "p:resolved"},
 	} {

@@ -23,15 +23,18 @@ const (
 )
 
 // List returns questions matching f, newest first. It reads the most
-// selective index of each shard (chat, session, agent, or all) in one
-// pipeline, filters in the script, and merges.
+// selective index of each shard (chat, the agent's session, agent, or
+// all) in one pipeline, filters in the script, and merges. An agent's
+// session is read from its index and from the index older versions kept
+// of the session id (keys.go's session), a question being in one of the
+// two.
 func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = defaultListLimit
 	}
 	b := s.batch()
-	cmds := make([]*goredis.Cmd, shards)
+	cmds := make([]*goredis.Cmd, 0, shards)
 	for n := range shards {
 		var idx, channel string
 		switch {
@@ -40,14 +43,17 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 		case f.Channel != "":
 			// Rare (no chat given): scan and check the copies.
 			idx, channel = s.k.all(n), f.Channel
-		case f.SessionID != "":
-			idx = s.k.session(n, f.SessionID)
+		case f.SessionID != "" && f.Agent != "":
+			idx = s.k.session(n, f.Agent, f.SessionID)
+			cmds = append(cmds, b.script(ctx, listScript, []string{s.k.oldSess(n, f.SessionID)}, limit, f.Agent, f.SessionID, string(f.Status), s.k.recPrefix(n), maxScan, ""))
 		case f.Agent != "":
 			idx = s.k.agent(n, f.Agent)
 		default:
+			// A session id of any agent (rare: agents list their own)
+			// is filtered from every question.
 			idx = s.k.all(n)
 		}
-		cmds[n] = b.script(ctx, listScript, []string{idx}, limit, f.Agent, f.SessionID, string(f.Status), s.k.recPrefix(n), maxScan, channel)
+		cmds = append(cmds, b.script(ctx, listScript, []string{idx}, limit, f.Agent, f.SessionID, string(f.Status), s.k.recPrefix(n), maxScan, channel))
 	}
 	if err := b.exec(ctx); err != nil {
 		return nil, wrap("list", err)
@@ -79,9 +85,12 @@ func (s *Store) List(ctx context.Context, f broker.Filter) ([]*broker.Question, 
 		return cmp.Compare(b.q.ID, a.q.ID)
 	})
 	out := make([]*broker.Question, 0, min(len(items), limit))
-	for _, it := range items {
+	for i, it := range items {
 		if len(out) == limit {
 			break
+		}
+		if i > 0 && it.q.ID == items[i-1].q.ID {
+			continue // in both indexes of a session
 		}
 		out = append(out, it.q)
 	}

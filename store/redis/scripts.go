@@ -386,7 +386,10 @@ for _, id in ipairs(ids) do
   else
     if f[6] then
       redis.call('ZREM', ARGV[2] .. 'ag:' .. f[1], id)
-      if f[2] then redis.call('ZREM', ARGV[2] .. 'ss:' .. f[2], id) end
+      if f[2] then
+        redis.call('ZREM', ARGV[2] .. 'as:' .. f[1] .. '\0' .. f[2], id)
+        redis.call('ZREM', ARGV[2] .. 'ss:' .. f[2], id) -- an older version's index
+      end
       for i = 1, tonumber(f[3] or '0') do
         local line = redis.call('HGET', rec, 'm' .. i) or ''
         local ch, chat, msg = string.match(line, '^([^\t]*)\t([^\t]*)\t([^\t]*)\t')
