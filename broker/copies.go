@@ -81,7 +81,7 @@ func (b *Broker) CopiesOf(ctx context.Context, q *Question) ([]Copy, error) {
 				c.State = CopyQueued
 			}
 			if t.LastError != "" && t.State != TaskDone {
-				c.ErrorClass, c.LastError = splitClass(t.LastError)
+				c.ErrorClass, c.LastError = splitClass(publicError(t.LastError))
 			}
 			at[t.Target] = len(out)
 			out = append(out, c)
@@ -90,7 +90,7 @@ func (b *Broker) CopiesOf(ctx context.Context, q *Question) ([]Copy, error) {
 				continue
 			}
 			if i, ok := at[t.Target]; ok {
-				out[i].Edit, out[i].EditLastError = t.State, t.LastError
+				out[i].Edit, out[i].EditLastError = t.State, publicError(t.LastError)
 			}
 		}
 	}

@@ -178,21 +178,23 @@ func (b *Broker) deliverNow(id string) <-chan []PlatformTask {
 	return first
 }
 
-// errClass names the kind of a failure for people and agents: the reason
-// of a permanent failure, or "timeout", "rate limited", "unreachable".
+// errClass is what people and agents are shown of a failed platform call
+// (a copy's last_error): the kind of failure, "permanent", "rate limited",
+// "timeout" or "unreachable", and one short sentence (outbox_errtext.go).
+// The whole error, which names the platform's URLs and addresses, goes to
+// the log only (taskFailed).
 func errClass(err error) string {
-	msg := err.Error()
 	switch {
 	case errors.Is(err, ErrPermanent):
-		return "permanent: " + msg
+		return "permanent: " + refusedFor(err)
 	case errors.Is(err, ErrRateLimited):
-		return "rate limited: " + msg
+		return "rate limited: " + slowDown(err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout: " + msg
-	case rateLimitedText(msg):
-		return "rate limited: " + msg
+		return "timeout: " + textTimeout
+	case rateLimitedText(err.Error()):
+		return "rate limited: " + slowDown(err)
 	}
-	return "unreachable: " + msg
+	return "unreachable: " + textUnreachable
 }
 
 // rateLimitedText reports whether msg reads as a rate limit from a channel

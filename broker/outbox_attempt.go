@@ -326,7 +326,7 @@ func (b *Broker) unsupportedIfNoTarget(ctx context.Context, id string) {
 		if x.State != TaskFailed {
 			return
 		}
-		reasons = append(reasons, x.Target.String()+": "+strings.TrimPrefix(x.LastError, "permanent: "))
+		reasons = append(reasons, x.Target.String()+": "+strings.TrimPrefix(publicError(x.LastError), "permanent: "))
 	}
 	if len(reasons) == 0 {
 		return

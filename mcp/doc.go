@@ -18,4 +18,11 @@
 // notifications keep the client from timing out; when the MCP request is
 // cancelled the question is cancelled too. The outcome becomes a text
 // block written for the model and the same data as structured content.
+//
+// Over HTTP every client holds a session, which costs memory until it
+// ends. Sessions are counted per agent (sessions.go): a new one beyond
+// Config.SessionsPerAgent closes the agent's least recently used idle
+// session, or is refused with 429 when all of them have a request under
+// way (sessionlimit.go); a session without requests for SessionTimeout is
+// closed by the SDK. Either way its client gets 404 and starts anew.
 package mcp
