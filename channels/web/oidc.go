@@ -110,11 +110,9 @@ func (s *sso) available() bool {
 	return s.ready != nil || s.failures == 0
 }
 
-// discover reads the provider's discovery document. It is bounded by
-// ssoTimeout and not ended by the request that asked (a closed tab is no
-// failure of the provider's).
+// discover reads the provider's discovery document, within ssoTimeout.
 func (s *sso) discover(ctx context.Context) (*ssoProvider, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ssoTimeout)
+	ctx, cancel := context.WithTimeout(ctx, ssoTimeout)
 	defer cancel()
 	p, err := oidc.NewProvider(oidc.ClientContext(ctx, s.client), s.cfg.Issuer)
 	if err != nil {

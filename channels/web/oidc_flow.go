@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -41,7 +42,9 @@ const (
 // serveSSOLogin sends the browser to the provider with a fresh state,
 // nonce and PKCE challenge, which the flow cookie keeps.
 func (c *Channel) serveSSOLogin(w http.ResponseWriter, r *http.Request) {
-	p, err := c.sso.provider(r.Context())
+	// A tab closed while the provider is asked is no failure of the
+	// provider's: discovery is not ended with the request.
+	p, err := c.sso.provider(context.WithoutCancel(r.Context()))
 	if err != nil {
 		ssoPage(w, http.StatusServiceUnavailable, "Single sign-on unavailable", textUnavailable)
 		return
@@ -72,7 +75,7 @@ func (c *Channel) serveSSOCallback(w http.ResponseWriter, r *http.Request) {
 		ssoPage(w, http.StatusUnauthorized, "Single sign-on refused", fmt.Sprintf(textProvider, why))
 		return
 	}
-	p, err := c.sso.provider(r.Context())
+	p, err := c.sso.provider(context.WithoutCancel(r.Context()))
 	if err != nil {
 		ssoPage(w, http.StatusServiceUnavailable, "Single sign-on unavailable", textUnavailable)
 		return
