@@ -36,6 +36,10 @@ func (c Config) WithPeople(d *broker.People) Config {
 	return c
 }
 
+// secretsChecker is a channel section that checks the values of the
+// secrets it names, as its New reads them.
+type secretsChecker interface{ CheckSecrets() error }
+
 // section is one channel the configuration turns on: its section (checked
 // by its own Validate, and for unset variables) and how to build it.
 type section struct {
@@ -121,8 +125,9 @@ func (c Config) DefaultTargets() []string {
 }
 
 // Validate checks each configured channel's own settings, reporting every
-// problem. The web inbox's section is checked even when the inbox is
-// disabled.
+// problem, and the secrets it reads that are set as the channel's New
+// does (CheckSecrets), so that check-config and serve refuse alike. The
+// web inbox's section is checked even when the inbox is disabled.
 func (c Config) Validate() error {
 	var p config.Problems
 	checked := map[string]bool{}
@@ -131,6 +136,13 @@ func (c Config) Validate() error {
 			p.Add(fmt.Errorf("channels.%w", err))
 		}
 		p.Add(config.CheckEnv("channels."+s.name, s.cfg))
+		if sc, ok := s.cfg.(secretsChecker); ok {
+			if err := sc.CheckSecrets(); err != nil {
+				for _, e := range config.List(err) {
+					p.Add(fmt.Errorf("channels.%w", e))
+				}
+			}
+		}
 		checked[s.name] = true
 	}
 	if !checked[web.Name] {

@@ -84,23 +84,49 @@ type secrets struct {
 // readSecrets reads the variables cfg names; an empty variable is an error
 // that names it (never its value).
 func (cfg Config) readSecrets() (secrets, error) {
-	get := func(key, name string) (string, error) {
-		v := strings.TrimSpace(os.Getenv(name))
-		if v == "" {
-			return "", fmt.Errorf("slack.%s: environment variable %s is empty or unset", key, name)
-		}
-		return v, nil
-	}
 	var s secrets
 	var err error
-	if s.botToken, err = get("bot_token_env", cfg.BotTokenEnv); err != nil {
+	if s.botToken, err = secret("bot_token_env", cfg.BotTokenEnv); err != nil {
 		return s, err
 	}
 	switch cfg.Mode {
 	case ModeSocket:
-		s.appToken, err = get("app_token_env", cfg.AppTokenEnv)
+		s.appToken, err = secret("app_token_env", cfg.AppTokenEnv)
 	case ModeHTTP:
-		s.signingSecret, err = get("signing_secret_env", cfg.SigningSecretEnv)
+		s.signingSecret, err = secret("signing_secret_env", cfg.SigningSecretEnv)
 	}
 	return s, err
+}
+
+// CheckSecrets checks the values of the variables cfg uses that are set,
+// as New reads them (one holding only spaces is refused), so that
+// check-config refuses what serve refuses; an unset variable is left to
+// the check of unset variables (config.CheckEnv).
+func (cfg Config) CheckSecrets() error {
+	c := cfg.withDefaults()
+	var errs []error
+	for _, v := range []struct {
+		key, name string
+		used      bool
+	}{
+		{"bot_token_env", c.BotTokenEnv, true},
+		{"app_token_env", c.AppTokenEnv, c.Mode == ModeSocket},
+		{"signing_secret_env", c.SigningSecretEnv, c.Mode == ModeHTTP},
+	} {
+		if v.used && v.name != "" && os.Getenv(v.name) != "" {
+			_, err := secret(v.key, v.name)
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// secret reads the variable name, which the setting key names, trimmed;
+// one that is empty or unset is an error that names it.
+func secret(key, name string) (string, error) {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return "", fmt.Errorf("slack.%s: environment variable %s is empty or unset", key, name)
+	}
+	return v, nil
 }

@@ -99,29 +99,66 @@ func (c Config) WebhookPath() string {
 // secrets reads the token and webhook secret from the environment.
 func (c Config) secrets() (token, secret string, err error) {
 	token = strings.TrimSpace(os.Getenv(c.TokenEnv))
-	if token == "" {
-		return "", "", fmt.Errorf("telegram: environment variable %s (token_env) is empty or unset", c.TokenEnv)
-	}
-	if strings.ContainsAny(token, "/ ?#%") {
-		return "", "", fmt.Errorf("telegram: environment variable %s does not hold a bot token (it has characters a token never has)", c.TokenEnv)
+	if err := c.checkToken(token); err != nil {
+		return "", "", err
 	}
 	if c.Mode != ModeWebhook {
 		return token, "", nil
 	}
 	secret = os.Getenv(c.WebhookSecretEnv)
+	if err := c.checkWebhookSecret(secret); err != nil {
+		return "", "", err
+	}
+	return token, secret, nil
+}
+
+// CheckSecrets checks the values of the variables c names that are set,
+// as New reads them, so that check-config refuses what serve refuses; an
+// unset variable is left to the check of unset variables
+// (config.CheckEnv).
+func (c Config) CheckSecrets() error {
+	c = c.withDefaults()
+	var errs []error
+	if c.TokenEnv != "" && os.Getenv(c.TokenEnv) != "" {
+		errs = append(errs, c.checkToken(strings.TrimSpace(os.Getenv(c.TokenEnv))))
+	}
+	if c.Mode == ModeWebhook && c.WebhookSecretEnv != "" && os.Getenv(c.WebhookSecretEnv) != "" {
+		errs = append(errs, c.checkWebhookSecret(os.Getenv(c.WebhookSecretEnv)))
+	}
+	return errors.Join(errs...)
+}
+
+// checkToken refuses a token that is empty or could not be one.
+func (c Config) checkToken(token string) error {
+	if token == "" {
+		return fmt.Errorf("telegram: environment variable %s (token_env) is empty or unset", c.TokenEnv)
+	}
+	if strings.ContainsAny(token, "/ ?#%") {
+		return fmt.Errorf("telegram: environment variable %s does not hold a bot token (it has characters a token never has)", c.TokenEnv)
+	}
+	return nil
+}
+
+// checkWebhookSecret refuses a webhook secret that Telegram would not
+// take or that could be guessed.
+func (c Config) checkWebhookSecret(secret string) error {
 	if secret == "" {
-		return "", "", fmt.Errorf("telegram: environment variable %s (webhook_secret_env) is empty or unset", c.WebhookSecretEnv)
+		return fmt.Errorf("telegram: environment variable %s (webhook_secret_env) is empty or unset", c.WebhookSecretEnv)
 	}
 	if len(secret) > 256 || strings.IndexFunc(secret, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 	}) >= 0 {
-		return "", "", fmt.Errorf("telegram: environment variable %s: a webhook secret is 1–256 characters of A-Z, a-z, 0-9, _ and -", c.WebhookSecretEnv)
+		return fmt.Errorf("telegram: environment variable %s: a webhook secret is 1–256 characters of A-Z, a-z, 0-9, _ and -", c.WebhookSecretEnv)
 	}
 	// Telegram reaches the webhook from the internet, whatever address
 	// the bridge listens on, so the secret is all that keeps forged
 	// updates out: it must not be guessable.
 	if len(secret) < minWebhookSecretLen {
-		return "", "", fmt.Errorf("telegram: environment variable %s (webhook_secret_env) holds %d characters; a webhook secret needs at least %d (e.g. openssl rand -hex 24)", c.WebhookSecretEnv, len(secret), minWebhookSecretLen)
+		chars := "characters"
+		if len(secret) == 1 {
+			chars = "character"
+		}
+		return fmt.Errorf("telegram: environment variable %s (webhook_secret_env) holds %d %s; a webhook secret needs at least %d (e.g. openssl rand -hex 24)", c.WebhookSecretEnv, len(secret), chars, minWebhookSecretLen)
 	}
-	return token, secret, nil
+	return nil
 }
