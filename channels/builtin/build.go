@@ -51,13 +51,21 @@ func (w *Wiring) mount(name string, r channels.Route) error {
 	return nil
 }
 
+// Stores are the roles of the store the channels use: the web inbox's
+// sign-in sessions and the webhooks' replay guard, both shared by every
+// instance.
+type Stores interface {
+	broker.Sessions
+	broker.ReplayGuard
+}
+
 // Build creates every configured channel, registers it with the broker,
 // mounts the HTTP routes it offers and collects its inbound loop. loop
-// says the bridge listens on loopback only; sessions keeps the web
-// inbox's sign-in sessions.
-func (c Config) Build(b *broker.Broker, sessions broker.Sessions, loop bool, loc *time.Location, log *slog.Logger) (*Wiring, error) {
-	w := &Wiring{Handlers: map[string]http.Handler{}, sessions: sessions}
-	opts := channels.Options{Logger: log, Location: loc}
+// says the bridge listens on loopback only; st keeps the web inbox's
+// sign-in sessions and the webhook requests already taken.
+func (c Config) Build(b *broker.Broker, st Stores, loop bool, loc *time.Location, log *slog.Logger) (*Wiring, error) {
+	w := &Wiring{Handlers: map[string]http.Handler{}, sessions: st}
+	opts := channels.Options{Logger: log, Location: loc, Replay: st}
 	for _, s := range c.sections(loop) {
 		ch, err := s.build(b, w, opts)
 		if err != nil {
