@@ -385,6 +385,7 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 	if reply, done := b.resolveFailed(q, err); done {
 		return reply
 	}
+	b.audit(ctx, id, PromptAnsweredAudit(in, i, a, b.now()))
 	if next := q.NextOpen(); next >= 0 {
 		b.updateCopies(q)
 		return Reply{OK: true, Text: fmt.Sprintf("Recorded: %s (%d of %d); next: %s", AnswerValue(a), i+1, len(q.Prompts), q.Prompts[next].Question), Question: q}

@@ -113,7 +113,7 @@ func TestQuorumTwoVotesResolveWithBothVoters(t *testing.T) {
 	if err := json.Unmarshal(raw, &back); err != nil || len(back.Voters) != 2 || back.AnsweredBy.User != "ana" {
 		t.Fatalf("result read back: %+v, %v", back, err)
 	}
-	log, err := e.st.Audit(ctx, q2.ID)
+	log, err := policyEntries(e.st.Audit(ctx, q2.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestRequesterCannotApprove(t *testing.T) {
 	if r := e.b.HandleInbound(context.Background(), in("c1", "cy", "/answer "+q.ID+" 1")); !r.OK || r.Question.Status != broker.StatusAnswered {
 		t.Fatalf("cy's answer: %+v", r)
 	}
-	log, _ := e.st.Audit(context.Background(), q.ID)
+	log, _ := policyEntries(e.st.Audit(context.Background(), q.ID))
 	if len(log) != 2 || log[0].Kind != broker.AuditRefused || log[0].By.User != "ana" {
 		t.Fatalf("audit = %+v, want two refusals", log)
 	}
@@ -233,7 +233,7 @@ func TestSnoozeMovesDeadlineUpToTheLimits(t *testing.T) {
 	if ids, _ := e.st.Due(ctx, q.ExpiresAt, 10); len(ids) != 0 {
 		t.Fatalf("due at the first deadline: %v", ids)
 	}
-	log, _ := e.st.Audit(ctx, q.ID)
+	log, _ := policyEntries(e.st.Audit(ctx, q.ID))
 	if len(log) != 3 || log[0].Kind != broker.AuditSnoozed || log[2].Kind != broker.AuditRefused {
 		t.Fatalf("audit = %+v", log)
 	}

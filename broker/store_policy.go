@@ -7,11 +7,13 @@ import (
 )
 
 // PolicyStore is the part of a Store that keeps the state of a question's
-// team policies (votes, snoozes) and its audit log. Every change of that
-// state is a compare-and-set on its revision, so that two instances acting
-// on one question at the same instant never lose a change: one of them
-// fails with ErrConflict, reads again and retries.
+// team policies (votes, snoozes) and its audit trail (AuditLog). Every
+// change of that state is a compare-and-set on its revision, so that two
+// instances acting on one question at the same instant never lose a
+// change: one of them fails with ErrConflict, reads again and retries.
 type PolicyStore interface {
+	AuditLog
+
 	// Amend replaces the policy state of a pending question whose state
 	// revision is still rev with a.State (stored with revision rev+1),
 	// moves its deadline and reminders when a.ExpiresAt is set, appends
@@ -20,13 +22,6 @@ type PolicyStore interface {
 	// returns the updated question. A closed question gives a
 	// *ClosedError; a revision other than rev gives ErrConflict.
 	Amend(ctx context.Context, id string, rev int64, a Amendment) (*Question, error)
-	// AddAudit appends entries to the audit log of a question (for
-	// actions that change nothing, such as a refused vote). An unknown
-	// question gives ErrNotFound.
-	AddAudit(ctx context.Context, id string, entries ...AuditEntry) error
-	// Audit returns the audit log of a question, oldest first; an unknown
-	// question gives ErrNotFound. The log goes with its question.
-	Audit(ctx context.Context, id string) ([]AuditEntry, error)
 	// DueEscalations returns up to limit ids of pending questions whose
 	// next escalation step (State.EscalateAt, indexed by Amend) is at or
 	// before now, earliest first.
@@ -50,34 +45,46 @@ type Amendment struct {
 	Extended bool
 }
 
-// The kinds of audit entries.
-const (
-	AuditVote       = "vote"
-	AuditVoteChange = "vote_changed"
-	AuditRefused    = "refused"
-	AuditSnoozed    = "snoozed"
-	AuditEscalated  = "escalated"
-	AuditResolved   = "resolved"
-	AuditNote       = "note"
-)
+// AuditLog is the part of a Store that keeps the audit trail of every
+// question: what happened to it, in entries that each store seals as it
+// appends them (SealAudit: it fills Question, Agent, Seq, Prev and Hash
+// from the trail's end, in the same atomic step as the append, so that
+// concurrent appends to one question chain one after the other).
+//
+// Beside AddAudit and Amend, the steps of every question append their
+// entry in the same atomic step as the change they record: Create the
+// ask (AskedAudit) and its in-process copies (PostedAudit), AddMessage
+// the copy posted (PostedAudit), Resolve the resolution (ResolvedAudit),
+// whichever path resolves it. An id whose trail is still kept is taken:
+// Create refuses it with ErrIDTaken.
+//
+// The trail outlives its question: Purge and a question's expiry leave
+// it, and PurgeAudit removes the trails whose newest entry is older than
+// the audit retention (on Redis the trail's key also expires that long
+// after its last append: AuditRetainer).
+type AuditLog interface {
+	// AddAudit appends entries to the trail of a question (for actions
+	// that change nothing, such as a refused vote). An unknown question,
+	// or one purged, gives ErrNotFound.
+	AddAudit(ctx context.Context, id string, entries ...AuditEntry) error
+	// Audit returns the trail of a question, oldest first, also after
+	// the question was purged; a question with neither a record nor a
+	// trail gives ErrNotFound.
+	Audit(ctx context.Context, id string) ([]AuditEntry, error)
+	// AuditSince returns the entries f selects (f checked by
+	// AuditFilter.Check), oldest first by time, question and seq.
+	AuditSince(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+	// PurgeAudit removes the trails whose newest entry is before
+	// before, and returns how many entries went.
+	PurgeAudit(ctx context.Context, before time.Time) (int, error)
+}
 
-// AuditEntry is one thing that happened to a question: a vote, a refusal,
-// a snooze, an escalation or the resolution, with who, when and through
-// which channel.
-type AuditEntry struct {
-	At     time.Time  `json:"at"`
-	Kind   string     `json:"kind"`
-	By     *Responder `json:"by,omitempty"`
-	Choice string     `json:"choice,omitempty"`
-	Detail string     `json:"detail,omitempty"`
-	// Reason is a short code for a refusal: "not_responder",
-	// "requester", "unlinked", "duplicate_vote", "ambiguous",
-	// "not_a_vote".
-	Reason string `json:"reason,omitempty"`
-	// Status is the outcome of a resolution entry.
-	Status Status `json:"status,omitempty"`
-	// ExpiresAt is the new deadline of a snooze.
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+// AuditRetainer is a store whose audit trails expire by themselves
+// (Redis keys with a time to live): SetAuditRetention, called before
+// the store is used, says for how long after its newest entry a trail
+// is kept (DefaultAuditRetention until then).
+type AuditRetainer interface {
+	SetAuditRetention(d time.Duration)
 }
 
 // ExtendedEvent returns the event the stores append for a, an amendment

@@ -39,6 +39,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"Limits", limitTests},
 		{"Health", healthTests},
 		{"Policy", policyTests},
+		{"Audit", auditTests},
 		{"Extended", extendedTests},
 		{"Escalation", escalationTests},
 		{"People", peopleTests},

@@ -48,10 +48,13 @@ func testAmendRoundTrip(t *testing.T, s broker.Store) {
 	if err != nil {
 		t.Fatalf("Audit: %v", err)
 	}
-	if len(log) != 2 || log[0].Kind != broker.AuditVote || log[0].By == nil || log[0].By.User != "U1" || log[1].Kind != broker.AuditRefused {
-		t.Fatalf("Audit = %+v, want the vote then the refusal", log)
+	if len(log) != 3 || log[0].Kind != broker.AuditAsked || log[1].Kind != broker.AuditVote || log[1].By == nil || log[1].By.User != "U1" || log[2].Kind != broker.AuditRefused {
+		t.Fatalf("Audit = %+v, want the ask, the vote, then the refusal", log)
 	}
-	sameTime(t, "audit entry time", log[0].At, now)
+	if ok, bad, why := broker.VerifyAudit(log); !ok {
+		t.Fatalf("VerifyAudit: entry %d: %s", bad, why)
+	}
+	sameTime(t, "audit entry time", log[1].At, now)
 }
 
 func testAmendStale(t *testing.T, s broker.Store) {
@@ -70,8 +73,8 @@ func testAmendStale(t *testing.T, s broker.Store) {
 	if g.State.Rev != 1 || len(g.State.Votes) != 1 || g.State.Votes[0].By.User != "U1" {
 		t.Fatalf("state after refused Amend = %+v, want U1's vote alone at revision 1", g.State)
 	}
-	if log, err := s.Audit(ctx, q.ID); err != nil || len(log) != 0 {
-		t.Fatalf("Audit after refused Amend = %v, %v; want nothing", log, err)
+	if log, err := s.Audit(ctx, q.ID); err != nil || len(log) != 1 || log[0].Kind != broker.AuditAsked {
+		t.Fatalf("Audit after refused Amend = %v, %v; want the ask alone", log, err)
 	}
 }
 
@@ -168,8 +171,8 @@ func testAmendRace(t *testing.T, s broker.Store) {
 	}
 	g := mustGet(t, s, q.ID)
 	log, err := s.Audit(ctx, q.ID)
-	if won != 1 || g.State.Rev != 1 || len(g.State.Votes) != 1 || err != nil || len(log) != 1 {
-		t.Fatalf("%d Amends won, state %+v, audit %v (%v); want exactly one", won, g.State, log, err)
+	if won != 1 || g.State.Rev != 1 || len(g.State.Votes) != 1 || err != nil || len(log) != 2 || log[1].Kind != broker.AuditVote {
+		t.Fatalf("%d Amends won, state %+v, audit %v (%v); want exactly one vote after the ask", won, g.State, log, err)
 	}
 }
 

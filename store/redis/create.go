@@ -166,6 +166,7 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 		case "ok":
 			s.bodies.put(st.ID, cb)
 			s.ttls.marked(ck.renewed, ck.at)
+			s.trails.setTail(st.ID, ck.audit)
 			return holder{stored: true}, nil
 		case "taken":
 			return holder{}, fmt.Errorf("redis store: create %s: %w", st.ID, broker.ErrIDTaken)
@@ -220,6 +221,7 @@ func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, 
 	}
 	s.bodies.put(q.ID, cb)
 	s.ttls.marked(ck.renewed, ck.at)
+	s.trails.setTail(q.ID, ck.audit)
 	return nil
 }
 

@@ -62,6 +62,8 @@ const fixedArgs = 21
 type createKeys struct {
 	chats, renewed []string
 	at             time.Time
+	// audit is the end of the question's audit trail once created.
+	audit auditTail
 }
 
 // encodeBufs holds the buffers new questions' bodies are encoded into
@@ -101,8 +103,13 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...
 		extra = append(extra, "s"+strconv.Itoa(i), string(b))
 	}
 	extra = append(extra, postTaskFields(q)...)
+	audit, tail, err := s.createdAudit(q)
+	if err != nil {
+		return nil, nil, cachedBody{}, createKeys{}, fmt.Errorf("redis store: create: %w", err)
+	}
+	extra = append(extra, auditPair, audit)
 	n := shardOf(q.ID)
-	ck := createKeys{at: time.Now()}
+	ck := createKeys{at: time.Now(), audit: tail}
 	recordTTL := s.recordTTL(q)
 	bodyTTL := recordTTL + bodySlack
 	extra = append(extra, "bx", strconv.FormatInt(usec(ck.at.Add(bodyTTL)), 10))

@@ -26,7 +26,10 @@ package redis
 // ARGV[extra] on, field/value pairs of initial progress and selections,
 // the post tasks (fields "o\t...", platform_outbox.go), which also enter
 // the shard's platform outbox, and the copies at in-process targets
-// (fields "m1"... and "mn", their count, as AddMessage writes them).
+// (fields "m1"... and "mn", their count, as AddMessage writes them),
+// and the pair of field auditPair, whose value holds the sealed audit
+// entries of the ask and of those copies (auditPush: audit.go), which
+// open the question's audit trail.
 // The chat index of each such copy that names a chat is one of the last
 // KEYS, in the order of the "m" fields; each gets the index TTL. A copy
 // without a chat (the web inbox, the terminal) has no chat index: List
@@ -37,8 +40,9 @@ package redis
 // The create scripts test that the id is free with SET NX of the body,
 // which gets its TTL in the same SET (the body and the record are written
 // and deleted together, and the body outlives the record), so write does
-// not set it.
-const createWrite = admitFunc + outboxLua + sometimesLua + timersLua + `
+// not set it; and that no audit trail is kept under it (a purged
+// question's: the id is taken).
+const createWrite = admitFunc + outboxLua + sometimesLua + timersLua + auditLua + `
 local ittl, renew = string.match(ARGV[20], '^(%d+)/?(%d*)$')
 local nchats = math.max(#renew - 2, 0)
 local function write(extra)
@@ -51,15 +55,16 @@ local function write(extra)
   if ARGV[9] ~= '' then add('lu', ARGV[9]) end
   if ARGV[11] ~= '' then add('k', ARGV[11]) end
   if ARGV[12] ~= '' then add('cb', ARGV[12]) end
-  local po = {}
+  local po, audit = {}, nil
   for i = extra, #ARGV, 2 do
-    add(ARGV[i], ARGV[i + 1])
+    if ARGV[i] == '\tau' then audit = ARGV[i + 1] else add(ARGV[i], ARGV[i + 1]) end
     if string.sub(ARGV[i], 1, 2) == 'o\t' then
       po[#po + 1] = tsplit(ARGV[i + 1])[3]
       po[#po + 1] = id .. string.sub(ARGV[i], 2)
     end
   end
   redis.call('HSET', KEYS[1], unpack(f))
+  if audit then auditPush(KEYS[1], id, ARGV[3], 0, audit) end
   if #po > 0 then redis.call('ZADD', pokey(KEYS[3]), unpack(po)) end
   local t = nextTimer(ARGV[8], '0', ARGV[6])
   if t then redis.call('ZADD', KEYS[4], t, id) end
@@ -102,7 +107,7 @@ end
 // Cluster), it admits the question there first. Returns 0 when the id is
 // taken, -1 when the cap refuses it, 1 when stored.
 var createScript = newScript(createWrite + `
-if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then return 0 end
+if redis.call('EXISTS', audkey(KEYS[1])) == 1 or not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then return 0 end
 if #KEYS - nchats >= 9 and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
   redis.call('DEL', KEYS[2])
   return -1
@@ -137,7 +142,7 @@ else
   if v then return have(v) end
   reserved = true
 end
-if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then
+if redis.call('EXISTS', audkey(KEYS[1])) == 1 or not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then
   if reserved then redis.call('DEL', KEYS[9]) end
   return {'taken'}
 end

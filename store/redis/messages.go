@@ -12,9 +12,10 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// AddMessage remembers a posted copy: the record and the chat indexes of
-// the question's shard in one script, and the lookup key by platform
-// message in the same pipeline (it lives in another slot).
+// AddMessage remembers a posted copy: the record, its audit entry and
+// the chat indexes of the question's shard in one script, and the lookup
+// key by platform message in the same pipeline (it lives in another
+// slot).
 func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) error {
 	if !validID(id) {
 		return fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
@@ -41,24 +42,41 @@ func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) 
 	if len(renewed) == 0 {
 		indexTTL = 0
 	}
-	b := s.batch()
-	add := b.script(ctx, addMessageScript, keys, line, id, indexTTL, s.trimBefore(now))
-	var lookup string
-	if m.MessageID != "" {
-		lookup = s.k.lookup(m.Channel, m.Chat, m.MessageID)
-		b.pipe.Set(ctx, lookup, id, ttl)
-	}
-	if err := b.exec(ctx); err != nil {
-		return wrap("add message", err)
-	}
-	if found, _ := add.Int(); found == 0 {
-		if lookup != "" {
-			_ = s.c.Del(ctx, lookup).Err()
+	// The copy's audit entry is sealed after the trail's end this store
+	// knows, and again after the end the script answers when another
+	// append came first (audit.go).
+	t, known := s.trails.tail(id)
+	for range auditAttempts {
+		packed, next, err := s.sealAfter(id, t, []broker.AuditEntry{broker.PostedAudit(id, t.agent, m)}, now)
+		if err != nil {
+			return fmt.Errorf("redis store: add message %s: %w", id, err)
 		}
-		return fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
+		b := s.batch()
+		add := b.script(ctx, addMessageScript, keys, line, id, indexTTL, s.trimBefore(now), expectArg(t, known), packed)
+		var lookup string
+		if m.MessageID != "" {
+			lookup = s.k.lookup(m.Channel, m.Chat, m.MessageID)
+			b.pipe.Set(ctx, lookup, id, ttl)
+		}
+		if err := b.exec(ctx); err != nil {
+			return wrap("add message", err)
+		}
+		if moved, ok := tailReply(add.Val()); ok {
+			moved.q = t.q
+			t, known = moved, true
+			continue
+		}
+		if found, _ := add.Int(); found == 0 {
+			if lookup != "" {
+				_ = s.c.Del(ctx, lookup).Err()
+			}
+			return fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
+		}
+		s.trails.setTail(id, next)
+		s.ttls.marked(renewed, now)
+		return nil
 	}
-	s.ttls.marked(renewed, now)
-	return nil
+	return fmt.Errorf("redis store: add message %s: the audit trail kept moving: %w", id, broker.ErrUnavailable)
 }
 
 // Messages lists the posted copies of a question, oldest first.

@@ -15,7 +15,8 @@ import (
 
 // Resolve is the compare-and-set pending -> r.Status. The script also
 // unindexes the question from the deadline, reminder and lease sets,
-// enqueues the callback delivery and sets the record's expiry. Off
+// enqueues the callback delivery, appends the resolution's audit entry
+// (resolveAudited) and sets the record's expiry. Off
 // Cluster the same script logs the event and publishes the id: one round
 // trip. On Cluster a second round trip appends the event to the global
 // log (slot {ev}) and publishes the id.
@@ -64,12 +65,10 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		// an event logged by the repair read it.
 		at, _ := time.Unix(0, nsec(r.ResolvedAt)).UTC().MarshalText()
 		args = append(args, string(at), s.k.feed(), horizon, s.k.evAgentPrefix(), s.k.evPendingPrefix())
+	} else {
+		args = append(args, "", "", "", "", "")
 	}
-	v, err := resolveScript.Run(ctx, s.run, keys, args...).Result()
-	if err != nil {
-		return nil, wrap("resolve", err)
-	}
-	q, err := s.mutationResultWith(ctx, "resolve", id, v, sent)
+	v, q, err := s.resolveAudited(ctx, id, r, keys, args, sent, now)
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +129,8 @@ func (s *Store) mutationResultWith(ctx context.Context, op, id string, v any, se
 		return nil, fmt.Errorf("redis store: %s %s: the question changed since the resolution was built (%d prompts answered, policy revision %d): %w", op, id, q.ProgressCount(), q.State.Rev, broker.ErrConflict)
 	case "range":
 		return nil, fmt.Errorf("redis store: %s %s: %w", op, id, &broker.FieldError{Field: "prompt", Message: fmt.Sprintf("the question has %d prompt(s)", len(q.Prompts))})
+	case "tail":
+		return q, errAuditTail
 	}
 	return nil, fmt.Errorf("redis store: %s %s: unexpected reply %q", op, id, code)
 }

@@ -44,11 +44,14 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // unindexes the question from the sets it is in (the timer set, derived
 // from the due set's name, for layout 3: timers.go), sets the expiries
 // (the body's only when the TTL it got at Create ends too soon), and
-// answers the record as it now is without reading it again. The audit
-// log, when there is one (the record has a policy state, ps, or the mark
-// ha), gets the record's expiry too; a question without one costs no call
-// for it. Records of layout 1 (no lv field, written by older versions,
-// which did not mark ha) always give the log the record's expiry.
+// answers the record as it now is without reading it again. The
+// resolution's audit entry, sealed by the caller after the trail's end it
+// knows, is appended in the same step (auditPush: audit.go); when the
+// trail's length or the policy state revision is not the one the entry
+// was built for, the script changes nothing and answers the record and
+// the trail's end ('tail'), for the caller to build the entry again. The
+// trail keeps its own time to live (the audit retention), not the
+// record's.
 //
 // Off Cluster (KEYS[7] given) it also logs the resolution's event, drops
 // the question from its agent's pending set and publishes it, as
@@ -68,10 +71,14 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // policy state revision it expects (field pv), or empty, 10 nowUs,
 // 11 the version of the body the caller keeps (bodies.go) or empty; off
 // Cluster also 12 the event's time (RFC 3339), 13 feed channel, 14 event
-// trimBeforeUs, 15 agent log prefix, 16 pending set prefix.
+// trimBeforeUs, 15 agent log prefix, 16 pending set prefix (empty on
+// Cluster); 17 the audit trail's length the resolution's entry follows
+// (empty: unknown), 18 the policy state revision it was built at, 19 the
+// packed entry.
 // Returns {code, {packed HGETALL, body}} (an empty body when the record's bv is
-// ARGV[11]: the caller has it) and, when it logged the event, its seq.
-var resolveScript = newScript(prelude + outboxLua + sometimesLua + eventLua + timersLua + `
+// ARGV[11]: the caller has it) and, when it logged the event, its seq;
+// for 'tail', the trail's length and newest entry after the record.
+var resolveScript = newScript(prelude + outboxLua + sometimesLua + eventLua + timersLua + auditLua + `
 local h = redis.call('HGETALL', KEYS[1])
 if #h == 0 then return {'nf'} end
 local r = {}
@@ -87,6 +94,10 @@ if ARGV[8] ~= '' then
   if n ~= tonumber(ARGV[8]) then return {'stale', now()} end
 end
 if ARGV[9] ~= '' and (r.pv or '0') ~= ARGV[9] then return {'stale', now()} end
+local an = redis.call('LLEN', audkey(KEYS[1]))
+if tonumber(ARGV[17]) ~= an or (r.pv or '0') ~= ARGV[18] then
+  return {'tail', now(), an, redis.call('LINDEX', audkey(KEYS[1]), -1) or ''}
+end
 local id = ARGV[6]
 local fv = {'st', ARGV[2], 'r', ARGV[1], 'ra', ARGV[5]}
 if r.cb then
@@ -124,7 +135,7 @@ if not r.bx or tonumber(ARGV[10]) + tonumber(ARGV[4]) * 1000 > tonumber(r.bx) th
   redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
 end
 if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
-if r.ps or r.ha or not r.lv then redis.call('PEXPIRE', akey(KEYS[1]), ARGV[4]) end
+auditPush(KEYS[1], id, r.a, an, ARGV[19])
 if not KEYS[7] then
   redis.call('ZADD', KEYS[6], ARGV[3], id)
   if trim then redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', '(' .. ARGV[7]) end
@@ -193,15 +204,21 @@ return {'ok'}
 `)
 
 // addMessageScript appends a posted copy (field m<n>, n counted in mn)
-// and indexes its chat. KEYS: rec, chat index (none for a copy without a
-// chat: createWrite). ARGV: 1 line, 2 id,
-// 3 ttl ms (0: this process renewed the index less than a window ago,
-// ttlmemo.go), 4 trimBeforeUs. Returns 0 when the question does not exist.
-var addMessageScript = newScript(sometimesLua + `
-local f = redis.call('HMGET', KEYS[1], 'cr', 'mn')
+// and its audit entry (auditPush: audit.go), and indexes its chat. KEYS:
+// rec, chat index (none for a copy without a chat: createWrite). ARGV: 1
+// line, 2 id, 3 ttl ms (0: this process renewed the index less than a
+// window ago, ttlmemo.go), 4 trimBeforeUs, 5 the audit trail's length the
+// entry follows, 6 the packed entry. Returns 0 when the question does
+// not exist, 1 when added, or the trail's end when it is not ARGV[5]
+// (auditTail), having changed nothing.
+var addMessageScript = newScript(sometimesLua + auditLua + `
+local f = redis.call('HMGET', KEYS[1], 'cr', 'mn', 'a')
 if not f[1] then return 0 end
+local an = redis.call('LLEN', audkey(KEYS[1]))
+if tonumber(ARGV[5]) ~= an then return auditTail(KEYS[1], an, f[3]) end
 local n = (tonumber(f[2]) or 0) + 1
 redis.call('HSET', KEYS[1], 'mn', n, 'm' .. n, ARGV[1])
+auditPush(KEYS[1], ARGV[2], f[3], an, ARGV[6])
 if not KEYS[2] then return 1 end
 redis.call('ZADD', KEYS[2], f[1], ARGV[2])
 if sometimes(ARGV[2]) then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4]) end
@@ -399,7 +416,7 @@ for _, id in ipairs(ids) do
         end
       end
       if f[4] then cross[#cross + 1] = f[4] end
-      redis.call('DEL', rec, jkey(rec), fkey(rec), akey(rec))
+      redis.call('DEL', rec, jkey(rec), fkey(rec)) -- the audit trail stays (audit.go)
       removed = removed + 1
     else
       redis.call('DEL', jkey(rec)) -- the record expired before its body

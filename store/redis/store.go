@@ -42,6 +42,9 @@ type Store struct {
 	bodies *bodyCache
 	// ttls remembers the index keys renewed lately (ttlmemo.go).
 	ttls *ttlMemo
+	// trails knows the ends of the audit trails appended to lately, and
+	// their retention (audit.go).
+	trails auditState
 
 	// extRepair is when Due last looked for unlogged extended events
 	// (µs; extended.go).

@@ -14,12 +14,16 @@ import (
 // amendScript is the compare-and-set of a question's policy state. A new
 // deadline moves the question's timer (timers.go), or for layouts 1 and 2
 // its entries in due and rem, and takes the body's TTL away until Resolve.
+// The audit entries are appended in the same step, after the trail's
+// length the caller sealed them for (audit.go); another length changes
+// nothing and answers the trail's end.
 // KEYS: rec, due, rem, esc, unx. ARGV: 1 expected revision, 2 state JSON,
 // 3 new deadline (µs) or empty, 4 new reminder times (µs, comma list) or
 // empty, 5 id, 6 next escalation step (µs) or empty, 7 the mark of an
 // extended event to log ("<id>\t<snooze number>", extended.go) or empty,
-// 8 the mark's time (µs); from ARGV[9] on, audit entries to append.
-var amendScript = newScript(prelude + timersLua + `
+// 8 the mark's time (µs), 9 the trail's length the entries follow, 10 the
+// packed audit entries (auditPush), empty for none.
+var amendScript = newScript(prelude + timersLua + auditLua + `
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'nf'} end
 if st ~= 'pending' then
@@ -27,6 +31,12 @@ if st ~= 'pending' then
   return {'closed', whole(KEYS[1])}
 end
 if (redis.call('HGET', KEYS[1], 'pv') or '0') ~= ARGV[1] then return {'stale', whole(KEYS[1])} end
+local agent = nil
+if ARGV[10] ~= '' then
+  agent = redis.call('HGET', KEYS[1], 'a')
+  local n = redis.call('LLEN', audkey(KEYS[1]))
+  if tonumber(ARGV[9]) ~= n then return auditTail(KEYS[1], n, agent) end
+end
 redis.call('HSET', KEYS[1], 'ps', ARGV[2], 'pv', tonumber(ARGV[1]) + 1)
 if ARGV[3] ~= '' then
   local f = redis.call('HMGET', KEYS[1], 'lv', 'rs', 'rt', 'bx')
@@ -53,25 +63,13 @@ if ARGV[3] ~= '' then
 end
 if ARGV[6] ~= '' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[5]) else redis.call('ZREM', KEYS[4], ARGV[5]) end
 if ARGV[7] ~= '' then redis.call('ZADD', KEYS[5], ARGV[8], ARGV[7]) end
-for i = 9, #ARGV do redis.call('RPUSH', akey(KEYS[1]), ARGV[i]) end
+if ARGV[10] ~= '' then auditPush(KEYS[1], ARGV[5], agent, tonumber(ARGV[9]), ARGV[10]) end
 return {'ok', whole(KEYS[1])}
 `)
 
-// addAuditScript appends audit entries to an existing question's log,
-// which expires with the record, and marks the record (ha) so that
-// Resolve knows the log is there. (A log written by amendScript goes with
-// a policy state, ps, which is mark enough.) KEYS: rec. ARGV: entries. Returns 0
-// when the question does not exist.
-var addAuditScript = newScript(prelude + `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-for i = 1, #ARGV do redis.call('RPUSH', akey(KEYS[1]), ARGV[i]) end
-redis.call('HSET', KEYS[1], 'ha', '1')
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then redis.call('PEXPIRE', akey(KEYS[1]), ttl) end
-return 1
-`)
-
-// Amend is the compare-and-set of a pending question's policy state.
+// Amend is the compare-and-set of a pending question's policy state,
+// with its audit entries sealed after the trail's end (audit.go): when
+// the trail moved meanwhile, they are sealed again after its new end.
 func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendment) (*broker.Question, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
@@ -98,83 +96,49 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 	if err != nil {
 		return nil, fmt.Errorf("redis store: amend %s: %w", id, err)
 	}
-	args := []any{strconv.FormatInt(rev, 10), string(state), expires, reminders, id, escalate, mark, usec(time.Now())}
-	entries, err := auditArgs(a.Audit)
-	if err != nil {
-		return nil, fmt.Errorf("redis store: amend %s: %w", id, err)
-	}
 	n := shardOf(id)
-	v, err := amendScript.Run(ctx, s.run, []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.esc(n), s.k.unextended(n)}, append(args, entries...)...).Result()
-	if err != nil {
-		return nil, wrap("amend", err)
-	}
-	code, rec, err := scriptReply(v)
-	if err == nil && code == "stale" {
-		q, qerr := rec.question()
-		if qerr != nil {
-			return nil, fmt.Errorf("redis store: amend %s: %w", id, qerr)
+	keys := []string{s.k.rec(id), s.k.due(n), s.k.rem(n), s.k.esc(n), s.k.unextended(n)}
+	t, known := s.trails.tail(id)
+	for range auditAttempts {
+		expect, packed, next := "", "", t
+		if len(a.Audit) > 0 {
+			if packed, next, err = s.sealAfter(id, t, a.Audit, time.Now()); err != nil {
+				return nil, fmt.Errorf("redis store: amend %s: %w", id, err)
+			}
+			expect = expectArg(t, known)
 		}
-		return nil, fmt.Errorf("redis store: amend %s: the policy state is at revision %d, not %d: %w", id, q.State.Rev, rev, broker.ErrConflict)
-	}
-	q, err := s.mutationResult(ctx, "amend", id, v)
-	if err == nil && mark != "" {
-		s.logExtended(ctx, q, mark)
-	}
-	return q, err
-}
-
-func auditArgs(entries []broker.AuditEntry) ([]any, error) {
-	out := make([]any, len(entries))
-	for k, e := range entries {
-		b, err := json.Marshal(e)
+		v, err := amendScript.Run(ctx, s.run, keys, strconv.FormatInt(rev, 10), string(state), expires, reminders, id, escalate, mark, usec(time.Now()), expect, packed).Result()
 		if err != nil {
-			return nil, fmt.Errorf("encode audit entry: %w", err)
+			return nil, wrap("amend", err)
 		}
-		out[k] = string(b)
-	}
-	return out, nil
-}
-
-// AddAudit appends entries to the audit log of a question.
-func (s *Store) AddAudit(ctx context.Context, id string, entries ...broker.AuditEntry) error {
-	if !validID(id) {
-		return fmt.Errorf("redis store: question %q: %w", id, broker.ErrNotFound)
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	args, err := auditArgs(entries)
-	if err != nil {
-		return fmt.Errorf("redis store: audit %s: %w", id, err)
-	}
-	ok, err := addAuditScript.Run(ctx, s.run, []string{s.k.rec(id)}, args...).Int()
-	if err != nil {
-		return wrap("audit", err)
-	}
-	if ok == 0 {
-		return fmt.Errorf("redis store: question %s: %w", id, broker.ErrNotFound)
-	}
-	return nil
-}
-
-// Audit returns the audit log of a question, oldest first.
-func (s *Store) Audit(ctx context.Context, id string) ([]broker.AuditEntry, error) {
-	if _, err := s.Get(ctx, id); err != nil {
-		return nil, err
-	}
-	raw, err := s.c.LRange(ctx, s.k.audit(id), 0, -1).Result()
-	if err != nil {
-		return nil, wrap("audit", err)
-	}
-	out := make([]broker.AuditEntry, 0, len(raw))
-	for _, r := range raw {
-		var e broker.AuditEntry
-		if err := json.Unmarshal([]byte(r), &e); err != nil {
-			return nil, fmt.Errorf("redis store: audit %s: decode: %w", id, err)
+		if moved, ok := tailReply(v); ok {
+			moved.q = t.q
+			t, known = moved, true
+			continue
 		}
-		out = append(out, e)
+		code, rec, err := scriptReply(v)
+		if err == nil && code == "stale" {
+			q, qerr := rec.question()
+			if qerr != nil {
+				return nil, fmt.Errorf("redis store: amend %s: %w", id, qerr)
+			}
+			return nil, fmt.Errorf("redis store: amend %s: the policy state is at revision %d, not %d: %w", id, q.State.Rev, rev, broker.ErrConflict)
+		}
+		q, err := s.mutationResult(ctx, "amend", id, v)
+		if err != nil {
+			return nil, err
+		}
+		if known || len(a.Audit) > 0 {
+			next.agent = q.Agent
+			next.q = snapshot(q)
+			s.trails.setTail(id, next)
+		}
+		if mark != "" {
+			s.logExtended(ctx, q, mark)
+		}
+		return q, nil
 	}
-	return out, nil
+	return nil, fmt.Errorf("redis store: amend %s: the audit trail kept moving: %w", id, broker.ErrUnavailable)
 }
 
 // policyState reads the policy state (fields ps, pv) and a deadline a

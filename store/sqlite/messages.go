@@ -9,23 +9,23 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// AddMessage remembers a posted copy of question id. An unknown question
-// gives broker.ErrNotFound.
+// AddMessage remembers a posted copy of question id and appends its
+// audit entry. An unknown question gives broker.ErrNotFound.
 func (s *Store) AddMessage(ctx context.Context, id string, m broker.MessageRef) error {
 	if m.Channel == "" {
 		return fmt.Errorf("sqlite: add message %s: %w: the message has no channel", id, broker.ErrInvalid)
 	}
 	return s.write(ctx, "add message "+id, func(ctx context.Context, tx *wtx) error {
-		res, err := tx.StmtContext(ctx, s.stmts.addMessage).ExecContext(ctx, id, m.Channel, m.Chat, m.MessageID, ms(m.PostedAt))
+		// The copy's audit entry is appended in the same step (audit.go);
+		// reading the trail's end finds the question too.
+		agent, n, prev, err := s.auditTailTx(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil {
+		if _, err := tx.StmtContext(ctx, s.stmts.addMessage).ExecContext(ctx, id, m.Channel, m.Chat, m.MessageID, ms(m.PostedAt)); err != nil {
 			return err
-		} else if n == 0 {
-			return broker.ErrNotFound
 		}
-		return nil
+		return s.appendAuditTx(ctx, tx, id, agent, n, prev, []broker.AuditEntry{broker.PostedAudit(id, agent, m)})
 	})
 }
 

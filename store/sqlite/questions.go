@@ -87,6 +87,12 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 		if err != nil {
 			return err
 		}
+		// The ask and its in-process copies open the question's audit
+		// trail; a trail kept from a purged question of the same id
+		// makes the id taken.
+		if err := s.appendAuditTx(ctx, tx, nq.ID, nq.Agent, 0, "", broker.CreatedAudit(nq, q.InProcess)); err != nil {
+			return err
+		}
 		return s.postTasksTx(ctx, tx, nq, remote)
 	})
 	if err != nil {
@@ -231,6 +237,11 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 			}
 		}
 		if err := s.editTasksTx(ctx, tx, q, at); err != nil {
+			return err
+		}
+		// Every resolution, whichever path it took, ends the audit
+		// trail in the same step.
+		if err := s.addAuditTx(ctx, tx, id, []broker.AuditEntry{broker.ResolvedAudit(q)}); err != nil {
 			return err
 		}
 		out = q

@@ -206,6 +206,9 @@ var migrations = []string{
 	// 12: the keys of webhook requests already taken, until they expire
 	// (replay.go).
 	replaySchema,
+	// 13: the audit trail apart from the questions, sealed entry by
+	// entry, kept after them and exported by time (audit.go).
+	auditSchema,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

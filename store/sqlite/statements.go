@@ -43,7 +43,11 @@ type statements struct {
 	taskState    *sql.Stmt
 	updateTask   *sql.Stmt
 	platformWork *sql.Stmt
-	all          []*sql.Stmt
+	// The audit trail's (audit.go): the end of a trail, and an entry
+	// appended after it.
+	auditTail   *sql.Stmt
+	auditInsert *sql.Stmt
+	all         []*sql.Stmt
 }
 
 const (
@@ -169,6 +173,8 @@ func prepare(ctx context.Context, writer *sql.Conn, reader *sql.DB) (*statements
 	st.taskState = p(writer, sqlTaskState)
 	st.updateTask = p(writer, sqlUpdateTask)
 	st.platformWork = p(reader, sqlPlatformWork)
+	st.auditTail = p(writer, sqlAuditTail)
+	st.auditInsert = p(writer, sqlAuditInsert)
 	if err != nil {
 		st.close()
 		return nil, err
