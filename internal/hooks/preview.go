@@ -4,79 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
 
 // The preview of a tool call shown to people: what matters of its input,
 // each value cut to a readable length (the cut says how much is left out),
-// and the values of secret-looking keys masked.
+// and literal secrets masked (mask.go).
 const (
 	previewMax   = 1500 // the whole preview, in characters
 	commandMax   = 1200 // a shell command or patch
 	valueMax     = 300  // one value: a path, a URL, a prompt
 	excerptLines = 8    // lines of each side of an edit, of a written file
-	secretMask   = "***"
 )
-
-// secretWords are the parts of a key or flag name that mark its value as
-// secret.
-const secretWords = `(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|authorization|cookie)`
-
-var (
-	secretKeyRe = regexp.MustCompile(`(?i)^[\w.-]*` + secretWords + `[\w.-]*$`)
-	// NAME=value, name: value, "name": "value", --name=value, ?name=value.
-	secretAssignRe = regexp.MustCompile(`(?i)([\w.-]*` + secretWords + `[\w.-]*["']?\s*[:=]\s*)((?:(?:bearer|basic|token)\s+)?(?:"[^"\n]*"|'[^'\n]*'|[^\s,;'"&]+))`)
-	// --name value
-	secretFlagRe = regexp.MustCompile(`(?i)(\s--?[\w-]*` + secretWords + `[\w-]*\s+)("[^"\n]*"|'[^'\n]*'|[^\s'"-][^\s'"]*)`)
-	// Bearer xyz anywhere, and the password of a URL.
-	secretBearerRe   = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
-	secretURLPassRe  = regexp.MustCompile(`(://[^/\s:@]+:)[^@\s/]+@`)
-	secretAssignMask = "${1}" + secretMask
-)
-
-// maskText masks secrets in free text (a shell command, a file excerpt):
-// values assigned to secret-looking names, secret flags' arguments, bearer
-// tokens and URL passwords.
-func maskText(s string) string {
-	s = secretAssignRe.ReplaceAllString(s, secretAssignMask)
-	s = secretFlagRe.ReplaceAllString(s, secretAssignMask)
-	s = secretBearerRe.ReplaceAllString(s, "$1 "+secretMask)
-	return secretURLPassRe.ReplaceAllString(s, "${1}"+secretMask+"@")
-}
-
-// maskValue masks, at any depth, the values of keys that look like
-// secrets (numbers and booleans are left: "max_tokens": 100 is no secret),
-// and secrets inside string values.
-func maskValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			switch e.(type) {
-			case json.Number, bool, nil:
-				out[k] = e
-				continue
-			}
-			if secretKeyRe.MatchString(k) {
-				out[k] = secretMask
-				continue
-			}
-			out[k] = maskValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = maskValue(e)
-		}
-		return out
-	case string:
-		return maskText(t)
-	}
-	return v
-}
 
 // cutText cuts s to n characters, ending "… (+K chars)" when it had more.
 func cutText(s string, n int) string {

