@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,18 +36,22 @@ people:
   - id: rick
     name: Rick Diaz
     accounts: ["slack:U0000001", "telegram:41"]
+    web_token_env: PEOPLE_WEB_RICK
 groups:
   sre: [ana, bo, rick]
 routes:
   default:
     targets: [web, cli]
   prod:
-    targets: ["slack:C0123456789"]
+    targets: ["slack:C0123456789", web]
     responders: ["group:sre"]
     timeout: 5m
     quorum: 2
     forbid_requester: true
     escalate: [{after: 2s, route: oncall}]
+  deploy:
+    targets: [web]
+    forbid_requester: true
   oncall:
     targets: ["telegram:-1009876543210"]
     responders: ["person:ana", "person:rick"]
@@ -57,6 +65,8 @@ channels:
     token_env: PEOPLE_TELEGRAM
     api_url: %s
     poll_timeout: 1s
+  web:
+    token_env: PEOPLE_WEB_SHARED
 `
 
 // TestProcessOnePersonOneVote is the attack on the prod policy, through
@@ -87,8 +97,10 @@ func TestProcessOnePersonOneVote(t *testing.T) {
 		t.Fatalf("check-config: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	const agentKey = "people-agent-key-0123456789abcdef"
+	const rickToken, sharedToken = "rick-own-inbox-token-0123456789", "shared-inbox-token-0123456789"
 	startServe(t, addr, []string{"PEOPLE_AGENT_KEY=" + agentKey, "PEOPLE_SLACK_BOT=" + slackfake.BotToken,
-		"PEOPLE_SLACK_APP=" + slackfake.AppToken, "PEOPLE_TELEGRAM=" + tgToken}, "--config", cfg, "--data-dir", dir)
+		"PEOPLE_SLACK_APP=" + slackfake.AppToken, "PEOPLE_TELEGRAM=" + tgToken,
+		"PEOPLE_WEB_RICK=" + rickToken, "PEOPLE_WEB_SHARED=" + sharedToken}, "--config", cfg, "--data-dir", dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	api := client.New("http://"+addr, agentKey)
@@ -177,11 +189,36 @@ func TestProcessOnePersonOneVote(t *testing.T) {
 	if got := tapTG(rickTG); !strings.Contains(got, "so you cannot approve it") {
 		t.Fatalf("the requester's Allow on Telegram: %q, want refused", got)
 	}
+	// In the web inbox, the requester signed in with his own token is
+	// refused too, and so is the shared token's user, who is no person.
+	if got := inboxCommand(t, addr, rickToken, "/answer "+id+" 1"); !strings.Contains(got, "so you cannot approve it") {
+		t.Fatalf("the requester's Allow in the web inbox: %q, want refused", got)
+	}
+	if got := inboxCommand(t, addr, sharedToken, "/answer "+id+" 1"); !strings.HasPrefix(got, "You are not one of the people asked to answer") {
+		t.Fatalf("the shared inbox token's Allow: %q, want refused", got)
+	}
+	// On a forbid_requester route with only the inbox and no responders
+	// list, the requester signed in as himself is refused, and so is the
+	// shared token's user "web", who could otherwise be anyone.
+	plain, err := api.Submit(ctx, client.Question{Route: "deploy", SessionID: "s1", ToolCallID: "t2", Question: "Deploy build 413?",
+		Options: []client.Option{{Label: "Allow"}, {Label: "Deny"}}, Wait: "0s"})
+	if err != nil {
+		t.Fatalf("ask on deploy: %v", err)
+	}
+	if got := inboxCommand(t, addr, rickToken, "/answer "+plain.ID+" 1"); !strings.Contains(got, "so you cannot approve it") {
+		t.Fatalf("the requester in the inbox on deploy: %q, want refused", got)
+	}
+	if got := inboxCommand(t, addr, sharedToken, "/answer "+plain.ID+" 1"); got != "Your web inbox account is not linked to a person on this route; nothing was recorded." {
+		t.Fatalf("the shared inbox token on deploy: %q, want refused as no person", got)
+	}
+	if q, err := api.Get(ctx, plain.ID, 0); err != nil || q.Status != client.StatusPending {
+		t.Fatalf("deploy question after the refusals: %+v, %v; want pending", q, err)
+	}
 	q, err := api.Get(ctx, id, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Status != client.StatusPending {
+	if q.Status != client.StatusPending || len(q.Voters) != 0 {
 		t.Fatalf("after one person's two votes and the requester's: %s, want pending", q.Status)
 	}
 
@@ -195,4 +232,35 @@ func TestProcessOnePersonOneVote(t *testing.T) {
 	if q.Status != client.StatusAnswered || len(q.Voters) != 2 || q.Voters[0].Person == nil || q.Voters[0].Person.ID != "ana" || q.Voters[1].Person.ID != "bo" {
 		t.Fatalf("result: %s with voters %+v, want answered by Ana and Bo", q.Status, q.Voters)
 	}
+}
+
+// inboxCommand signs in to the web inbox at addr with token and sends
+// text as a command there, returning the reply.
+func inboxCommand(t *testing.T, addr, token, text string) string {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	post := func(path string, body any) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		resp, err := hc.Post("http://"+addr+path, "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatalf("%s: status %d: %v", path, resp.StatusCode, err)
+		}
+		return out
+	}
+	if r := post("/inbox/login", map[string]string{"token": token}); r["ok"] != true {
+		t.Fatalf("inbox sign-in: %v", r)
+	}
+	r := post("/inbox/command", map[string]string{"text": text})
+	reply, _ := r["reply"].(string)
+	return reply
 }
