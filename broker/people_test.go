@@ -3,15 +3,11 @@ package broker_test
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 func TestNewPeopleBadInput(t *testing.T) {
@@ -58,29 +54,8 @@ func TestNewPeopleBadInput(t *testing.T) {
 // both.
 func newPeopleEnv(t *testing.T, responders []string, pol broker.Policy, onBehalf ...string) (*env, *brokertest.Channel) {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	routes := map[string]broker.Route{broker.DefaultRoute: {
-		Targets:    []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "other", Chat: "o1"}},
-		Responders: responders, Policy: pol,
-	}}
-	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler),
-		OnBehalfOf: map[string][]string{"agent": onBehalf}, People: teamPeople(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch, other := brokertest.NewChannel("chat"), brokertest.NewChannel("other")
-	b.Register(ch)
-	b.Register(other)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; b.Close() })
-	return &env{b: b, st: st, ch: ch, clock: clk}, other
+	e, chans := newPolicyEnvOn(t, []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "other", Chat: "o1"}}, responders, pol, onBehalf...)
+	return e, chans["other"]
 }
 
 func inOther(user, text string) broker.Inbound {

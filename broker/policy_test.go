@@ -17,31 +17,42 @@ import (
 )
 
 // newPolicyEnv is newEnv with one route of policy pol, asked by agent
-// "agent" on behalf of onBehalf.
+// "agent" on behalf of onBehalf, posting to chats c1 and c2 of channel
+// "chat".
 func newPolicyEnv(t *testing.T, responders []string, pol broker.Policy, onBehalf ...string) *env {
+	t.Helper()
+	e, _ := newPolicyEnvOn(t, []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "chat", Chat: "c2"}}, responders, pol, onBehalf...)
+	return e
+}
+
+// newPolicyEnvOn is newPolicyEnv posting to targets, with the people of
+// teamPeople; it returns the recording channel of each channel named.
+func newPolicyEnvOn(t *testing.T, targets []broker.Target, responders []string, pol broker.Policy, onBehalf ...string) (*env, map[string]*brokertest.Channel) {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	routes := map[string]broker.Route{broker.DefaultRoute: {
-		Targets:    []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "chat", Chat: "c2"}},
-		Responders: responders, Policy: pol,
-	}}
+	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: targets, Responders: responders, Policy: pol}}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
 	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler),
 		OnBehalfOf: map[string][]string{"agent": onBehalf}, People: teamPeople(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := brokertest.NewChannel("chat")
-	b.Register(ch)
+	chans := map[string]*brokertest.Channel{}
+	for _, tg := range targets {
+		if chans[tg.Channel] == nil {
+			chans[tg.Channel] = brokertest.NewChannel(tg.Channel)
+			b.Register(chans[tg.Channel])
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { b.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; b.Close() })
-	return &env{b: b, st: st, ch: ch, clock: clk}
+	return &env{b: b, st: st, ch: chans["chat"], clock: clk}, chans
 }
 
 // teamPeople is the directory of the policy tests: ana, bo and cy, each
