@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,9 +34,6 @@ const (
 	// hookGrace is how long after the question's timeout the hook still
 	// waits for the bridge to report it, before giving up by itself.
 	hookGrace = 30 * time.Second
-	// maxHookRepeats bounds the fresh questions asked for one tool input
-	// whose earlier questions have all ended.
-	maxHookRepeats = 100
 )
 
 // hookOptions are the flags of `bridge hook claude|codex`.
@@ -59,8 +59,8 @@ type hookAsk struct {
 	q client.Question
 	// reuseEnded: the idempotency key names this very call (a tool-use
 	// id), so an ended question under it is this call's own result. When
-	// false the key is a hash of the tool input, and an ended question is
-	// an earlier request with the same input: it is not reused.
+	// false the key is a hash of the tool input, shared by every request
+	// with that input: askForHook asks under it and a nonce.
 	reuseEnded bool
 	// decide maps an ended question to the agent's output; nil means no
 	// decision (print nothing).
@@ -119,43 +119,78 @@ func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io
 // on: the bridge is down or refused the question, or the wait outlived
 // the question's timeout.
 //
-// The question's tool-call id is an idempotency key: a re-run hook finds
-// the question its earlier run asked and waits for it. Under a key made
-// from the tool input, an ended question is an earlier request, not this
-// one (an "Allow once" must not allow the next identical command), so the
-// hook moves on to the next key, key-1, key-2, … until it finds an open
-// question or asks a new one.
+// The question's tool-call id is an idempotency key. When the agent names
+// the call (Claude Code's tool_use_id), that id is the key: a re-run hook
+// finds the call's question, open or ended, and an ended one is the
+// call's answer. When the key is made from the tool input, the same input
+// comes again and again in a session, each time a request of its own: the
+// hook waits for an open question of the session under that input (the
+// question of a hook that was stopped stays open for hookLease, so that a
+// re-run finds it), and otherwise asks anew under the input key and a
+// nonce. Either way the question it asks is this request's own, and
+// whatever it ends as, even at once, is this request's answer.
 func askForHook(ctx context.Context, c *client.Client, a *hookAsk, o hookOptions, logf func(format string, args ...any)) (*client.Result, string) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout+hookGrace)
 	defer cancel()
 	q := a.q
 	q.Timeout, q.Lease, q.Wait, q.Route = o.timeout.String(), hookLease.String(), "0s", o.route
-	base := q.ToolCallID
-	for n := 0; n < maxHookRepeats; n++ {
-		q.ToolCallID = base
-		if n > 0 {
-			q.ToolCallID = fmt.Sprintf("%s-%d", base, n)
+	key := q.ToolCallID
+	if !a.reuseEnded {
+		if id := openQuestion(ctx, c, q.SessionID, key, o.connectTimeout); id != "" {
+			return waitFor(ctx, c, id, logf)
 		}
-		res, err := submitWithin(ctx, c, q, o.connectTimeout)
-		var ae *client.APIError
-		switch {
-		case errors.As(err, &ae) && ae.StatusCode == http.StatusConflict:
-			continue // the key names a question with another body
-		case err != nil:
-			return nil, err.Error()
-		case res.Terminal() && !a.reuseEnded:
-			continue
-		case res.Terminal():
-			return res, ""
-		}
-		id := res.ID
-		logf("waiting for an answer in chat to question %s", id)
-		if res, err = c.Wait(ctx, id); err != nil {
-			return nil, fmt.Sprintf("waiting for question %s: %v", id, err)
-		}
+		q.ToolCallID = key + "-" + nonce()
+	}
+	res, err := submitWithin(ctx, c, q, o.connectTimeout)
+	var ae *client.APIError
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusConflict {
+		// The agent's id names a question with another body (asked by
+		// another version of the hook): this call gets one of its own.
+		q.ToolCallID = key + "-" + nonce()
+		res, err = submitWithin(ctx, c, q, o.connectTimeout)
+	}
+	switch {
+	case err != nil:
+		return nil, err.Error()
+	case res.Terminal():
 		return res, ""
 	}
-	return nil, fmt.Sprintf("%d earlier questions for the same input have ended", maxHookRepeats)
+	return waitFor(ctx, c, res.ID, logf)
+}
+
+// waitFor waits for question id to end.
+func waitFor(ctx context.Context, c *client.Client, id string, logf func(format string, args ...any)) (*client.Result, string) {
+	logf("waiting for an answer in chat to question %s", id)
+	res, err := c.Wait(ctx, id)
+	if err != nil {
+		return nil, fmt.Sprintf("waiting for question %s: %v", id, err)
+	}
+	return res, ""
+}
+
+// openQuestion returns the id of a pending question of the session asked
+// under key (key itself or key-<nonce>), or "" when there is none or the
+// bridge cannot tell within d.
+func openQuestion(ctx context.Context, c *client.Client, session, key string, d time.Duration) string {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	qs, err := c.List(ctx, session, client.StatusPending)
+	if err != nil {
+		return ""
+	}
+	for _, r := range qs {
+		if r.ToolCallID == key || strings.HasPrefix(r.ToolCallID, key+"-") {
+			return r.ID
+		}
+	}
+	return ""
+}
+
+// nonce names one request of the hook.
+func nonce() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // submitWithin submits q, retrying lost connections for at most d: a hook
