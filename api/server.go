@@ -59,6 +59,9 @@ type Config struct {
 	// long-polls while they wait (internal/park); the HTTP server must
 	// serve it as a listener too.
 	Parking *park.Parking
+	// AuditKey, when set, is a bearer key that reads the audit trails of
+	// every agent's questions (audit.go); agent keys read their own.
+	AuditKey string
 }
 
 // DefaultStreamsPerAgent is the cap on one agent's open event streams when
@@ -93,6 +96,8 @@ type Server struct {
 	resps  []hashedKey
 	// streams counts the open event streams of each agent (streams.go).
 	streams *streamSlots
+	// auditKey is the digest of Config.AuditKey, nil without one.
+	auditKey *[32]byte
 
 	drainCtx context.Context
 	drain    context.CancelFunc
@@ -134,6 +139,7 @@ func New(cfg Config, b *broker.Broker, st Store) *Server {
 	s := &Server{cfg: cfg, b: b, st: st, log: cfg.Logger, mux: http.NewServeMux(), streams: newStreamSlots(cfg.StreamsPerAgent),
 		parkAfter: parkAfter, unparkedMax: unparkedMax}
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
+	s.auditKey = hashAuditKey(cfg.AuditKey)
 	for _, k := range cfg.AgentKeys {
 		s.agents = append(s.agents, hashedKey{k, sha256.Sum256([]byte(k.Secret))})
 	}
@@ -151,7 +157,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/questions", s.agent(s.list))
 	s.mux.Handle("GET /v1/questions/{id}", longlived.Handler(s.agent(s.get)))
 	s.mux.HandleFunc("POST /v1/questions/{id}/cancel", s.agent(s.cancel))
-	s.mux.HandleFunc("GET /v1/questions/{id}/audit", s.agent(s.audit))
+	s.mux.HandleFunc("GET /v1/questions/{id}/audit", s.auditReader(s.audit))
+	s.mux.HandleFunc("GET /v1/audit", s.auditReader(s.auditExport))
 	s.mux.HandleFunc("GET /v1/questions/{id}/attachments/{n}", s.agent(s.attachment))
 	s.mux.HandleFunc("POST /v1/sessions/{session_id}/cancel", s.agent(s.cancelSession))
 	s.eventRoutes() // GET /v1/events, GET /v1/questions/{id}/deliveries (events.go)

@@ -207,12 +207,14 @@ func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, electo
 		TextChannels: w.TextChannels, Logger: log, Metrics: metrics, CallbackPolicy: policy,
 		MetricsKey: metricsKey, MetricsRefusal: metricsRefusal,
 		StreamsPerAgent: cfg.Limits.StreamsPerAgent, Parking: parking,
+		AuditKey: cfg.Audit.Key(),
 	}, b, st)
 	for pattern, h := range w.Handlers {
 		srv.Handle(pattern, h)
 	}
 	a := &app{broker: b, api: srv, parking: parking, metrics: metrics, storeName: cfg.Store.Name(), inboxURL: w.InboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, st, elector, log)...)
+	a.jobs = append(a.jobs, auditJobs(cfg, st, elector, log)...)
 	a.jobs = append(a.jobs, b.RunOutbox)
 	metrics.WatchOutbox(st)
 	a.jobs = append(a.jobs, callbackJobs(cfg, st, log, metrics.Registry())...)

@@ -52,6 +52,9 @@ type Config struct {
 	Metrics api.MetricsSettings `yaml:"metrics"`
 	// Outbox sets the ask's grace and the platforms' pacing.
 	Outbox outboxconfig.Config `yaml:"outbox"`
+	// Audit keeps the questions' audit trails and names the key that
+	// reads every agent's.
+	Audit api.AuditSettings `yaml:"audit"`
 }
 
 // Log sets the log level and format.
@@ -146,6 +149,7 @@ func (c *Config) Finish() error {
 	p.Add(c.Limits.Validate())
 	p.Add(c.Outbox.Validate())
 	p.Add(c.Channels.Validate())
+	p.Add(c.Audit.Validate(time.Duration(c.Store.Retention), c.Exposed(), c.Agents, c.Responders))
 	return errors.Join(p...)
 }
 

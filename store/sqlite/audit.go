@@ -46,10 +46,11 @@ const (
 	sqlAuditInsert = `INSERT INTO audit_log (question_id, seq, at, agent, data) VALUES (?, ?, ?, ?, ?)`
 	sqlAuditRead   = `SELECT seq, agent, data FROM audit_log WHERE question_id = ? ORDER BY seq`
 	// sqlAuditPurge removes, a batch of questions at a time, the trails
-	// whose newest entry is before ?1.
+	// whose newest entry is before ?1, of questions no longer kept.
 	sqlAuditPurge = `DELETE FROM audit_log WHERE question_id IN (
 		SELECT DISTINCT c.question_id FROM audit_log c WHERE c.at < ?1
 			AND NOT EXISTS (SELECT 1 FROM audit_log n WHERE n.question_id = c.question_id AND n.at >= ?1)
+			AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.id = c.question_id)
 		LIMIT ?2)`
 )
 
@@ -214,6 +215,7 @@ func (s *Store) AuditSince(ctx context.Context, f broker.AuditFilter) ([]broker.
 
 // PurgeAudit removes the trails whose newest entry is before before, a
 // batch of questions per transaction, and returns how many entries went.
+// The trail of a question still kept stays, whatever its age.
 func (s *Store) PurgeAudit(ctx context.Context, before time.Time) (int, error) {
 	total := 0
 	for {
