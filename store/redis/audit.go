@@ -31,24 +31,59 @@ import (
 // P{sN}:ax, a sorted set of "<id>\t<seq, 10 digits>\t<agent>" by the
 // entry's time (ms), in the same script (same slot). AuditSince merges
 // the shards' indexes and reads the entries it picks from their trails.
+//
+// The record keeps the trail's length (field an), so that the scripts
+// compare it with what they read anyway; records written before it have
+// their trail's LLEN instead. The trail gets its time to live, the audit
+// retention plus a question's maximum lifetime, as it opens and with
+// every append but the resolution's, which comes within that lifetime:
+// it expires at least the audit retention after its newest entry.
+// Create opens the trail with RPUSH, whose answer tells a trail kept
+// under the id (a purged question's) from a new one, so that the id
+// proves taken without a call of its own.
 
 // auditLua defines, for scripts given a record key:
 // audkey(rec) and auxkey(rec), the keys of the record's trail and of its
-// shard's export index; and auditPush(rec, id, agent, n, packed), which
-// appends the sealed entries packed holds after entry n of the trail
-// ("<ttl ms>\t<trim before ms>\t<at ms>\t<entry JSON>..."; the JSON of
-// an entry holds no tab), indexes them, gives the trail its time to live
-// and, as it opens the trail of one id in 16, trims the index of entries
-// before the retention.
+// shard's export index; auditLen(rec, an), the trail's length (the
+// record's field an, or the LLEN of a trail from before it); auditCount
+// (packed), how many entries packed holds ("<ttl ms>\t<trim before
+// ms>\t<at ms>\t<entry JSON>..."; the JSON of an entry holds no tab);
+// auditTail(rec, n, agent), the answer of a script that found the trail
+// at another length than the caller sealed for; auditOpen(rec, packed),
+// which pushes packed's entries to a new trail, or leaves a kept trail as
+// it was and returns false; and auditPush(rec, id, agent, n, packed,
+// opened, expire), which appends packed's entries after entry n (unless
+// auditOpen pushed them), indexes them, gives the trail its time to live
+// with expire or as it opens it, and, as it opens the trail of one id in
+// 16, trims the index of entries before the retention.
 const auditLua = `
 local function audkey(k) return (string.gsub(k, 'q:([^:]*)$', 'au:%1')) end
 local function auxkey(k) return (string.gsub(k, 'q:([^:]*)$', 'ax')) end
+local function auditLen(rec, an) return tonumber(an) or redis.call('LLEN', audkey(rec)) end
+local function auditFields(packed)
+  local f = {}
+  for x in string.gmatch(packed, '[^\t]+') do f[#f + 1] = x end
+  return f
+end
+local function auditCount(packed) return math.floor((#auditFields(packed) - 2) / 2) end
 local function auditTail(rec, n, agent)
   return {'tail', n, redis.call('LINDEX', audkey(rec), -1) or '', agent or ''}
 end
-local function auditPush(rec, id, agent, n, packed)
-  local f, vals, zs = {}, {}, {}
-  for x in string.gmatch(packed, '[^\t]+') do f[#f + 1] = x end
+local function auditOpen(rec, packed)
+  local f, vals = auditFields(packed), {}
+  for i = 4, #f, 2 do vals[#vals + 1] = f[i] end
+  if #vals == 0 then return true end
+  local k = audkey(rec)
+  local n = redis.call('RPUSH', k, unpack(vals))
+  if n ~= #vals then
+    redis.call('LTRIM', k, 0, n - #vals - 1)
+    return false
+  end
+  return true
+end
+local function auditPush(rec, id, agent, n, packed, opened, expire)
+  local f, vals, zs = auditFields(packed), {}, {}
+  local first = n
   for i = 3, #f - 1, 2 do
     n = n + 1
     vals[#vals + 1] = f[i + 1]
@@ -57,10 +92,10 @@ local function auditPush(rec, id, agent, n, packed)
   end
   if #vals == 0 then return end
   local k, x = audkey(rec), auxkey(rec)
-  redis.call('RPUSH', k, unpack(vals))
+  if not opened then redis.call('RPUSH', k, unpack(vals)) end
   redis.call('ZADD', x, unpack(zs))
-  redis.call('PEXPIRE', k, f[1])
-  if n == #vals and (string.byte(id, -1) + string.byte(id, 1)) % 16 == 0 then
+  if expire or first == 0 then redis.call('PEXPIRE', k, f[1]) end
+  if first == 0 and (string.byte(id, -1) + string.byte(id, 1)) % 16 == 0 then
     redis.call('ZREMRANGEBYSCORE', x, '-inf', '(' .. f[2])
   end
 end
@@ -71,11 +106,14 @@ end
 // the packed entries (auditPush). Returns 0 when the question does not
 // exist, 1 when appended, or {'tail', length, newest entry, agent}.
 var addAuditScript = newScript(auditLua + `
-local agent = redis.call('HGET', KEYS[1], 'a')
-if not agent then return 0 end
-local n = redis.call('LLEN', audkey(KEYS[1]))
-if tonumber(ARGV[2]) ~= n then return auditTail(KEYS[1], n, agent) end
-auditPush(KEYS[1], ARGV[1], agent, n, ARGV[3])
+local f = redis.call('HMGET', KEYS[1], 'a', 'an')
+if not f[1] then return 0 end
+local n = auditLen(KEYS[1], f[2])
+if tonumber(ARGV[2]) ~= n then return auditTail(KEYS[1], n, f[1]) end
+local c = auditCount(ARGV[3])
+if c == 0 then return 1 end
+redis.call('HSET', KEYS[1], 'an', n + c)
+auditPush(KEYS[1], ARGV[1], f[1], n, ARGV[3], false, true)
 return 1
 `)
 
@@ -167,7 +205,7 @@ func snapshot(q *broker.Question) *broker.Question {
 func (s *Store) sealAfter(id string, t auditTail, entries []broker.AuditEntry, now time.Time) (string, auditTail, error) {
 	var b strings.Builder
 	ret := s.auditRetention()
-	b.WriteString(strconv.FormatInt(ret.Milliseconds(), 10))
+	b.WriteString(strconv.FormatInt((ret + maxLifetime).Milliseconds(), 10))
 	b.WriteByte('\t')
 	b.WriteString(strconv.FormatInt(now.Add(-ret).UnixMilli(), 10))
 	for _, e := range entries {

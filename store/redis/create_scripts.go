@@ -40,11 +40,18 @@ package redis
 // The create scripts test that the id is free with SET NX of the body,
 // which gets its TTL in the same SET (the body and the record are written
 // and deleted together, and the body outlives the record), so write does
-// not set it; and that no audit trail is kept under it (a purged
-// question's: the id is taken).
+// not set it; then open its audit trail (auditOpen, before write), which
+// finds a trail kept under the id (a purged question's: the id is taken).
+// A create refused after that deletes the trail it opened.
 const createWrite = admitFunc + outboxLua + sometimesLua + timersLua + auditLua + `
 local ittl, renew = string.match(ARGV[20], '^(%d+)/?(%d*)$')
 local nchats = math.max(#renew - 2, 0)
+local function createdAudit(extra)
+  for i = extra, #ARGV, 2 do
+    if ARGV[i] == '\tau' then return ARGV[i + 1] end
+  end
+  return ''
+end
 local function write(extra)
   local id = ARGV[1]
   local f = {'st', 'pending', 'a', ARGV[3], 'cr', ARGV[5], 'np', ARGV[13], 'lv', '3'}
@@ -63,8 +70,9 @@ local function write(extra)
       po[#po + 1] = id .. string.sub(ARGV[i], 2)
     end
   end
+  if audit then add('an', auditCount(audit)) end
   redis.call('HSET', KEYS[1], unpack(f))
-  if audit then auditPush(KEYS[1], id, ARGV[3], 0, audit) end
+  if audit then auditPush(KEYS[1], id, ARGV[3], 0, audit, true, true) end
   if #po > 0 then redis.call('ZADD', pokey(KEYS[3]), unpack(po)) end
   local t = nextTimer(ARGV[8], '0', ARGV[6])
   if t then redis.call('ZADD', KEYS[4], t, id) end
@@ -107,9 +115,13 @@ end
 // Cluster), it admits the question there first. Returns 0 when the id is
 // taken, -1 when the cap refuses it, 1 when stored.
 var createScript = newScript(createWrite + `
-if redis.call('EXISTS', audkey(KEYS[1])) == 1 or not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then return 0 end
-if #KEYS - nchats >= 9 and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
+if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then return 0 end
+if not auditOpen(KEYS[1], createdAudit(22)) then
   redis.call('DEL', KEYS[2])
+  return 0
+end
+if #KEYS - nchats >= 9 and admit(KEYS[9], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
+  redis.call('DEL', KEYS[2], audkey(KEYS[1]))
   return -1
 end
 write(22)
@@ -142,12 +154,17 @@ else
   if v then return have(v) end
   reserved = true
 end
-if redis.call('EXISTS', audkey(KEYS[1])) == 1 or not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then
+if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[21]) then
+  if reserved then redis.call('DEL', KEYS[9]) end
+  return {'taken'}
+end
+if not auditOpen(KEYS[1], createdAudit(25)) then
+  redis.call('DEL', KEYS[2])
   if reserved then redis.call('DEL', KEYS[9]) end
   return {'taken'}
 end
 if admit(KEYS[10], ARGV[1], ARGV[17], ARGV[18], ARGV[19]) == 0 then
-  redis.call('DEL', KEYS[2])
+  redis.call('DEL', KEYS[2], audkey(KEYS[1]))
   if reserved then redis.call('DEL', KEYS[9]) end
   return {'full'}
 end

@@ -47,11 +47,11 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // answers the record as it now is without reading it again. The
 // resolution's audit entry, sealed by the caller after the trail's end it
 // knows, is appended in the same step (auditPush: audit.go); when the
-// trail's length or the policy state revision is not the one the entry
-// was built for, the script changes nothing and answers the record and
-// the trail's end ('tail'), for the caller to build the entry again. The
-// trail keeps its own time to live (the audit retention), not the
-// record's.
+// trail's length (field an) or the policy state revision is not the one
+// the entry was built for, the script changes nothing and answers the
+// record and the trail's end ('tail'), for the caller to build the entry
+// again. The trail keeps the time to live it got when it opened (audit.go),
+// not the record's.
 //
 // Off Cluster (KEYS[7] given) it also logs the resolution's event, drops
 // the question from its agent's pending set and publishes it, as
@@ -94,12 +94,12 @@ if ARGV[8] ~= '' then
   if n ~= tonumber(ARGV[8]) then return {'stale', now()} end
 end
 if ARGV[9] ~= '' and (r.pv or '0') ~= ARGV[9] then return {'stale', now()} end
-local an = redis.call('LLEN', audkey(KEYS[1]))
+local an = auditLen(KEYS[1], r.an)
 if tonumber(ARGV[17]) ~= an or (r.pv or '0') ~= ARGV[18] then
   return {'tail', now(), an, redis.call('LINDEX', audkey(KEYS[1]), -1) or ''}
 end
 local id = ARGV[6]
-local fv = {'st', ARGV[2], 'r', ARGV[1], 'ra', ARGV[5]}
+local fv = {'st', ARGV[2], 'r', ARGV[1], 'ra', ARGV[5], 'an', an + auditCount(ARGV[19])}
 if r.cb then
   for _, x in ipairs({'ds', 'pending', 'da', '0', 'dn', ARGV[5], 'dc', ARGV[5], 'du', ARGV[5]}) do fv[#fv + 1] = x end
   redis.call('ZADD', KEYS[5], ARGV[3], id)
@@ -135,7 +135,7 @@ if not r.bx or tonumber(ARGV[10]) + tonumber(ARGV[4]) * 1000 > tonumber(r.bx) th
   redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
 end
 if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
-auditPush(KEYS[1], id, r.a, an, ARGV[19])
+auditPush(KEYS[1], id, r.a, an, ARGV[19], false, false)
 if not KEYS[7] then
   redis.call('ZADD', KEYS[6], ARGV[3], id)
   if trim then redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', '(' .. ARGV[7]) end
@@ -212,13 +212,13 @@ return {'ok'}
 // not exist, 1 when added, or the trail's end when it is not ARGV[5]
 // (auditTail), having changed nothing.
 var addMessageScript = newScript(sometimesLua + auditLua + `
-local f = redis.call('HMGET', KEYS[1], 'cr', 'mn', 'a')
+local f = redis.call('HMGET', KEYS[1], 'cr', 'mn', 'a', 'an')
 if not f[1] then return 0 end
-local an = redis.call('LLEN', audkey(KEYS[1]))
+local an = auditLen(KEYS[1], f[4])
 if tonumber(ARGV[5]) ~= an then return auditTail(KEYS[1], an, f[3]) end
 local n = (tonumber(f[2]) or 0) + 1
-redis.call('HSET', KEYS[1], 'mn', n, 'm' .. n, ARGV[1])
-auditPush(KEYS[1], ARGV[2], f[3], an, ARGV[6])
+redis.call('HSET', KEYS[1], 'mn', n, 'm' .. n, ARGV[1], 'an', an + auditCount(ARGV[6]))
+auditPush(KEYS[1], ARGV[2], f[3], an, ARGV[6], false, true)
 if not KEYS[2] then return 1 end
 redis.call('ZADD', KEYS[2], f[1], ARGV[2])
 if sometimes(ARGV[2]) then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4]) end

@@ -33,11 +33,14 @@ end
 if (redis.call('HGET', KEYS[1], 'pv') or '0') ~= ARGV[1] then return {'stale', whole(KEYS[1])} end
 local agent = nil
 if ARGV[10] ~= '' then
-  agent = redis.call('HGET', KEYS[1], 'a')
-  local n = redis.call('LLEN', audkey(KEYS[1]))
+  local f = redis.call('HMGET', KEYS[1], 'a', 'an')
+  agent = f[1]
+  local n = auditLen(KEYS[1], f[2])
   if tonumber(ARGV[9]) ~= n then return auditTail(KEYS[1], n, agent) end
+  redis.call('HSET', KEYS[1], 'ps', ARGV[2], 'pv', tonumber(ARGV[1]) + 1, 'an', n + auditCount(ARGV[10]))
+else
+  redis.call('HSET', KEYS[1], 'ps', ARGV[2], 'pv', tonumber(ARGV[1]) + 1)
 end
-redis.call('HSET', KEYS[1], 'ps', ARGV[2], 'pv', tonumber(ARGV[1]) + 1)
 if ARGV[3] ~= '' then
   local f = redis.call('HMGET', KEYS[1], 'lv', 'rs', 'rt', 'bx')
   redis.call('HSET', KEYS[1], 'ex', ARGV[3])
@@ -63,7 +66,7 @@ if ARGV[3] ~= '' then
 end
 if ARGV[6] ~= '' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[5]) else redis.call('ZREM', KEYS[4], ARGV[5]) end
 if ARGV[7] ~= '' then redis.call('ZADD', KEYS[5], ARGV[8], ARGV[7]) end
-if ARGV[10] ~= '' then auditPush(KEYS[1], ARGV[5], agent, tonumber(ARGV[9]), ARGV[10]) end
+if ARGV[10] ~= '' then auditPush(KEYS[1], ARGV[5], agent, tonumber(ARGV[9]), ARGV[10], false, true) end
 return {'ok', whole(KEYS[1])}
 `)
 
