@@ -61,6 +61,7 @@ file named by --config or $ASKBRIDGE_CONFIG.`,
 	root.AddCommand(
 		newServeCmd(),
 		newMCPCmd(),
+		newChannelCmd(),
 		hooks.NewCmd(),
 		bridgeconfig.NewCheckCmd(),
 		newVersionCmd(),
