@@ -14,8 +14,14 @@
 //	P{sN}:j:<id>             string: the question's static part (JSON)
 //	P{sN}:f:<id>             hash: files sent with answers (attachments.go),
 //	                         expiring with the record
-//	P{sN}:au:<id>            list: the audit log of team policies (JSON
-//	                         entries, votes.go), expiring with the record
+//	P{sN}:au:<id>            list: the question's audit trail, sealed
+//	                         entries (JSON, audit.go), kept past the
+//	                         record: it expires the audit retention plus
+//	                         the longest lifetime after it opens or after
+//	                         its newest append (the resolution's aside)
+//	P{sN}:ax                 zset "<id>\t<seq, 10 digits>\t<agent>" ->
+//	                         entry time (ms): the shard's audit export
+//	                         index (audit_export.go), trimmed by age
 //	P{sN}:tm                 zset id -> the earlier of the next reminder
 //	                         and the deadline (µs); pending only (timers.go)
 //	P{sN}:due                zset id -> deadline (µs); pending questions of
@@ -68,7 +74,8 @@
 // deadline, callback URL...) as JSON. The record hash holds everything a
 // script reads or changes in small fields, so that scripts never rewrite
 // JSON and the hash stays a compact listpack: st (status), a (agent), se
-// (session), cr (created), np (prompt count), r (resolution JSON), ra
+// (session), cr (created), np (prompt count), an (the audit trail's
+// length), r (resolution JSON), ra
 // (resolved at), p<i> (progress of prompt i), s<i> (selection of prompt
 // i), rs and rt (reminders sent, reminder times), dl (deadline, µs; a
 // snooze's ex wins over it), lu (lease end), mn and
@@ -131,6 +138,32 @@
 //     Logging a resolution's event (slot {ev}, repaired by Due as above)
 //     drops the entry.
 //
+// # Audit trails
+//
+// Lua has no SHA-256, so a store seals audit entries in Go after the end
+// of the trail it last saw (the record's an field and the newest entry's
+// hash), and every script that appends (create, add message, amend,
+// resolve, add audit) first compares the trail's length: when another
+// append came between, it changes nothing and answers the trail's end
+// (and, for resolve, the record, from which the resolution's entry is
+// built again), and the store seals again. The entries of a question's
+// ask, copies and resolution are appended by the script of that change,
+// so a cycle costs no round trip more; a store that does not know a
+// trail's end (another instance appended last) pays one. Create opens the
+// trail with RPUSH: a longer answer than the entries pushed means a
+// purged question's trail is kept under the id, which is then taken.
+//
+// The export (AuditSince) reads the shards' export indexes, one script
+// per shard in one pipeline, from the position it resumes after, merges
+// them by time, id and seq, and reads the entries it picks with LINDEX.
+// The index lives in each shard's slot, so that the script that appends
+// an entry indexes it in the same step, on Cluster too; an index of
+// question ids by creation time would need no write per entry, but an
+// export by entry time would then read whole trails of questions created
+// long before. A filter by agent is applied in the shard's script, which
+// looks at 20,000 index entries at most per call and says where it
+// stopped.
+//
 // Reads that span shards (List, Due, DueReminders, LapsedLeases,
 // ClaimDeliveries) send one command or script per shard in one pipeline
 // and merge the answers. List picks the most selective index (chat,
@@ -159,9 +192,12 @@
 // # Retention
 //
 // Resolve sets the record to expire after the retention (plus an hour, so
-// that a Purge with the same horizon still finds it). Lookup and
-// idempotency keys expire after the question's deadline plus the
-// retention. Index entries of expired records are dropped as List meets
+// that a Purge with the same horizon still finds it). Audit trails are
+// kept apart, the audit retention (SetAuditRetention) plus the longest
+// lifetime of a question after they open, renewed by appends; Purge
+// leaves them, and PurgeAudit trims the export indexes to the retention.
+// Lookup and idempotency keys expire after the question's deadline plus
+// the retention. Index entries of expired records are dropped as List meets
 // them and trimmed by age on about one write in 16 of their index; old
 // events are trimmed on one logged event in 16. Purge removes resolved questions early
 // and completely: record, index entries, lookups, idempotency key and
