@@ -22,9 +22,10 @@ type chatChannel struct {
 	b      *sqlitetest.Broker
 	answer func(q *broker.Question) string
 
-	mu    sync.Mutex
-	posts []*broker.Question
-	wg    sync.WaitGroup
+	mu      sync.Mutex
+	posts   []*broker.Question
+	updates []*broker.Question
+	wg      sync.WaitGroup
 }
 
 func (c *chatChannel) Name() string { return "chat" }
@@ -49,7 +50,25 @@ func (c *chatChannel) Post(_ context.Context, q *broker.Question, chat string) (
 	return broker.MessageRef{Channel: "chat", Chat: chat, MessageID: q.ID}, nil
 }
 
-func (c *chatChannel) Update(context.Context, *broker.Question, broker.MessageRef) error { return nil }
+func (c *chatChannel) Update(_ context.Context, q *broker.Question, _ broker.MessageRef) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updates = append(c.updates, q.Clone())
+	return nil
+}
+
+// updatedTo reports whether the copy of question id was edited to show it
+// ended with status and reason.
+func (c *chatChannel) updatedTo(id string, status broker.Status, reason string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, q := range c.updates {
+		if q.ID == id && q.Status == status && q.Reason == reason {
+			return true
+		}
+	}
+	return false
+}
 
 // postCount is how many questions reached the chat.
 func (c *chatChannel) postCount() int {
@@ -104,6 +123,30 @@ func runHook(t *testing.T, agent agentHook, event string, args ...string) (stdou
 	var out, errb bytes.Buffer
 	code = runAgentHook(agent, o, strings.NewReader(event), &out, &errb)
 	return out.String(), errb.String(), code
+}
+
+// nobody leaves every question unanswered.
+func nobody(*broker.Question) string { return "" }
+
+// pendingIn waits until the session has n open questions and returns them.
+func (b *testBridge) pendingIn(t *testing.T, session string, n int) []*broker.Question {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var open []*broker.Question
+		for _, q := range b.sessionQuestions(t, session) {
+			if q.Status == broker.StatusPending {
+				open = append(open, q)
+			}
+		}
+		if len(open) == n {
+			return open
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d open questions in %s, want %d", len(open), session, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // sessionQuestions lists every question of a session.

@@ -8,7 +8,8 @@ import (
 // codexAgent is `bridge hook codex`: Codex's PermissionRequest hook. Its
 // decision takes behavior allow or deny and a message; Codex reserves
 // updatedInput, updatedPermissions and interrupt (a hook returning them
-// fails closed), so there is no "Always allow".
+// fails closed), so there is no "Always allow", "Allow with changes" or
+// "Deny and stop".
 var codexAgent = agentHook{name: "codex", title: "Codex", handle: codexHandle}
 
 // codexEvent is the part of a Codex PermissionRequest event the hook
@@ -24,7 +25,7 @@ type codexEvent struct {
 	ToolInput      json.RawMessage `json:"tool_input"`
 }
 
-func codexHandle(h agentHook, payload []byte) (*hookAsk, error) {
+func codexHandle(h agentHook, payload []byte) (*hookJob, error) {
 	var ev codexEvent
 	if err := json.Unmarshal(payload, &ev); err != nil {
 		return nil, fmt.Errorf("the event on standard input is not Codex hook JSON: %w", err)
@@ -39,10 +40,19 @@ func codexHandle(h agentHook, payload []byte) (*hookAsk, error) {
 		agent: h, sessionID: ev.SessionID, cwd: ev.Cwd, mode: ev.PermissionMode,
 		tool: ev.ToolName, input: ev.ToolInput,
 	}
-	return p.ask(func(v permissionVerdict) any {
+	return &hookJob{ask: p.ask(func(v permissionVerdict) any {
 		return permissionOutput{HookSpecificOutput: permissionSpecific{
 			HookEventName: "PermissionRequest",
-			Decision:      permissionDecision{Behavior: v.behavior, Message: v.message},
+			Decision:      codexDecision{Behavior: v.behavior, Message: v.message},
 		}}
-	}), nil
+	})}, nil
+}
+
+// codexDecision is Codex's PermissionRequest decision: behavior and
+// message, nothing else. Codex reserves updatedInput, updatedPermissions
+// and interrupt, and fails closed when a hook returns them, so this type
+// cannot hold them.
+type codexDecision struct {
+	Behavior string `json:"behavior"`
+	Message  string `json:"message,omitempty"`
 }

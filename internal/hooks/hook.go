@@ -49,9 +49,16 @@ type agentHook struct {
 	name string
 	// title names the agent to people ("Claude Code").
 	title string
-	// handle reads the event and returns what to ask, or nil when the
-	// hook has nothing to decide for this event.
-	handle func(h agentHook, payload []byte) (*hookAsk, error)
+	// handle reads the event and returns what to do for it, or nil when
+	// the hook has nothing to do for this event.
+	handle func(h agentHook, payload []byte) (*hookJob, error)
+}
+
+// hookJob is what the hook does for one event: ask a question, or close
+// the question of a call settled at the terminal (settled.go).
+type hookJob struct {
+	ask    *hookAsk
+	settle *hookSettled
 }
 
 // hookAsk is one question of a hook and how its result becomes output.
@@ -81,12 +88,12 @@ func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "bridge hook %s: read the event: %v\n", h.name, err)
 		return cmdline.ExitFailure
 	}
-	ask, err := h.handle(h, payload)
+	job, err := h.handle(h, payload)
 	if err != nil {
 		fmt.Fprintf(stderr, "bridge hook %s: %v\n", h.name, err)
 		return cmdline.ExitFailure
 	}
-	if ask == nil {
+	if job == nil {
 		return cmdline.ExitOK
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -95,6 +102,11 @@ func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, "bridge hook %s: %s\n", h.name, fmt.Sprintf(format, args...))
 	}
+	if job.settle != nil {
+		closeSettled(ctx, c, job.settle, o.connectTimeout, logf)
+		return cmdline.ExitOK
+	}
+	ask := job.ask
 	res, why := askForHook(ctx, c, ask, o, logf)
 	if res == nil {
 		logf("no decision from chat (%s); the local dialog decides", why)

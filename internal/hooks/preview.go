@@ -35,15 +35,6 @@ func cutText(s string, n int) string {
 	return s
 }
 
-// cutLines keeps the first n lines of s, ending "… (+K more lines)".
-func cutLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) <= n {
-		return strings.Join(lines, "\n")
-	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (+%d more lines)", len(lines)-n)
-}
-
 // decodeInput reads a tool input as generic JSON, numbers kept verbatim.
 func decodeInput(raw json.RawMessage) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -76,9 +67,61 @@ func str(m map[string]any, key string) string {
 	}
 }
 
-// toolPreview returns the words naming a tool call ("Bash", "MCP tool
-// create_issue of server github") and the readable preview of its input.
+// preview is what people see of a tool call.
+type preview struct {
+	// subject names the call: "Bash", "MCP tool create_issue of server
+	// github".
+	subject string
+	// body is the readable preview of its input.
+	body string
+	// omitted counts the characters the body leaves out; when it is not
+	// zero, full is the whole of the input's main text (secrets masked)
+	// and fullName says what it is ("command").
+	omitted        int
+	full, fullName string
+}
+
+// cutter shortens the parts of a preview and counts what it leaves out.
+type cutter struct{ omitted int }
+
+// text cuts s to n characters, ending "…" when it had more.
+func (c *cutter) text(s string, n int) string {
+	total := utf8.RuneCountInString(s)
+	if total <= n {
+		return s
+	}
+	keep := max(n-1, 1)
+	i := 0
+	for k := range s {
+		if i == keep {
+			c.omitted += total - keep
+			return s[:k] + "…"
+		}
+		i++
+	}
+	return s
+}
+
+// lines keeps the first n lines of s, ending "… (+K more lines)".
+func (c *cutter) lines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	c.omitted += utf8.RuneCountInString(strings.Join(lines[n:], "\n")) + 1
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (+%d more lines)", len(lines)-n)
+}
+
+// toolPreview returns the words naming a tool call and the readable
+// preview of its input (previewOf with the default size).
 func toolPreview(tool string, raw json.RawMessage) (subject, body string) {
+	p := previewOf(tool, raw, previewMax)
+	return p.subject, p.body
+}
+
+// previewOf returns the preview of a tool call whose body holds at most
+// limit characters.
+func previewOf(tool string, raw json.RawMessage, limit int) preview {
 	v, err := decodeInput(raw)
 	if err != nil {
 		v = string(raw)
@@ -87,19 +130,24 @@ func toolPreview(tool string, raw json.RawMessage) (subject, body string) {
 	if m == nil {
 		m = map[string]any{}
 	}
+	var c cutter
 	var parts []string
 	add := func(label, value string, n int) {
 		if value != "" {
-			parts = append(parts, label+cutText(maskText(value), n))
+			parts = append(parts, label+c.text(maskText(value), n))
 		}
 	}
-	subject = tool
+	p := preview{subject: tool, fullName: "input"}
+	fullText := func(name, s string) {
+		p.fullName, p.full = name, maskText(s)
+	}
 	switch tool {
 	case "Bash":
-		add("$ ", str(m, "command"), commandMax)
+		add("$ ", commandText(m["command"]), commandMax)
+		fullText("command", commandText(m["command"]))
 	case "Edit":
 		add("File: ", str(m, "file_path"), valueMax)
-		parts = append(parts, diffExcerpt(str(m, "old_string"), str(m, "new_string")))
+		parts = append(parts, diffExcerpt(&c, str(m, "old_string"), str(m, "new_string")))
 		if m["replace_all"] == true {
 			parts = append(parts, "(every occurrence)")
 		}
@@ -110,21 +158,24 @@ func toolPreview(tool string, raw json.RawMessage) (subject, body string) {
 			em, _ := e.(map[string]any)
 			if i == 3 {
 				parts = append(parts, fmt.Sprintf("… (+%d more edits)", len(edits)-3))
+				c.omitted += utf8.RuneCountInString(compactJSON(edits[3:]))
 				break
 			}
-			parts = append(parts, diffExcerpt(str(em, "old_string"), str(em, "new_string")))
+			parts = append(parts, diffExcerpt(&c, str(em, "old_string"), str(em, "new_string")))
 		}
 	case "Write":
 		add("File: ", str(m, "file_path"), valueMax)
-		if c := str(m, "content"); c != "" {
-			parts = append(parts, cutText(maskText(cutLines(c, excerptLines)), commandMax))
+		if s := str(m, "content"); s != "" {
+			parts = append(parts, c.text(maskText(c.lines(s, excerptLines)), commandMax))
 		}
+		fullText("file content", str(m, "content"))
 	case "NotebookEdit":
 		add("Notebook: ", str(m, "notebook_path"), valueMax)
 		add("Cell: ", str(m, "cell_id"), valueMax)
-		if c := str(m, "new_source"); c != "" {
-			parts = append(parts, cutText(maskText(cutLines(c, excerptLines)), commandMax))
+		if s := str(m, "new_source"); s != "" {
+			parts = append(parts, c.text(maskText(c.lines(s, excerptLines)), commandMax))
 		}
+		fullText("cell source", str(m, "new_source"))
 	case "WebFetch":
 		add("URL: ", str(m, "url"), valueMax)
 		add("Prompt: ", str(m, "prompt"), valueMax)
@@ -134,16 +185,23 @@ func toolPreview(tool string, raw json.RawMessage) (subject, body string) {
 		add("Pattern: ", str(m, "pattern"), valueMax)
 		add("Path: ", str(m, "file_path")+str(m, "path"), valueMax)
 	case "ExitPlanMode":
-		add("", cutLines(str(m, "plan"), 2*excerptLines), commandMax)
+		add("", c.lines(str(m, "plan"), 2*excerptLines), commandMax)
+		fullText("plan", str(m, "plan"))
 	case "apply_patch":
-		parts = append(parts, patchPreview(str(m, "command")))
+		parts = append(parts, patchPreview(&c, str(m, "command")))
+		fullText("patch", str(m, "command"))
 	default:
 		if server, name, ok := mcpTool(tool); ok {
-			subject = fmt.Sprintf("MCP tool %s of server %s", name, server)
+			p.subject = fmt.Sprintf("MCP tool %s of server %s", name, server)
 		}
-		parts = append(parts, "Arguments: "+cutText(compactJSON(maskValue(m)), commandMax))
+		parts = append(parts, "Arguments: "+c.text(compactJSON(maskValue(m)), commandMax))
 	}
-	return subject, cutText(strings.Join(parts, "\n"), previewMax)
+	if p.full == "" {
+		p.full = compactJSON(maskValue(v))
+	}
+	p.body = c.text(strings.Join(parts, "\n"), limit)
+	p.omitted = c.omitted
+	return p
 }
 
 // mcpTool splits "mcp__server__tool".
@@ -158,7 +216,7 @@ func mcpTool(name string) (server, tool string, ok bool) {
 
 // diffExcerpt shows an edit as "- old" and "+ new" lines, without the
 // lines both sides share at the start and the end.
-func diffExcerpt(old, new string) string {
+func diffExcerpt(c *cutter, old, new string) string {
 	ol, nl := strings.Split(old, "\n"), strings.Split(new, "\n")
 	p := 0
 	for p < len(ol) && p < len(nl) && ol[p] == nl[p] {
@@ -170,28 +228,37 @@ func diffExcerpt(old, new string) string {
 	}
 	var b strings.Builder
 	if p > 0 {
-		fmt.Fprintf(&b, "  … (%d unchanged lines)\n", p)
+		b.WriteString("  … (" + unchanged(p) + ")\n")
 	}
 	side := func(mark string, lines []string) {
 		for i, l := range lines {
 			if i == excerptLines {
 				fmt.Fprintf(&b, "%s … (+%d more lines)\n", mark, len(lines)-i)
+				c.omitted += utf8.RuneCountInString(strings.Join(lines[i:], "\n")) + 1
 				return
 			}
-			b.WriteString(mark + " " + cutText(maskText(l), valueMax) + "\n")
+			b.WriteString(mark + " " + c.text(maskText(l), valueMax) + "\n")
 		}
 	}
 	side("-", ol[p:len(ol)-s])
 	side("+", nl[p:len(nl)-s])
 	if s > 0 {
-		fmt.Fprintf(&b, "  … (%d unchanged lines)\n", s)
+		b.WriteString("  … (" + unchanged(s) + ")\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// unchanged says how many lines an edit keeps: "1 unchanged line".
+func unchanged(n int) string {
+	if n == 1 {
+		return "1 unchanged line"
+	}
+	return fmt.Sprintf("%d unchanged lines", n)
+}
+
 // patchPreview lists the files of an apply_patch patch, in its order,
 // and its first lines of change.
-func patchPreview(patch string) string {
+func patchPreview(c *cutter, patch string) string {
 	var files, body []string
 	for _, l := range strings.Split(patch, "\n") {
 		switch {
@@ -204,10 +271,10 @@ func patchPreview(patch string) string {
 			body = append(body, l)
 		}
 	}
-	out := "Files: " + cutText(strings.Join(files, ", "), valueMax)
+	out := "Files: " + c.text(strings.Join(files, ", "), valueMax)
 	if len(files) == 0 {
 		out = ""
 	}
-	excerpt := cutText(maskText(cutLines(strings.Join(body, "\n"), 2*excerptLines)), commandMax)
+	excerpt := c.text(maskText(c.lines(strings.Join(body, "\n"), 2*excerptLines)), commandMax)
 	return strings.TrimSpace(out + "\n" + excerpt)
 }

@@ -37,13 +37,13 @@ func TestToolPreview(t *testing.T) {
 		subject, body string
 	}{
 		{"Bash", `{"command":"npm test","description":"Run the tests"}`, "Bash", "$ npm test"},
-		{"Bash", `{"command":"` + long + `"}`, "Bash", "$ " + strings.Repeat("a", 1184) + "… (+816 chars)"},
+		{"Bash", `{"command":"` + long + `"}`, "Bash", "$ " + strings.Repeat("a", 1199) + "…"},
 		{"Edit", `{"file_path":"/p/a.go","old_string":"x := 1","new_string":"x := 2","replace_all":true}`, "Edit",
 			"File: /p/a.go\n- x := 1\n+ x := 2\n(every occurrence)"},
 		{"MultiEdit", `{"file_path":"/p/a.go","edits":[{"old_string":"a","new_string":"b"},{"old_string":"c","new_string":"d"},{"old_string":"e","new_string":"f"},{"old_string":"g","new_string":"h"},{"old_string":"i","new_string":"j"}]}`, "MultiEdit",
 			"File: /p/a.go\n- a\n+ b\n- c\n+ d\n- e\n+ f\n… (+2 more edits)"},
 		{"Edit", `{"file_path":"/p/a.go","old_string":"` + strings.Repeat(`l\n`, 12) + `","new_string":""}`, "Edit",
-			"File: /p/a.go\n" + strings.Repeat("- l\n", 8) + "- … (+4 more lines)\n  … (1 unchanged lines)"},
+			"File: /p/a.go\n" + strings.Repeat("- l\n", 8) + "- … (+4 more lines)\n  … (1 unchanged line)"},
 		{"Write", `{"file_path":"/p/n.txt","content":"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n"}`, "Write",
 			"File: /p/n.txt\n1\n2\n3\n4\n5\n6\n7\n8\n… (+3 more lines)"},
 		{"NotebookEdit", `{"notebook_path":"/p/a.ipynb","cell_id":"c1","new_source":"print(1)"}`, "NotebookEdit",
