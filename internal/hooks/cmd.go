@@ -82,12 +82,12 @@ func newHookInstallCmd(remove bool) *cobra.Command {
 		Example: "  bridge hook " + verb + " claude --project",
 		Args:    cmdline.Args(1, 1, "agent (claude or codex)"),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return cmdline.Exit(runHookInstall(a[0], project, local, command, cmd.OutOrStdout(), cmd.ErrOrStderr(), remove), nil)
+			return cmdline.Exit(runHookInstall(a[0], project, local, command, bridgeExecutable(), cmd.OutOrStdout(), cmd.ErrOrStderr(), remove), nil)
 		},
 	}
 	cmd.Flags().BoolVar(&project, "project", false, "the project's shared settings in the current directory instead of your user settings")
 	cmd.Flags().BoolVar(&local, "local", false, "the project's personal settings, .claude/settings.local.json (Claude Code only)")
-	cmd.Flags().StringVar(&command, "command", "", `the hook command (default: this bridge's path + " hook AGENT")`)
+	cmd.Flags().StringVar(&command, "command", "", `the hook command to write (default: this bridge's path + " hook AGENT"; needed when the bridge runs from go run)`)
 	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "settings written (or already as wanted)", cmdline.ExitBadInput, "bad input: unknown agent, malformed settings file (left untouched)")
 	return cmd
 }

@@ -18,16 +18,19 @@ import (
 // that only they filled).
 
 // hookHandler is the handler the bridge writes, its keys in this order.
+// A report hook runs in the background (async) and shows no status.
 type hookHandler struct {
 	Type          string `json:"type"`
 	Command       string `json:"command"`
 	Timeout       int    `json:"timeout"`
-	StatusMessage string `json:"statusMessage"`
+	Async         bool   `json:"async,omitempty"`
+	StatusMessage string `json:"statusMessage,omitempty"`
 }
 
-// hookGroup is the matcher group the bridge writes.
+// hookGroup is the matcher group the bridge writes; events without
+// matchers (Stop) get none.
 type hookGroup struct {
-	Matcher string        `json:"matcher"`
+	Matcher string        `json:"matcher,omitempty"`
 	Hooks   []hookHandler `json:"hooks"`
 }
 
@@ -98,9 +101,18 @@ func addHooks(settings *jsonObject, entries []hookEntry, cmd string) (report []s
 			report = append(report, fmt.Sprintf("%s hook already there; not changed", e.event))
 			continue
 		}
-		group := hookGroup{Matcher: e.matcher, Hooks: []hookHandler{{Type: "command", Command: cmd, Timeout: hookInstallTimeout, StatusMessage: hookStatusMessage}}}
+		h := hookHandler{Type: "command", Command: cmd, Timeout: hookInstallTimeout, StatusMessage: hookStatusMessage}
+		how := fmt.Sprintf("timeout %d s", h.Timeout)
+		if e.async {
+			h = hookHandler{Type: "command", Command: cmd, Timeout: hookReportTimeout, Async: true}
+			how = fmt.Sprintf("timeout %d s, in the background", h.Timeout)
+		}
+		if e.matcher != "" {
+			how = fmt.Sprintf("matcher %q, %s", e.matcher, how)
+		}
+		group := hookGroup{Matcher: e.matcher, Hooks: []hookHandler{h}}
 		hooks.set(e.event, rawArray(append(groups, marshalNoEscape(group))))
-		report = append(report, fmt.Sprintf("added %s hook (matcher %q, timeout %d s): %s", e.event, e.matcher, hookInstallTimeout, cmd))
+		report = append(report, fmt.Sprintf("added %s hook (%s): %s", e.event, how, cmd))
 		changed = true
 	}
 	if changed {

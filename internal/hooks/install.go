@@ -37,15 +37,29 @@ type hookTarget struct {
 	note string
 }
 
-// hookEntry is one hook the bridge adds: an event and its matcher.
-type hookEntry struct{ event, matcher string }
+// hookEntry is one hook the bridge adds: an event, its matcher ("" for
+// events that take none), and whether the agent runs it in the background
+// (a report the agent need not wait for), with a short timeout.
+type hookEntry struct {
+	event, matcher string
+	async          bool
+}
+
+// hookReportTimeout is the timeout, in seconds, of the hooks that only
+// report (async entries): they close questions and never wait for people.
+const hookReportTimeout = 30
 
 var hookTargets = map[string]hookTarget{
 	"claude": {
 		agent: "claude",
 		entries: []hookEntry{
-			{"PermissionRequest", "*"},
-			{"PreToolUse", "AskUserQuestion"},
+			{event: "PermissionRequest", matcher: "*"},
+			{event: "PreToolUse", matcher: "AskUserQuestion"},
+			// Claude Code tells no hook when its own dialog is answered
+			// first; these events close the chat's copy (settled.go).
+			{event: "PostToolUse", matcher: "*", async: true},
+			{event: "PostToolUseFailure", matcher: "*", async: true},
+			{event: "Stop", async: true},
 		},
 		user:    func() (string, error) { return homeFile(".claude", "settings.json") },
 		project: filepath.Join(".claude", "settings.json"),
@@ -53,7 +67,7 @@ var hookTargets = map[string]hookTarget{
 	},
 	"codex": {
 		agent:   "codex",
-		entries: []hookEntry{{"PermissionRequest", "*"}},
+		entries: []hookEntry{{event: "PermissionRequest", matcher: "*"}},
 		user: func() (string, error) {
 			if d := os.Getenv("CODEX_HOME"); d != "" {
 				return filepath.Join(d, "hooks.json"), nil
@@ -76,8 +90,10 @@ func homeFile(dir, name string) (string, error) {
 
 // runHookInstall is `bridge hook install` and `bridge hook uninstall`
 // with their flags parsed: it edits the agent's settings file of the
-// chosen scope.
-func runHookInstall(agentArg string, project, local bool, command string, stdout, stderr io.Writer, remove bool) int {
+// chosen scope. The command written is command, or exe (this bridge's
+// path) and " hook AGENT"; install refuses an exe that will not last (a
+// binary of go run or go test).
+func runHookInstall(agentArg string, project, local bool, command, exe string, stdout, stderr io.Writer, remove bool) int {
 	verb := "install"
 	if remove {
 		verb = "uninstall"
@@ -94,7 +110,13 @@ func runHookInstall(agentArg string, project, local bool, command string, stdout
 	}
 	cmd := command
 	if cmd == "" {
-		cmd = shellQuote(bridgeExecutable()) + " hook " + t.agent
+		if !remove {
+			if err := lastingExecutable(exe); err != nil {
+				fmt.Fprintf(stderr, "bridge hook %s: %v\n", verb, err)
+				return cmdline.ExitBadInput
+			}
+		}
+		cmd = shellQuote(exe) + " hook " + t.agent
 	}
 	report, err := editHookFile(path, t, cmd, remove, project || local)
 	for _, line := range report {
@@ -108,6 +130,32 @@ func runHookInstall(agentArg string, project, local bool, command string, stdout
 		fmt.Fprintln(stdout, t.note)
 	}
 	return cmdline.ExitOK
+}
+
+// lastingExecutable refuses a binary that go run or go test built: it
+// lives in the Go build cache (GOCACHE, by default the go-build directory
+// of the user's cache) or in a go-build* temporary directory, and is gone
+// once go run exits, leaving the agent a hook command that fails.
+func lastingExecutable(exe string) error {
+	temporary := false
+	for _, el := range strings.Split(filepath.ToSlash(exe), "/") {
+		temporary = temporary || strings.HasPrefix(el, "go-build")
+	}
+	cache := os.Getenv("GOCACHE")
+	if cache == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(d, "go-build")
+		}
+	}
+	if rel, err := filepath.Rel(cache, exe); cache != "" && cache != "off" && err == nil && !strings.HasPrefix(rel, "..") {
+		temporary = true
+	}
+	if !temporary {
+		return nil
+	}
+	return fmt.Errorf("%s is a temporary binary of go run or go test, deleted when it exits; "+
+		"install the bridge first (go install ./cmd/bridge, or go build -o bridge ./cmd/bridge) and run install with that binary, "+
+		"or name the hook command with --command", exe)
 }
 
 // file picks the settings file of the chosen scope.

@@ -65,6 +65,44 @@ const freshClaudeSettings = `{
           }
         ]
       }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "bridge hook claude",
+            "timeout": 30,
+            "async": true
+          }
+        ]
+      }
+    ],
+    "PostToolUseFailure": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "bridge hook claude",
+            "timeout": 30,
+            "async": true
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "bridge hook claude",
+            "timeout": 30,
+            "async": true
+          }
+        ]
+      }
     ]
   }
 }
@@ -235,20 +273,30 @@ func checkInstalled(t *testing.T, installed, before, agent, cmd string) {
 			Hooks   []struct {
 				Type, Command string
 				Timeout       int
+				Async         bool
 			} `json:"hooks"`
 		} `json:"hooks"`
 	}
 	if err := json.Unmarshal([]byte(installed), &s); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"PermissionRequest": "*"}
-	if agent == "claude" {
-		want["PreToolUse"] = "AskUserQuestion"
+	type entry struct {
+		matcher string
+		timeout int
+		async   bool
 	}
-	for event, matcher := range want {
+	want := map[string]entry{"PermissionRequest": {"*", hookInstallTimeout, false}}
+	if agent == "claude" {
+		want["PreToolUse"] = entry{"AskUserQuestion", hookInstallTimeout, false}
+		want["PostToolUse"] = entry{"*", hookReportTimeout, true}
+		want["PostToolUseFailure"] = entry{"*", hookReportTimeout, true}
+		want["Stop"] = entry{"", hookReportTimeout, true}
+	}
+	for event, e := range want {
 		groups := s.Hooks[event]
 		last := groups[len(groups)-1]
-		if last.Matcher != matcher || len(last.Hooks) != 1 || last.Hooks[0].Command != cmd || last.Hooks[0].Timeout != hookInstallTimeout || last.Hooks[0].Type != "command" {
+		if last.Matcher != e.matcher || len(last.Hooks) != 1 || last.Hooks[0].Command != cmd || last.Hooks[0].Timeout != e.timeout ||
+			last.Hooks[0].Async != e.async || last.Hooks[0].Type != "command" {
 			t.Fatalf("%s: last group %+v", event, last)
 		}
 	}
@@ -358,5 +406,54 @@ func TestHookInstallUsage(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q, want %q", code, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// Install refuses the temporary binary of go run (or go test), whose path
+// would be gone when the agent runs the hook, and says what to do; with
+// --command it writes the command named.
+func TestHookInstallRefusesGoRunBinary(t *testing.T) {
+	home, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	cache := filepath.Join(tmp, "cache")
+	t.Setenv("GOCACHE", cache)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	tests := []struct {
+		name, exe string
+		refused   bool
+	}{
+		{"go run temporary directory", filepath.Join(tmp, "go-build2973451/b001/exe/bridge"), true},
+		{"go build cache", filepath.Join(cache, "8f/8f0a2b-d/bridge"), true},
+		{"installed", filepath.Join(tmp, "bin/bridge"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_ = os.RemoveAll(filepath.Dir(settings))
+			var out, errb bytes.Buffer
+			code := runHookInstall("claude", false, false, "", tt.exe, &out, &errb, false)
+			_, statErr := os.Stat(settings)
+			if !tt.refused {
+				if code != 0 || statErr != nil || !strings.Contains(readFile(t, settings), tt.exe+" hook claude") {
+					t.Fatalf("exit %d, stderr %q", code, errb.String())
+				}
+				return
+			}
+			want := tt.exe + " is a temporary binary of go run or go test, deleted when it exits; install the bridge first (go install ./cmd/bridge, or go build -o bridge ./cmd/bridge)"
+			if code != cmdline.ExitBadInput || !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "--command") || statErr == nil {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want a refusal and no settings file", code, out.String(), errb.String())
+			}
+			code = runHookInstall("claude", false, false, "bridge hook claude --route ops", tt.exe, &out, &errb, false)
+			if code != 0 || !strings.Contains(readFile(t, settings), `"command": "bridge hook claude --route ops"`) {
+				t.Fatalf("--command: exit %d, stderr %q", code, errb.String())
+			}
+		})
+	}
+	// Through the command line, in this test binary when go test built it
+	// in a go-build directory: refused without --command.
+	if !strings.Contains(os.Args[0], "go-build") {
+		return
+	}
+	if _, errOut, code := hookCLI("install", "claude"); code != cmdline.ExitBadInput || !strings.Contains(errOut, "is a temporary binary of go run or go test") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
