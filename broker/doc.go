@@ -25,6 +25,15 @@
 // Ticking a multi-select option is the command "/toggle k7m2qx.2 3" like
 // any other action, and redraws every copy of the question.
 //
+// Every question has an audit trail (audit.go): its ask, the copies
+// posted, the policies' votes, refusals, snoozes, escalations and notes,
+// the answers to a dialog's prompts and the resolution. The entries of
+// the steps every question takes are built here (audit_events.go) and
+// appended by the store in the same atomic step as the change; each is
+// sealed with the hash of the one before (SealAudit), so that VerifyAudit
+// names an entry changed, removed or moved afterwards. The trail outlives
+// its question.
+//
 // The broker knows no platform and no storage engine: it never imports a
 // channel, a store implementation, or net/http.
 package broker

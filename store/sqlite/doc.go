@@ -18,7 +18,13 @@
 // event log in events (resolutions, and the extended events of snoozes
 // written in the transaction that moves the deadline; an AUTOINCREMENT
 // sequence, so a number is never reused even after a purge), the callback outbox in deliveries, and the
-// web inbox's sign-in sessions (a digest and an expiry) in web_sessions. The
+// web inbox's sign-in sessions (a digest and an expiry) in web_sessions.
+// Audit trails live in audit_log (audit.go), one row per sealed entry,
+// numbered within its question and appended in the transaction of the
+// change it records, with its time and agent indexed for the export; no
+// foreign key ties them to questions, so Purge leaves them, and
+// PurgeAudit removes the trails older than the audit retention of
+// questions no longer kept. The
 // schema carries a version number in schema_version and is created or
 // migrated when the file is opened.
 //
