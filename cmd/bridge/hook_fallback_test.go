@@ -100,11 +100,11 @@ func TestProcessHookReattaches(t *testing.T) {
 	if q := questionByID(t, addr, "claude:again", next); q.Status != client.StatusPending {
 		t.Fatalf("new question %s is %s", next, q.Status)
 	}
-	if r := runBridge(t, addr, "answer", next, "Deny"); r.code != 0 {
+	if r := runBridge(t, addr, "answer", next, "Deny and stop"); r.code != 0 {
 		t.Fatalf("answer: %d %s", r.code, r.stderr)
 	}
 	out, _, code = hookResult(t, third)
-	if code != 0 || !sameJSON(t, out, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied in chat by local."}}}`) {
+	if code != 0 || !sameJSON(t, out, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied in chat by local.","interrupt":true}}}`) {
 		t.Fatalf("third run: exit %d, %q", code, out)
 	}
 }

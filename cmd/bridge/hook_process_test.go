@@ -29,8 +29,12 @@ func TestProcessHookDecisions(t *testing.T) {
 	always := func(rule string) string {
 		return `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[` + rule + `],"behavior":"allow","destination":"localSettings"}]}}}`
 	}
-	claudeOpts := []string{"Allow once", "Always allow", "Deny"}
+	claudeOpts := []string{"Allow once", "Always allow", "Allow with changes", "Deny and stop"}
+	fetchOpts := []string{"Allow once", "Always allow", "Deny", "Deny and stop"}
 	plainOpts := []string{"Allow once", "Deny"}
+	stop := func(msg string) string {
+		return `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":` + jsonString(msg) + `,"interrupt":true}}}`
+	}
 	tests := []struct {
 		name, agent, fixture string
 		answer               []string // arguments of `bridge answer ID …`, or of `bridge decline ID …` after "decline"
@@ -39,30 +43,38 @@ func TestProcessHookDecisions(t *testing.T) {
 		want                 string
 	}{
 		{"claude Bash allow once", "claude", "claude/bash.json", []string{"Allow once"}, claudeOpts,
-			[]string{"Allow Bash?\n$ rm -rf build && GITHUB_TOKEN=*** make release", "Reason: Clean the build directory and cut a release", "Directory: /home/ana/shop", "(permission mode default)"},
+			[]string{"⚠ Deletes recursively\nAllow Bash?\n$ rm -rf build && GITHUB_TOKEN=*** make release", "Reason: Clean the build directory and cut a release", "Directory: /home/ana/shop", "(permission mode default)"},
 			[]string{"ghp_"}, allow},
 		{"claude Bash always allow", "claude", "claude/bash.json", []string{"Always allow"}, claudeOpts,
 			[]string{"Adds allow rule Bash(make release:*) to .claude/settings.local.json"}, nil,
 			always(`{"toolName":"Bash","ruleContent":"make release:*"}`)},
-		{"claude Bash deny", "claude", "claude/bash.json", []string{"Deny"}, claudeOpts, nil, nil,
-			deny("Denied in chat by local.")},
+		{"claude Bash deny and stop", "claude", "claude/bash.json", []string{"Deny and stop"}, claudeOpts,
+			[]string{"Deny and stop: Refuse and stop the agent: it waits for you at the terminal; type a message instead to refuse and let it go on"}, nil,
+			stop("Denied in chat by local.")},
+		{"claude Bash allow with changes", "claude", "claude/bash.json", []string{"--", "3", "other", "rm", "-rf", "build/tmp", "&&", "make", "release"}, claudeOpts, nil, nil,
+			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":` +
+				`{"command":"rm -rf build/tmp && make release","description":"Clean the build directory and cut a release"}}}}`},
 		{"claude Bash other text denies with it", "claude", "claude/bash.json", []string{"other", "build into a temp dir instead"}, claudeOpts, nil, nil,
 			deny("Denied in chat by local: build into a temp dir instead")},
 		{"claude Bash declined", "claude", "claude/bash.json", []string{"decline", "not", "today"}, claudeOpts, nil, nil,
 			deny("Declined in chat by local: not today")},
-		{"claude Edit allow once", "claude", "claude/edit.json", []string{"1"}, plainOpts,
+		{"claude Edit accept edits", "claude", "claude/edit.json", []string{"2"}, claudeOpts,
+			[]string{"Always allow: Accept edits for this session"}, nil,
+			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"setMode","mode":"acceptEdits","destination":"session"}]}}}`},
+		{"claude Edit allow once", "claude", "claude/edit.json", []string{"1"}, claudeOpts,
 			[]string{"Allow Edit?\nFile: /home/ana/shop/internal/cart/total.go\n  … (3 unchanged lines)\n- \t\tsum += it.Price\n+ \t\tsum += it.Price * it.Quantity\n  … (3 unchanged lines)"}, nil, allow},
-		{"claude Write deny", "claude", "claude/write.json", []string{"Deny"}, plainOpts,
-			[]string{"Allow Write?\nFile: /home/ana/shop/deploy/.env.production\n# production settings", "DATABASE_URL=postgres://shop:***@db.internal:5432/shop", "STRIPE_SECRET_KEY=***", "… (+4 more lines)"},
-			[]string{"Sup3rS3cret", "sk_live", "MAX_UPLOAD_MB"}, deny("Denied in chat by local.")},
-		{"claude WebFetch always allow", "claude", "claude/webfetch.json", []string{"Always allow"}, claudeOpts,
+		{"claude Write deny with a note", "claude", "claude/write.json", []string{"4", "other", "keep", "secrets", "out", "of", "the", "repo"}, claudeOpts,
+			[]string{"⚠ shortened: 89 more characters — the full file content is attached below\nAllow Write?\nFile: /home/ana/shop/deploy/.env.production\n# production settings",
+				"DATABASE_URL=postgres://shop:***@db.internal:5432/shop", "STRIPE_SECRET_KEY=***", "… (+4 more lines)", "Full file content:\n# production settings\n", "MAX_UPLOAD_MB=25"},
+			[]string{"Sup3rS3cret", "sk_live"}, stop("Denied in chat by local: keep secrets out of the repo")},
+		{"claude WebFetch always allow", "claude", "claude/webfetch.json", []string{"Always allow"}, fetchOpts,
 			[]string{"Allow WebFetch?\nURL: https://docs.stripe.com/api/refunds/create\nPrompt: List the parameters", "Adds allow rule WebFetch(domain:docs.stripe.com)"}, nil,
 			always(`{"toolName":"WebFetch","ruleContent":"domain:docs.stripe.com"}`)},
-		{"claude MCP tool allow once", "claude", "claude/mcp.json", []string{"Allow once"}, claudeOpts,
+		{"claude MCP tool allow once", "claude", "claude/mcp.json", []string{"Allow once"}, fetchOpts,
 			[]string{"Allow MCP tool create_issue of server github?\nArguments: {", `"auth_token":"***"`, `"title":"Cart total ignores quantity"`, "Adds allow rule mcp__github__create_issue to"},
 			[]string{"ghp_"}, allow},
 		{"codex Bash allow once", "codex", "codex/bash.json", []string{"Allow once"}, plainOpts,
-			[]string{"Allow Bash?\n$ git push --force-with-lease origin main", "Reason: Push the rebased branch", "Codex asks for permission."}, nil, allow},
+			[]string{"⚠ Rewrites git history or discards commits\nAllow Bash?\n$ git push --force-with-lease origin main", "Reason: Push the rebased branch", "Codex asks for permission."}, nil, allow},
 		{"codex apply_patch other text", "codex", "codex/apply_patch.json", []string{"other", "keep the tests in a separate change"}, plainOpts,
 			[]string{"Allow apply_patch?\nFiles: update internal/cart/total.go, add internal/cart/total_test.go", "+\t\tsum += it.Price * it.Quantity"}, nil,
 			deny("Denied in chat by local: keep the tests in a separate change")},
