@@ -186,7 +186,9 @@ func TestAuditExportOverHTTP(t *testing.T) {
 				}
 			}
 			for i := 1; i < len(lines); i++ {
-				if lines[i]["at"].(string) < lines[i-1]["at"].(string) {
+				at, _ := time.Parse(time.RFC3339Nano, lines[i]["at"].(string))
+				before, _ := time.Parse(time.RFC3339Nano, lines[i-1]["at"].(string))
+				if at.Before(before) {
 					t.Fatalf("entries out of order: %v", lines)
 				}
 			}
