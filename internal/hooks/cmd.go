@@ -27,7 +27,7 @@ agent's settings file, "bridge hook uninstall" removes exactly that.
 		},
 	}
 	cmd.AddCommand(
-		newAgentHookCmd(claudeAgent, "Claude Code's PermissionRequest and AskUserQuestion hook"),
+		newAgentHookCmd(claudeAgent, "Claude Code's PermissionRequest and AskUserQuestion hook, and its reports of prompts answered at the terminal"),
 		newAgentHookCmd(codexAgent, "Codex's PermissionRequest hook"),
 		newHookInstallCmd(false),
 		newHookInstallCmd(true),
