@@ -50,8 +50,12 @@ type Risk struct {
 	Text string
 }
 
-// maxRiskPaths bounds the paths a RiskOutsideProject text names.
-const maxRiskPaths = 3
+// maxRiskPaths bounds the paths a RiskOutsideProject text names, and
+// maxRiskPath the characters of each.
+const (
+	maxRiskPaths = 3
+	maxRiskPath  = 120
+)
 
 // Risks returns the risks of a tool call, in the order of riskOrder: for
 // Bash its shell command (read by parseShell, so that quoted words and
@@ -93,7 +97,11 @@ func Risks(tool string, input json.RawMessage, cwd string) []Risk {
 		}
 		text := riskTexts[k]
 		if k == RiskOutsideProject {
-			text += ": " + strings.Join(a.outside[:min(len(a.outside), maxRiskPaths)], ", ")
+			var shown []string
+			for _, p := range a.outside[:min(len(a.outside), maxRiskPaths)] {
+				shown = append(shown, cutText(p, maxRiskPath))
+			}
+			text += ": " + strings.Join(shown, ", ")
 			if n := len(a.outside) - maxRiskPaths; n > 0 {
 				text += fmt.Sprintf(" and %d more", n)
 			}
