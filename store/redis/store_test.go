@@ -3,6 +3,8 @@ package redis_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"testing"
 	"time"
 
@@ -182,6 +184,12 @@ func TestKeptBodyNotGivenToANewQuestion(t *testing.T) {
 	}
 	if n, err := b.Purge(ctx, now.Add(time.Hour)); err != nil || n != 1 {
 		t.Fatalf("Purge = %d, %v; want 1 removed", n, err)
+	}
+	// Its audit trail gone too (past the audit retention), the id may be
+	// given again.
+	tag := fmt.Sprintf("%s{s%d}:", cfg.KeyPrefix, crc32.ChecksumIEEE([]byte(q.ID))%16)
+	if err := b.Client().Del(ctx, tag+"au:"+q.ID).Err(); err != nil {
+		t.Fatal(err)
 	}
 	again := brokertest.NewQuestion(q.ID, "a1", now)
 	again.Prompts[0].Question = "A different question?"
