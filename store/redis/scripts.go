@@ -135,7 +135,9 @@ if not r.bx or tonumber(ARGV[10]) + tonumber(ARGV[4]) * 1000 > tonumber(r.bx) th
   redis.call('PEXPIRE', jkey(KEYS[1]), ARGV[4])
 end
 if r.hf then redis.call('PEXPIRE', fkey(KEYS[1]), ARGV[4]) end
-auditPush(KEYS[1], id, r.a, an, ARGV[19], false, false)
+-- A trail from before the record kept its length may have no time to
+-- live yet: the resolution gives it one.
+auditPush(KEYS[1], id, r.a, an, ARGV[19], false, not r.an)
 if not KEYS[7] then
   redis.call('ZADD', KEYS[6], ARGV[3], id)
   if trim then redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', '(' .. ARGV[7]) end
