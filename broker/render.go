@@ -132,7 +132,7 @@ func severalAnswerers(q *Question) bool {
 		case a.AnsweredBy == nil:
 		case first == nil:
 			first = a.AnsweredBy
-		case *a.AnsweredBy != *first:
+		case !samePerson(*a.AnsweredBy, *first):
 			return true
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // waiting, and its event stream shows the extended event with who
 // snoozed; the answer given afterwards ends the wait.
 func TestSnoozeButtonReachesTheWaitingAgent(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, envOptions{people: true})
 	srv := api.New(api.Config{AgentKeys: []api.Key{{Name: "agent", Secret: "k1"}}, Logger: slog.New(slog.DiscardHandler)}, e.b, e.st)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() { srv.Drain(); hs.Close() })

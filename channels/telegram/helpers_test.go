@@ -78,10 +78,19 @@ type envOptions struct {
 	noRun      bool
 	// outbox tunes the broker's outbox (pacing).
 	outbox broker.OutboxConfig
+	// people links Ana's and Bob's accounts to people, as the route with
+	// team policies needs (answers then name the person).
+	people bool
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
+	people, err := broker.NewPeople([]broker.Person{
+		{ID: "ana", Name: "Ana", Accounts: []string{"telegram:42"}},
+		{ID: "bob", Name: "Bob", Accounts: []string{"telegram:43"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fake := telegramfake.New(testToken, botUser)
 	t.Cleanup(fake.Close)
 	for _, c := range []telegramfake.Chat{team, outside, anaDM, ops} {
@@ -92,9 +101,12 @@ func newEnv(t *testing.T, o envOptions) *env {
 		"dm":      {Targets: []broker.Target{{Channel: Name, Chat: chatID(anaDM)}}},
 		"prod":    prodRoute,
 		"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
-	}, func(c *broker.Config) { c.Outbox = o.outbox }, channeltest.WithPeople(t,
-		broker.Person{ID: "ana", Name: "Ana", Accounts: []string{"telegram:42"}},
-		broker.Person{ID: "bob", Name: "Bob", Accounts: []string{"telegram:43"}}))
+	}, func(c *broker.Config) {
+		c.Outbox = o.outbox
+		if o.people {
+			c.People = people
+		}
+	})
 	t.Setenv(tokenEnv, testToken)
 	cfg := Config{TokenEnv: tokenEnv, APIURL: fake.URL(), PollTimeout: time.Second}
 	var hook atomic.Value // http.Handler, set once the channel exists

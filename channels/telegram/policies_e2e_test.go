@@ -24,7 +24,7 @@ func deployRequest() *broker.AskRequest {
 // Two people tapping Allow resolve the question with both as voters; the
 // same person tapping twice is told so and changes nothing.
 func TestQuorumThroughButtons(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, envOptions{people: true})
 	q, m := e.ask(deployRequest(), team)
 	allow := buttons(m)["1. Allow"]
 	if allow != "/answer "+q.ID+" 1" {
@@ -54,7 +54,7 @@ func TestQuorumThroughButtons(t *testing.T) {
 // path: the first moves the deadline by 30 minutes, the second is refused
 // (one snooze allowed) and changes nothing.
 func TestSnoozeButtonAndTypedCommand(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, envOptions{people: true})
 	q, m := e.ask(deployRequest(), team)
 	snooze := buttons(m)["⏰ Snooze"]
 	if snooze != "/snooze "+q.ID {
@@ -79,7 +79,7 @@ func TestSnoozeButtonAndTypedCommand(t *testing.T) {
 
 // A typed /snooze moves the deadline too.
 func TestSnoozeTyped(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, envOptions{people: true})
 	q, _ := e.ask(deployRequest(), team)
 	mine := e.fake.Send(bob, team.ID, "/snooze "+q.ID, 0)
 	if r := e.waitReply(team.ID, mine); !strings.HasPrefix(r.Text, "Snoozed: "+q.ID+" now expires at ") {
