@@ -37,6 +37,8 @@ type Store interface {
 	// PlatformOutbox keeps the platform work of questions
 	// (store_outbox.go).
 	PlatformOutbox
+	// RuleStore keeps the approval rules (store_rules.go).
+	RuleStore
 }
 
 // Lookup reads one question. The roles that name questions by id embed

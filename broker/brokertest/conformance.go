@@ -44,6 +44,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"Escalation", escalationTests},
 		{"People", peopleTests},
 		{"Replay", replayTests},
+		{"Rules", ruleTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -209,6 +209,8 @@ var migrations = []string{
 	// 13: the audit trail apart from the questions, sealed entry by
 	// entry, kept after them and exported by time (audit.go).
 	auditSchema,
+	// 14: the approval rules the bridge keeps (rules.go).
+	rulesSchema,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses
