@@ -29,9 +29,6 @@ const (
 	kindGroup
 )
 
-// role reports whether r names a platform role.
-func (r responder) role() bool { return r.kind == kindRole }
-
 // entryForms lists the forms of a responder entry, for error messages.
 const entryForms = "user-id, channel:user-id, role:role-id, channel:role:role-id, person:person-id or group:group-id"
 
