@@ -24,7 +24,9 @@ func TestRuleCheck(t *testing.T) {
 		{"Prefix", ok(func(*broker.Rule) {}), "", ""},
 		{"ExactCommandWithOperators", ok(func(r *broker.Rule) { r.Kind, r.Pattern = broker.RuleExact, "make && make install" }), "", ""},
 		{"GlobInProject", ok(func(r *broker.Rule) { r.Tool, r.Kind, r.Pattern = "Edit", broker.RuleGlob, "src/*.go" }), "", ""},
-		{"AbsoluteGlobAnywhere", ok(func(r *broker.Rule) { r.Tool, r.Kind, r.Pattern, r.Project = "Write", broker.RuleGlob, "/tmp/out/*", "" }), "", ""},
+		{"AbsoluteGlobAnywhere", ok(func(r *broker.Rule) {
+			r.Tool, r.Kind, r.Pattern, r.Project = "Write", broker.RuleGlob, "/tmp/out/*", ""
+		}), "", ""},
 		{"NoTool", ok(func(r *broker.Rule) { r.Tool = "" }), "tool", "missing"},
 		{"UnknownTool", ok(func(r *broker.Rule) { r.Tool = "WebFetch" }), "tool", "WebFetch"},
 		{"UnknownKind", ok(func(r *broker.Rule) { r.Kind = "regex" }), "kind", "exact, prefix or glob"},
