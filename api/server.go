@@ -161,6 +161,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/audit", s.auditReader(s.auditExport))
 	s.mux.HandleFunc("GET /v1/questions/{id}/attachments/{n}", s.agent(s.attachment))
 	s.mux.HandleFunc("POST /v1/sessions/{session_id}/cancel", s.agent(s.cancelSession))
+	s.rulesRoutes()
 	s.eventRoutes() // GET /v1/events, GET /v1/questions/{id}/deliveries (events.go)
 	s.mux.HandleFunc("POST /v1/commands", s.command)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
