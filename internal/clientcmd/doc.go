@@ -1,5 +1,5 @@
 // Package clientcmd holds the client commands of bridge: ask, answer,
-// decline, snooze, wait, list, cancel, audit and events. Each talks to the bridge at
+// decline, snooze, wait, list, cancel, audit, events and rules. Each talks to the bridge at
 // $ASKBRIDGE_SERVER through the SDK (package client), prints JSON or a
 // table for a person, and exits with the code of the question's state
 // (internal/cli). Commands returns them for the command tree that
@@ -20,5 +20,6 @@ func Commands() []*cobra.Command {
 		newCancelCmd(),
 		newAuditCmd(),
 		newEventsCmd(),
+		newRulesCmd(),
 	}
 }
