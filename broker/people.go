@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Person is one human who may answer, with every platform account that
@@ -86,7 +87,7 @@ func NewPeople(people []Person, groups map[string][]string) (*People, error) {
 			ch, user, ok := strings.Cut(acc, ":")
 			if k < len(p.Accounts) {
 				af := fmt.Sprintf("%s.accounts[%d]", f, k)
-				if !ok || ch == "" || user == "" || strings.ContainsFunc(acc, isSpace) || ch == "role" || user == "role" {
+				if !ok || ch == "" || user == "" || strings.ContainsFunc(acc, unicode.IsSpace) || ch == "role" || user == "role" {
 					bad("%s: %q is not an account: write channel:user-id, as \"slack:U0000002\" or \"telegram:42\"", af, acc)
 					continue
 				}
@@ -144,8 +145,6 @@ func NewPeople(people []Person, groups map[string][]string) (*People, error) {
 	}
 	return d, nil
 }
-
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
 
 // Person returns the person with id, or nil.
 func (d *People) Person(id string) *Person {

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -127,7 +128,7 @@ func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, d
 	q, refused := b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
 		st := clonedState(q.State)
 		k := voteOf(st.Votes, by)
-		entry := AuditEntry{At: v.At, Kind: AuditVote, By: &by, Choice: v.Choice, Detail: cmpOr(reason, v.Note)}
+		entry := AuditEntry{At: v.At, Kind: AuditVote, By: &by, Choice: v.Choice, Detail: cmp.Or(reason, v.Note)}
 		changed = false
 		switch {
 		case k >= 0 && st.Votes[k].Choice == v.Choice && st.Votes[k].Deny == v.Deny && v.Note == "":
@@ -246,13 +247,6 @@ func samePerson(a, b Responder) bool {
 		return a.Person != nil && b.Person != nil && a.Person.ID == b.Person.ID
 	}
 	return a.Channel == b.Channel && a.User == b.User
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func clonedState(s PolicyState) PolicyState {
