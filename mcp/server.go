@@ -233,7 +233,7 @@ func (s *Server) HTTPHandler() http.Handler {
 		r.Header.Del(slotHeader)
 		session := r.Header.Get(sessionIDHeader)
 		switch {
-		case session == "" && r.Method == http.MethodPost:
+		case session == "" && r.Method == http.MethodPost && opensSession(r):
 			sl, err := s.admitSession(agent)
 			if err != nil {
 				s.log.Info("mcp session refused", "agent", agent, "err", err)
@@ -253,9 +253,10 @@ func (s *Server) HTTPHandler() http.Handler {
 		}
 		if r.Method == http.MethodDelete {
 			// Release the calls under way first: the SDK's DELETE waits
-			// for them.
+			// for them. The session's slot is free before the 204, so
+			// that the client's next session finds it.
 			s.sessionEnded(session)
-			defer s.sessions.forget(session)
+			s.sessions.forget(session)
 		}
 		id, forget := s.leases.request(r.Context())
 		defer forget()

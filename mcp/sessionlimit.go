@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -52,6 +53,31 @@ func (s *Server) admitSession(agent string) (*slot, error) {
 	}
 	return sl, nil
 }
+
+// opensSession reports whether r, a POST without a session id, may open
+// a session: only an initialize does (the SDK closes the session of any
+// other request when it ends), so a client's server/discover probe or a
+// ping takes no slot. Holding one would count against the agent until
+// the handler returns, just after the client has its answer and sends
+// its initialize. The body is put back for the SDK; one that is not a
+// single JSON-RPC request is left to the SDK to refuse, with a slot.
+func opensSession(r *http.Request) bool {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		// The SDK meets the same error (a body over the server's limit
+		// stays a 413).
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), failedReader{err}))
+		return true
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	req, ok := decodeRequest(body)
+	return !ok || req.Method == "initialize"
+}
+
+// failedReader returns err on every read.
+type failedReader struct{ err error }
+
+func (f failedReader) Read([]byte) (int, error) { return 0, f.err }
 
 // bindSession is the SDK middleware that gives a session, as it
 // initializes, the slot its HTTP request holds.

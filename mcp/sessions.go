@@ -20,8 +20,8 @@ const SessionsSetting = "limits.mcp_sessions_per_agent"
 // as it initializes.
 const slotHeader = "X-Askbridge-Mcp-Slot"
 
-// sessions keeps the HTTP sessions of each agent within a cap. A request
-// without a session id takes a slot of its agent before the SDK makes a
+// sessions keeps the HTTP sessions of each agent within a cap. An
+// initialize request without a session id takes a slot of its agent before the SDK makes a
 // session for it; when the agent has no free slot, its least recently
 // used idle session (no request under way) is closed to make one, and
 // when all of them are busy the request is refused. The session takes

@@ -319,3 +319,51 @@ func TestSessionFloodStaysAtCap(t *testing.T) {
 		t.Fatalf("%d sessions open for two agents, want at most %d", n, 2*limit)
 	}
 }
+
+// Only an initialize takes a slot: with every slot of the agent busy, a
+// request without a session that cannot open one (the SDK's client
+// probes with server/discover before it initializes) is answered, not
+// refused; and a client that opens and ends sessions one after another
+// beside a busy one always finds its slot free, though the server ends
+// each request just after the client has its answer.
+func TestSessionCapCountsOnlyInitialize(t *testing.T) {
+	e := newSessionEnv(t, 2, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	busy, err := e.connect(ctx, "builder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = busy.Close() })
+	e.waitingCall(t, ctx, busy, "Deploy?")
+	for i := range 20 {
+		cs, err := e.connect(ctx, "builder")
+		if err != nil {
+			t.Fatalf("session %d beside a busy one, cap 2: %v", i+1, err)
+		}
+		if err := cs.Close(); err != nil {
+			t.Fatalf("ending session %d: %v", i+1, err)
+		}
+	}
+
+	other, err := e.connect(ctx, "builder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	e.waitingCall(t, ctx, other, "Purge?")
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{}}`,
+	} {
+		if resp, got := e.post(t, "builder", "", body); resp.StatusCode == http.StatusTooManyRequests {
+			t.Errorf("%s without a session, all slots busy: %s %s; want the SDK's answer, not the cap's", body, resp.Status, got)
+		}
+	}
+	if resp, body := e.post(t, "builder", "", initialize); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("initialize with all slots busy: %s %s, want 429", resp.Status, body)
+	}
+	if n := e.live(); n != 2 {
+		t.Fatalf("%d sessions open, want the 2 busy ones", n)
+	}
+}
