@@ -72,6 +72,11 @@ type hookAsk struct {
 	// decide maps an ended question to the agent's output; nil means no
 	// decision (print nothing).
 	decide func(res *client.Result) any
+	// rules, for a permission question whose call the bridge's approval
+	// rules cover (rules.go), or nil.
+	rules *hookRules
+	// always reports whether the answer picked "Always allow".
+	always func(res *client.Result) bool
 }
 
 // runAgentHook is `bridge hook claude` and `bridge hook codex` with
@@ -107,15 +112,23 @@ func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io
 		return cmdline.ExitOK
 	}
 	ask := job.ask
-	res, why := askForHook(ctx, c, ask, o, logf)
-	if res == nil {
-		logf("no decision from chat (%s); the local dialog decides", why)
-		return cmdline.ExitOK
+	var out any
+	if ask.rules != nil {
+		out = allowByRule(ctx, c, ask, o, logf)
 	}
-	out := ask.decide(res)
 	if out == nil {
-		logf("question %s ended %s; the local dialog decides", res.ID, res.Status)
-		return cmdline.ExitOK
+		res, why := askForHook(ctx, c, ask, o, logf)
+		if res == nil {
+			logf("no decision from chat (%s); the local dialog decides", why)
+			return cmdline.ExitOK
+		}
+		if out = ask.decide(res); out == nil {
+			logf("question %s ended %s; the local dialog decides", res.ID, res.Status)
+			return cmdline.ExitOK
+		}
+		if ask.rules != nil && ask.rules.offer != nil && ask.always(res) {
+			makeRule(ctx, c, ask, res, o, logf)
+		}
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
@@ -144,8 +157,7 @@ func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io
 func askForHook(ctx context.Context, c *client.Client, a *hookAsk, o hookOptions, logf func(format string, args ...any)) (*client.Result, string) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout+hookGrace)
 	defer cancel()
-	q := a.q
-	q.Timeout, q.Lease, q.Wait, q.Route = o.timeout.String(), hookLease.String(), "0s", o.route
+	q := hookQuestion(a, o)
 	key := q.ToolCallID
 	if !a.reuseEnded {
 		if id := openQuestion(ctx, c, q.SessionID, key, o.connectTimeout); id != "" {
@@ -168,6 +180,14 @@ func askForHook(ctx context.Context, c *client.Client, a *hookAsk, o hookOptions
 		return res, ""
 	}
 	return waitFor(ctx, c, res.ID, logf)
+}
+
+// hookQuestion is a.q as the hook asks it: the flags' timeout and route,
+// the hook's lease, and no wait in the ask.
+func hookQuestion(a *hookAsk, o hookOptions) client.Question {
+	q := a.q
+	q.Timeout, q.Lease, q.Wait, q.Route = o.timeout.String(), hookLease.String(), "0s", o.route
+	return q
 }
 
 // waitFor waits for question id to end.

@@ -43,6 +43,9 @@ type permissionRequest struct {
 	// alwaysText says what they do; none means no "Always allow".
 	always     []json.RawMessage
 	alwaysText string
+	// rule is the bridge's approval rule "Always allow" makes (rules.go),
+	// or nil.
+	rule *broker.Rule
 	// changes: the agent runs a changed input (updatedInput), so "Allow
 	// with changes" is offered for a call with a command or a path.
 	// stop: the agent can be interrupted, so "Deny and stop" is offered.
@@ -79,7 +82,11 @@ func editableField(tool string) (field, what string) {
 // way, as typed text denies and lets the agent go on.
 func (p permissionRequest) options() []client.Option {
 	opts := []client.Option{{Label: labelAllowOnce, Description: "Run this call; ask again next time"}}
-	if len(p.always) > 0 {
+	switch {
+	case p.rule != nil:
+		o, _ := alwaysOption(p.rule, p.alwaysText)
+		opts = append(opts, o)
+	case len(p.always) > 0:
 		opts = append(opts, client.Option{Label: labelAlwaysAllow, Description: cutText(p.alwaysText, broker.MaxDescriptionChar)})
 	}
 	if field, what := editableField(p.tool); p.changes && field != "" {
@@ -182,15 +189,45 @@ func (p permissionRequest) key() string {
 
 // ask is the question with its mapping of the person's answer to the
 // agent's output.
+//
+// The bridge's rules cover the call when its tool is one they read and it
+// is not risky: then a rule may allow it without a question, and "Always
+// allow" offers the rule the call makes. When the agent's own rules do
+// not fit beside it in the option's description, picking it applies only
+// the bridge's rule.
 func (p permissionRequest) ask(output func(v permissionVerdict) any) *hookAsk {
-	q := p.question()
-	return &hookAsk{q: q, reuseEnded: q.ToolCallID == p.toolUseID, decide: func(res *client.Result) any {
-		v, ok := readVerdict(res, q.Question)
-		if !ok || !offered(res, q) {
-			return nil
+	var rules *hookRules
+	agentRules := true // "Always allow" applies the agent's own rules
+	if call := p.ruleCall(); call != nil {
+		rules = &hookRules{call: *call, allow: func() any { return output(permissionVerdict{behavior: "allow"}) }}
+		if p.rule = p.ruleOffer(call); p.rule != nil {
+			rules.offer = p.rule
+			if _, agentRules = alwaysOption(p.rule, p.alwaysText); !agentRules {
+				p.always, p.alwaysText = nil, ""
+			}
 		}
-		return output(v)
-	}}
+	}
+	q := p.question()
+	picked := func(res *client.Result) (permissionVerdict, bool) {
+		v, ok := readVerdict(res, q.Question)
+		return v, ok && offered(res, q)
+	}
+	return &hookAsk{q: q, reuseEnded: q.ToolCallID == p.toolUseID, rules: rules,
+		decide: func(res *client.Result) any {
+			v, ok := picked(res)
+			if !ok {
+				return nil
+			}
+			// The output gives the agent's rules with an "Always allow"
+			// that offered them only.
+			v.always = v.always && agentRules
+			return output(v)
+		},
+		always: func(res *client.Result) bool {
+			v, ok := picked(res)
+			return ok && v.always
+		},
+	}
 }
 
 // offered reports whether the options picked in res are options of q: an
@@ -266,7 +303,7 @@ func readVerdict(res *client.Result, question string) (permissionVerdict, bool) 
 	switch choice := a.Selected[0]; {
 	case strings.EqualFold(choice, labelAllowOnce):
 		return permissionVerdict{behavior: "allow"}, true
-	case strings.EqualFold(choice, labelAlwaysAllow):
+	case broker.IsAlwaysAllow(choice):
 		return permissionVerdict{behavior: "allow", always: true}, true
 	case strings.EqualFold(choice, labelAllowChanged) && note == "":
 		return permissionVerdict{behavior: "deny", message: who + " chose " + labelAllowChanged + " in chat without typing the change; nothing ran. Ask again with the corrected call."}, true

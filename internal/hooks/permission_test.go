@@ -38,10 +38,13 @@ const (
 	bypass     = `[{"type":"setMode","mode":"bypassPermissions","destination":"session"}]`
 )
 
-// The options offered: at most four; "Always allow" for a suggested rule
-// or accepting edits; "Allow with changes" and "Deny and stop" on Claude
+// The options offered: at most four; "Always allow" for the bridge's
+// rule the call makes, with the agent's suggested rule or accepting
+// edits beside it, or for the agent's suggestion alone where rules do
+// not cover the tool; "Allow with changes" and "Deny and stop" on Claude
 // Code only.
 func TestPermissionOptions(t *testing.T) {
+	const here = " in this project (/home/ana/shop)"
 	tests := []struct {
 		name        string
 		agent       agentHook
@@ -51,21 +54,37 @@ func TestPermissionOptions(t *testing.T) {
 		alwaysText  string
 	}{
 		{"claude Bash with a rule", claudeAgent, "Bash", `{"command":"make release"}`, rulesBash,
-			[]string{"Allow once", "Always allow", "Allow with changes", "Deny and stop"}, "Adds allow rule Bash(make release:*) to .claude/settings.local.json"},
+			[]string{"Allow once", "Always allow `make release`", "Allow with changes", "Deny and stop"},
+			"Always allow `make release …`" + here + "; also adds allow rule Bash(make release:*) to .claude/settings.local.json"},
 		{"claude Bash", claudeAgent, "Bash", `{"command":"make"}`, "",
-			[]string{"Allow once", "Allow with changes", "Deny", "Deny and stop"}, ""},
+			[]string{"Allow once", "Always allow `make`", "Allow with changes", "Deny and stop"}, "Always allow `make`" + here},
+		{"claude Bash whose suggestion is another command", claudeAgent, "Bash", `{"command":"make test"}`, rulesBash,
+			[]string{"Allow once", "Always allow `make test`", "Allow with changes", "Deny and stop"},
+			"Always allow `make test`" + here + "; also adds allow rule Bash(make release:*) to .claude/settings.local.json"},
+		{"claude Bash too long for a label", claudeAgent, "Bash", `{"command":"go test -race -count=1 ./broker/... ./store/..."}`, "",
+			[]string{"Allow once", "Always allow", "Allow with changes", "Deny and stop"}, "Always allow `go test -race -count=1 ./broker/... ./store/...`" + here},
+		{"claude risky Bash: no rule", claudeAgent, "Bash", `{"command":"rm -rf build"}`, rulesBash,
+			[]string{"Allow once", "Always allow", "Allow with changes", "Deny and stop"}, "Adds allow rule Bash(make release:*) to .claude/settings.local.json"},
 		{"claude Edit accepting edits", claudeAgent, "Edit", `{"file_path":"/home/ana/shop/a.go","old_string":"a","new_string":"b"}`, acceptEdit,
-			[]string{"Allow once", "Always allow", "Allow with changes", "Deny and stop"}, "Accept edits for this session"},
+			[]string{"Allow once", "Always allow `a.go`", "Allow with changes", "Deny and stop"}, "Always allow `a.go`" + here + "; also accept edits for this session"},
+		{"claude Edit in a directory", claudeAgent, "Edit", `{"file_path":"internal/cart/total.go","old_string":"a","new_string":"b"}`, "",
+			[]string{"Allow once", "Always allow `internal/cart/*`", "Allow with changes", "Deny and stop"}, "Always allow `internal/cart/*`" + here},
+		{"claude Edit in a directory named like a glob", claudeAgent, "Edit", `{"file_path":"/home/ana/shop/[x]/a.go","old_string":"a","new_string":"b"}`, "",
+			[]string{"Allow once", "Always allow `\\[x]/*`", "Allow with changes", "Deny and stop"}, "Always allow `\\[x]/*`" + here},
+		{"claude Write outside the project: no rule", claudeAgent, "Write", `{"file_path":"/etc/hosts","content":"x"}`, "",
+			[]string{"Allow once", "Allow with changes", "Deny", "Deny and stop"}, ""},
 		{"claude Write accepting edits and a rule", claudeAgent, "Write", `{"file_path":"/home/ana/shop/a.go","content":"x"}`,
 			`[{"type":"addRules","rules":[{"toolName":"Write"}],"behavior":"allow","destination":"projectSettings"},{"type":"setMode","mode":"acceptEdits","destination":"session"}]`,
-			[]string{"Allow once", "Always allow", "Allow with changes", "Deny and stop"}, "Adds allow rule Write to .claude/settings.json; accept edits for this session"},
+			[]string{"Allow once", "Always allow `a.go`", "Allow with changes", "Deny and stop"},
+			"Always allow `a.go`" + here + "; also adds allow rule Write to .claude/settings.json; accept edits for this session"},
 		{"claude bypass is never offered", claudeAgent, "Edit", `{"file_path":"/home/ana/shop/a.go","old_string":"a","new_string":"b"}`, bypass,
-			[]string{"Allow once", "Allow with changes", "Deny", "Deny and stop"}, ""},
+			[]string{"Allow once", "Always allow `a.go`", "Allow with changes", "Deny and stop"}, "Always allow `a.go`" + here},
 		{"claude WebFetch with a rule", claudeAgent, "WebFetch", `{"url":"https://x"}`, `[{"type":"addRules","rules":[{"toolName":"WebFetch","ruleContent":"domain:x"}],"behavior":"allow","destination":"session"}]`,
 			[]string{"Allow once", "Always allow", "Deny", "Deny and stop"}, "Adds allow rule WebFetch(domain:x) for this session"},
 		{"claude MCP tool", claudeAgent, "mcp__github__create_issue", `{"title":"x"}`, "",
 			[]string{"Allow once", "Deny", "Deny and stop"}, ""},
-		{"codex Bash", codexAgent, "Bash", `{"command":"make"}`, "", []string{"Allow once", "Deny"}, ""},
+		{"codex Bash", codexAgent, "Bash", `{"command":"make"}`, "", []string{"Allow once", "Always allow `make`", "Deny"}, "Always allow `make`" + here},
+		{"codex risky Bash", codexAgent, "Bash", `{"command":"git push --force origin main"}`, "", []string{"Allow once", "Deny"}, ""},
 		{"codex apply_patch", codexAgent, "apply_patch", `{"command":"*** Begin Patch\n*** End Patch\n"}`, "", []string{"Allow once", "Deny"}, ""},
 	}
 	for _, tt := range tests {
@@ -75,7 +94,7 @@ func TestPermissionOptions(t *testing.T) {
 			always := ""
 			for _, o := range q.Options {
 				labels = append(labels, o.Label)
-				if o.Label == labelAlwaysAllow {
+				if broker.IsAlwaysAllow(o.Label) {
 					always = o.Description
 				}
 			}
@@ -167,6 +186,7 @@ func TestPermissionDecisions(t *testing.T) {
 	pick := func(label, note string) func(q string) *client.Result {
 		return answered(client.Answer{Selected: []string{label}, CustomText: note})
 	}
+	longIn := `{"command":"make test ` + strings.Repeat("x", 200) + `"}`
 	const (
 		bashIn  = `{"command":"rm -rf build","description":"Clean"}`
 		writeIn = `{"file_path":"/home/ana/shop/out.txt","content":"x"}`
@@ -183,7 +203,12 @@ func TestPermissionDecisions(t *testing.T) {
 		{"claude allow once with a note", claudeAgent, "Bash", bashIn, rulesBash, pick("Allow once", "careful"), `{"behavior":"allow"}`},
 		{"claude always allow", claudeAgent, "Bash", bashIn, rulesBash, pick("Always allow", ""),
 			`{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"make release:*"}],"behavior":"allow","destination":"localSettings"}]}`},
-		{"claude accept edits", claudeAgent, "Edit", `{"file_path":"/home/ana/shop/a.go","old_string":"a","new_string":"b"}`, acceptEdit, pick("Always allow", ""),
+		{"claude always allow a command the bridge keeps", claudeAgent, "Bash", `{"command":"make release v2"}`, rulesBash, pick("Always allow `make release`", ""),
+			`{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"make release:*"}],"behavior":"allow","destination":"localSettings"}]}`},
+		// The agent's rule does not fit beside the bridge's in the
+		// option's description: picking it applies the bridge's only.
+		{"claude always allow, the agent's rule left out", claudeAgent, "Bash", longIn, rulesBash, pick("Always allow", ""), `{"behavior":"allow"}`},
+		{"claude accept edits", claudeAgent, "Edit", `{"file_path":"/home/ana/shop/a.go","old_string":"a","new_string":"b"}`, acceptEdit, pick("Always allow `a.go`", ""),
 			`{"behavior":"allow","updatedPermissions":[{"type":"setMode","mode":"acceptEdits","destination":"session"}]}`},
 		{"claude allow with a changed command", claudeAgent, "Bash", bashIn, rulesBash, pick("Allow with changes", "rm -rf build/tmp"),
 			`{"behavior":"allow","updatedInput":{"command":"rm -rf build/tmp","description":"Clean"}}`},
