@@ -54,6 +54,10 @@ type Message struct {
 	Date       int64
 	// Edits counts the edits of the message.
 	Edits int
+	// Document is the file the bot sent (sendDocument), with Caption;
+	// nil for a text message (documents.go).
+	Document *Document
+	Caption  string
 }
 
 // Call is one request a bot made.
@@ -121,6 +125,10 @@ type Server struct {
 	webhookWait sync.WaitGroup
 	// files are the files people sent, by file_id (files.go).
 	files map[string]*storedFile
+
+	// replyFailures are failures for calls that reply to a message
+	// (documents.go).
+	replyFailures map[string][]Failure
 }
 
 // New starts a fake Bot API for the bot token, whose bot is bot.
@@ -328,6 +336,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	p := r.Form
 	s.mu.Lock()
 	s.calls = append(s.calls, Call{Method: method, Params: p, At: time.Now()})
+	if f, ok := s.replyFailure(method, p); ok {
+		s.notify()
+		s.mu.Unlock()
+		writeError(w, f)
+		return
+	}
 	if fs := s.failures[method]; len(fs) > 0 {
 		s.failures[method] = fs[1:]
 		s.notify()
@@ -356,6 +370,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, ok := s.handlers()[method]
+	if !ok {
+		h, ok = s.uploadHandler(method, r)
+	}
 	if !ok {
 		writeError(w, Failure{Code: 404, Description: "Not Found: method not found"})
 		return

@@ -123,14 +123,9 @@ func (s *Server) sendMessage(p url.Values) (any, *Failure) {
 	if f != nil {
 		return nil, f
 	}
-	replyTo, _ := strconv.Atoi(p.Get("reply_to_message_id"))
-	if replyTo != 0 {
-		if _, ok := s.msgs[msgKey{c.ID, replyTo}]; !ok {
-			if p.Get("allow_sending_without_reply") != "true" {
-				return nil, badRequest("message to be replied not found")
-			}
-			replyTo = 0
-		}
+	replyTo, f := s.replyTarget(c.ID, p)
+	if f != nil {
+		return nil, f
 	}
 	m := s.addMessage(c.ID, s.bot, p.Get("text"), replyTo)
 	m.Text, m.Entities, m.ParseMode = plain, ents, p.Get("parse_mode")
@@ -277,6 +272,9 @@ func (s *Server) messageJSON(m *Message) map[string]any {
 	}
 	if len(m.Keyboard) > 0 {
 		out["reply_markup"] = map[string]any{"inline_keyboard": m.Keyboard}
+	}
+	if m.Document != nil {
+		documentJSON(m, out)
 	}
 	if m.ReplyTo != 0 {
 		if r, ok := s.msgs[msgKey{m.ChatID, m.ReplyTo}]; ok {
