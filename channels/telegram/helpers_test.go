@@ -152,7 +152,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 // the bot posted for it.
 func (e *env) ask(req *broker.AskRequest, chat telegramfake.Chat) (*broker.Question, telegramfake.Message) {
 	e.t.Helper()
-	before := len(e.fake.BotMessages(chat.ID))
+	before := len(e.questionMessages(chat.ID))
 	q, _, err := e.b.Ask(e.ctx, "agent", req)
 	if err != nil {
 		e.t.Fatalf("ask: %v", err)
@@ -163,7 +163,7 @@ func (e *env) ask(req *broker.AskRequest, chat telegramfake.Chat) (*broker.Quest
 	// The post may end after the ask returns (its grace ran out); the
 	// test acts on the copy once the bridge has recorded it.
 	ref := channeltest.WaitCopy(e.t, e.st, q.ID, broker.Target{Channel: Name, Chat: chatID(chat)})
-	msgs := e.fake.BotMessages(chat.ID)
+	msgs := e.questionMessages(chat.ID)
 	if len(msgs) != before+1 {
 		e.t.Fatalf("the bot sent %d messages to %s, want 1", len(msgs)-before, chat.Title)
 	}
@@ -171,6 +171,18 @@ func (e *env) ask(req *broker.AskRequest, chat telegramfake.Chat) (*broker.Quest
 		e.t.Fatalf("the copy recorded is message %s, want the one the bot sent, %d", ref.MessageID, last.ID)
 	}
 	return q, msgs[len(msgs)-1]
+}
+
+// questionMessages returns the bot's messages in chat that reply to
+// nothing (the replies under a question are left out), oldest first.
+func (e *env) questionMessages(chat int64) []telegramfake.Message {
+	var out []telegramfake.Message
+	for _, m := range e.fake.BotMessages(chat) {
+		if m.ReplyTo == 0 {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // waitMessage waits until the message satisfies cond and returns it.

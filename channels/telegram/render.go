@@ -23,12 +23,17 @@ const (
 	maxToast = 200
 	// shortenedMark ends text trimmed to fit a message.
 	shortenedMark = "…(shortened)"
+	// contextMark ends a context trimmed to fit a message: Post replies
+	// to the question with the whole of it (wholecontext.go).
+	contextMark = "…(shortened: the whole text is in the reply below)"
 )
 
 // view is a rendered question message.
 type view struct {
 	text     string
 	keyboard [][]tgbotapi.InlineKeyboardButton
+	// contextCut is set when the text shows less than the whole context.
+	contextCut bool
 }
 
 // esc escapes text for HTML parse mode.
@@ -71,12 +76,13 @@ func (c *Channel) render(q *broker.Question) view {
 		{context: 0, desc: 0, question: 120},
 	}
 	var text string
+	var used limits
 	for k, lim := range steps {
 		if lim.context == -2 {
 			excess := visibleLen(text) - maxText
-			lim = limits{context: max(utf8.RuneCountInString(q.Context)-excess-utf8.RuneCountInString(shortenedMark)-1, 0), desc: -1, question: -1}
+			lim = limits{context: max(utf8.RuneCountInString(q.Context)-excess-utf8.RuneCountInString(contextMark)-1, 0), desc: -1, question: -1}
 		}
-		text = renderText(q, cur, dropped, lim, c.loc)
+		text, used = renderText(q, cur, dropped, lim, c.loc), lim
 		if visibleLen(text) <= maxText {
 			if k > 0 {
 				c.log.Info("question text shortened to fit a Telegram message", "question_id", q.ID, "step", k)
@@ -84,7 +90,8 @@ func (c *Channel) render(q *broker.Question) view {
 			break
 		}
 	}
-	return view{text: text, keyboard: kb}
+	cut := used.context >= 0 && utf8.RuneCountInString(q.Context) > used.context
+	return view{text: text, keyboard: kb, contextCut: cut}
 }
 
 func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits, loc *time.Location) string {
@@ -100,7 +107,7 @@ func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits
 		writePrompt(&b, q, i, p, multi, i == cur, q.Given(i), lim)
 	}
 	if q.Context != "" {
-		b.WriteString("\n<i>" + esc(trim(q.Context, lim.context, shortenedMark)) + "</i>\n")
+		b.WriteString("\n<i>" + esc(trim(q.Context, lim.context, contextMark)) + "</i>\n")
 	}
 	b.WriteString("\n⏳ " + esc(broker.DeadlineText(q, loc)) + "\n")
 	b.WriteString(hint(q, cur))

@@ -116,8 +116,9 @@ func parseMessageID(ref broker.MessageRef) (int64, int, error) {
 }
 
 // Post renders q and sends it to chat, returning the message reference.
-// Chat not found, a bot blocked or removed, and a revoked token are
-// returned as broker.Permanent.
+// When the message shows the context shortened, the whole context follows
+// as a reply to it (wholecontext.go). Chat not found, a bot blocked or
+// removed, and a revoked token are returned as broker.Permanent.
 func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
 	id, err := parseChat(chat)
 	if err != nil {
@@ -135,6 +136,9 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 		return broker.MessageRef{}, err
 	}
 	c.log.Info("question posted", "question_id", q.ID, "chat", chat, "message_id", sent.MessageID)
+	if v.contextCut {
+		c.replyWholeContext(ctx, q, chat, id, sent.MessageID) // logs its failure, never returns it
+	}
 	return broker.MessageRef{
 		Channel: Name, Chat: chat,
 		MessageID: strconv.Itoa(sent.MessageID),
