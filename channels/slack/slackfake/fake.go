@@ -43,6 +43,9 @@ type Message struct {
 	Metadata json.RawMessage
 	// PostedAt is when chat.postMessage posted it.
 	PostedAt time.Time
+	// Plain is set when the message was posted with mrkdwn=false: its
+	// text is shown as written, without formatting.
+	Plain bool
 }
 
 // Ephemeral is a chat.postEphemeral call.
@@ -93,8 +96,9 @@ type Server struct {
 	files     map[string][]byte
 	downloads []string
 
-	sock socketState
-	meta metaState
+	sock   socketState
+	meta   metaState
+	thread threadState
 }
 
 // New starts a fake Slack; it stops when the test ends.
@@ -249,6 +253,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, fail(code))
 		return
 	}
+	if status, code, ok := s.threadFailure(method, form); ok {
+		writeJSON(w, status, fail(code))
+		return
+	}
 	res := s.call(r, method, form, jsonBody)
 	if s.loseAnswer(method) {
 		hangUp(w)
@@ -332,7 +340,7 @@ func (s *Server) postMessage(form url.Values) apiResult {
 		return fail("thread_not_found")
 	}
 	m := &Message{Channel: ch, TS: s.nextTS(), ThreadTS: thread, Text: form.Get("text"), Blocks: json.RawMessage(form.Get("blocks")),
-		Metadata: metadataOf(form), PostedAt: time.Now()}
+		Metadata: metadataOf(form), PostedAt: time.Now(), Plain: form.Get("mrkdwn") == "false"}
 	s.messages = append(s.messages, m)
 	s.notify()
 	msg := map[string]any{"type": "message", "text": m.Text, "user": BotUserID, "bot_id": BotID, "ts": m.TS}
