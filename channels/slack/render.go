@@ -165,7 +165,7 @@ func promptActions(q *broker.Question, i int) *slackapi.ActionBlock {
 func footer(q *broker.Question, loc *time.Location) []slackapi.Block {
 	var out []slackapi.Block
 	if q.Context != "" {
-		out = append(out, contextLine(blockID(q, "context"), escapeLimit(q.Context, maxContextText)))
+		out = append(out, contextLine(blockID(q, "context"), contextText(q.Context)))
 	}
 	line := escapeMrkdwn(broker.DeadlineText(q, loc)) + "  ·  question " + escapeMrkdwn(q.ID)
 	return append(out, contextLine(blockID(q, "deadline"), line))

@@ -120,11 +120,14 @@ func (c *Channel) Name() string { return Name }
 // Post renders q in Block Kit and sends it to chat: a conversation id
 // (C0123ABC, G0123ABC) or a user id (U0123ABC) for the person's DM with
 // the bot. The returned reference holds the conversation id (the user id
-// for a DM) and the message ts ("D…/ts" for a DM).
+// for a DM) and the message ts ("D…/ts" for a DM). When the copy shows the
+// context shortened, the whole context follows in its thread
+// (wholecontext.go).
 func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
+	blocks := questionBlocks(q, c.loc)
 	ch, ts, err := c.paced.PostMessageContext(ctx, chat,
 		slackapi.MsgOptionText(fallbackText(q, c.loc), false),
-		slackapi.MsgOptionBlocks(questionBlocks(q, c.loc)...),
+		slackapi.MsgOptionBlocks(blocks...),
 		slackapi.MsgOptionDisableLinkUnfurl(),
 		slackapi.MsgOptionDisableMediaUnfurl(),
 		slackapi.MsgOptionMetadata(copyMetadata(q, chat)),
@@ -136,6 +139,9 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 		ch = chat
 	}
 	c.log.Debug("question posted", "question_id", q.ID, "chat", ch, "ts", ts)
+	if !contextShown(q, blocks) {
+		c.threadWholeContext(ctx, q, chat, ch, ts) // logs its failure, never returns it
+	}
 	ref := broker.MessageRef{Channel: Name, Chat: ch, MessageID: messageID(ch, ts), PostedAt: c.now()}
 	if isUserID(chat) {
 		ref.Chat = chat
