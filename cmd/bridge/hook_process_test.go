@@ -31,6 +31,11 @@ func TestProcessHookDecisions(t *testing.T) {
 	}
 	claudeOpts := []string{"Allow once", "Always allow", "Allow with changes", "Deny and stop"}
 	fetchOpts := []string{"Allow once", "Always allow", "Deny", "Deny and stop"}
+	// A file tool's "Always allow" offers the bridge's rule for the
+	// file's directory.
+	editOpts := func(glob string) []string {
+		return []string{"Allow once", "Always allow `" + glob + "`", "Allow with changes", "Deny and stop"}
+	}
 	plainOpts := []string{"Allow once", "Deny"}
 	stop := func(msg string) string {
 		return `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":` + jsonString(msg) + `,"interrupt":true}}}`
@@ -58,12 +63,13 @@ func TestProcessHookDecisions(t *testing.T) {
 			deny("Denied in chat by local: build into a temp dir instead")},
 		{"claude Bash declined", "claude", "claude/bash.json", []string{"decline", "not", "today"}, claudeOpts, nil, nil,
 			deny("Declined in chat by local: not today")},
-		{"claude Edit accept edits", "claude", "claude/edit.json", []string{"2"}, claudeOpts,
-			[]string{"Always allow: Accept edits for this session"}, nil,
-			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"setMode","mode":"acceptEdits","destination":"session"}]}}}`},
-		{"claude Edit allow once", "claude", "claude/edit.json", []string{"1"}, claudeOpts,
+		// Before accept edits: the rule that makes allows this call.
+		{"claude Edit allow once", "claude", "claude/edit.json", []string{"1"}, editOpts("internal/cart/*"),
 			[]string{"Allow Edit?\nFile: /home/ana/shop/internal/cart/total.go\n  … (3 unchanged lines)\n- \t\tsum += it.Price\n+ \t\tsum += it.Price * it.Quantity\n  … (3 unchanged lines)"}, nil, allow},
-		{"claude Write deny with a note", "claude", "claude/write.json", []string{"4", "other", "keep", "secrets", "out", "of", "the", "repo"}, claudeOpts,
+		{"claude Edit accept edits", "claude", "claude/edit.json", []string{"2"}, editOpts("internal/cart/*"),
+			[]string{"Always allow `internal/cart/*`: Always allow `internal/cart/*` in this project (/home/ana/shop); also accept edits for this session"}, nil,
+			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"setMode","mode":"acceptEdits","destination":"session"}]}}}`},
+		{"claude Write deny with a note", "claude", "claude/write.json", []string{"4", "other", "keep", "secrets", "out", "of", "the", "repo"}, editOpts("deploy/*"),
 			[]string{"⚠ shortened: 89 more characters — the full file content is attached below\nAllow Write?\nFile: /home/ana/shop/deploy/.env.production\n# production settings",
 				"DATABASE_URL=postgres://shop:***@db.internal:5432/shop", "STRIPE_SECRET_KEY=***", "… (+4 more lines)", "Full file content:\n# production settings\n", "MAX_UPLOAD_MB=25"},
 			[]string{"Sup3rS3cret", "sk_live"}, stop("Denied in chat by local: keep secrets out of the repo")},

@@ -233,10 +233,12 @@ func submitWithin(ctx context.Context, c *client.Client, q client.Question, d ti
 	pauses := backoff.New(100*time.Millisecond, time.Second)
 	for {
 		res, err := c.Submit(ctx, q)
-		if err == nil || !client.Transient(err) {
+		// A call cut by the deadline is a bridge that did not answer in
+		// time, however far the call had come.
+		if err == nil || (!client.Transient(err) && ctx.Err() == nil) {
 			return res, err
 		}
-		if pauses.Wait(ctx) != nil {
+		if ctx.Err() != nil || pauses.Wait(ctx) != nil {
 			return nil, fmt.Errorf("the bridge at %s did not answer within %s: %w", hookServer(), d, err)
 		}
 	}
