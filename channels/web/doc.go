@@ -14,6 +14,11 @@
 // FormatDiscuss, FormatDecline) gives, to POST /inbox/command, which hands it to the broker as a broker.Inbound
 // and returns the broker's reply sentence for the page to show.
 //
+// The Rules page (GET /rules, rules.go) lists the bridge's approval rules
+// and revokes one with a form post, as DELETE /v1/rules/{id} does, in the
+// name of whoever is signed in; it is HTML made on the server from a
+// template (pages/rules.html), so it works without JavaScript.
+//
 // The page itself is plain HTML, CSS and JavaScript embedded in the binary.
 // Everything an agent wrote is put into the page with textContent, never as
 // markup, and a strict Content-Security-Policy forbids inline scripts.

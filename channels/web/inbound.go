@@ -60,6 +60,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //	POST /inbox/logout     clears it
 //	GET  /inbox/oidc/login     with single sign-on: to the provider (oidc_flow.go)
 //	GET  /inbox/oidc/callback  the provider's answer → the session cookie
+//	GET  /rules, POST /rules/{id}/revoke  the Rules page, with Options.Rules (rules.go)
 func (c *Channel) Handler() http.Handler {
 	static := c.static
 	files := http.FileServerFS(static)
@@ -81,6 +82,7 @@ func (c *Channel) Handler() http.Handler {
 		mux.HandleFunc("GET "+LoginPath, c.serveSSOLogin)
 		mux.HandleFunc("GET "+CallbackPath, c.serveSSOCallback)
 	}
+	c.rulesRoutes(mux)
 	return headers(mux)
 }
 

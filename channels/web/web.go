@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -61,6 +62,10 @@ type Options struct {
 	// (web_token_env), token_person and single sign-on sign in. Nil
 	// knows nobody.
 	People *broker.People
+	// Rules, when set, keeps the bridge's approval rules, which the
+	// Rules page lists and revokes (rules.go; pass the broker). Without
+	// it the inbox has no Rules page.
+	Rules RuleKeeper
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
@@ -71,6 +76,7 @@ type Channel struct {
 	in       broker.InboundHandler
 	lister   Lister
 	copies   CopyReader
+	rules    RuleKeeper
 	log      *slog.Logger
 	loc      *time.Location
 	auth     *auth
@@ -80,6 +86,8 @@ type Channel struct {
 	beat     time.Duration
 	userName string
 	static   fs.FS
+	// rulesTmpl is the Rules page (rules.go).
+	rulesTmpl *template.Template
 	// refusals logs wrong tokens at most once a second.
 	refusals *logthrottle.Logger
 
@@ -139,6 +147,10 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 	if err != nil {
 		return nil, err
 	}
+	rulesTmpl, err := parseRulesPage()
+	if err != nil {
+		return nil, err
+	}
 	user := cfg.Name
 	if user == "" {
 		user = "web"
@@ -156,9 +168,9 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 	}
 	common := channels.Options{Logger: opts.Logger, Now: opts.Now, Location: opts.Location}.For(Name)
 	c := &Channel{
-		cfg: cfg, in: h, lister: opts.Lister, copies: opts.Copies,
+		cfg: cfg, in: h, lister: opts.Lister, copies: opts.Copies, rules: opts.Rules,
 		log: common.Logger, loc: common.Location,
-		auth: a, hub: newHub(), static: static,
+		auth: a, hub: newHub(), static: static, rulesTmpl: rulesTmpl,
 		now: common.Now, beat: heartbeatEvery, userName: user,
 		ended:    map[string]time.Time{},
 		refusals: logthrottle.New(common.Logger, time.Second),

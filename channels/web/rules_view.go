@@ -1,0 +1,179 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/askbridge/askbridge/broker"
+)
+
+//go:embed pages/rules.html
+var pages embed.FS
+
+// parseRulesPage reads the Rules page's template. html/template escapes
+// every value put into it, so a pattern shows exactly as stored, every
+// character of it, and never as markup.
+func parseRulesPage() (*template.Template, error) {
+	t, err := template.ParseFS(pages, "pages/rules.html")
+	if err != nil {
+		return nil, fmt.Errorf("web: the Rules page's template: %w", err)
+	}
+	return t, nil
+}
+
+// rulesPage is what the Rules page shows.
+type rulesPage struct {
+	// User is who acts on the page; empty before sign-in.
+	User   string
+	Notice *pageNotice
+	// Listed is set when the page lists the rules (the reader may see
+	// them); the other fields below are then filled.
+	Listed  bool
+	Rules   []ruleView
+	Revoked []ruleView
+	// SignIn asks to sign in on the inbox's page.
+	SignIn bool
+}
+
+// pageNotice is the line at the top of the page: what happened, or why
+// nothing did (Bad).
+type pageNotice struct {
+	Text string
+	Bad  bool
+}
+
+// bad is a notice saying why nothing happened.
+func bad(text string) *pageNotice { return &pageNotice{Text: text, Bad: true} }
+
+// ruleView is one rule as the page shows it: texts for people, each put
+// into the page escaped.
+type ruleView struct {
+	ID   int64
+	Tool string
+	// Kind is the rule's kind (exact, prefix, glob) and What says what
+	// its pattern is matched against: "Bash commands starting with".
+	Kind, What string
+	// Pattern is the pattern exactly as stored.
+	Pattern string
+	// Agent is the agent the rule is for, or "All agents".
+	Agent string
+	// Where is the project the rule holds in, or "Anywhere".
+	Where string
+	// By is who made it: the person's name when the account is linked to
+	// one, and where ("Ana Lima (Slack)").
+	By string
+	// At is when it was made, in the inbox's time zone; AtISO the same
+	// for the <time> element.
+	At, AtISO string
+	// Why is the reason given, and Question the question whose answer
+	// made the rule.
+	Why, Question string
+	// Confirm opens the confirmation of its revocation (no-script path).
+	Confirm bool
+	// RevokedBy and RevokedAt say who revoked a revoked rule, and when.
+	RevokedBy, RevokedAt, RevokedISO string
+}
+
+// rulesPage builds the page of rules for who, with the confirmation of
+// rule confirm open (0 for none).
+func (c *Channel) rulesPage(who identity, rules []broker.Rule, confirm int64) rulesPage {
+	p := rulesPage{User: who.Name, Listed: true}
+	for _, r := range rules {
+		v := c.ruleView(r)
+		if r.Revoked != nil {
+			p.Revoked = append(p.Revoked, v)
+			continue
+		}
+		v.Confirm = r.ID == confirm
+		p.Rules = append(p.Rules, v)
+	}
+	return p
+}
+
+// withNotice returns p with notice n.
+func (c *Channel) withNotice(p rulesPage, n *pageNotice) rulesPage {
+	p.Notice = n
+	return p
+}
+
+func (c *Channel) ruleView(r broker.Rule) ruleView {
+	v := ruleView{
+		ID: r.ID, Tool: r.Tool, Kind: r.Kind, What: ruleWhat(r), Pattern: r.Pattern,
+		Agent: r.Agent, Where: "Anywhere", By: whoOn(&r.By),
+		At: c.when(r.At), AtISO: r.At.UTC().Format(time.RFC3339),
+		Why: r.Reason, Question: r.Question,
+	}
+	if v.Agent == "" {
+		v.Agent = "All agents"
+	}
+	if r.Project != "" {
+		v.Where = r.Project + " and below"
+	}
+	if r.Revoked != nil {
+		v.RevokedBy, v.RevokedAt, v.RevokedISO = whoOn(r.RevokedBy), c.when(*r.Revoked), r.Revoked.UTC().Format(time.RFC3339)
+	}
+	return v
+}
+
+// ruleWhat says what a rule's pattern is matched against.
+func ruleWhat(r broker.Rule) string {
+	switch {
+	case r.Kind == broker.RulePrefix:
+		return r.Tool + " commands starting with"
+	case r.Kind == broker.RuleGlob:
+		return r.Tool + " of paths matching"
+	case r.Tool == "Bash":
+		return "Bash, exactly this command"
+	}
+	return r.Tool + " of exactly this path"
+}
+
+// accountPlaces names where an account acts, beside platformNames.
+var accountPlaces = map[string]string{Name: "web inbox", "api": "agent key", broker.RuleChannel: "rule"}
+
+// whoOn says who acted and where: "Ana Lima (Slack)", "claude (agent
+// key)".
+func whoOn(r *broker.Responder) string {
+	if r == nil {
+		return "someone"
+	}
+	where := platformNames[r.Channel]
+	if where == "" {
+		where = accountPlaces[r.Channel]
+	}
+	if where == "" {
+		where = r.Channel
+	}
+	return broker.WhoText(r) + " (" + where + ")"
+}
+
+// when writes t for people in the inbox's time zone.
+func (c *Channel) when(t time.Time) string {
+	return t.In(c.loc).Format("2 Jan 2006 15:04 MST")
+}
+
+// showRules writes the Rules page with status.
+func (c *Channel) showRules(w http.ResponseWriter, status int, p rulesPage) {
+	var b bytes.Buffer
+	if err := c.rulesTmpl.Execute(&b, p); err != nil {
+		c.log.Error("render the Rules page", "err", err)
+		http.Error(w, "The Rules page could not be shown", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+// cutRunes shortens s to n characters for a message.
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
