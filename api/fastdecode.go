@@ -344,7 +344,7 @@ func (s *scanner) prompts() ([]broker.Prompt, bool) {
 // prompt's (promptFields, in that order).
 var askFields = append([]string{
 	"session_id", "tool_call_id", "questions", "route", "timeout", "context", "responders",
-	"callback_url", "lease", "reminders", "wait", "requested_by",
+	"callback_url", "lease", "reminders", "wait", "requested_by", "conversation",
 }, promptFields...)
 
 // shortcutAt is the index in askFields of the shortcut's first field.
@@ -379,6 +379,8 @@ func (s *scanner) askRequest(r *broker.AskRequest) bool {
 			r.Wait, ok = s.duration()
 		case 11:
 			r.RequestedBy, ok = s.strs()
+		case 12:
+			r.Conversation, ok = s.boolean()
 		default:
 			ok = s.promptField(&short, k-shortcutAt)
 		}

@@ -100,6 +100,9 @@ type Broker struct {
 	known *known
 	// outboxDue tells the outbox loop of retries due here (outbox_due.go).
 	outboxDue *dueSignal
+	// talk wakes the sessions' long-polls and logs refused senders once
+	// (conversation.go).
+	talk talkState
 	// closing ends the platform work under way when the broker closes.
 	closing context.Context
 	close   context.CancelFunc
@@ -284,7 +287,7 @@ func (b *Broker) newQuestion(agent string, req *AskRequest, prompts []Prompt) (*
 		Agent: agent, SessionID: req.SessionID, ToolCallID: req.ToolCallID,
 		Prompts: prompts, Route: routeName, Targets: route.Targets,
 		Timeout: timeout, Context: req.Context, Responders: responders,
-		CallbackURL: req.CallbackURL, Fingerprint: Fingerprint(req, prompts),
+		CallbackURL: req.CallbackURL, Fingerprint: Fingerprint(req, prompts), Conversation: req.Conversation,
 		Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(timeout),
 	}
 	if err := b.applyPolicy(q, agent, req, route, prompts); err != nil {

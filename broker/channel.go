@@ -48,6 +48,18 @@ type Reminder interface {
 	Remind(ctx context.Context, q *Question, m MessageRef) error
 }
 
+// Threader is implemented by channels that can post a message beside a
+// posted copy, where people read it as part of that copy's conversation:
+// in its thread (Slack), as a reply to it (Telegram, Discord), on its
+// card (the web inbox). The broker posts an agent's replies to people
+// through it (conversation.go); a channel without it takes none.
+type Threader interface {
+	// PostInThread posts text, an agent's words (plain text of at most
+	// MaxReplyChars characters, which the channel escapes), beside m, a
+	// copy of q.
+	PostInThread(ctx context.Context, q *Question, m MessageRef, text string) error
+}
+
 // InProcess is implemented by channels whose copies live in the bridge's
 // own process (the web inbox, the text channel): posting, editing and
 // reminding there is a call that cannot fail for a while, so those copies

@@ -86,7 +86,11 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 		}
 	}
 	if id != "" {
-		return b.answer(ctx, in, id, n, text)
+		reply := b.answer(ctx, in, id, n, text)
+		// On a conversation question that has ended, the text is a
+		// message to the agent's session (conversation.go).
+		reply, _ = b.sessionText(ctx, in, id, text, reply)
+		return reply
 	}
 	if !in.Private {
 		return Reply{Ignored: true}

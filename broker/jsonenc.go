@@ -150,6 +150,9 @@ func appendQuestion(b []byte, q *Question) ([]byte, bool) {
 	if q.Fingerprint != "" {
 		b = appendString(append(b, `,"fingerprint":`...), q.Fingerprint)
 	}
+	if q.Conversation {
+		b = append(b, `,"conversation":true`...)
+	}
 	if !reflect.ValueOf(q.Policy).IsZero() {
 		b, ok = appendMarshaled(append(b, `,"policy":`...), q.Policy)
 		if !ok {

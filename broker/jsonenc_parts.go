@@ -52,6 +52,9 @@ func appendResult(b []byte, r *Result) ([]byte, bool) {
 	if r.Snoozes != 0 {
 		b = strconv.AppendInt(append(b, `,"snoozes":`...), int64(r.Snoozes), 10)
 	}
+	if r.Conversation {
+		b = append(b, `,"conversation":true`...)
+	}
 	if len(r.Voters) > 0 {
 		// The voters' array comes last, where encoding/json puts the
 		// field of the struct that embeds the result.

@@ -154,6 +154,10 @@ type Question struct {
 	Responders  []string      `json:"responders,omitempty"`
 	CallbackURL string        `json:"callback_url,omitempty"`
 	Fingerprint string        `json:"fingerprint,omitempty"`
+	// Conversation marks a question of a live agent session (`bridge
+	// channel`): once it has ended, what people write on it goes to the
+	// session as a message (conversation.go).
+	Conversation bool `json:"conversation,omitempty"`
 
 	// Policy holds the team policies of the question (policy.go), and
 	// RequestedBy the people it is asked for, who may not approve it
@@ -266,6 +270,8 @@ type Result struct {
 	// ExpiresAt); a waiting agent that sees it grow learns of a new
 	// deadline.
 	Snoozes int `json:"snoozes,omitempty"`
+	// Conversation is the question's Conversation.
+	Conversation bool `json:"conversation,omitempty"`
 }
 
 // Result returns the agent-facing view of q.
@@ -273,7 +279,7 @@ func (q *Question) Result() Result {
 	r := Result{
 		ID: q.ID, Status: q.Status, SessionID: q.SessionID, ToolCallID: q.ToolCallID,
 		Questions: q.Prompts, Answers: q.Answers, Fallback: q.Fallback, Reason: q.Reason,
-		NotReady: q.NotReady, AnsweredBy: q.AnsweredBy, Route: q.Route,
+		NotReady: q.NotReady, AnsweredBy: q.AnsweredBy, Route: q.Route, Conversation: q.Conversation,
 		CreatedAt: q.CreatedAt, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes),
 	}
 	r.Voters = q.voters()

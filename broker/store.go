@@ -39,6 +39,9 @@ type Store interface {
 	PlatformOutbox
 	// RuleStore keeps the approval rules (store_rules.go).
 	RuleStore
+	// Conversations keeps the conversations of live agent sessions
+	// (store_conversations.go).
+	Conversations
 }
 
 // Lookup reads one question. The roles that name questions by id embed

@@ -58,6 +58,9 @@ type AskRequest struct {
 	// names the people the question is asked for.
 	Policy      *Policy  `json:"policy,omitempty"`
 	RequestedBy []string `json:"requested_by,omitempty"`
+	// Conversation asks for a question of a live agent session
+	// (Question.Conversation).
+	Conversation bool `json:"conversation,omitempty"`
 }
 
 // Prompts returns the request's prompts, expanding the single-prompt

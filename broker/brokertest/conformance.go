@@ -45,6 +45,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"People", peopleTests},
 		{"Replay", replayTests},
 		{"Rules", ruleTests},
+		{"Conversations", conversationTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

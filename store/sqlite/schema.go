@@ -211,6 +211,8 @@ var migrations = []string{
 	auditSchema,
 	// 14: the approval rules the bridge keeps (rules.go).
 	rulesSchema,
+	// 15: the conversations of live agent sessions (conversations.go).
+	conversationsSchema,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses
