@@ -1,6 +1,7 @@
 // Package discordfake is a fake Discord for tests: an HTTP server that
 // answers the REST calls the discord channel makes (channel messages
-// create and edit, interaction callbacks, application command bulk
+// create, as JSON or as multipart/form-data with files, and edit,
+// interaction callbacks, application command bulk
 // overwrite, the gateway URL) with Discord's JSON, including its error
 // bodies (Missing Access, Unknown Channel, 429 with retry_after and the
 // rate-limit headers), and a gateway WebSocket that says hello (op 10),

@@ -144,11 +144,15 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, body []by
 	if !ok {
 		return
 	}
+	body, files, ok := s.uploadBody(w, r, body)
+	if !ok {
+		return
+	}
 	b, ok := decodeMessage(w, body)
 	if !ok {
 		return
 	}
-	if (b.Content == nil || *b.Content == "") && (b.Components == nil || len(*b.Components) == 0) {
+	if (b.Content == nil || *b.Content == "") && (b.Components == nil || len(*b.Components) == 0) && len(files) == 0 {
 		writeError(w, http.StatusBadRequest, "Cannot send an empty message", 50006)
 		return
 	}
@@ -185,6 +189,7 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request, body []by
 		m.Components = *b.Components
 	}
 	m.ID = s.snowflakeLocked()
+	m.Attachments = s.attachLocked(chID, files)
 	s.messages[m.ID] = m
 	s.order = append(s.order, m.ID)
 	s.rememberNonce(m.Author.ID, nonce, m.ID, now)

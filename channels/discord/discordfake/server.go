@@ -51,6 +51,8 @@ type Server struct {
 	// (files.go).
 	cdn       map[string]cdnFile
 	downloads []string
+	// uploads are the settings for messages created with files (upload.go).
+	uploads uploadState
 }
 
 type fakeChannel struct {
