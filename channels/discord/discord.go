@@ -117,7 +117,9 @@ func (c *Channel) Singleton() bool { return true }
 
 // Post renders q and sends it to the Discord channel chat (a channel id),
 // with the copy's nonce enforced (nonce.go), so a post sent again after a
-// lost answer returns the copy already made.
+// lost answer returns the copy already made. When the copy shows the
+// context shortened, the whole context follows as a reply to it
+// (wholecontext.go).
 func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
 	if err := checkChat(chat); err != nil {
 		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("discord: post %s: %w", q.ID, err))
@@ -138,6 +140,9 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 		return broker.MessageRef{}, classify(fmt.Errorf("discord: post %s to %s: %w", q.ID, chat, err))
 	}
 	c.log.Debug("posted", "question_id", q.ID, "chat", chat, "message_id", msg.ID)
+	if m.ContextCut {
+		c.replyWholeContext(ctx, q, chat, to, msg.ID) // logs its failure, never returns it
+	}
 	return broker.MessageRef{Channel: Name, Chat: chat, MessageID: msg.ID, PostedAt: c.now()}, nil
 }
 

@@ -16,6 +16,8 @@ import (
 type message struct {
 	Content    string
 	Components []discordgo.MessageComponent
+	// ContextCut is set when Content shows less than the whole context.
+	ContextCut bool
 }
 
 // limits bound the agent's texts so that the content fits in one message;
@@ -40,25 +42,29 @@ func noMentions() *discordgo.MessageAllowedMentions {
 // buttons while pending, the outcome without components once resolved.
 func render(q *broker.Question, loc *time.Location) message {
 	if q.Status.Terminal() {
-		return message{Content: fit(func(l limits) string { return outcomeContent(q, loc, l) }), Components: []discordgo.MessageComponent{}}
+		content, _, _ := fit(func(l limits) string { return outcomeContent(q, loc, l) })
+		return message{Content: content, Components: []discordgo.MessageComponent{}}
 	}
 	comps, typed := components(q)
+	content, l, cut := fit(func(l limits) string { return pendingContent(q, loc, l, typed) })
 	return message{
-		Content:    fit(func(l limits) string { return pendingContent(q, loc, l, typed) }),
+		Content:    content,
 		Components: comps,
+		ContextCut: q.Context != "" && (cut || utf8.RuneCountInString(q.Context) > l.context),
 	}
 }
 
 // fit renders with ever tighter limits until the content fits Discord's
-// 2000 characters, and cuts as a last resort.
-func fit(build func(limits) string) string {
+// 2000 characters, and cuts as a last resort (cut). It returns the limits
+// the content was rendered with.
+func fit(build func(limits) string) (content string, l limits, cut bool) {
 	var s string
-	for _, l := range limitSteps {
+	for _, l = range limitSteps {
 		if s = build(l); units(s) <= maxContent {
-			return s
+			return s, l, false
 		}
 	}
-	return cutUnits(s, maxContent)
+	return cutUnits(s, maxContent), l, true
 }
 
 func promptTitle(q *broker.Question, i int, l limits) string {
@@ -104,7 +110,7 @@ func pendingContent(q *broker.Question, loc *time.Location, l limits, typed []st
 			b.WriteString("_Answer in your own words._\n")
 		}
 	}
-	if c := truncate(q.Context, l.context); c != "" {
+	if c := contextExcerpt(q.Context, l.context); c != "" {
 		b.WriteString("\n")
 		for _, line := range strings.Split(c, "\n") {
 			b.WriteString("> " + escape(line) + "\n")
