@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +38,15 @@ const (
 // allowedFileTypes are the media types a file may have, as sniffed from
 // its bytes: images, plain text (logs included) and PDF.
 var allowedFileTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp", "text/plain", "application/pdf"}
+
+// sniffFileType returns the media type net/http's DetectContentType
+// finds in the first 512 bytes of a file, without parameters, and whether
+// files of that type are accepted. Markup (HTML, XML) is never plain text
+// to it, so no page reaches a browser as a "log".
+func sniffFileType(data []byte) (string, bool) {
+	t, _, _ := strings.Cut(http.DetectContentType(data), ";")
+	return t, slices.Contains(allowedFileTypes, t)
+}
 
 // FileRule is the sentence that tells people which files are accepted.
 const FileRule = "images (PNG, JPEG, GIF, WebP), text and log files, and PDFs, up to 10 MiB each and 25 MiB per question"

@@ -35,5 +35,6 @@
 // its question.
 //
 // The broker knows no platform and no storage engine: it never imports a
-// channel, a store implementation, or net/http.
+// channel or a store implementation, and serves nothing; of net/http it
+// uses only DetectContentType, for the type of a file a person sends.
 package broker

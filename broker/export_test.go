@@ -8,9 +8,8 @@ func (b *Broker) UpdateCopies(q *Question) { b.updateCopies(q) }
 
 // What the external tests of the package reach that is not exported.
 var (
-	SniffFileType    = sniffFileType
-	AllowedFileTypes = allowedFileTypes
-	FormatDuration   = formatDuration
+	SniffFileType  = sniffFileType
+	FormatDuration = formatDuration
 )
 
 // MayHavePosted lets the external tests ask when a post looks for its
