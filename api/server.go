@@ -162,6 +162,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/questions/{id}/attachments/{n}", s.agent(s.attachment))
 	s.mux.HandleFunc("POST /v1/sessions/{session_id}/cancel", s.agent(s.cancelSession))
 	s.rulesRoutes()
+	// GET /v1/sessions/{id}/messages, POST /v1/sessions/{id}/replies
+	// (conversations.go)
+	s.conversationRoutes()
 	s.eventRoutes() // GET /v1/events, GET /v1/questions/{id}/deliveries (events.go)
 	s.mux.HandleFunc("POST /v1/commands", s.command)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

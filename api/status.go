@@ -53,6 +53,8 @@ func StatusOf(err error) ErrorStatus {
 		return ErrorStatus{Status: http.StatusBadRequest, Code: "invalid", Message: sentence(err, broker.ErrInvalid, "the request is not valid")}
 	case errors.Is(err, broker.ErrForbidden):
 		return ErrorStatus{Status: http.StatusForbidden, Code: "forbidden", Message: sentence(err, broker.ErrForbidden, "this key may not do that")}
+	case errors.Is(err, broker.ErrNotPosted):
+		return ErrorStatus{Status: http.StatusBadGateway, Code: "not_posted", Message: sentence(err, broker.ErrNotPosted, "the platform did not take the reply; try again later")}
 	case errors.Is(err, broker.ErrUnavailable):
 		return ErrorStatus{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "the store is unavailable; try again shortly"}
 	}

@@ -83,9 +83,12 @@ type SessionMessage struct {
 	By *Responder `json:"by,omitempty"`
 	// Copy is the question's copy the message belongs to: where the
 	// person wrote, and where the agent's reply to it went.
-	Copy      MessageRef `json:"copy"`
-	At        time.Time  `json:"at"`
-	ExpiresAt time.Time  `json:"expires_at"`
+	Copy MessageRef `json:"copy"`
+	// ReplyTo is, on an agent's reply, the number of the person's
+	// message it answers.
+	ReplyTo   int64     `json:"reply_to,omitempty"`
+	At        time.Time `json:"at"`
+	ExpiresAt time.Time `json:"expires_at"`
 }
 
 // sessionText handles text that a person wrote on question id and that
@@ -341,7 +344,7 @@ func (b *Broker) ReplyInSession(ctx context.Context, agent, session string, seq 
 		return nil, fmt.Errorf("%w: %s did not take the reply to message %d; try again later", ErrNotPosted, channelTitle(to.Copy.Channel), to.Seq)
 	}
 	m := SessionMessage{Agent: agent, SessionID: session, QuestionID: q.ID, From: FromAgent, Text: text,
-		Copy: to.Copy, At: now, ExpiresAt: now.Add(SessionMessageTTL)}
+		Copy: to.Copy, ReplyTo: to.Seq, At: now, ExpiresAt: now.Add(SessionMessageTTL)}
 	if m.Seq, err = b.store.AddSessionMessage(context.WithoutCancel(ctx), m); err != nil {
 		// Posted: the agent is not asked to post it again.
 		log.Error("reply posted but not kept in the conversation", "err", err)

@@ -51,6 +51,9 @@ type Question struct {
 	Lease       string    `json:"lease,omitempty"`
 	Reminders   []float64 `json:"reminders,omitempty"`
 	Wait        string    `json:"wait,omitempty"`
+	// Conversation marks a question of a live agent session: once it has
+	// ended, what people write on it reaches the session (conversations.go).
+	Conversation bool `json:"conversation,omitempty"`
 
 	Question    string   `json:"question,omitempty"`
 	Header      string   `json:"header,omitempty"`
@@ -131,6 +134,8 @@ type Result struct {
 	// Snoozes is how many times people snoozed the question, each time
 	// moving ExpiresAt.
 	Snoozes int `json:"snoozes,omitempty"`
+	// Conversation is true for a question of a live agent session.
+	Conversation bool `json:"conversation,omitempty"`
 }
 
 // The fallbacks of a timed-out question. Prompts people answered keep
