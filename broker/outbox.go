@@ -3,7 +3,6 @@ package broker
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -239,18 +238,4 @@ func joined(msg string, i, dir int) bool {
 
 func alnum(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-}
-
-// backoff is the pause after attempt n (1-based), with full jitter above
-// BaseBackoff.
-func (b *Broker) backoff(n int) time.Duration {
-	base, ceil := b.ocfg.BaseBackoff, b.ocfg.BaseBackoff
-	for i := 1; i < n && ceil < b.ocfg.MaxBackoff; i++ {
-		ceil *= 2
-	}
-	ceil = min(ceil, b.ocfg.MaxBackoff)
-	if ceil <= base {
-		return base
-	}
-	return base + rand.N(ceil-base+1)
 }

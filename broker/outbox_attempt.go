@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // waitForPost is how soon an edit looks again for a copy whose post is
@@ -270,7 +272,7 @@ func (b *Broker) taskFailed(ctx context.Context, log *slog.Logger, t PlatformTas
 		b.finishTask(ctx, log, t, TaskFailed, class)
 		return
 	}
-	wait := b.backoff(t.Attempts)
+	wait := backoff.Full(b.ocfg.BaseBackoff, b.ocfg.MaxBackoff, t.Attempts)
 	if after, ok := RetryAfterOf(err); ok && after > 0 {
 		// The platform said when: the next attempt takes a pacing slot
 		// no earlier, and so does every other call to the chat, on

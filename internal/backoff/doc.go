@@ -3,8 +3,8 @@
 // that names no wait, the Redis resolution feed resubscribing, a callback
 // delivery or its record, the client re-attaching to a question, the MCP
 // adapter and the hook riding out a restarting bridge, the bench tool's
-// client. (The broker keeps its own doubling for the edits of posted
-// copies: it imports nothing of the project.)
+// client, the broker's platform outbox. It imports nothing of the
+// project, so that the broker may use it.
 //
 // A Backoff starts at its initial pause and doubles it up to a cap; each
 // pause it hands out is drawn at random from the upper half of the
