@@ -293,13 +293,13 @@ func (s *scanner) other() (*bool, bool) {
 	return &v, true
 }
 
-var optionFields = []string{"label", "description", "action", "prefill"}
+var optionFields = []string{"label", "description", "action", "prefill", "edit"}
 
 func (s *scanner) options() ([]broker.Option, bool) {
 	out := make([]broker.Option, 0, 4)
 	_, ok := s.array(func() bool {
 		var o broker.Option
-		ok := s.strFields(optionFields, &o.Label, &o.Description, &o.Action, &o.Prefill)
+		ok := s.strFields(optionFields, &o.Label, &o.Description, &o.Action, &o.Prefill, &o.Edit)
 		out = append(out, o)
 		return ok
 	})

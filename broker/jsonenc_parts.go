@@ -100,6 +100,9 @@ func appendPrompts(b []byte, ps []Prompt) []byte {
 				if o.Prefill != "" {
 					b = appendString(append(b, `,"prefill":`...), o.Prefill)
 				}
+				if o.Edit != "" {
+					b = appendString(append(b, `,"edit":`...), o.Edit)
+				}
 				b = append(b, '}')
 			}
 			b = append(b, ']')

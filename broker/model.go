@@ -62,6 +62,13 @@ type Option struct {
 	Description string `json:"description,omitempty"`
 	Action      string `json:"action,omitempty"`
 	Prefill     string `json:"prefill,omitempty"`
+	// Edit is the text a person starts from when picking this option,
+	// to change it and send it as the note beside the option (the
+	// "Allow with changes" of a coding agent's prompt carries the
+	// command or path). The web inbox fills its note box with it; in
+	// chat the person types the note. Only a prompt that takes free text
+	// has one.
+	Edit string `json:"edit,omitempty"`
 }
 
 // Prompt is one question of a dialog.

@@ -212,7 +212,7 @@ func checkPromptText(f string, p Prompt) error {
 		return err
 	}
 	for k, o := range p.Options {
-		if textAllowed(o.Label, kindName) && textAllowed(o.Description, kindLine) && utf8.ValidString(o.Prefill) {
+		if textAllowed(o.Label, kindName) && textAllowed(o.Description, kindLine) && utf8.ValidString(o.Prefill) && textAllowed(prose(o.Edit), kindProse) {
 			continue // the field names below are made only for an error
 		}
 		of := promptField(f, fmt.Sprintf("options[%d]", k))
@@ -224,6 +224,9 @@ func checkPromptText(f string, p Prompt) error {
 		}
 		if !utf8.ValidString(o.Prefill) {
 			return fieldErr(of+".prefill", "is not valid UTF-8")
+		}
+		if err := checkText(of+".edit", prose(o.Edit), kindProse); err != nil {
+			return err
 		}
 	}
 	for _, d := range p.Default {

@@ -180,6 +180,12 @@ func validatePrompt(f string, p Prompt) error {
 		if n := utf8.RuneCountInString(o.Description); n > MaxDescriptionChar {
 			return fieldErr(of()+".description", "at most %d characters, got %d", MaxDescriptionChar, n)
 		}
+		switch n := utf8.RuneCountInString(o.Edit); {
+		case n > MaxContextChars:
+			return fieldErr(of()+".edit", "at most %d characters, got %d", MaxContextChars, n)
+		case n > 0 && !p.AllowsOther():
+			return fieldErr(of()+".edit", "needs free text: a prompt with other false takes no edited note")
+		}
 		switch o.Action {
 		case "", ActionEndTurn, ActionNewSession:
 		default:

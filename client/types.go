@@ -24,6 +24,10 @@ type Option struct {
 	Description string `json:"description,omitempty"`
 	Action      string `json:"action,omitempty"`
 	Prefill     string `json:"prefill,omitempty"`
+	// Edit is the text a person starts from when picking this option,
+	// to change and send as the note beside it; the web inbox fills its
+	// note box with it. Only on a prompt that takes free text.
+	Edit string `json:"edit,omitempty"`
 }
 
 // Prompt is one question of a dialog.

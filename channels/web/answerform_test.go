@@ -56,6 +56,42 @@ func testAnswerForm(t *testing.T, browser context.Context) {
 		}
 	})
 
+	// An option with a text to edit fills the note box when picked,
+	// keeps lines, gives the box back when another option is picked,
+	// and never overwrites what the person typed.
+	t.Run("an option to edit", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		const cmd = "make test \\\n  -j4"
+		q := e.ask(t, &broker.AskRequest{Question: "Allow Bash?", Options: []broker.Option{
+			opt("Allow once", ""), {Label: "Allow with changes", Edit: cmd}, opt("Deny", "")}})
+		got := e.wait(t, q.ID)
+		page := tab(t, browser, false)
+		open(t, page, e.url)
+		box := fmt.Sprintf("#q-%s-0-other", q.ID)
+		value := fmt.Sprintf(`document.querySelector(%q).value`, box)
+		click(t, page, fmt.Sprintf("#q-%s-0-1", q.ID))
+		waitText(t, page, card(q.ID)+" .other label", "Edit this, then Submit")
+		if v := eval[string](t, page, value); v != cmd {
+			t.Fatalf("the note box holds %q after picking the option to edit, want %q", v, cmd)
+		}
+		click(t, page, fmt.Sprintf("#q-%s-0-0", q.ID))
+		if v := eval[string](t, page, value); v != "" {
+			t.Fatalf("the note box holds %q after picking another option, want it empty", v)
+		}
+		typeInto(t, page, box, "mine")
+		click(t, page, fmt.Sprintf("#q-%s-0-1", q.ID))
+		if v := eval[string](t, page, value); v != "mine" {
+			t.Fatalf("picking the option replaced the person's text: %q", v)
+		}
+		typeInto(t, page, box, "make test -j8")
+		click(t, page, card(q.ID)+" button.submit")
+		waitText(t, page, "#notice", "Recorded: Allow with changes (note: “make test -j8”)")
+		a := result(t, got).Answers["Allow Bash?"]
+		if !slices.Equal(a.Selected, []string{"Allow with changes"}) || a.CustomText != "make test -j8" {
+			t.Fatalf("agent got %+v, want the option and the edited command", a)
+		}
+	})
+
 	t.Run("other false has no note box", func(t *testing.T) {
 		e := newEnv(t, Config{}, Options{Loopback: true})
 		no := false

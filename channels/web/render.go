@@ -82,6 +82,9 @@ type optionView struct {
 	Command string `json:"command"`
 	// Selected is set on multi-select options toggled so far.
 	Selected bool `json:"selected,omitempty"`
+	// Edit is the text the note box takes when the option is picked
+	// (broker.Option.Edit), for the person to change.
+	Edit string `json:"edit,omitempty"`
 }
 
 // render builds the view of q; now and loc place the countdown of a
@@ -113,6 +116,7 @@ func render(q *broker.Question, now time.Time, loc *time.Location) view {
 				Description: o.Description,
 				Command:     broker.FormatOption(q.Ref(i), k),
 				Selected:    selected[k],
+				Edit:        o.Edit,
 			}
 			if p.Recommended(k) {
 				ov.Label, ov.Recommended = broker.BareLabel(o.Label), true

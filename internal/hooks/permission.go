@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
@@ -90,7 +91,7 @@ func (p permissionRequest) options() []client.Option {
 		opts = append(opts, client.Option{Label: labelAlwaysAllow, Description: cutText(p.alwaysText, broker.MaxDescriptionChar)})
 	}
 	if field, what := editableField(p.tool); p.changes && field != "" {
-		opts = append(opts, client.Option{Label: labelAllowChanged, Description: "Pick this with a note holding the corrected " + what + "; that runs instead"})
+		opts = append(opts, client.Option{Label: labelAllowChanged, Description: "Pick this with a note holding the corrected " + what + "; that runs instead", Edit: p.editText(field)})
 	}
 	deny := client.Option{Label: labelDeny, Description: "Refuse; or type a message to the agent instead"}
 	if !p.stop {
@@ -236,6 +237,34 @@ func (p permissionRequest) ask(output func(v permissionVerdict) any) *hookAsk {
 func offered(res *client.Result, q client.Question) bool {
 	for _, label := range res.Answers[q.Question].Selected {
 		if !slices.ContainsFunc(q.Options, func(o client.Option) bool { return strings.EqualFold(o.Label, label) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// editText is the command or path "Allow with changes" starts from, for
+// the person to change in the inbox: the field as the agent sent it, or
+// "" when the preview masks a secret in it (the inbox would show what the
+// card hides) or it is too long for the note.
+func (p permissionRequest) editText(field string) string {
+	in, err := decodeInput(p.input)
+	m, _ := in.(map[string]any)
+	if err != nil || m == nil {
+		return ""
+	}
+	v, _ := m[field].(string)
+	if maskText(v) != v || utf8.RuneCountInString(v) > broker.MaxContextChars || !printable(v) {
+		return ""
+	}
+	return v
+}
+
+// printable reports whether s holds only printable characters, spaces,
+// tabs and newlines: what the bridge takes in a text people edit.
+func printable(s string) bool {
+	for _, r := range s {
+		if r != '\n' && r != '\t' && !unicode.IsPrint(r) {
 			return false
 		}
 	}

@@ -305,3 +305,29 @@ func checkDecisionSchema(t *testing.T, agent string, out []byte) {
 		}
 	}
 }
+
+// "Allow with changes" carries the command or path for the inbox to fill
+// in, unless the card masks a secret in it or it holds a character the
+// bridge refuses.
+func TestAllowWithChangesEdit(t *testing.T) {
+	tests := []struct {
+		name, tool, input, want string
+	}{
+		{"command", "Bash", `{"command":"make test \\\n  -j4"}`, "make test \\\n  -j4"},
+		{"path", "Write", `{"file_path":"/home/ana/shop/out.txt","content":"x"}`, "/home/ana/shop/out.txt"},
+		{"a masked secret", "Bash", `{"command":"GITHUB_TOKEN=ghp_abcdefghijklmnop1234 make release"}`, ""},
+		{"a control character", "Bash", `{"command":"printf '\u001b[2J'"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := askOf(t, claudeAgent, permissionEvent(tt.tool, tt.input, "")).q
+			i := slices.IndexFunc(q.Options, func(o client.Option) bool { return o.Label == labelAllowChanged })
+			if i < 0 {
+				t.Fatalf("no %q in %+v", labelAllowChanged, q.Options)
+			}
+			if got := q.Options[i].Edit; got != tt.want {
+				t.Fatalf("edit %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -104,6 +104,31 @@ function choiceRow(p, o, k, base) {
   return { lab, box };
 }
 
+// fillOnPick puts an option's text to edit into the note box when the
+// option is picked, unless the person has typed something of their own
+// there; picking another option takes a text it put back out.
+function fillOnPick(p, boxes, input, lab) {
+  let filled = null;
+  const said = lab.textContent;
+  boxes.forEach((box, k) => {
+    box.addEventListener('change', () => {
+      const o = p.options[k];
+      const untouched = input.value === '' || input.value === filled;
+      if (!untouched) return;
+      if (box.checked && o.edit) {
+        input.value = o.edit;
+        filled = o.edit;
+        lab.textContent = 'Edit this, then Submit';
+        input.focus();
+      } else {
+        input.value = '';
+        filled = null;
+        lab.textContent = said;
+      }
+    });
+  });
+}
+
 // promptBlock is one prompt as one form: the options (radio buttons or
 // checkboxes), the Other box, which is the answer on its own or a note
 // beside the picked options, one Submit, and Skip.
@@ -139,14 +164,19 @@ function promptBlock(v, p, i, card, act) {
       ? (p.note ? 'Other answer, or a note to go with your choice' : 'Other answer')
       : 'Your answer');
     lab.htmlFor = base + '-other';
-    input = document.createElement('input');
-    input.type = 'text';
+    // An option with a text to edit (a command, a path) makes the box
+    // one that keeps lines.
+    const editable = hasOptions && p.options.some((o) => o.edit);
+    input = document.createElement(editable ? 'textarea' : 'input');
+    if (editable) input.rows = 3;
+    else input.type = 'text';
     input.id = base + '-other';
     input.autocomplete = 'off';
     box.append(lab, input);
     form.append(box);
     files = fileInput(base + '-files', input, act);
     box.append(files.row);
+    if (editable) fillOnPick(p, boxes, input, lab);
   }
   const actions = el('div', 'actions');
   const submit = text('button', 'primary submit', 'Submit');
