@@ -117,8 +117,9 @@ func TestShortenedContextFollowsInThread(t *testing.T) {
 					t.Errorf("reply %d does not name the question: %q", i+1, head)
 				}
 				if !tt.plain {
-					inner, ok := strings.CutPrefix(body, fence+"\n")
-					if inner, ok = strings.CutSuffix(inner, "\n"+fence); !ok || strings.Contains(inner, fence) {
+					inner, opened := strings.CutPrefix(body, fence+"\n")
+					inner, closed := strings.CutSuffix(inner, "\n"+fence)
+					if !opened || !closed || strings.Contains(inner, fence) {
 						t.Fatalf("reply %d is not one code block:\n%s", i+1, r.Text)
 					}
 					body = inner
