@@ -115,7 +115,7 @@ func (in *AskInput) question(sessionID, toolCallID string) client.Question {
 	for _, p := range in.Questions {
 		cp := client.Prompt{Question: p.Question, Header: p.Header, MultiSelect: p.MultiSelect, Other: p.Other, Default: p.Default}
 		for _, o := range p.Options {
-			cp.Options = append(cp.Options, client.Option(o))
+			cp.Options = append(cp.Options, client.Option{Label: o.Label, Description: o.Description, Action: o.Action, Prefill: o.Prefill})
 		}
 		q.Prompts = append(q.Prompts, cp)
 	}
