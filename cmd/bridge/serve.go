@@ -34,7 +34,13 @@ func newLogHandler(cfg bridgeconfig.Log, w io.Writer) slog.Handler {
 	if cfg.Format == "json" {
 		return slog.NewJSONHandler(w, opts)
 	}
-	return logbuf.NewTextHandler(w, opts)
+	return slog.NewTextHandler(w, opts)
+}
+
+// newServeLogger is bridge serve's logger, on the batching writer w: a
+// warning or an error is written at once, with the lines held before it.
+func newServeLogger(cfg bridgeconfig.Log, w *logbuf.Writer) *slog.Logger {
+	return slog.New(logbuf.Handler(newLogHandler(cfg, w), w))
 }
 
 // newServeCmd is `bridge serve`: it runs until SIGINT or SIGTERM, then
@@ -84,7 +90,7 @@ func serve(ctx context.Context, cfg bridgeconfig.Config, stdout, stderr io.Write
 	// errors at once, the rest within 10 ms.
 	logw := logbuf.New(stderr)
 	defer logw.Flush()
-	log := slog.New(logbuf.Handler(newLogHandler(cfg.Log, logw), logw))
+	log := newServeLogger(cfg.Log, logw)
 	loop := cfg.Loopback()
 	if !loop && len(cfg.Agents) == 0 {
 		return fmt.Errorf("refusing to listen on %s without agent keys: configure agents (with key_env) or listen on 127.0.0.1", cfg.Listen)
