@@ -99,6 +99,10 @@ type Config struct {
 	// the agent's least recently used idle session, or is refused with a
 	// 429 when all of them have a request under way.
 	SessionsPerAgent int
+	// EmbedFilesMax is the largest file people send, other than a
+	// picture, that a result embeds (DefaultEmbedFilesMax when zero;
+	// negative embeds none): files.go.
+	EmbedFilesMax int64
 }
 
 // Server is an MCP server with the ask_user, get_answer and

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -22,6 +23,47 @@ type Settings struct {
 	// long (DefaultSessionIdle when unset; 1s–24h). A tool call under way
 	// keeps its session open.
 	SessionIdle IdleTimeout `yaml:"session_idle"`
+	// EmbedFilesMax is the largest file, in bytes, other than a picture,
+	// that a tool result embeds (DefaultEmbedFilesMax when unset; 0
+	// embeds none; at most MaxEmbedFilesMax).
+	EmbedFilesMax *EmbedSize `yaml:"embed_files_max"`
+}
+
+// EmbedSize is mcp.embed_files_max, checked as the file is read.
+type EmbedSize int64
+
+// UnmarshalYAML parses a whole number of bytes within 0–MaxEmbedFilesMax.
+func (e *EmbedSize) UnmarshalYAML(n *yaml.Node) error {
+	v, err := strconv.ParseInt(n.Value, 10, 64)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		return config.ValueError(n, fmt.Errorf("mcp.embed_files_max: %q is not a whole number of bytes (such as 1048576)", n.Value))
+	}
+	if err := CheckEmbedFilesMax(v); err != nil {
+		return config.ValueError(n, err)
+	}
+	*e = EmbedSize(v)
+	return nil
+}
+
+// EmbedLimit is Config.EmbedFilesMax for the section: 0 (the default)
+// when unset, -1 for none.
+func (s Settings) EmbedLimit() int64 {
+	switch {
+	case s.EmbedFilesMax == nil:
+		return 0
+	case *s.EmbedFilesMax == 0:
+		return -1
+	}
+	return int64(*s.EmbedFilesMax)
+}
+
+// CheckEmbedFilesMax checks mcp.embed_files_max, from the file or the
+// --embed-files-max flag of bridge mcp.
+func CheckEmbedFilesMax(n int64) error {
+	if n < 0 || n > MaxEmbedFilesMax {
+		return fmt.Errorf("mcp.embed_files_max: %d is outside 0–%d bytes (0 embeds no file but pictures)", n, MaxEmbedFilesMax)
+	}
+	return nil
 }
 
 // DefaultSessionIdle is mcp.session_idle when unset.
@@ -85,7 +127,12 @@ func (s Settings) Validate() error {
 		}
 	}
 	if d := time.Duration(s.SessionIdle); d != 0 {
-		return CheckSessionIdle(d)
+		if err := CheckSessionIdle(d); err != nil {
+			return err
+		}
+	}
+	if n := s.EmbedFilesMax; n != nil {
+		return CheckEmbedFilesMax(int64(*n))
 	}
 	return nil
 }

@@ -83,3 +83,34 @@ func TestSessionsPerAgentConfig(t *testing.T) {
 		t.Fatalf("zero cap: %v", err)
 	}
 }
+
+// mcp.embed_files_max is a whole number of bytes within 0–10 MiB, in code
+// and in the file; unset is the default, 0 embeds no file but pictures.
+func TestEmbedFilesMaxSetting(t *testing.T) {
+	for _, tt := range []struct {
+		yaml  string
+		limit int64 // Settings.EmbedLimit
+		err   string
+	}{
+		{yaml: "progress_every: 10s", limit: 0},
+		{yaml: "embed_files_max: 0", limit: -1},
+		{yaml: "embed_files_max: 1", limit: 1},
+		{yaml: "embed_files_max: 10485760", limit: 10 << 20},
+		{yaml: "embed_files_max: 10485761", err: "line 1: mcp.embed_files_max: 10485761 is outside 0–10485760 bytes (0 embeds no file but pictures)"},
+		{yaml: "embed_files_max: -1", err: "line 1: mcp.embed_files_max: -1 is outside 0–10485760 bytes"},
+		{yaml: "embed_files_max: 1MiB", err: `line 1: mcp.embed_files_max: "1MiB" is not a whole number of bytes (such as 1048576)`},
+		{yaml: "embed_files_max: [1]", err: "line 1: mcp.embed_files_max"},
+	} {
+		var s mcp.Settings
+		err := yaml.Unmarshal([]byte(tt.yaml), &s)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %v, want %q", tt.yaml, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || s.EmbedLimit() != tt.limit || s.Validate() != nil {
+			t.Errorf("%s: limit %d, %v; want %d", tt.yaml, s.EmbedLimit(), err, tt.limit)
+		}
+	}
+}

@@ -46,12 +46,12 @@ func (s *Server) addTools() error {
 	}
 	open := false
 	s.sdk.AddTool(&sdk.Tool{
-		Name: ToolAskUser, Title: "Ask the user", Description: askDescription,
+		Name: ToolAskUser, Title: "Ask the user", Description: askDescription + "\n\n" + filesDescription(s.embedLimit()),
 		InputSchema: askIn, OutputSchema: out,
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: false, OpenWorldHint: &open},
 	}, s.askUser)
 	s.sdk.AddTool(&sdk.Tool{
-		Name: ToolGetAnswer, Title: "Get the answer to a question", Description: getDescription,
+		Name: ToolGetAnswer, Title: "Get the answer to a question", Description: getDescription + " " + filesDescription(s.embedLimit()),
 		InputSchema: getIn, OutputSchema: out,
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &open},
 	}, s.getAnswer)

@@ -53,6 +53,7 @@ func mountMCP(cfg bridgeconfig.Config, srv *api.Server, log *slog.Logger) (drain
 		},
 		SessionsPerAgent: perAgent,
 		SessionTimeout:   time.Duration(cfg.MCP.SessionIdle),
+		EmbedFilesMax:    cfg.MCP.EmbedLimit(),
 		ProgressEvery:    time.Duration(cfg.MCP.ProgressEvery),
 		Version:          versionString(),
 		Logger:           log.With("component", "mcp"),
@@ -73,6 +74,7 @@ func newMCPCmd() *cobra.Command {
 		every             time.Duration
 		session, logLevel string
 		noQuestion        bool
+		embed             int64
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [flags]",
@@ -89,13 +91,20 @@ standard error.
 			if err := mcp.CheckProgressEvery(every); err != nil {
 				return cmdline.UsageErr("--progress-every: %s", strings.TrimPrefix(err.Error(), "mcp.progress_every: "))
 			}
+			if err := mcp.CheckEmbedFilesMax(embed); err != nil {
+				return cmdline.UsageErr("--embed-files-max: %s", strings.TrimPrefix(err.Error(), "mcp.embed_files_max: "))
+			}
+			limit := embed
+			if limit == 0 {
+				limit = -1 // none
+			}
 			if session == "" {
 				session = os.Getenv("ASKBRIDGE_SESSION_ID")
 			}
 			log := newLogger(bridgeconfig.Log{Level: logLevel}, cmd.ErrOrStderr())
 			s, err := mcp.New(mcp.Config{
 				Asker: mcp.Fixed(mcpClient()), SessionID: session, NoUserQuestion: noQuestion,
-				ProgressEvery: every, Version: versionString(), Logger: log,
+				ProgressEvery: every, EmbedFilesMax: limit, Version: versionString(), Logger: log,
 			})
 			if err != nil {
 				return err
@@ -107,6 +116,7 @@ standard error.
 	f := cmd.Flags()
 	f.DurationVar(&every, "progress-every", mcp.DefaultProgressEvery, "how often a waiting ask_user call sends a progress notification")
 	f.StringVar(&session, "session", "", "session id of the questions (default: $ASKBRIDGE_SESSION_ID, else random per process)")
+	f.Int64Var(&embed, "embed-files-max", mcp.DefaultEmbedFilesMax, "the largest file in bytes, other than a picture, that a result embeds (0: none; at most 10485760)")
 	f.StringVar(&logLevel, "log-level", "warn", "log level on standard error: debug, info, warn, error")
 	f.BoolVar(&noQuestion, "no-user-question", cmdline.EnvSwitch("ASKBRIDGE_NO_USER_QUESTION"), "ask_user returns at once, asking nobody, for unattended runs (default: $ASKBRIDGE_NO_USER_QUESTION)")
 	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "standard input closed, or interrupted", cmdline.ExitBadInput, "bad input (unknown flag, a --progress-every out of range)", cmdline.ExitFailure, "failure")
