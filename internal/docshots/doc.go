@@ -1,0 +1,15 @@
+// Package docshots makes the pictures and the Slack excerpt of
+// docs/agents.md from the running code: a bridge in one process (the real
+// broker on a SQLite file, the web inbox, the Slack channel against the
+// fake Slack of channels/slack/slackfake, the API), the real `bridge hook
+// claude` asking through it, and headless Chromium photographing the
+// inbox. Its only test, TestDocShots, does the work, and runs only when
+// ASKBRIDGE_DOCSHOTS names the folder to write to:
+//
+//	ASKBRIDGE_DOCSHOTS=$PWD/docs/img go test -count=1 -run TestDocShots ./internal/docshots/
+//
+// It writes permission-prompt-390.png, permission-prompt-1280.png,
+// rules-390.png and rules-1280.png (each PNG at most 200 KB) and
+// permission-prompt.slack.json, the blocks the Slack channel posted for
+// the prompt.
+package docshots
