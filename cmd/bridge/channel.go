@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -29,8 +30,8 @@ const (
 )
 
 // channelInstructions go into Claude's system prompt: what this channel
-// sends, and that it takes no replies.
-const channelInstructions = `This server relays Claude Code's permission prompts to people through askbridge (Slack, Discord, Telegram or its web inbox); whichever answer comes first, in chat or at the terminal, applies, and Claude Code handles the verdicts itself. When a person denies a prompt with words for you, they arrive as a <channel> tag with the attributes request_id, tool and behavior="deny": the person's note on that tool call, to take into account as a message from the user (moot if the prompt was answered at the terminal first). This channel has no reply tool; to ask people something, use askbridge's ask_user tool when it is configured.`
+// sends, and how to answer people with the reply tool.
+const channelInstructions = `This server relays Claude Code's permission prompts to people through askbridge (Slack, Discord, Telegram or its web inbox); whichever answer comes first, in chat or at the terminal, applies, and Claude Code handles the verdicts itself. When a person denies a prompt with words for you, they arrive as a <channel> tag with the attributes request_id, tool and behavior="deny": the person's note on that tool call, to take into account as a message from the user (moot if the prompt was answered at the terminal first). Once a prompt has been answered, the people who may answer it can go on writing to you under it (in its Slack thread, as a reply to its message on Telegram or Discord, on its card in the web inbox): each message arrives as a <channel> tag with the attributes message_id, question_id, channel and user, and person and person_name when the bridge knows who they are; read it as a message from the user. To answer, call the reply tool with your text and that message_id (leave it out to answer the latest message); it is posted where the person wrote. Reply only to these messages, and do not repeat there what you already said at the terminal. To ask people something new, use askbridge's ask_user tool when it is configured.`
 
 // channelOptions are the flags of `bridge channel`.
 type channelOptions struct {
@@ -61,13 +62,20 @@ func newChannelCmd() *cobra.Command {
 	var o channelOptions
 	cmd := &cobra.Command{
 		Use:   "channel [flags]",
-		Short: "Relay Claude Code's permission prompts to chat, racing the terminal",
+		Short: "Relay Claude Code's permission prompts to chat, racing the terminal, and people's replies back",
 		Long: `Serve Claude Code's channel protocol (research preview, Claude Code 2.1.81
 or later) on standard input and output. Claude Code sends each permission
 prompt here while its own dialog stays open; each becomes a question on
 the route (Allow once, Deny), and a person's answer goes back as the
 verdict. Whichever answer comes first, in chat or at the terminal,
 applies; a prompt nobody answers in chat is left to the terminal.
+
+Once a prompt has been answered, the people who may answer its route can
+go on writing under it (its Slack thread, a reply to its message on
+Telegram or Discord, its card in the web inbox): each message reaches
+Claude as a channel event, and Claude answers with the reply tool, which
+posts where they wrote. Anyone else is refused. People are told when no
+such server of the session has polled for a minute.
 
 Add it to .mcp.json as the server "askbridge" (command "bridge", args
 ["channel"]) and start Claude Code with
@@ -88,16 +96,26 @@ standard error.
 				o.session = "channel-" + strings.ToLower(rand.Text()[:8])
 			}
 			log := newLogger(bridgeconfig.Log{Level: o.logLevel}, cmd.ErrOrStderr())
-			s := sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: versionString()}, &sdk.ServerOptions{
-				Capabilities: mcp.ChannelCapabilities(),
-				Instructions: channelInstructions,
-				Logger:       log,
-			})
 			var r *channelRelay
 			t := mcp.NewChannelTransport(&sdk.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}},
 				func(_ string, params json.RawMessage) { r.receive(params) }, mcp.MethodPermissionRequest)
-			r = newChannelRelay(cmd.Context(), mcpClient(), t.Notify, o, log)
+			c := mcpClient()
+			r = newChannelRelay(cmd.Context(), c, t.Notify, o, log)
 			defer r.stop()
+			// People's messages are polled until the session ends.
+			chatCtx, endChat := context.WithCancel(cmd.Context())
+			chat := &channelChat{c: c, notify: t.Notify, session: o.session, log: log}
+			defer chat.stop()
+			defer endChat()
+			chat.listen(chatCtx)
+			caps := mcp.ChannelCapabilities()
+			caps.Tools = &sdk.ToolCapabilities{}
+			s := sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: versionString()}, &sdk.ServerOptions{
+				Capabilities: caps,
+				Instructions: channelInstructions,
+				Logger:       log,
+			})
+			chat.addTool(s)
 			log.Info("channel ready", "session_id", o.session, "route", o.route)
 			if err := s.Run(cmd.Context(), t); err != nil && cmd.Context().Err() == nil {
 				return fmt.Errorf("channel: %w", err)

@@ -28,8 +28,8 @@ func TestProcessChannelVerdicts(t *testing.T) {
 	if string(caps) != `{"claude/channel":{},"claude/channel/permission":{}}` {
 		t.Errorf("experimental capabilities %s, want claude/channel and claude/channel/permission", caps)
 	}
-	if !strings.Contains(ir.Instructions, "permission prompts") || ir.Capabilities.Tools != nil {
-		t.Errorf("instructions %q, tools %+v: want instructions and no tools", ir.Instructions, ir.Capabilities.Tools)
+	if !strings.Contains(ir.Instructions, "permission prompts") || !strings.Contains(ir.Instructions, "reply tool") || ir.Capabilities.Tools == nil {
+		t.Errorf("instructions %q, tools %+v: want instructions naming the reply tool, and tools", ir.Instructions, ir.Capabilities.Tools)
 	}
 	api := client.New("http://"+addr, "")
 	tests := []struct {

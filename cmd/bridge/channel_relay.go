@@ -93,6 +93,9 @@ func (r *channelRelay) relay(p hooks.ChannelPrompt) {
 	log := r.log.With("request_id", p.RequestID, "tool", p.Tool)
 	q := p.Question(r.o.session)
 	q.Route, q.Timeout, q.Lease, q.Wait = r.o.route, r.o.timeout.String(), r.o.lease.String(), "0s"
+	// Once it ends, what people write under it is for the session
+	// (channel_chat.go).
+	q.Conversation = true
 	res, err := r.submit(q, p.RequestID)
 	if err != nil {
 		log.Warn("could not ask in chat; the terminal decides", "err", err)
