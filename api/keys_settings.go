@@ -34,6 +34,10 @@ type AgentSettings struct {
 	// "telegram:42"): on a route with forbid_requester they may not
 	// approve its questions.
 	OnBehalfOf []string `yaml:"on_behalf_of"`
+	// LegacyIDs lets the agent's raw asks leave session_id and
+	// tool_call_id out, as before both were required; each such ask is
+	// then not idempotent, and the log says so once.
+	LegacyIDs bool `yaml:"legacy_ids"`
 }
 
 // ResponderSettings is one entry of the responders section: a person (or
@@ -176,7 +180,7 @@ func ValidateOnBehalfOf(agents []AgentSettings, channels map[string]bool, people
 func AgentKeys(agents []AgentSettings) []Key {
 	out := make([]Key, 0, len(agents))
 	for _, k := range agents {
-		out = append(out, Key{Name: k.Name, Secret: os.Getenv(k.KeyEnv)})
+		out = append(out, Key{Name: k.Name, Secret: os.Getenv(k.KeyEnv), RequireIDs: !k.LegacyIDs})
 	}
 	return out
 }

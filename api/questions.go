@@ -23,6 +23,10 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 	if decode(w, r, s.cfg.MaxBody, &req) {
 		return
 	}
+	if err := s.checkIDs(agent, &req); err != nil {
+		writeBrokerError(w, err)
+		return
+	}
 	if req.CallbackURL != "" && s.cfg.CallbackPolicy != nil {
 		if err := s.cfg.CallbackPolicy.Check(req.CallbackURL); err != nil {
 			writeBrokerError(w, err)

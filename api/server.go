@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +24,10 @@ type Key struct {
 	User string
 	// Secret is the key itself, as read from its environment variable.
 	Secret string
+	// RequireIDs refuses the agent's asks without session_id and
+	// tool_call_id (ids.go): AgentKeys sets it unless the agent has
+	// agents[].legacy_ids.
+	RequireIDs bool
 }
 
 // Config configures the API server.
@@ -98,6 +103,8 @@ type Server struct {
 	streams *streamSlots
 	// auditKey is the digest of Config.AuditKey, nil without one.
 	auditKey *[32]byte
+	// legacyWarned holds the agents whose ask without ids was logged.
+	legacyWarned sync.Map
 
 	drainCtx context.Context
 	drain    context.CancelFunc
@@ -142,6 +149,9 @@ func New(cfg Config, b *broker.Broker, st Store) *Server {
 	s.auditKey = hashAuditKey(cfg.AuditKey)
 	for _, k := range cfg.AgentKeys {
 		s.agents = append(s.agents, hashedKey{k, sha256.Sum256([]byte(k.Secret))})
+		if !k.RequireIDs {
+			s.log.Warn("agents[].legacy_ids is set: this agent's asks may leave session_id and tool_call_id out, and then are not idempotent; it goes in a later release", "agent", k.Name)
+		}
 	}
 	for _, k := range cfg.ResponderKeys {
 		s.resps = append(s.resps, hashedKey{k, sha256.Sum256([]byte(k.Secret))})

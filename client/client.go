@@ -47,6 +47,10 @@ type Client struct {
 	// goes on either way: it ends when the question does, not at a
 	// deadline it once saw.
 	OnExtended func(Result)
+	// SessionID names the session of every ask that names none; New sets
+	// a random one ("sdk-…"), one per Client. A bridge requires each ask
+	// of an agent with a key to name its session and its call.
+	SessionID string
 }
 
 // Server returns the base URL of the server.
@@ -62,7 +66,15 @@ func New(baseURL, key string) *Client {
 		base: strings.TrimRight(baseURL, "/"), key: key,
 		http:       &http.Client{Timeout: pollWait + 30*time.Second},
 		RetryDelay: 200 * time.Millisecond,
+		SessionID:  newSessionID(),
 	}
+}
+
+// newSessionID returns a random session id for a Client.
+func newSessionID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "sdk-" + hex.EncodeToString(b[:])
 }
 
 // APIError is an error answer of the server.
@@ -153,7 +165,16 @@ func NewToolCallID() string {
 
 // Submit sends q once and returns the result when it resolved within
 // q.Wait, or a pending Result (Status pending, with ID and ExpiresAt).
+// A q without a session is asked in c.SessionID; one without a tool-call
+// id gets a new one, so sending it again asks again: give q an id of its
+// own (NewToolCallID) to send it again safely.
 func (c *Client) Submit(ctx context.Context, q Question) (*Result, error) {
+	if q.SessionID == "" {
+		q.SessionID = c.SessionID
+	}
+	if q.ToolCallID == "" {
+		q.ToolCallID = NewToolCallID()
+	}
 	var res Result
 	if _, err := c.do(ctx, http.MethodPost, "/v1/questions", q, &res); err != nil {
 		return nil, err

@@ -82,11 +82,7 @@ and tool-call id) until it resolves.
 				}
 				return cmdline.PrintResult(out, res)
 			}
-			res, err := cmdline.BlockingClient(cmd, connectTimeout).AskRaw(ctx, q)
-			if err != nil {
-				return cmdline.ClientError(err, "")
-			}
-			return cmdline.PrintResult(out, res)
+			return askAndWait(cmd, cmdline.BlockingClient(cmd, connectTimeout), q)
 		},
 	}
 	f := cmd.Flags()
@@ -98,16 +94,16 @@ and tool-call id) until it resolves.
 	f.StringVar(&q.Timeout, "timeout", "", "how long people have to answer, e.g. 30m (10s–7d; default 30m)")
 	f.StringVar(&q.Route, "route", "", "the route to post to (default: default)")
 	f.StringVar(&q.Context, "context", "", "context shown with the question")
-	f.StringVar(&q.SessionID, "session", "", "the asking session's id")
+	f.StringVar(&q.SessionID, "session", "", "the asking session's id (default: $ASKBRIDGE_SESSION_ID, else random)")
 	f.StringVar(&q.ToolCallID, "tool-call-id", "", "idempotency key within the session (default: random)")
 	f.StringVar(&q.CallbackURL, "callback-url", "", "POST the result to this `URL` when the question resolves")
-	f.StringVar(&q.Lease, "lease", "", "cancel the question when this client is gone this long, e.g. 60s")
+	f.StringVar(&q.Lease, "lease", "", "cancel the question when this client is gone this long (5s–7d; default 1m while ask waits, none with --pending)")
 	f.StringArrayVar(&people, "responder", nil, "a person allowed to answer, `[CHANNEL:]USER-ID` (repeat)")
 	f.BoolVar(&pending, "pending", false, "print the question's id as JSON and return at once")
 	f.StringVar(&request, "request", "", "read the whole request as JSON from `FILE` (- for standard input)")
 	f.BoolVar(&jsonOut, "json", false, "print the result as JSON (always the case: ask prints JSON)")
 	cmdline.AddConnectTimeout(cmd, &connectTimeout)
-	cmdline.WithExitCodes(cmd, cmdline.ResultExitCodes...)
+	cmdline.WithExitCodes(cmd, append(cmdline.ResultExitCodes, cmdline.ExitInterrupted, "interrupted (Ctrl-C or SIGTERM) while waiting: the question is cancelled")...)
 	return cmd
 }
 

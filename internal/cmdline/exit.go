@@ -20,6 +20,9 @@ const (
 	ExitTimedOut    = 4
 	ExitCancelled   = 5
 	ExitUnsupported = 6
+	// ExitInterrupted is a blocking command stopped by Ctrl-C or
+	// SIGTERM (128 + SIGINT, as shells report it).
+	ExitInterrupted = 130
 )
 
 // ExitError ends a command with an exit code; Err, when not nil, is
