@@ -120,7 +120,7 @@ func TestKeyedBridgeBehindProxy(t *testing.T) {
 		return h
 	}
 	const host = "bridge.example.com"
-	status, _, body := send(t, "POST", b.url+"/v1/questions", host, proxied("Authorization", "Bearer agent-key-behind-the-proxy"), `{"question":"Deploy to production?","options":[{"label":"Yes"},{"label":"No"}],"wait":"0s"}`)
+	status, _, body := send(t, "POST", b.url+"/v1/questions", host, proxied("Authorization", "Bearer agent-key-behind-the-proxy"), `{"question":"Deploy to production?","options":[{"label":"Yes"},{"label":"No"}],"wait":"0s","session_id":"proxy","tool_call_id":"deploy-1"}`)
 	if status != http.StatusAccepted {
 		t.Fatalf("ask through the proxy: %d %s", status, body)
 	}
