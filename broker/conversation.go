@@ -366,3 +366,24 @@ func ParseMessageID(s string) (int64, error) {
 	}
 	return n, nil
 }
+
+// Conversation returns what was said on q once it ended, people's
+// messages and the agent's replies, oldest first, for the copies that
+// show it (the web inbox's card); nil for a question that is no
+// conversation.
+func (b *Broker) Conversation(ctx context.Context, q *Question) ([]SessionMessage, error) {
+	if !q.Conversation {
+		return nil, nil
+	}
+	msgs, _, err := b.store.SessionMessages(ctx, q.Agent, q.SessionID, 0, b.cfg.Now(), MaxSessionMessages)
+	if err != nil {
+		return nil, fmt.Errorf("broker: read the conversation of %s: %w", q.ID, err)
+	}
+	out := msgs[:0]
+	for _, m := range msgs {
+		if m.QuestionID == q.ID {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

@@ -56,6 +56,9 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //	POST /inbox/answer     {"text","question","prompt","files":[{"name","type","data"}]}
 //	                       → {"ok","reply"}: an answer with files, data in base64
 //	                       (upload.go); the only endpoint with a larger body
+//	POST /inbox/say        {"question","text"} → {"ok","reply"}: a message to the
+//	                       agent's session on an ended conversation question
+//	                       (conversation.go)
 //	POST /inbox/login      {"token"} → sets the session cookie
 //	POST /inbox/logout     clears it
 //	GET  /inbox/oidc/login     with single sign-on: to the provider (oidc_flow.go)
@@ -76,6 +79,7 @@ func (c *Channel) Handler() http.Handler {
 	mux.Handle("GET /inbox/events", longlived.Handler(http.HandlerFunc(c.serveEvents)))
 	mux.HandleFunc("POST /inbox/command", c.posted(c.serveCommand))
 	mux.HandleFunc("POST /inbox/answer", c.postedUpTo(maxUploadBody, c.serveAnswer))
+	mux.HandleFunc("POST /inbox/say", c.posted(c.serveSay))
 	mux.HandleFunc("POST /inbox/login", c.posted(c.serveLogin))
 	mux.HandleFunc("POST /inbox/logout", c.posted(c.serveLogout))
 	if c.sso != nil {

@@ -40,6 +40,11 @@ type view struct {
 	// states, read when the page reads its state (absent from live
 	// events, whose page keeps the copies it had).
 	Copies []copyView `json:"copies,omitempty"`
+	// Conversation is what was said on an ended conversation question
+	// since it ended, and Say is set on such a question, whose card takes
+	// a message to the agent's session (conversation.go).
+	Conversation []lineView `json:"conversation,omitempty"`
+	Say          bool       `json:"say,omitempty"`
 	// Rank orders versions of one question: a page keeps the version with
 	// the higher rank, so a late, older copy never replaces a newer one.
 	Rank int `json:"rank"`

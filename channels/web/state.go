@@ -129,6 +129,7 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 	for _, q := range done {
 		v := render(q, now, c.loc)
 		v.Copies = c.copiesOf(ctx, q.ID)
+		c.addConversation(ctx, q, &v)
 		st.History = append(st.History, v)
 	}
 	return st, nil

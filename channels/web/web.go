@@ -62,6 +62,10 @@ type Options struct {
 	// (web_token_env), token_person and single sign-on sign in. Nil
 	// knows nobody.
 	People *broker.People
+	// Conversations, when set, reads what was said on conversation
+	// questions once they ended, which their cards show with a box to
+	// write to the agent's session (conversation.go; pass the broker).
+	Conversations ConversationReader
 	// Rules, when set, keeps the bridge's approval rules, which the
 	// Rules page lists and revokes (rules.go; pass the broker). Without
 	// it the inbox has no Rules page.
@@ -76,6 +80,7 @@ type Channel struct {
 	in       broker.InboundHandler
 	lister   Lister
 	copies   CopyReader
+	talk     ConversationReader
 	rules    RuleKeeper
 	log      *slog.Logger
 	loc      *time.Location
@@ -168,7 +173,7 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 	}
 	common := channels.Options{Logger: opts.Logger, Now: opts.Now, Location: opts.Location}.For(Name)
 	c := &Channel{
-		cfg: cfg, in: h, lister: opts.Lister, copies: opts.Copies, rules: opts.Rules,
+		cfg: cfg, in: h, lister: opts.Lister, copies: opts.Copies, rules: opts.Rules, talk: opts.Conversations,
 		log: common.Logger, loc: common.Location,
 		auth: a, hub: newHub(), static: static, rulesTmpl: rulesTmpl,
 		now: common.Now, beat: heartbeatEvery, userName: user,
@@ -264,7 +269,9 @@ func (c *Channel) publish(q *broker.Question) {
 	if !c.hub.listening() {
 		return
 	}
-	ev, err := json.Marshal(render(q, now, c.loc))
+	v := render(q, now, c.loc)
+	c.addConversation(context.Background(), q, &v)
+	ev, err := json.Marshal(v)
 	if err != nil {
 		c.log.Error("render question", "question_id", q.ID, "err", err)
 		return

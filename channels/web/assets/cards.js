@@ -267,7 +267,36 @@ export function openCard(v, act) {
   return li;
 }
 
-export function pastItem(v) {
+// conversationBlock is what was said on an ended conversation question
+// since it ended (people's messages, the agent's replies) and the box
+// whose text goes to the agent's session.
+function conversationBlock(v, li, act) {
+  const box = el('div', 'conversation');
+  if (v.conversation && v.conversation.length) {
+    const lines = el('ol', 'lines');
+    v.conversation.forEach((l) => {
+      const line = el('li', 'line ' + l.from);
+      line.append(text('span', 'who', l.who), text('span', 'said', l.text));
+      lines.append(line);
+    });
+    box.append(lines);
+  }
+  const { form, input } = textForm('say', 'h-' + v.id + '-say', 'Message to the agent', 'say-button', 'Send');
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const t = input.value.trim();
+    if (!t) {
+      act.notice('Type a message for the agent first.', false);
+      input.focus();
+      return;
+    }
+    if (await act.say(v.id, t, li)) input.value = '';
+  });
+  box.append(form);
+  return box;
+}
+
+export function pastItem(v, act) {
   const li = el('li', 'past ' + v.status);
   li.id = 'h-' + v.id;
   li.dataset.id = v.id;
@@ -285,6 +314,7 @@ export function pastItem(v) {
   li.append(text('p', 'outcome', v.outcome));
   const copies = copiesLine(v);
   if (copies) li.append(copies);
+  if (v.say && act) li.append(conversationBlock(v, li, act));
   return li;
 }
 

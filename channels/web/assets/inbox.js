@@ -46,6 +46,11 @@ import { openCard, pastItem } from './cards.js';
     return post('/inbox/command', { text: command }, card);
   }
 
+  // say sends a message to the agent's session under question id.
+  function say(id, text, card) {
+    return post('/inbox/say', { question: id, text }, card);
+  }
+
   // post sends a JSON body to path and shows the bridge's reply.
   async function post(path, payload, card) {
     if (card) card.setAttribute('aria-busy', 'true');
@@ -152,7 +157,7 @@ import { openCard, pastItem } from './cards.js';
       .sort((a, b) => (b.resolved_at || '').localeCompare(a.resolved_at || ''))
       .slice(0, historyLimit);
     place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { send, upload, notice }))));
-    place($('history'), past.map((v) => nodeFor(v, pastItem)));
+    place($('history'), past.map((v) => nodeFor(v, (x) => pastItem(x, { say, notice }))));
     const kept = new Set(open.concat(past).map((v) => v.id));
     for (const id of Array.from(model.keys())) {
       if (!kept.has(id)) { model.delete(id); cards.delete(id); seen.delete(id); }
