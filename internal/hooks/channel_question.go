@@ -54,8 +54,9 @@ const channelPreviewCut = "… (Claude Code's preview ends here)"
 
 // Question is the question people see for the prompt, in session: "Claude
 // Code asks: allow Bash?" with the readable preview of the input, and the
-// description, the request and where it came from as context. Its options
-// are Allow once and Deny; typed text denies.
+// description, the request and where it came from as context, which also
+// says that people may write to the session under it once it is
+// answered. Its options are Allow once and Deny; typed text denies.
 func (p ChannelPrompt) Question(session string) client.Question {
 	subject, body := channelPreview(p.Tool, p.InputPreview)
 	text := "Claude Code asks: allow " + subject + "?"
@@ -66,6 +67,7 @@ func (p ChannelPrompt) Question(session string) client.Question {
 	if d := strings.TrimSpace(p.Description); d != "" && !strings.Contains(body, d) {
 		ctx = append(ctx, "Description: "+cutText(maskText(d), valueMax))
 	}
+	ctx = append(ctx, "Once it is answered, what you write under it (in its thread, as a reply to it, on its card) goes to that Claude Code session.")
 	ctx = append(ctx, "Request: "+p.RequestID, "Session: "+session)
 	return client.Question{
 		SessionID: session,

@@ -51,7 +51,7 @@ func TestChannelPromptQuestion(t *testing.T) {
 	}{
 		{"bash", hooks.ChannelPrompt{RequestID: "tbxkq", Tool: "Bash", Description: "Clean the build directory", InputPreview: `{"command":"rm -rf build","description":"Clean the build directory"}`},
 			"Claude Code asks: allow Bash?\n$ rm -rf build",
-			[]string{"Relayed from Claude Code's terminal", "Description: Clean the build directory", "Request: tbxkq", "Session: channel-1"}, nil},
+			[]string{"Relayed from Claude Code's terminal", "Description: Clean the build directory", "what you write under it", "Request: tbxkq", "Session: channel-1"}, nil},
 		{"bash preview cut by Claude Code", hooks.ChannelPrompt{RequestID: "abcde", Tool: "Bash", Description: "Deploy", InputPreview: `{"command":"GITHUB_TOKEN=ghp_abc123 make rel`},
 			"Claude Code asks: allow Bash?\n$ GITHUB_TOKEN=*** make rel\n… (Claude Code's preview ends here)", nil, nil},
 		{"description that is the command", hooks.ChannelPrompt{RequestID: "abcde", Tool: "Bash", Description: "ls -la", InputPreview: `{"command":"ls -la"}`},
