@@ -8,6 +8,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels/discord/discordfake"
 )
 
 // TestPostInThread: an agent's reply is a reply to the question's
@@ -73,5 +74,64 @@ func TestEscapedParts(t *testing.T) {
 				t.Errorf("%q in %d: part %q", tc.s, tc.max, p)
 			}
 		}
+	}
+}
+
+// TestConversationOnDiscord: once a conversation question on the gated
+// route has ended, a reply to its message from the route's responder
+// reaches the agent's session and is acknowledged; one from a person not
+// on the route is refused and reaches nothing; the agent's reply goes
+// back as a reply to the question's message.
+func TestConversationOnDiscord(t *testing.T) {
+	w := newWorld(t, nil)
+	ctx := testCtx(t)
+	a := w.ask(t, &broker.AskRequest{SessionID: "s1", Route: "gated", Conversation: true, Question: "Claude Code asks: allow Bash?",
+		Options: []broker.Option{{Label: "Allow once"}, {Label: "Deny"}}})
+	w.fake.Say(w.ana, w.gated, "1", a.msg.ID)
+	if q := a.done(t); q.Status != broker.StatusAnswered {
+		t.Fatalf("the question is %s, want answered", q.Status)
+	}
+	_, cursor, err := w.b.SessionMessages(ctx, "agent", "s1", -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answerTo := func(said string) string {
+		t.Helper()
+		var got string
+		if err := discordfake.Until(ctx, func() bool {
+			for _, m := range w.fake.Messages(w.gated) {
+				if m.Author.Bot && m.Reference != nil && m.Reference.MessageID == said {
+					got = m.Content
+					return true
+				}
+			}
+			return false
+		}); err != nil {
+			t.Fatalf("message %s was not answered", said)
+		}
+		return got
+	}
+	if got := answerTo(w.fake.Say(w.bo, w.gated, "deploy anyway", a.msg.ID)); !strings.Contains(got, "not one of the people asked to answer") {
+		t.Fatalf("Bo's reply was answered %q, want the usual refusal", got)
+	}
+	if got := answerTo(w.fake.Say(w.ana, w.gated, "why not staging?", a.msg.ID)); got != escape(broker.SentToSession) {
+		t.Fatalf("Ana's reply was answered %q", got)
+	}
+	msgs, _, err := w.b.SessionMessages(ctx, "agent", "s1", cursor, 0)
+	if err != nil || len(msgs) != 1 || msgs[0].Text != "why not staging?" || msgs[0].By.User != w.ana.ID || msgs[0].Copy.MessageID != a.msg.ID {
+		t.Fatalf("the session got %+v, %v; want Ana's words alone, on the question's message", msgs, err)
+	}
+	if _, err := w.b.ReplyInSession(ctx, "agent", "s1", 0, "Staging is down today."); err != nil {
+		t.Fatal(err)
+	}
+	if err := discordfake.Until(ctx, func() bool {
+		for _, m := range w.fake.Messages(w.gated) {
+			if m.Author.Bot && m.Reference != nil && m.Reference.MessageID == a.msg.ID && m.Content == escape("Staging is down today.") {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("the agent's reply is not a reply to the question's message")
 	}
 }
