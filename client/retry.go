@@ -35,7 +35,8 @@ type RetryInfo struct {
 type UnreachableError struct {
 	// Server is the base URL the call talked to.
 	Server string
-	// After is how long the call kept trying.
+	// After is how long the call kept trying: the ConnectTimeout it was
+	// given (its last attempt may end a little later on a busy machine).
 	After time.Duration
 	// Err is the last failure.
 	Err error
@@ -103,7 +104,7 @@ func (r *retrier) pause(ctx context.Context, err error) error {
 	if !r.reached && r.c.ConnectTimeout > 0 {
 		left := r.c.ConnectTimeout - now.Sub(r.since)
 		if left <= 0 {
-			return &UnreachableError{Server: r.c.base, After: now.Sub(r.since), Err: err}
+			return &UnreachableError{Server: r.c.base, After: r.c.ConnectTimeout, Err: err}
 		}
 		d = min(d, left)
 	}
