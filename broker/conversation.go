@@ -183,9 +183,9 @@ func (b *Broker) showConversation(q *Question) {
 	b.touchLocal(q, local, false)
 }
 
-// CheckSessionID reports a session id the conversation endpoints cannot
+// checkSessionID reports a session id the conversation endpoints cannot
 // name, as a *FieldError of field.
-func CheckSessionID(field, session string) error {
+func checkSessionID(field, session string) error {
 	switch {
 	case session == "":
 		return fieldErr(field, "must not be empty")
@@ -203,7 +203,7 @@ func CheckSessionID(field, session string) error {
 // waits. It re-reads the store every sessionPollEvery, for messages kept
 // by other instances, and at once when this instance keeps one.
 func (b *Broker) SessionMessages(ctx context.Context, agent, session string, after int64, wait time.Duration) ([]SessionMessage, int64, error) {
-	if err := CheckSessionID("session_id", session); err != nil {
+	if err := checkSessionID("session_id", session); err != nil {
 		return nil, after, err
 	}
 	deadline := time.Now().Add(max(wait, 0))
@@ -274,9 +274,9 @@ func (b *Broker) readSession(ctx context.Context, agent, session string, after i
 	return people, next, nil
 }
 
-// CheckReply checks an agent's reply text and returns it normalised (NFC,
+// checkReply checks an agent's reply text and returns it normalised (NFC,
 // "\n" line breaks), or a *FieldError naming field.
-func CheckReply(field, text string) (string, error) {
+func checkReply(field, text string) (string, error) {
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	if strings.TrimSpace(text) == "" {
 		return "", fieldErr(field, "must not be empty: write what people should read")
@@ -297,13 +297,13 @@ func CheckReply(field, text string) (string, error) {
 // agent's, are ErrNotFound; a channel that cannot post replies is
 // ErrConflict; a post the platform refused is ErrNotPosted.
 func (b *Broker) ReplyInSession(ctx context.Context, agent, session string, seq int64, text string) (*SessionMessage, error) {
-	if err := CheckSessionID("session_id", session); err != nil {
+	if err := checkSessionID("session_id", session); err != nil {
 		return nil, err
 	}
 	if seq < 0 {
 		return nil, fieldErr("message_id", "must be a message's number (the message_id of its event), got %d", seq)
 	}
-	text, err := CheckReply("text", text)
+	text, err := checkReply("text", text)
 	if err != nil {
 		return nil, err
 	}
