@@ -306,7 +306,7 @@ func (s *scanner) options() ([]broker.Option, bool) {
 	return out, ok
 }
 
-var promptFields = []string{"question", "header", "options", "multi_select", "other", "default"}
+var promptFields = []string{"question", "header", "options", "multi_select", "other", "default", "field"}
 
 // promptField reads the value of p's field promptFields[k].
 func (s *scanner) promptField(p *broker.Prompt, k int) bool {
@@ -324,6 +324,8 @@ func (s *scanner) promptField(p *broker.Prompt, k int) bool {
 		p.Other, ok = s.other()
 	case 5:
 		p.Default, ok = s.stringList()
+	case 6:
+		p.Field, ok = s.field()
 	}
 	return ok
 }
@@ -387,7 +389,7 @@ func (s *scanner) askRequest(r *broker.AskRequest) bool {
 		return ok
 	})
 	r.Question, r.Header, r.Options = short.Question, short.Header, short.Options
-	r.MultiSelect, r.Other, r.Default = short.MultiSelect, short.Other, short.Default
+	r.MultiSelect, r.Other, r.Default, r.Field = short.MultiSelect, short.Other, short.Default, short.Field
 	return ok
 }
 

@@ -144,6 +144,8 @@ func checkFiles(q *Question, p Prompt, a *Answer, files []Attachment) *Reply {
 		return nil
 	case !p.AllowsOther():
 		return fileRefusal(q, "Files are not accepted here: this question takes only its options.")
+	case p.Field != nil && (p.Field.Type != FieldString || p.Field.Format != ""):
+		return fileRefusal(q, "Files are not accepted here: this question takes %s.", p.Field.rule())
 	case a != nil && a.Skipped:
 		return fileRefusal(q, "A skipped question takes no files.")
 	case len(files) > MaxFilesPerAnswer:

@@ -84,6 +84,7 @@ func clonePrompts(ps []Prompt) []Prompt {
 			other := *p.Other
 			p.Other = &other
 		}
+		p.Field = p.Field.clone()
 		out[i] = p
 	}
 	return out

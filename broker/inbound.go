@@ -330,7 +330,7 @@ func (b *Broker) interpret(q *Question, in Inbound, n int, choice string) (int, 
 		return 0, Answer{}, r
 	}
 	a := Answer{Selected: []string{}}
-	if strings.TrimSpace(choice) != "" || len(in.Attachments) == 0 {
+	if strings.TrimSpace(choice) != "" || len(in.Attachments) == 0 || q.Prompts[i].Field != nil {
 		a, err = Interpret(q.Prompts[i], ParseChoice(choice))
 		if err != nil {
 			return 0, Answer{}, &Reply{Text: err.Error(), Question: q, Err: ErrInvalid}

@@ -27,8 +27,18 @@ func promptIndex(q *Question, n int) (int, error) {
 // Interpret turns a choice into the answer to prompt p, or an error that
 // tells the person what would work. A skip is an answer (Skipped) on any
 // prompt, of a dialog or a single question: the person chose not to say,
-// which differs from declining the question.
+// which differs from declining the question. On a prompt with a field
+// the answer is read as the field's type, and carries its Value
+// (field_answer.go).
 func Interpret(p Prompt, c Choice) (Answer, error) {
+	if p.Field != nil {
+		return interpretField(p, c)
+	}
+	return interpretChoice(p, c)
+}
+
+// interpretChoice is Interpret by the prompt's options and free text.
+func interpretChoice(p Prompt, c Choice) (Answer, error) {
 	a := Answer{Selected: []string{}}
 	n := len(p.Options)
 	switch c.Kind {
@@ -54,7 +64,7 @@ func Interpret(p Prompt, c Choice) (Answer, error) {
 			a.CustomText = c.Raw
 			return a, nil
 		case OptionIndex(p, c.Raw) >= 0:
-			return Interpret(p, Choice{Kind: ChoiceText, Text: c.Raw, Raw: c.Raw})
+			return interpretChoice(p, Choice{Kind: ChoiceText, Text: c.Raw, Raw: c.Raw})
 		case !p.AllowsOther():
 			return a, fmt.Errorf("notes are not accepted here: choose %s, without other <text>", rangeText(n))
 		case c.Text == "":

@@ -113,7 +113,10 @@ func appendCopies(b []byte, cs []Copy) ([]byte, bool) {
 }
 
 func appendQuestion(b []byte, q *Question) ([]byte, bool) {
-	ok := true
+	ok := fieldsMarshal(q.Prompts)
+	if !ok {
+		return nil, false
+	}
 	b = append(b, `{"id":`...)
 	b = appendString(b, q.ID)
 	if q.Agent != "" {

@@ -12,7 +12,10 @@ import (
 // appendResult writes r as json.Marshal writes its fields, with
 // answered_by as MarshalJSON decides (policy_result.go).
 func appendResult(b []byte, r *Result) ([]byte, bool) {
-	ok := true
+	ok := fieldsMarshal(r.Questions)
+	if !ok {
+		return nil, false
+	}
 	b = appendString(append(b, `{"id":`...), r.ID)
 	if r.Status != "" {
 		b = appendString(append(b, `,"status":`...), string(r.Status))
@@ -116,6 +119,9 @@ func appendPrompts(b []byte, ps []Prompt) []byte {
 		if len(p.Default) > 0 {
 			b = appendStrings(append(b, `,"default":`...), p.Default)
 		}
+		if p.Field != nil {
+			b = appendField(append(b, `,"field":`...), p.Field)
+		}
 		b = append(b, '}')
 	}
 	return append(b, ']')
@@ -148,6 +154,9 @@ func appendAnswer(b []byte, a *Answer) []byte {
 	b = appendStrings(append(b, `{"selected":`...), a.Selected)
 	b = appendString(append(b, `,"custom_text":`...), a.CustomText)
 	b = strconv.AppendBool(append(b, `,"skipped":`...), a.Skipped)
+	if !a.Value.IsZero() {
+		b = append(append(b, `,"value":`...), a.Value.json...)
+	}
 	if a.Defaulted {
 		b = append(b, `,"defaulted":true`...)
 	}

@@ -79,6 +79,9 @@ type Prompt struct {
 	MultiSelect bool       `json:"multi_select,omitempty"`
 	Other       *bool      `json:"other,omitempty"`
 	Default     StringList `json:"default,omitempty"`
+	// Field, when set, types the answer (field.go): its type sets the
+	// options, and the answer is checked and returned typed (Value).
+	Field *Field `json:"field,omitempty"`
 }
 
 // AllowsOther reports whether free text is accepted for p (true unless
@@ -94,9 +97,12 @@ func (p Prompt) Recommended(i int) bool {
 // gave it (or skipped the prompt); it is absent on a default, which is
 // marked Defaulted instead, and on answers stored by older bridges.
 type Answer struct {
-	Selected   []string   `json:"selected"`
-	CustomText string     `json:"custom_text"`
-	Skipped    bool       `json:"skipped"`
+	Selected   []string `json:"selected"`
+	CustomText string   `json:"custom_text"`
+	Skipped    bool     `json:"skipped"`
+	// Value is the typed answer to a prompt with a field: 8080, true,
+	// "2026-12-03", ["eu","us"] (field.go).
+	Value      Value      `json:"value,omitzero"`
 	Defaulted  bool       `json:"defaulted,omitempty"`
 	Action     string     `json:"action,omitempty"`
 	Prefill    string     `json:"prefill,omitempty"`

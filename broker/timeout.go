@@ -68,6 +68,9 @@ func defaultAnswer(p Prompt) Answer {
 			a.CustomText = d
 		}
 	}
+	if p.Field != nil {
+		a.Value = p.Field.Default
+	}
 	return a
 }
 

@@ -54,6 +54,7 @@ type AskRequest struct {
 	MultiSelect bool       `json:"multi_select,omitempty"`
 	Other       *bool      `json:"other,omitempty"`
 	Default     StringList `json:"default,omitempty"`
+	Field       *Field     `json:"field,omitempty"`
 	// Policy tightens the route's team policies (policy.go); RequestedBy
 	// names the people the question is asked for.
 	Policy      *Policy  `json:"policy,omitempty"`
@@ -66,12 +67,12 @@ type AskRequest struct {
 // Prompts returns the request's prompts, expanding the single-prompt
 // shortcut.
 func (r *AskRequest) Prompts() ([]Prompt, error) {
-	short := r.Question != "" || r.Header != "" || len(r.Options) > 0 || r.MultiSelect || r.Other != nil || len(r.Default) > 0
+	short := r.Question != "" || r.Header != "" || len(r.Options) > 0 || r.MultiSelect || r.Other != nil || len(r.Default) > 0 || r.Field != nil
 	if short && len(r.Questions) > 0 {
 		return nil, fieldErr("question", "give either questions or the single-question fields (question, options, ...), not both")
 	}
 	if short {
-		return []Prompt{{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Other: r.Other, Default: r.Default}}, nil
+		return []Prompt{{Question: r.Question, Header: r.Header, Options: r.Options, MultiSelect: r.MultiSelect, Other: r.Other, Default: r.Default, Field: r.Field}}, nil
 	}
 	return r.Questions, nil
 }
@@ -95,9 +96,15 @@ func cleanPrompts(prompts []Prompt) ([]Prompt, error) {
 		if err := checkPromptText(f, p); err != nil {
 			return nil, err
 		}
+		if p.Field != nil {
+			var err error
+			if p, err = fieldPrompt(f, p); err != nil {
+				return nil, err
+			}
+		}
 		p = normalizePrompt(p)
 		if err := validatePrompt(f, p); err != nil {
-			return nil, err
+			return nil, choiceErr(f, p, err)
 		}
 		p = labelDefaults(p)
 		key := strings.TrimSpace(p.Question)
@@ -106,6 +113,9 @@ func cleanPrompts(prompts []Prompt) ([]Prompt, error) {
 		}
 		seen[key] = true
 		out[i] = p
+	}
+	if err := checkFieldNames(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

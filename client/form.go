@@ -80,7 +80,7 @@ func (c *Client) AskForm(ctx context.Context, f *Form) (*FormAnswers, error) {
 		return nil, fmt.Errorf("askbridge: a form holds 1 to %d prompts, this one has %d", MaxFormPrompts, len(f.prompts))
 	}
 	q := f.Question
-	q.Question, q.Options, q.Header, q.MultiSelect, q.Other, q.Default = "", nil, "", false, nil, nil
+	q.Question, q.Options, q.Header, q.MultiSelect, q.Other, q.Default, q.Field = "", nil, "", false, nil, nil, nil
 	q.Prompts = f.prompts
 	res, err := c.Ask(ctx, q)
 	if res == nil {

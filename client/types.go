@@ -1,6 +1,7 @@
 package client
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -39,6 +40,9 @@ type Prompt struct {
 	// Other, when false, forbids free-text answers.
 	Other   *bool    `json:"other,omitempty"`
 	Default []string `json:"default,omitempty"`
+	// Field, when set, types the answer (field.go): the bridge checks
+	// it, and returns it typed in Answer.Value.
+	Field *Field `json:"field,omitempty"`
 }
 
 // Question is what an agent asks: one prompt (the Question, Options, …
@@ -65,19 +69,23 @@ type Question struct {
 	MultiSelect bool     `json:"multi_select,omitempty"`
 	Other       *bool    `json:"other,omitempty"`
 	Default     []string `json:"default,omitempty"`
+	Field       *Field   `json:"field,omitempty"`
 }
 
 // Answer is the answer to one prompt. AnsweredBy names the person who
 // gave it (or skipped the prompt); a default has none and is marked
 // Defaulted instead.
 type Answer struct {
-	Selected   []string   `json:"selected"`
-	CustomText string     `json:"custom_text"`
-	Skipped    bool       `json:"skipped"`
-	Defaulted  bool       `json:"defaulted,omitempty"`
-	Action     string     `json:"action,omitempty"`
-	Prefill    string     `json:"prefill,omitempty"`
-	AnsweredBy *Responder `json:"answered_by,omitempty"`
+	Selected   []string `json:"selected"`
+	CustomText string   `json:"custom_text"`
+	Skipped    bool     `json:"skipped"`
+	// Value is the typed answer to a prompt with a field, as JSON:
+	// 8080, true, "2026-12-03", ["eu","us"].
+	Value      json.RawMessage `json:"value,omitempty"`
+	Defaulted  bool            `json:"defaulted,omitempty"`
+	Action     string          `json:"action,omitempty"`
+	Prefill    string          `json:"prefill,omitempty"`
+	AnsweredBy *Responder      `json:"answered_by,omitempty"`
 	// Attachments are the files sent with the answer; CustomText carries
 	// a marker for each ("[Image #1]", "[File #2: build.log]"). Fetch
 	// one with Client.Attachment.

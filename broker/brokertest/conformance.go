@@ -46,6 +46,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"Replay", replayTests},
 		{"Rules", ruleTests},
 		{"Conversations", conversationTests},
+		{"Fields", fieldTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

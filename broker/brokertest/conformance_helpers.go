@@ -37,9 +37,20 @@ func NewQuestion(id, agent string, now time.Time) *broker.Question {
 	}
 }
 
+// The bounds of FullQuestion's typed prompt.
+var portMin, portMax = 1024.0, 65535.0
+
+// typed is the broker.Value of JSON s, a literal of the suite.
+func typed(s string) broker.Value {
+	var v broker.Value
+	_ = v.UnmarshalJSON([]byte(s))
+	return v
+}
+
 // FullQuestion returns a pending question with every field set, including
-// unicode text, several prompts with options and defaults, targets,
-// reminders and a lease, for round-trip tests.
+// unicode text, several prompts with options and defaults, one of them
+// typed (Prompt.Field), targets, reminders and a lease, for round-trip
+// tests.
 func FullQuestion(id, agent string, now time.Time) *broker.Question {
 	now = now.UTC().Truncate(time.Millisecond)
 	no := false
@@ -65,6 +76,12 @@ func FullQuestion(id, agent string, now time.Time) *broker.Question {
 			Default:     broker.StringList{"Search", "Sync"},
 		},
 		{Question: "Anything else? (free text)"},
+		{
+			Question: "Which port?",
+			Header:   "Port",
+			Default:  broker.StringList{"8080"},
+			Field:    &broker.Field{Name: "port", Type: broker.FieldInteger, Title: "Port ✓", Minimum: &portMin, Maximum: &portMax, Default: typed("8080")},
+		},
 	}
 	q.Route = "ops"
 	q.Targets = []broker.Target{{Channel: "telegram", Chat: "-100123"}, {Channel: "slack", Chat: "C0123"}, {Channel: "web"}}
@@ -77,7 +94,7 @@ func FullQuestion(id, agent string, now time.Time) *broker.Question {
 	q.LeaseUntil = now.Add(90 * time.Second)
 	q.Reminders = []time.Time{now.Add(time.Hour), now.Add(108 * time.Minute)}
 	q.Selections = map[int][]int{1: {0, 2}}
-	q.Progress = []*broker.Answer{nil, {Selected: []string{"Search"}, AnsweredBy: &broker.Responder{Channel: "slack", User: "U7", Name: "Bø"}}, nil}
+	q.Progress = []*broker.Answer{nil, {Selected: []string{"Search"}, AnsweredBy: &broker.Responder{Channel: "slack", User: "U7", Name: "Bø"}}, nil, nil}
 	q.ExpiresAt = now.Add(2 * time.Hour)
 	return q
 }
