@@ -50,10 +50,14 @@ func newLeases() *leases {
 	return &leases{held: map[string]*heldQuestion{}, calls: map[string]map[*context.CancelCauseFunc]struct{}{}, requests: map[string]context.Context{}}
 }
 
-// hold keeps renewing the lease of a question left pending by a call.
+// hold keeps renewing the lease of a question left pending by a call. A
+// task's question is tied to no session: no session's end cancels it.
 func (l *leases) hold(a Asker, session string, r *client.Result, lease time.Duration) {
 	if r == nil || r.ID == "" || r.Terminal() || lease <= 0 {
 		return
+	}
+	if isTaskQuestion(r) {
+		session = ""
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -119,6 +119,9 @@ type Server struct {
 	submitRetry time.Duration
 	leases      *leases
 	sessions    *sessions
+	// streams are the connections of Run that carry the status
+	// notifications of tasks (tasks_stream.go).
+	streams taskStreams
 }
 
 // New returns a Server for cfg.
@@ -161,9 +164,13 @@ func New(cfg Config) (*Server, error) {
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: serverInstructions,
 		Logger:       cfg.Logger,
+		Capabilities: serverCapabilities(),
 	})
 	s.sdk.AddReceivingMiddleware(s.bindSession)
 	if err := s.addTools(); err != nil {
+		return nil, err
+	}
+	if err := s.addTasks(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -181,6 +188,8 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	kept.Go(func() { s.keepLeases(kctx) })
 	defer kept.Wait()
 	defer stop()
+	t, done := s.streamTasks(kctx, t)
+	defer done()
 	if err := s.sdk.Run(ctx, t); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
@@ -235,6 +244,11 @@ func (s *Server) HTTPHandler() http.Handler {
 		}
 		agent := s.cfg.Agent(r.Header)
 		r.Header.Del(slotHeader)
+		r.Header.Del(taskHeader)
+		r.Header.Del(streamHeader)
+		if r.Method == http.MethodPost {
+			liftTask(r)
+		}
 		session := r.Header.Get(sessionIDHeader)
 		switch {
 		case session == "" && r.Method == http.MethodPost && opensSession(r):

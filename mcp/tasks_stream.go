@@ -1,0 +1,212 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/internal/backoff"
+)
+
+// Status notifications of tasks go on the connections Run serves (stdio):
+// the SDK sends no notification of a method it does not know, so the
+// connection is wrapped (taskConn) and writes them beside the SDK's
+// messages. The same wrapper gives a tools/call its params.task, which
+// the SDK's params drop. Over HTTP the server has no stream to put them
+// on outside a request (it offers no standalone GET stream): clients
+// there poll tasks/get, or wait in tasks/result.
+//
+// A task gets notifications when it was made with params.task
+// (2025-11-25) on such a connection: one when someone snoozes its question
+// (with the new deadline), one when it is escalated, and one when it
+// ends. The extension's notifications need a subscriptions/listen with
+// taskIds, which the SDK's listen does not carry: extension clients poll.
+
+// taskStreams are the connections of Run that carry status
+// notifications, by id.
+type taskStreams struct {
+	mu   sync.Mutex
+	byID map[string]*taskStream
+}
+
+// taskStream is one such connection with the watchers of its tasks,
+// which end with it.
+type taskStream struct {
+	id     string
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	conn *taskConn
+}
+
+// streamTasks wraps t so that its connection carries the status
+// notifications of the tasks made on it. done ends the watchers of those
+// tasks and waits for them.
+func (s *Server) streamTasks(ctx context.Context, t sdk.Transport) (wrapped sdk.Transport, done func()) {
+	st := &taskStream{id: randomHex(8)}
+	st.ctx, st.cancel = context.WithCancel(ctx)
+	s.streams.mu.Lock()
+	if s.streams.byID == nil {
+		s.streams.byID = map[string]*taskStream{}
+	}
+	s.streams.byID[st.id] = st
+	s.streams.mu.Unlock()
+	return &taskTransport{inner: t, st: st}, func() {
+		s.streams.mu.Lock()
+		delete(s.streams.byID, st.id)
+		s.streams.mu.Unlock()
+		st.cancel()
+		st.wg.Wait()
+	}
+}
+
+// taskTransport is a transport whose connection is a taskConn.
+type taskTransport struct {
+	inner sdk.Transport
+	st    *taskStream
+}
+
+// Connect implements sdk.Transport.
+func (t *taskTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tc := &taskConn{Connection: c, stream: t.st.id}
+	t.st.mu.Lock()
+	t.st.conn = tc
+	t.st.mu.Unlock()
+	return tc, nil
+}
+
+// SupportsProtocolVersion tells the SDK what the inner transport serves.
+func (t *taskTransport) SupportsProtocolVersion(v string) bool {
+	if p, ok := t.inner.(sdk.ProtocolVersionSupporter); ok {
+		return p.SupportsProtocolVersion(v)
+	}
+	return true
+}
+
+// taskConn is the connection taskTransport hands the SDK. The SDK tells a
+// stdio connection the negotiated protocol version through an unexported
+// method, which a wrapper cannot pass on; the one effect is that the
+// connection keeps accepting JSON-RPC batches on versions that dropped
+// them.
+type taskConn struct {
+	sdk.Connection
+	stream string
+	// wmu orders the SDK's writes and the notifications on one lock.
+	wmu sync.Mutex
+}
+
+// Read hands a tools/call with params.task its param and this
+// connection's id in the request's header, as the HTTP handler does.
+func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method == "tools/call" && req.Extra == nil && bytes.Contains(req.Params, []byte(`"task"`)) {
+		if param, ok := paramsTask(req.Params); ok {
+			req.Extra = &sdk.RequestExtra{Header: http.Header{taskHeader: {param}, streamHeader: {c.stream}}}
+		}
+	}
+	return msg, nil
+}
+
+// Write implements sdk.Connection.
+func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.Connection.Write(ctx, msg)
+}
+
+// notify writes a 2025-11-25 status notification of t.
+func (st *taskStream) notify(ctx context.Context, t taskState) error {
+	st.mu.Lock()
+	c := st.conn
+	st.mu.Unlock()
+	if c == nil {
+		return errors.New("mcp: the connection is not open")
+	}
+	raw, err := json.Marshal(t.v2025())
+	if err != nil {
+		return err
+	}
+	return c.Write(ctx, &jsonrpc.Request{Method: NotificationTaskStatus, Params: raw})
+}
+
+// watchTask follows the question of a task made on the stream named id,
+// sending its status notifications until it ends or the stream does.
+func (s *Server) watchTask(id string, a Asker, first *client.Result) {
+	s.streams.mu.Lock()
+	st := s.streams.byID[id]
+	s.streams.mu.Unlock()
+	if st == nil || first.Terminal() {
+		return
+	}
+	st.wg.Go(func() { s.followTask(st, a, first) })
+}
+
+// followTask long-polls the question: a snooze ends a long-poll early,
+// with the new deadline, and so does its end; each poll then reads the
+// audit trail for escalations, which end no long-poll and so are told
+// within a poll (PollWait).
+func (s *Server) followTask(st *taskStream, a Asker, last *client.Result) {
+	ctx := st.ctx
+	escalations := 0
+	pauses := backoff.New(retryDelay, maxRetryDelay)
+	for {
+		started := time.Now()
+		res, err := a.Get(ctx, last.ID, s.cfg.PollWait)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			var ae *client.APIError
+			if errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound {
+				return
+			}
+			s.log.Debug("mcp task: follow", "question_id", last.ID, "err", err)
+			if pauses.Wait(ctx) != nil {
+				return
+			}
+			continue
+		}
+		pauses.Reset()
+		trail := s.trail(ctx, a, res)
+		n := 0
+		for _, e := range trail {
+			if e.Kind == auditEscalated {
+				n++
+			}
+		}
+		if res.Terminal() || res.Snoozes > last.Snoozes || n > escalations {
+			if err := st.notify(ctx, taskOf(res, trail)); err != nil {
+				s.log.Debug("mcp task: status notification", "question_id", res.ID, "err", err)
+			}
+		}
+		if res.Terminal() {
+			return
+		}
+		moved := res.Snoozes > last.Snoozes
+		last, escalations = res, max(n, escalations)
+		if !moved && time.Since(started) < s.cfg.PollWait/2 {
+			// The bridge answered early (it is draining for a restart):
+			// pause before asking again.
+			if pauses.Wait(ctx) != nil {
+				return
+			}
+		}
+	}
+}
