@@ -30,6 +30,7 @@ type QuestionInput struct {
 	MultiSelect bool          `json:"multi_select,omitempty" jsonschema:"true when the person may choose several options"`
 	Other       *bool         `json:"other,omitempty" jsonschema:"whether the person may answer in their own words instead of choosing (default true); false allows only the options"`
 	Default     StringList    `json:"default,omitempty" jsonschema:"the answer used when nobody answers in time: an option label (several for multi_select) or text"`
+	Field       *FieldInput   `json:"field,omitempty" jsonschema:"a typed answer, written as one property of an MCP elicitation requestedSchema: the person's answer is checked against it and returned typed in value. Leave out options, multi_select and other: the field sets them"`
 }
 
 // OptionInput is one choice of a question.
@@ -113,7 +114,7 @@ func (in *AskInput) lease(def time.Duration) (time.Duration, error) {
 func (in *AskInput) question(sessionID, toolCallID string) client.Question {
 	q := client.Question{SessionID: sessionID, ToolCallID: toolCallID, Route: in.Route, Timeout: in.Timeout}
 	for _, p := range in.Questions {
-		cp := client.Prompt{Question: p.Question, Header: p.Header, MultiSelect: p.MultiSelect, Other: p.Other, Default: p.Default}
+		cp := client.Prompt{Question: p.Question, Header: p.Header, MultiSelect: p.MultiSelect, Other: p.Other, Default: p.Default, Field: p.Field.field()}
 		for _, o := range p.Options {
 			cp.Options = append(cp.Options, client.Option{Label: o.Label, Description: o.Description, Action: o.Action, Prefill: o.Prefill})
 		}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askbridge/askbridge/broker"
@@ -20,7 +22,7 @@ type Outcome struct {
 	ID     string        `json:"id" jsonschema:"the question id"`
 	Status client.Status `json:"status" jsonschema:"pending, answered, declined, cancelled, timed_out or unsupported"`
 	// Answers are keyed by question text.
-	Answers map[string]client.Answer `json:"answers,omitempty" jsonschema:"the answers keyed by question text: selected labels, custom_text typed instead or as a note beside them, skipped, answered_by (who gave this answer), defaulted (true when nobody answered and the default was used)"`
+	Answers map[string]client.Answer `json:"answers,omitempty" jsonschema:"the answers keyed by question text: selected labels, custom_text typed instead or as a note beside them, value (the typed answer of a question with a field: 8080, true, \"eu\", [\"eu\"]), skipped, answered_by (who gave this answer), defaulted (true when nobody answered and the default was used)"`
 	// Fallback says what a timed-out question's unanswered prompts got.
 	Fallback string `json:"fallback,omitempty" jsonschema:"for timed_out: default when every question nobody answered took its default, partial when only some did, none when no default was used; answers people gave are kept in every case"`
 	Reason   string `json:"reason,omitempty" jsonschema:"why the question was declined, cancelled or unsupported"`
@@ -29,6 +31,12 @@ type Outcome struct {
 	AnsweredBy *client.Responder `json:"answered_by,omitempty" jsonschema:"who answered or declined: channel, user and name; absent for a timeout"`
 	ExpiresAt  *time.Time        `json:"expires_at,omitempty" jsonschema:"when a pending question times out"`
 }
+
+// outcomeOptions infer the schema of an Outcome: an answer's value is any
+// JSON value, not the bytes that hold it.
+var outcomeOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[json.RawMessage](): {},
+}}
 
 // outcomeOf is the structured view of a bridge result.
 func outcomeOf(r *client.Result) Outcome {
@@ -207,6 +215,7 @@ func bridgeError(err error, prompts int) error {
 	if ae.StatusCode == 400 && prompts == 1 && ae.Field != "" && !strings.HasPrefix(ae.Field, "questions") && isPromptField(ae.Field) {
 		msg = "questions[0]." + msg
 	}
+	msg = fieldKeys.Replace(msg)
 	switch ae.StatusCode {
 	case 400, 404, 409:
 		return errors.New(msg)
@@ -217,7 +226,7 @@ func bridgeError(err error, prompts int) error {
 }
 
 func isPromptField(f string) bool {
-	for _, p := range []string{"question", "header", "options", "multi_select", "other", "default"} {
+	for _, p := range []string{"question", "header", "options", "multi_select", "other", "default", "field"} {
 		if f == p || strings.HasPrefix(f, p+".") || strings.HasPrefix(f, p+"[") {
 			return true
 		}

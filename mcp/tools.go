@@ -25,7 +25,7 @@ const (
 // The handlers decode the arguments themselves, so that a mistake comes
 // back as a tool error in the bridge's own words, naming the field.
 func (s *Server) addTools() error {
-	out, err := jsonschema.For[Outcome](nil)
+	out, err := jsonschema.For[Outcome](outcomeOptions)
 	if err != nil {
 		return fmt.Errorf("mcp: output schema: %w", err)
 	}
@@ -83,6 +83,7 @@ func askSchema() (*jsonschema.Schema, error) {
 	}}
 	fixNullable(in)
 	fixNullable(q)
+	fixFieldSchema(q.Properties["field"])
 	return in, nil
 }
 

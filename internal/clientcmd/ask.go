@@ -22,7 +22,7 @@ func newAskCmd() *cobra.Command {
 		q                         client.Question
 		options, defaults, people []string
 		noOther, pending, jsonOut bool
-		request                   string
+		request, field            string
 		connectTimeout            time.Duration
 	)
 	cmd := &cobra.Command{
@@ -38,6 +38,7 @@ and tool-call id) until it resolves.
 ` + cmdline.ClientEnv,
 		Example: `  bridge ask --header Database --option "Postgres|a server" --option "SQLite|one file" \
     --default SQLite --timeout 10m "Which database should the service use?"
+  bridge ask --header Port --field port:integer:1024..65535 --default 8080 "Which port should the service listen on?"
   bridge ask --pending "Rename the repository?"
   bridge ask --request question.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,6 +69,13 @@ and tool-call id) until it resolves.
 					f := false
 					q.Other = &f
 				}
+				if field != "" {
+					fd, err := parseField(field, q.MultiSelect)
+					if err != nil {
+						return cmdline.UsageErr("%v", err)
+					}
+					q.Field, q.MultiSelect = fd, false
+				}
 			}
 			ctx, out := cmd.Context(), cmd.OutOrStdout()
 			if pending {
@@ -90,6 +98,7 @@ and tool-call id) until it resolves.
 	f.StringVar(&q.Header, "header", "", "a short chip shown above the question (≤ 16 characters)")
 	f.BoolVar(&q.MultiSelect, "multi", false, "allow several options to be chosen")
 	f.BoolVar(&noOther, "no-other", false, "forbid free-text answers")
+	f.StringVar(&field, "field", "", fieldHelp)
 	f.StringArrayVar(&defaults, "default", nil, "the `ANSWER` used when the question times out (repeat for multi-select)")
 	f.StringVar(&q.Timeout, "timeout", "", "how long people have to answer, e.g. 30m (10s–7d; default 30m)")
 	f.StringVar(&q.Route, "route", "", "the route to post to (default: default)")
