@@ -74,6 +74,48 @@ type promptView struct {
 	Skip string `json:"skip,omitempty"`
 	// Hint explains the recommended option (broker.RecommendedHint).
 	Hint string `json:"hint,omitempty"`
+	// Expect says what a typed prompt takes (broker.ExpectText), and
+	// Input is the native input its answer is typed in.
+	Expect string     `json:"expect,omitempty"`
+	Input  *inputView `json:"input,omitempty"`
+}
+
+// inputView is the native input of a typed prompt's answer: its type
+// ("number", "email", "url", "date", "datetime-local" or "text") and
+// the limits the browser shows. The bridge checks the answer again and
+// its refusal is shown beside the input.
+type inputView struct {
+	Type      string   `json:"type"`
+	Min       *float64 `json:"min,omitempty"`
+	Max       *float64 `json:"max,omitempty"`
+	Step      string   `json:"step,omitempty"`
+	MinLength *int     `json:"minlength,omitempty"`
+	MaxLength *int     `json:"maxlength,omitempty"`
+}
+
+// inputOf is the native input of field f, or nil for one whose answers
+// are its options.
+func inputOf(f *broker.Field) *inputView {
+	switch f.Type {
+	case broker.FieldInteger:
+		return &inputView{Type: "number", Min: f.Minimum, Max: f.Maximum, Step: "1"}
+	case broker.FieldNumber:
+		return &inputView{Type: "number", Min: f.Minimum, Max: f.Maximum, Step: "any"}
+	case broker.FieldString:
+		in := &inputView{Type: "text", MinLength: f.MinLength, MaxLength: f.MaxLength}
+		switch f.Format {
+		case broker.FormatEmail:
+			in.Type = "email"
+		case broker.FormatURI:
+			in.Type = "url"
+		case broker.FormatDate:
+			in.Type = "date"
+		case broker.FormatDateTime:
+			in.Type = "datetime-local"
+		}
+		return in
+	}
+	return nil
 }
 
 // optionView is one option of a prompt.
@@ -142,6 +184,9 @@ func render(q *broker.Question, now time.Time, loc *time.Location) view {
 				}
 			}
 			pv.Skip = broker.FormatSkip(q.Ref(i))
+			if p.Field != nil {
+				pv.Expect, pv.Input = broker.ExpectText(p), inputOf(p.Field)
+			}
 		}
 		v.Prompts = append(v.Prompts, pv)
 	}

@@ -129,9 +129,38 @@ function fillOnPick(p, boxes, input, lab) {
   });
 }
 
+// typedInput is the native input of a typed prompt (p.input): a number
+// with its range and step, an email, a URL, a date, a date and time, or
+// text with its lengths.
+function typedInput(p, id) {
+  const input = document.createElement('input');
+  input.type = p.input.type;
+  input.id = id;
+  input.autocomplete = 'off';
+  if (p.input.min !== undefined) input.min = String(p.input.min);
+  if (p.input.max !== undefined) input.max = String(p.input.max);
+  if (p.input.step) input.step = p.input.step;
+  if (p.input.minlength !== undefined) input.minLength = p.input.minlength;
+  if (p.input.maxlength !== undefined) input.maxLength = p.input.maxlength;
+  return input;
+}
+
+// typedValue is what a typed input sends: a date and time as the
+// bridge reads it, with the browser's time zone (RFC 3339, UTC).
+function typedValue(p, input) {
+  const v = input.value.trim();
+  if (p.input && p.input.type === 'datetime-local' && v) {
+    const d = new Date(v);
+    if (!isNaN(d)) return d.toISOString();
+  }
+  return v;
+}
+
 // promptBlock is one prompt as one form: the options (radio buttons or
 // checkboxes), the Other box, which is the answer on its own or a note
-// beside the picked options, one Submit, and Skip.
+// beside the picked options, one Submit, and Skip. A typed prompt's box
+// is its native input, with what it takes above it and the bridge's
+// refusal beside it.
 function promptBlock(v, p, i, card, act) {
   const fs = el('fieldset', 'prompt');
   const legend = el('legend');
@@ -158,7 +187,31 @@ function promptBlock(v, p, i, card, act) {
   }
   let input = null;
   let files = null;
-  if (p.other) {
+  let said = null;
+  if (p.expect) {
+    const expect = text('p', 'hint expect', p.expect);
+    expect.id = base + '-expect';
+    form.append(expect);
+  }
+  if (p.input) {
+    // The bridge's words say what is wrong, beside the field: the
+    // browser's own checks would stop the answer before it.
+    form.noValidate = true;
+    const box = el('div', 'other typed');
+    const lab = text('label', '', 'Your answer');
+    lab.htmlFor = base + '-other';
+    input = typedInput(p, base + '-other');
+    said = text('p', 'field-reply', '');
+    said.id = base + '-reply';
+    said.setAttribute('aria-live', 'polite');
+    input.setAttribute('aria-describedby', (p.expect ? base + '-expect ' : '') + said.id);
+    box.append(lab, input, said);
+    form.append(box);
+    if (p.input.type === 'text') {
+      files = fileInput(base + '-files', input, act);
+      box.append(files.row);
+    }
+  } else if (p.other) {
     const box = el('div', 'other');
     const lab = text('label', '', hasOptions
       ? (p.note ? 'Other answer, or a note to go with your choice' : 'Other answer')
@@ -187,7 +240,7 @@ function promptBlock(v, p, i, card, act) {
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const picked = boxes.filter((b) => b.checked).map((b) => b.value);
-    const t = input ? input.value.trim() : '';
+    const t = input ? typedValue(p, input) : '';
     let command;
     if (picked.length && t && p.note) command = p.choose + picked.join(',') + p.note + t;
     else if (picked.length) command = p.choose + picked.join(',');
@@ -199,9 +252,13 @@ function promptBlock(v, p, i, card, act) {
       (boxes[0] || input).focus();
       return;
     }
+    const show = said && ((reply, ok) => {
+      said.textContent = ok ? '' : reply;
+      input.setAttribute('aria-invalid', ok ? 'false' : 'true');
+    });
     const done = chosen.length
       ? await act.upload(command || '', v.id, i + 1, chosen, card)
-      : await act.send(command, card);
+      : await act.send(command, card, show);
     if (done) {
       if (input) input.value = '';
       if (files) files.clear();

@@ -41,9 +41,10 @@ import { openCard, pastItem } from './cards.js';
     n.textContent = msg;
   }
 
-  // send posts one command and shows the bridge's reply.
-  function send(command, card) {
-    return post('/inbox/command', { text: command }, card);
+  // send posts one command and shows the bridge's reply; said, when
+  // given, gets the reply too, to show it beside the field it is about.
+  function send(command, card, said) {
+    return post('/inbox/command', { text: command }, card, said);
   }
 
   // say sends a message to the agent's session under question id.
@@ -52,7 +53,7 @@ import { openCard, pastItem } from './cards.js';
   }
 
   // post sends a JSON body to path and shows the bridge's reply.
-  async function post(path, payload, card) {
+  async function post(path, payload, card, said) {
     if (card) card.setAttribute('aria-busy', 'true');
     const buttons = card ? Array.from(card.querySelectorAll('button')) : [];
     buttons.forEach((b) => { b.disabled = true; });
@@ -79,6 +80,7 @@ import { openCard, pastItem } from './cards.js';
       return false;
     }
     notice(body.reply || ('The bridge answered ' + res.status), !!body.ok);
+    if (said) said(body.reply || '', !!body.ok);
     loadState();
     return !!body.ok;
   }
