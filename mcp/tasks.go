@@ -167,11 +167,13 @@ func callOf(req sdk.Request) taskCall {
 	return c
 }
 
-// serverCapabilities are the capabilities New starts from: the SDK's
-// default (logging) and the Tasks extension; initialize adds the
-// 2025-11-25 tasks capability (withTasksCapability).
+// serverCapabilities are the capabilities New starts from: the Tasks
+// extension (initialize adds the 2025-11-25 tasks capability:
+// initializeWithTasks; the SDK adds tools). Logging, which the SDK
+// declares when given none, is left out: the server sends no log
+// messages, and 2026-07-28 deprecates the feature.
 func serverCapabilities() *sdk.ServerCapabilities {
-	c := &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}}
+	c := &sdk.ServerCapabilities{}
 	c.AddExtension(ExtensionTasks, nil)
 	return c
 }

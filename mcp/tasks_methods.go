@@ -47,7 +47,7 @@ func (s *Server) taskGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDPar
 	if err != nil {
 		return nil, err
 	}
-	r := &taskReply{task: taskOf(res, s.trail(ctx, a, res)), shape: p.call.shape}
+	r := &taskReply{task: taskOf(res, s.trail(ctx, a, res)), shape: p.call.shape, form: formTask}
 	if p.call.shape == shapeExtension && r.task.status == taskCompleted {
 		r.result = s.result(ctx, a, res)
 	}
@@ -108,7 +108,7 @@ func (s *Server) taskCancel(ctx context.Context, _ *sdk.ServerSession, p *taskID
 	if p.call.shape == shapeExtension {
 		return &taskReply{shape: shapeExtension, form: formAck}, nil
 	}
-	return &taskReply{task: taskOf(res, nil), shape: shape2025}, nil
+	return &taskReply{task: taskOf(res, nil), shape: shape2025, form: formTask}, nil
 }
 
 // taskUpdate is the extension's tasks/update. A question never waits for

@@ -261,7 +261,7 @@ type taskPage struct {
 func (p *taskPage) MarshalJSON() ([]byte, error) {
 	tasks := make([]json.RawMessage, 0, len(p.tasks))
 	for _, t := range p.tasks {
-		b, err := (&taskReply{task: t, shape: p.shape}).MarshalJSON()
+		b, err := (&taskReply{task: t, shape: p.shape, form: formTask}).MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
