@@ -102,6 +102,8 @@ func pendingContent(q *broker.Question, loc *time.Location, l limits, typed []st
 			b.WriteString("_" + escape(broker.RecommendedHint) + "_\n")
 		}
 		switch {
+		case broker.ExpectText(p) != "":
+			b.WriteString("_" + escape(broker.ExpectText(p)) + "._\n")
 		case p.MultiSelect && len(p.Options) > 0 && p.AllowsOther():
 			b.WriteString("_Choose one or more; you can add a note after choosing._\n")
 		case p.MultiSelect && len(p.Options) > 0:

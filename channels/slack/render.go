@@ -51,6 +51,9 @@ func questionBlocks(q *broker.Question, loc *time.Location) []slackapi.Block {
 			blocks = append(blocks, contextLine(blockID(q, i, "done"), "Answered: "+escapeLimit(broker.AnswerValue(*a), maxContextText-10)))
 			continue
 		}
+		if e := broker.ExpectText(p); e != "" {
+			blocks = append(blocks, contextLine(blockID(q, i, "expect"), "_"+escapeLimit(e, maxContextText-2)+"_"))
+		}
 		blocks = append(blocks, promptActions(q, i))
 	}
 	blocks = append(blocks, footer(q, loc)...)

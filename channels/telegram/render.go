@@ -170,7 +170,9 @@ func writePrompt(b *strings.Builder, q *broker.Question, i int, p broker.Prompt,
 	if p.Recommended(0) {
 		b.WriteString(indent(multi) + "<i>⭐ " + esc(broker.RecommendedHint) + "</i>\n")
 	}
-	if p.MultiSelect && len(p.Options) > 0 {
+	if e := broker.ExpectText(p); e != "" {
+		b.WriteString(indent(multi) + "<i>" + esc(e) + "</i>\n")
+	} else if p.MultiSelect && len(p.Options) > 0 {
 		b.WriteString(indent(multi) + "<i>(choose one or more)</i>\n")
 	}
 }
