@@ -55,7 +55,7 @@ func TestOutboxMetrics(t *testing.T) {
 	s.metrics.WatchOutbox(s.st)
 	q := brokertest.NewQuestion(broker.NewID(), "claude", time.Now().Add(-time.Minute))
 	q.Targets = []broker.Target{{Channel: "slack", Chat: "C1"}, {Channel: "slack", Chat: "C2"}}
-	if _, _, err := s.st.Create(context.Background(), q); err != nil {
+	if _, _, err := s.st.Create(context.Background(), q, nil); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.Get(s.URL + "/metrics")

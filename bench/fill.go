@@ -68,7 +68,7 @@ func Fill(ctx context.Context, st QuestionStore, n, workers int, created time.Ti
 
 func createOne(ctx context.Context, st QuestionStore, q *broker.Question) error {
 	for range 8 {
-		_, _, err := st.Create(ctx, q)
+		_, _, err := st.Create(ctx, q, nil)
 		if !errors.Is(err, broker.ErrIDTaken) {
 			return err
 		}

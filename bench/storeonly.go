@@ -102,7 +102,7 @@ func storeCycle(ctx context.Context, st QuestionStore, session, call string) err
 	q := benchQuestion(session, call, now)
 	var err error
 	for range 8 {
-		_, _, err = st.Create(ctx, q)
+		_, _, err = st.Create(ctx, q, nil)
 		if !errors.Is(err, broker.ErrIDTaken) {
 			break
 		}

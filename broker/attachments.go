@@ -109,27 +109,6 @@ func FileURL(id string, n int) string {
 	return "/v1/questions/" + id + "/attachments/" + strconv.Itoa(n)
 }
 
-// Attachments keeps the files of answers beside their question, so that
-// people can answer with files; files go when their question is purged or
-// expires. It is the role of the Store the broker stores files with. All
-// methods are safe for concurrent use and return ErrUnavailable (wrapped)
-// when the store cannot be reached.
-type Attachments interface {
-	// PutAttachment stores f with pending question id and returns its
-	// number. When the question's files would pass maxTotal bytes it
-	// stores nothing and returns an error matching ErrLimit; a closed
-	// question gives a *ClosedError, an unknown one ErrNotFound.
-	PutAttachment(ctx context.Context, id string, f File, maxTotal int64) (int, error)
-	// GetAttachment returns file n of question id, or ErrNotFound.
-	GetAttachment(ctx context.Context, id string, n int) (*File, error)
-	// ListAttachments lists the files of question id without their
-	// bytes, by number.
-	ListAttachments(ctx context.Context, id string) ([]File, error)
-	// DeleteAttachments removes files ns of question id; unknown numbers
-	// are not an error.
-	DeleteAttachments(ctx context.Context, id string, ns []int) error
-}
-
 // fileRefusal is a reply refusing an answer because of its files.
 func fileRefusal(q *Question, format string, args ...any) *Reply {
 	return &Reply{Text: fmt.Sprintf(format, args...) + " Nothing was recorded.", Question: q, Err: ErrInvalid}

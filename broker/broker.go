@@ -211,10 +211,9 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 	var stored *Question
 	var created bool
 	local, _ := b.splitTargets(q.Targets)
-	q.InProcess = local
 	for range 8 {
 		q.ID = NewID()
-		stored, created, err = b.store.CreateCapped(ctx, q, b.cfg.PendingPerAgent)
+		stored, created, err = b.store.CreateCapped(ctx, q, local, b.cfg.PendingPerAgent)
 		if !errors.Is(err, ErrIDTaken) {
 			break
 		}
@@ -228,7 +227,6 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 		}
 		return nil, false, fmt.Errorf("broker: store question: %w", err)
 	}
-	stored.InProcess = nil
 	if !created {
 		if stored.Fingerprint != q.Fingerprint {
 			return stored, false, fmt.Errorf("%w: session_id %q and tool_call_id %q already name question %s (%s) with a different body", ErrConflict, req.SessionID, req.ToolCallID, stored.ID, stored.Status)

@@ -34,6 +34,11 @@
 // names an entry changed, removed or moved afterwards. The trail outlives
 // its question.
 //
+// The Store contract is on one page, store.go: the roles each consumer
+// names, every method with what it does, its errors and its atomicity
+// (the records the methods carry are in store_types.go). Both stores pass
+// its conformance suite, brokertest.TestStore.
+//
 // The broker knows no platform and no storage engine: it never imports a
 // channel or a store implementation, and serves nothing; of net/http it
 // uses only DetectContentType, for the type of a file a person sends.

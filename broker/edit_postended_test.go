@@ -27,8 +27,8 @@ type postEndsDuringEdit struct {
 	once  sync.Once
 }
 
-func (s *postEndsDuringEdit) CreateCapped(ctx context.Context, q *broker.Question, limit int) (*broker.Question, bool, error) {
-	stored, created, err := s.Store.CreateCapped(ctx, q, limit)
+func (s *postEndsDuringEdit) CreateCapped(ctx context.Context, q *broker.Question, inProcess []broker.Target, limit int) (*broker.Question, bool, error) {
+	stored, created, err := s.Store.CreateCapped(ctx, q, inProcess, limit)
 	if err == nil && created {
 		tasks, cerr := s.Store.ClaimPlatformWork(ctx, q.ID, time.Now(), 10, time.Hour)
 		if cerr != nil || len(tasks) != 1 {

@@ -4,16 +4,6 @@ import (
 	"context"
 )
 
-// InProcessRecorder is implemented by stores whose Create records the
-// copy of each of the question's InProcess targets (message id the
-// question's id, posted at its creation) in the same atomic step. On a
-// store without it the broker records those copies with AddMessage right
-// after Create.
-type InProcessRecorder interface {
-	// RecordsInProcessCopies reports whether Create records them.
-	RecordsInProcessCopies() bool
-}
-
 // inProcess reports whether the copy at t is made in this process: its
 // channel is registered here and implements InProcess for t's chat.
 func (b *Broker) inProcess(t Target) bool {
@@ -68,22 +58,15 @@ func (b *Broker) localContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), b.cfg.PostTimeout)
 }
 
-// postLocal posts the stored question q to its in-process targets and,
-// unless the store recorded those copies with the question, records them.
+// postLocal posts the stored question q to its in-process targets, whose
+// copies the store recorded with the question (Questions.Create).
 func (b *Broker) postLocal(q *Question, local []Target) {
 	if len(local) == 0 {
 		return
 	}
 	ctx, cancel := b.localContext()
 	defer cancel()
-	rec, ok := b.store.(InProcessRecorder)
-	recorded := ok && rec.RecordsInProcessCopies()
 	for _, t := range local {
-		if !recorded {
-			if err := b.store.AddMessage(ctx, q.ID, localRef(q, t)); err != nil {
-				b.log.Error("in-process post: remember copy", "question_id", q.ID, "channel", t.Channel, "err", err)
-			}
-		}
 		if _, err := b.channels[t.Channel].Post(ctx, q, t.Chat); err != nil {
 			b.log.Error("in-process post failed", "question_id", q.ID, "channel", t.Channel, "chat", t.Chat, "err", err)
 		}

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"context"
 	"sync"
 	"time"
 )
@@ -13,26 +12,6 @@ import (
 // instance sharing the store, such as a question with a short deadline
 // asked there, is seen within MaxIdle at the latest.
 const MaxIdle = 10 * time.Second
-
-// DueSchedule is an optional capability of a Store: when the next entry of
-// the schedule falls due (a deadline, a reminder, a lapsing lease or an
-// escalation step of a pending question), so that the sweeper can sleep
-// until then instead of polling.
-type DueSchedule interface {
-	// NextScheduled returns the earliest time at which something in the
-	// schedule falls due; ok is false when nothing is scheduled. The time
-	// may be in the past (work left for the next sweep).
-	NextScheduled(ctx context.Context) (at time.Time, ok bool, err error)
-}
-
-// DueDeliveries is an optional capability of a Store: when the earliest
-// pending callback delivery falls due, so that the deliverer can sleep
-// until then.
-type DueDeliveries interface {
-	// NextDelivery returns when the earliest pending delivery (claimed or
-	// not) falls due; ok is false when there is none.
-	NextDelivery(ctx context.Context) (at time.Time, ok bool, err error)
-}
 
 // dueSignal tells the sweeper of timed work written on this instance: the
 // earliest time noted since it last looked, and a channel that is

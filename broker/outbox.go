@@ -15,9 +15,9 @@ type OutboxConfig struct {
 	// (2 s): long enough to answer unsupported when every target fails
 	// for good, short enough that a slow platform never holds the agent.
 	Grace time.Duration
-	// Poll is how often the outbox is checked when the store cannot tell
-	// when its next task falls due, or when a task is due that the last
-	// claim could not take (1 s).
+	// Poll is how often the outbox is checked when the store fails to
+	// tell when its next task falls due, or when a task is due that the
+	// last claim could not take (1 s).
 	Poll time.Duration
 	// MaxIdle bounds the sleep until the next due task (MaxIdle): a task
 	// queued by another instance sharing the store, and left there, is
@@ -71,8 +71,8 @@ func (b *Broker) kickOutbox() {
 // RunOutbox delivers the platform work of the store's outbox until ctx
 // ends, then waits for the attempts under way. Run it on every instance:
 // claims are safe across instances. After each claim it sleeps until the
-// store's next task falls due (DuePlatformWork), MaxIdle at most, or Poll
-// when the store cannot tell. It wakes at once when an attempt of this
+// store's next task falls due (NextPlatformWork), MaxIdle at most, or
+// Poll when the store fails to tell. It wakes at once when an attempt of this
 // instance ends, and at the retry time of an attempt that left its task
 // due again (outboxWake), so that the retries of the direct attempts
 // made as work is queued (deliverNow) are not held up by the sleep.

@@ -5,28 +5,18 @@ import (
 	"time"
 )
 
-// DuePlatformWork is an optional capability of a Store: when the earliest
-// unfinished platform task falls due, so that the outbox loop can sleep
-// until then instead of polling.
-type DuePlatformWork interface {
-	// NextPlatformWork returns when the earliest queued or retrying task
-	// falls due (for a claimed task, when its claim lapses); ok is false
-	// when there is none. The time may be in the past.
-	NextPlatformWork(ctx context.Context) (at time.Time, ok bool, err error)
-}
-
 // nextOutboxWake returns when the outbox loop looks again after a claim:
-// when the store's next task falls due, MaxIdle at most; Poll when the
-// store cannot tell, or when a task is already due that the claim did
-// not take (no free slot, or it fell due since): an ending attempt wakes
-// the loop sooner, and the loop never spins on such a task.
+// when the store's next task falls due (NextPlatformWork), MaxIdle at
+// most; Poll when the store fails to tell, or when a task is already due
+// that the claim did not take (no free slot, or it fell due since): an
+// ending attempt wakes the loop sooner, and the loop never spins on such
+// a task.
 func (b *Broker) nextOutboxWake(ctx context.Context) time.Time {
 	now := time.Now()
-	due, ok := b.store.(DuePlatformWork)
-	if !ok || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return now.Add(b.ocfg.Poll)
 	}
-	at, ok, err := due.NextPlatformWork(ctx)
+	at, ok, err := b.store.NextPlatformWork(ctx)
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {

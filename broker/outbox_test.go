@@ -172,7 +172,7 @@ func TestTwoInstancesPostEachOnce(t *testing.T) {
 	for range 30 {
 		q := brokertest.NewQuestion(broker.NewID(), "agent", time.Now())
 		q.Targets = targets
-		if _, _, err := stores[0].Create(context.Background(), q); err != nil {
+		if _, _, err := stores[0].Create(context.Background(), q, nil); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, q.ID)

@@ -166,9 +166,9 @@ type createSpy struct {
 	asked *askedID
 }
 
-func (s *createSpy) CreateCapped(ctx context.Context, q *broker.Question, limit int) (*broker.Question, bool, error) {
+func (s *createSpy) CreateCapped(ctx context.Context, q *broker.Question, inProcess []broker.Target, limit int) (*broker.Question, bool, error) {
 	s.asked.mu.Lock()
 	s.asked.id = q.ID
 	s.asked.mu.Unlock()
-	return s.Store.CreateCapped(ctx, q, limit)
+	return s.Store.CreateCapped(ctx, q, inProcess, limit)
 }

@@ -50,12 +50,12 @@ func (b *Broker) AskAllowedByRule(ctx context.Context, agent string, req *RuleAs
 		return nil, false, err
 	}
 	// Nothing is posted, reminded or escalated: the rule answers it now.
-	q.Targets, q.Reminders, q.InProcess = nil, nil, nil
+	q.Targets, q.Reminders = nil, nil
 	var stored *Question
 	var created bool
 	for range 8 {
 		q.ID = NewID()
-		stored, created, err = b.store.Create(ctx, q)
+		stored, created, err = b.store.Create(ctx, q, nil)
 		if !errors.Is(err, ErrIDTaken) {
 			break
 		}

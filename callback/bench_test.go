@@ -23,7 +23,7 @@ func resolved(tb testing.TB, st broker.Store, n int, url string) []string {
 			Route: "default", Timeout: time.Hour, CallbackURL: url,
 			Status: broker.StatusPending, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
 		}
-		if _, _, err := st.Create(ctx, q); err != nil {
+		if _, _, err := st.Create(ctx, q, nil); err != nil {
 			continue // a random id that was taken: draw another
 		}
 		if _, err := st.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusAnswered, ResolvedAt: now}); err != nil {

@@ -48,7 +48,7 @@ type Config struct {
 	// behind (its claim ran out). A question with a callback resolved on
 	// this instance, and this instance's retries, are sent when due
 	// without waiting for it, and so is the earliest delivery the store
-	// knows of when it can tell (broker.DueDeliveries).
+	// knows of (broker.Outbox's NextDelivery).
 	Poll time.Duration
 	// Concurrency is how many attempts run at once on this instance.
 	Concurrency int

@@ -144,14 +144,13 @@ func (d *Deliverer) arm(timer *time.Timer) {
 	timer.Reset(wait)
 }
 
-// nextStored asks the store when its earliest pending delivery falls due,
-// when it can tell; the zero time otherwise.
+// nextStored asks the store when its earliest pending delivery falls due;
+// the zero time when there is none or the store fails to tell.
 func (d *Deliverer) nextStored(ctx context.Context) time.Time {
-	due, ok := d.st.(broker.DueDeliveries)
-	if !ok || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return time.Time{}
 	}
-	at, ok, err := due.NextDelivery(ctx)
+	at, ok, err := d.st.NextDelivery(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			d.log.Warn("callback outbox: read the next due time", "err", err)

@@ -44,7 +44,7 @@ func fill(b *testing.B, e *env, n int, expiry time.Duration, copies bool) {
 			Route:   broker.DefaultRoute, Targets: []broker.Target{{Channel: "chat", Chat: chatID}},
 			Timeout: expiry, Status: broker.StatusPending, CreatedAt: start, ExpiresAt: start.Add(expiry),
 		}
-		if _, _, err := e.store.Create(ctx, q); err != nil {
+		if _, _, err := e.store.Create(ctx, q, nil); err != nil {
 			b.Fatalf("create %d: %v", i, err)
 		}
 		if !copies {

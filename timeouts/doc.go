@@ -33,7 +33,7 @@
 //
 // Run sweeps when something falls due and purges every hour (from a
 // robfig/cron scheduler) until its context ends. Between sweeps it sleeps
-// until the earliest entry of the store's schedule (broker.DueSchedule),
+// until the earliest entry of the store's schedule (NextScheduled),
 // woken earlier when this instance asks a question with an earlier one,
 // and never longer than broker.MaxIdle, which bounds how late it sees work
 // written by another instance. cmd/bridge runs it on the elected leader

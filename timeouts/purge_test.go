@@ -21,7 +21,7 @@ func TestPurgeKeepsPendingAndRecent(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	old, recent, pending := brokertest.NewQuestion("aaaaaa", "a", now.Add(-10*24*time.Hour)), brokertest.NewQuestion("bbbbbb", "a", now.Add(-time.Hour)), brokertest.NewQuestion("cccccc", "a", now.Add(-30*24*time.Hour))
 	for _, q := range []*broker.Question{old, recent, pending} {
-		if _, _, err := st.Create(ctx, q); err != nil {
+		if _, _, err := st.Create(ctx, q, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,7 +55,7 @@ func TestPurgeKeepsAtLeastMinRetention(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	recent, older := brokertest.NewQuestion("dddddd", "a", now.Add(-time.Hour)), brokertest.NewQuestion("eeeeee", "a", now.Add(-time.Hour))
 	for q, at := range map[*broker.Question]time.Time{recent: now.Add(-broker.MinRetention + time.Second), older: now.Add(-broker.MinRetention - time.Second)} {
-		if _, _, err := st.Create(ctx, q); err != nil {
+		if _, _, err := st.Create(ctx, q, nil); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: at}); err != nil {

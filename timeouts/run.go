@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
-
-	"github.com/askbridge/askbridge/broker"
 )
 
 // Run sweeps at once, then whenever something falls due, and purges at
@@ -16,15 +14,15 @@ import (
 // sweep under way, if any, has finished.
 //
 // Between sweeps it sleeps until the earliest of: the next entry of the
-// schedule, as the store tells it (broker.DueSchedule); the time noted by
-// the broker when a question asked or amended on this instance adds an
-// earlier one; and Options.MaxIdle, which bounds how late work written by
-// another instance on a shared store is seen. Two sweeps are at least
-// Options.Every apart, so work that keeps falling due is taken in
-// batches. A store that cannot tell its next due time is swept every
-// Every. A panicking sweep is logged and does not stop the loop. Run may
-// be called again after it returned (for example each time this instance
-// regains leadership).
+// schedule, as the store tells it (NextScheduled); the time
+// noted by the broker when a question asked or amended on this instance
+// adds an earlier one; and Options.MaxIdle, which bounds how late work
+// written by another instance on a shared store is seen. Two sweeps are
+// at least Options.Every apart, so work that keeps falling due is taken
+// in batches. When the store fails to tell its next due time, the next
+// sweep is Every later. A panicking sweep is logged and does not stop the
+// loop. Run may be called again after it returned (for example each time
+// this instance regains leadership).
 func (s *Sweeper) Run(ctx context.Context) error {
 	logger := cronLogger{s.log}
 	c := cron.New(
@@ -73,24 +71,20 @@ func (s *Sweeper) Run(ctx context.Context) error {
 
 // nextWake returns the wall-clock time of the next sweep after one that
 // started at last: the store's next due time, bounded by MaxIdle, or
-// Every when the store cannot tell.
+// Every when the store fails to tell.
 func (s *Sweeper) nextWake(ctx context.Context, last time.Time) time.Time {
 	now := time.Now()
-	wake := now.Add(s.opts.Every)
-	if due, ok := s.st.(broker.DueSchedule); ok {
-		wake = now.Add(s.opts.MaxIdle)
-		at, ok, err := due.NextScheduled(ctx)
-		switch {
-		case err != nil:
-			if ctx.Err() == nil {
-				s.log.Warn("timeout sweep: read the next due time", "err", err)
-			}
-			wake = now.Add(s.opts.Every)
-		case ok:
-			wake = s.earlier(wake, at, last)
+	at, ok, err := s.st.NextScheduled(ctx)
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			s.log.Warn("timeout sweep: read the next due time", "err", err)
 		}
+		return now.Add(s.opts.Every)
+	case ok:
+		return s.earlier(now.Add(s.opts.MaxIdle), at, last)
 	}
-	return wake
+	return now.Add(s.opts.MaxIdle)
 }
 
 // earlier returns wake, or the wall-clock time at which at (on the

@@ -28,8 +28,8 @@ type Options struct {
 	// Batch is how many due ids one store query returns (DefaultBatch when
 	// zero). Sweep keeps querying until a query returns fewer.
 	Batch int
-	// Every is the least time between two sweeps of Run, and how often
-	// it sweeps on a store that cannot tell when the next entry falls due
+	// Every is the least time between two sweeps of Run, and how long it
+	// waits after the store failed to tell when the next entry falls due
 	// (DefaultEvery when zero; never less than MinEvery).
 	Every time.Duration
 	// MaxIdle is the longest Run sleeps when nothing falls due sooner

@@ -70,10 +70,9 @@ func testAuditSteps(t *testing.T, s broker.Store) {
 	now := baseTime()
 	q := NewQuestion(broker.NewID(), "a1", now)
 	q.Targets = []broker.Target{{Channel: "web"}, {Channel: "slack", Chat: "C1"}}
-	q.InProcess = []broker.Target{{Channel: "web"}}
 	q.RequestedBy = []string{"slack:U9"}
 	q.Policy = broker.Policy{ForbidRequester: true}
-	mustCreate(t, s, q)
+	mustCreateInProcess(t, s, q, []broker.Target{{Channel: "web"}})
 	if err := s.AddMessage(ctx, q.ID, broker.MessageRef{Channel: "slack", Chat: "C1", MessageID: "1700.1", PostedAt: now.Add(time.Second)}); err != nil {
 		t.Fatalf("AddMessage: %v", err)
 	}
@@ -243,7 +242,7 @@ func testAuditSurvivesPurge(t *testing.T, s broker.Store) {
 	}
 	wantErr(t, "AddAudit to a purged question", s.AddAudit(ctx, q.ID, refusal(now, "U2")), broker.ErrNotFound)
 	again := NewQuestion(q.ID, "a2", now.Add(time.Hour))
-	_, _, err := s.Create(ctx, again)
+	_, _, err := s.Create(ctx, again, nil)
 	wantErr(t, "Create with the id of a purged question whose trail is kept", err, broker.ErrIDTaken)
 	if got := auditKinds(mustAudit(t, s, q.ID)); got != "asked,refused,resolved" {
 		t.Fatalf("audit after the refused Create = %s", got)
@@ -329,8 +328,7 @@ func testAuditExportPaged(t *testing.T, s broker.Store) {
 	now := baseTime()
 	for range 3 {
 		q := NewQuestion(broker.NewID(), "a1", now)
-		q.InProcess = q.Targets
-		mustCreate(t, s, q)
+		mustCreateInProcess(t, s, q, q.Targets)
 	}
 	want := 3 * 2 // each ask and its web copy, all at now
 	f := broker.AuditFilter{Since: now, Limit: 4}

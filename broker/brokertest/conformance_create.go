@@ -24,7 +24,7 @@ var createTests = []storeTest{
 func testCreateRoundTrip(t *testing.T, s broker.Store) {
 	ctx := context.Background()
 	want := FullQuestion(broker.NewID(), "agent-ü", baseTime())
-	got, created, err := s.Create(ctx, want.Clone())
+	got, created, err := s.Create(ctx, want.Clone(), nil)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -65,7 +65,7 @@ func testCreateIdempotent(t *testing.T, s broker.Store) {
 	again := NewQuestion(broker.NewID(), "a1", now.Add(time.Second))
 	again.SessionID, again.ToolCallID = "s1", "call-1"
 	again.Prompts[0].Question = "A different body"
-	got, created, err := s.Create(ctx, again)
+	got, created, err := s.Create(ctx, again, nil)
 	if err != nil {
 		t.Fatalf("Create with the same key: %v", err)
 	}
@@ -83,7 +83,7 @@ func testCreateIdempotent(t *testing.T, s broker.Store) {
 
 	// A retry of the very same Create (same id and key) is not an id
 	// collision: it gets the stored question back.
-	got, created, err = s.Create(ctx, first.Clone())
+	got, created, err = s.Create(ctx, first.Clone(), nil)
 	if err != nil || created {
 		t.Fatalf("retried Create = created %v, %v; want the existing question, created false", created, err)
 	}
@@ -106,7 +106,7 @@ func testCreateKeyParts(t *testing.T, s broker.Store) {
 		t.Run(c.name, func(t *testing.T) {
 			q := NewQuestion(broker.NewID(), c.agent, now)
 			q.SessionID, q.ToolCallID = c.session, c.call
-			got, created, err := s.Create(ctx, q)
+			got, created, err := s.Create(ctx, q, nil)
 			if err != nil {
 				t.Fatalf("Create: %v", err)
 			}
@@ -123,7 +123,7 @@ func testCreateEmptyToolCall(t *testing.T, s broker.Store) {
 	for i, id := range newIDs(3) {
 		q := NewQuestion(id, "a1", now.Add(time.Duration(i)*time.Second))
 		q.SessionID = "s1"
-		got, created, err := s.Create(ctx, q)
+		got, created, err := s.Create(ctx, q, nil)
 		if err != nil {
 			t.Fatalf("Create #%d: %v", i, err)
 		}
@@ -155,7 +155,7 @@ func testCreateConcurrent(t *testing.T, s broker.Store) {
 			defer wg.Done()
 			q := NewQuestion(qids[i], "a1", now)
 			q.SessionID, q.ToolCallID = "s1", "call-race"
-			st, created, err := s.Create(ctx, q)
+			st, created, err := s.Create(ctx, q, nil)
 			if err != nil {
 				t.Errorf("Create #%d: %v", i, err)
 				return
@@ -192,7 +192,7 @@ func testCreateAfterResolve(t *testing.T, s broker.Store) {
 
 	again := NewQuestion(broker.NewID(), "a1", now.Add(2*time.Second))
 	again.SessionID, again.ToolCallID = "s1", "call-1"
-	got, created, err := s.Create(ctx, again)
+	got, created, err := s.Create(ctx, again, nil)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -216,7 +216,7 @@ func testCreateIDTaken(t *testing.T, s broker.Store) {
 			dup := NewQuestion(first.ID, c.agent, now.Add(time.Minute))
 			dup.SessionID, dup.ToolCallID = c.session, c.call
 			dup.Prompts[0].Question = "Should not be stored"
-			_, _, err := s.Create(ctx, dup)
+			_, _, err := s.Create(ctx, dup, nil)
 			wantErr(t, "Create with an id in use", err, broker.ErrIDTaken)
 			sameQuestion(t, "Get after the failed Create", mustGet(t, s, first.ID), first)
 			if c.call != "" {

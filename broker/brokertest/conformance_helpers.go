@@ -141,7 +141,14 @@ func sameTime(t *testing.T, what string, got, want time.Time) {
 // mustCreate stores q and fails t unless it was created.
 func mustCreate(t *testing.T, s broker.Store, q *broker.Question) *broker.Question {
 	t.Helper()
-	got, created, err := s.Create(context.Background(), q)
+	return mustCreateInProcess(t, s, q, nil)
+}
+
+// mustCreateInProcess stores q with its copies at inProcess (Create) and
+// fails t unless it was created.
+func mustCreateInProcess(t *testing.T, s broker.Store, q *broker.Question, inProcess []broker.Target) *broker.Question {
+	t.Helper()
+	got, created, err := s.Create(context.Background(), q, inProcess)
 	if err != nil {
 		t.Fatalf("Create(%s): %v", q.ID, err)
 	}

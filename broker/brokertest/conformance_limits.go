@@ -46,7 +46,7 @@ func testCountPending(t *testing.T, s broker.Store) {
 	mustCreate(t, s, call)
 	again := NewQuestion(broker.NewID(), "a2", now)
 	again.SessionID, again.ToolCallID = "s1", "call-1"
-	if _, created, err := s.Create(ctx, again); err != nil || created {
+	if _, created, err := s.Create(ctx, again, nil); err != nil || created {
 		t.Fatalf("re-attaching create: created = %v, err = %v", created, err)
 	}
 	wantRefused(t, s, NewQuestion(broker.NewID(), "a1", now), 2)
@@ -62,7 +62,7 @@ func testCountPending(t *testing.T, s broker.Store) {
 // createCapped stores q under cap max and fails t on any error.
 func createCapped(t *testing.T, s broker.Store, q *broker.Question, max int) *broker.Question {
 	t.Helper()
-	got, created, err := s.CreateCapped(context.Background(), q, max)
+	got, created, err := s.CreateCapped(context.Background(), q, nil, max)
 	if err != nil {
 		t.Fatalf("CreateCapped(%s, %d): %v", q.ID, max, err)
 	}
@@ -77,7 +77,7 @@ func createCapped(t *testing.T, s broker.Store, q *broker.Question, max int) *br
 func wantRefused(t *testing.T, s broker.Store, q *broker.Question, max int) {
 	t.Helper()
 	ctx := context.Background()
-	got, created, err := s.CreateCapped(ctx, q, max)
+	got, created, err := s.CreateCapped(ctx, q, nil, max)
 	var le *broker.LimitError
 	if !errors.As(err, &le) || !errors.Is(err, broker.ErrLimit) {
 		t.Fatalf("CreateCapped beyond the cap = %v, %v, %v; want a *broker.LimitError", got, created, err)
@@ -133,7 +133,7 @@ func testCapReattach(t *testing.T, s broker.Store) {
 	}
 	again := NewQuestion(broker.NewID(), "a1", now)
 	again.SessionID, again.ToolCallID = "s1", "call-1"
-	got, created, err := s.CreateCapped(context.Background(), again, max)
+	got, created, err := s.CreateCapped(context.Background(), again, nil, max)
 	if err != nil || created || got == nil || got.ID != first.ID {
 		t.Fatalf("re-asking at the cap = %v, created %v, %v; want question %s, created false", got, created, err, first.ID)
 	}
@@ -176,7 +176,7 @@ func testCapConcurrent(t *testing.T, s broker.Store) {
 	var failures []error
 	for range tries {
 		wg.Go(func() {
-			_, ok, err := s.CreateCapped(context.Background(), NewQuestion(broker.NewID(), "a1", now), max)
+			_, ok, err := s.CreateCapped(context.Background(), NewQuestion(broker.NewID(), "a1", now), nil, max)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -219,7 +219,7 @@ func testCancelSessionAll(t *testing.T, s broker.Store) {
 			defer func() { <-sem }()
 			q := NewQuestion(id, "a1", now)
 			q.SessionID = "big"
-			if _, _, err := s.Create(ctx, q); err != nil {
+			if _, _, err := s.Create(ctx, q, nil); err != nil {
 				errs <- err
 			}
 		})

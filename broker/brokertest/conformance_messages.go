@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,61 +17,116 @@ var messageTests = []storeTest{
 	{"LookupDistinguishesChatAndChannel", testLookupMessage},
 	{"LookupUnknown", testLookupUnknown},
 	{"CreateRecordsInProcessCopies", testCreateRecordsInProcessCopies},
+	{"CreateRefusesAStrayInProcessTarget", testCreateStrayInProcess},
 }
 
-// testCreateRecordsInProcessCopies: a store that says it records the
-// copies at a question's in-process targets at Create (the broker then
-// adds none itself) lists, indexes and looks them up as AddMessage's, on
-// the plain and the idempotent Create, and queues no post task for them.
+// testCreateRecordsInProcessCopies: the copies at the in-process targets
+// named to Create are listed, indexed and looked up as AddMessage's, on
+// the plain, the idempotent and the capped Create, and no post task is
+// queued for them.
 func testCreateRecordsInProcessCopies(t *testing.T, s broker.Store) {
-	rec, ok := s.(broker.InProcessRecorder)
-	if !ok || !rec.RecordsInProcessCopies() {
-		t.Skip("the store does not record in-process copies at Create")
-	}
 	ctx := context.Background()
 	now := baseTime()
 	web, cli, tg := broker.Target{Channel: "web"}, broker.Target{Channel: "cli", Chat: "ops"}, broker.Target{Channel: "telegram", Chat: "-100123"}
-	for _, key := range []string{"", "call-7"} {
+	for _, c := range []struct {
+		key    string
+		capped bool
+	}{{"", false}, {"call-7", false}, {"call-8", true}} {
 		q := NewQuestion(broker.NewID(), "a1", now)
-		q.ToolCallID = key
+		q.ToolCallID = c.key
 		q.Targets = []broker.Target{web, cli, tg}
-		q.InProcess = []broker.Target{web, cli}
-		mustCreate(t, s, q)
+		inProcess := []broker.Target{web, cli}
+		if c.capped {
+			if _, created, err := s.CreateCapped(ctx, q, inProcess, 10); err != nil || !created {
+				t.Fatalf("CreateCapped = created %v, %v; want created", created, err)
+			}
+		} else {
+			mustCreateInProcess(t, s, q, inProcess)
+		}
+		// What the caller passed is its own afterwards.
+		inProcess[0] = tg
 		got, err := s.Messages(ctx, q.ID)
 		if err != nil || len(got) != 2 {
-			t.Fatalf("tool call %q: Messages = %+v, %v; want the copies at web and cli:ops", key, got, err)
+			t.Fatalf("tool call %q: Messages = %+v, %v; want the copies at web and cli:ops", c.key, got, err)
 		}
 		for i, want := range []broker.Target{web, cli} {
 			if g := got[i]; g.Channel != want.Channel || g.Chat != want.Chat || g.MessageID != q.ID {
-				t.Fatalf("tool call %q: Messages[%d] = %+v, want %s with the question's id", key, i, g, want)
+				t.Fatalf("tool call %q: Messages[%d] = %+v, want %s with the question's id", c.key, i, g, want)
 			}
 			sameTime(t, fmt.Sprintf("Messages[%d].PostedAt", i), got[i].PostedAt, q.CreatedAt)
 			id, err := s.LookupMessage(ctx, want.Channel, want.Chat, q.ID)
 			if err != nil || id != q.ID {
-				t.Fatalf("tool call %q: LookupMessage(%s) = %q, %v; want %s", key, want, id, err, q.ID)
+				t.Fatalf("tool call %q: LookupMessage(%s) = %q, %v; want %s", c.key, want, id, err, q.ID)
 			}
 		}
 		// The question's id names no copy in another chat, nor at the
 		// platform target, which has no copy yet.
-		for _, c := range []broker.Target{{Channel: "cli", Chat: "dev"}, {Channel: "web", Chat: "ops"}, tg} {
-			if id, err := s.LookupMessage(ctx, c.Channel, c.Chat, q.ID); !errors.Is(err, broker.ErrNotFound) {
-				t.Fatalf("tool call %q: LookupMessage(%s, the question's id) = %q, %v; want ErrNotFound", key, c, id, err)
+		for _, o := range []broker.Target{{Channel: "cli", Chat: "dev"}, {Channel: "web", Chat: "ops"}, tg} {
+			if id, err := s.LookupMessage(ctx, o.Channel, o.Chat, q.ID); !errors.Is(err, broker.ErrNotFound) {
+				t.Fatalf("tool call %q: LookupMessage(%s, the question's id) = %q, %v; want ErrNotFound", c.key, o, id, err)
 			}
 		}
 		for _, f := range []broker.Filter{{Channel: "cli", Chat: "ops"}, {Channel: "web"}} {
 			listed, err := s.List(ctx, f)
 			if err != nil || !slices.ContainsFunc(listed, func(x *broker.Question) bool { return x.ID == q.ID }) {
-				t.Fatalf("tool call %q: List(%+v) = %d questions, %v; want %s among them", key, f, len(listed), err, q.ID)
+				t.Fatalf("tool call %q: List(%+v) = %d questions, %v; want %s among them", c.key, f, len(listed), err, q.ID)
 			}
 		}
-		out, ok := s.(broker.PlatformOutbox)
-		if !ok {
-			continue
-		}
-		tasks, err := out.PlatformWork(ctx, q.ID)
+		tasks, err := s.PlatformWork(ctx, q.ID)
 		if err != nil || len(tasks) != 1 || tasks[0].Target != tg || tasks[0].Kind != broker.TaskPost {
-			t.Fatalf("tool call %q: platform work = %+v, %v; want one post task, to %s", key, tasks, err, tg)
+			t.Fatalf("tool call %q: platform work = %+v, %v; want one post task, to %s", c.key, tasks, err, tg)
 		}
+	}
+}
+
+// testCreateStrayInProcess: an in-process target that is not one of the
+// question's targets is refused with ErrInvalid by the plain and the
+// capped Create, naming the target, and nothing is stored: no question,
+// no audit trail, no copy, no post task, and neither the id nor the
+// tool call's key is taken.
+func testCreateStrayInProcess(t *testing.T, s broker.Store) {
+	ctx := context.Background()
+	now := baseTime()
+	web, tg := broker.Target{Channel: "web"}, broker.Target{Channel: "telegram", Chat: "-100123"}
+	stray := broker.Target{Channel: "cli", Chat: "ops"}
+	for _, c := range []struct {
+		name   string
+		create func(*broker.Question, []broker.Target) error
+	}{
+		{"Create", func(q *broker.Question, ip []broker.Target) error { _, _, err := s.Create(ctx, q, ip); return err }},
+		{"CreateCapped", func(q *broker.Question, ip []broker.Target) error {
+			_, _, err := s.CreateCapped(ctx, q, ip, 10)
+			return err
+		}},
+	} {
+		for _, ip := range [][]broker.Target{{stray}, {web, stray}, {{Channel: "web", Chat: "ops"}}} {
+			q := NewQuestion(broker.NewID(), "a1", now)
+			q.ToolCallID = "call-" + q.ID
+			q.Targets = []broker.Target{web, tg}
+			err := c.create(q, ip)
+			wantErr(t, fmt.Sprintf("%s with in-process %v", c.name, ip), err, broker.ErrInvalid)
+			if bad := ip[len(ip)-1].String(); !strings.Contains(err.Error(), bad) {
+				t.Fatalf("%s with in-process %v: error %q does not name %s", c.name, ip, err, bad)
+			}
+			if _, err := s.Get(ctx, q.ID); !errors.Is(err, broker.ErrNotFound) {
+				t.Fatalf("%s refused: Get = %v, want ErrNotFound", c.name, err)
+			}
+			if _, err := s.Audit(ctx, q.ID); !errors.Is(err, broker.ErrNotFound) {
+				t.Fatalf("%s refused: Audit = %v, want ErrNotFound", c.name, err)
+			}
+			if id, err := s.LookupMessage(ctx, "web", "", q.ID); !errors.Is(err, broker.ErrNotFound) {
+				t.Fatalf("%s refused: LookupMessage(web) = %q, %v; want ErrNotFound", c.name, id, err)
+			}
+			if tasks, err := s.PlatformWork(ctx, q.ID); err != nil || len(tasks) != 0 {
+				t.Fatalf("%s refused: platform work = %+v, %v; want none", c.name, tasks, err)
+			}
+			// The id and the key are free: the same question with its
+			// in-process target named right is stored as new.
+			mustCreateInProcess(t, s, q, []broker.Target{web})
+		}
+	}
+	if n, err := s.CountPending(ctx); err != nil || n != 6 {
+		t.Fatalf("CountPending = %d, %v; want the 6 questions stored once named right", n, err)
 	}
 }
 

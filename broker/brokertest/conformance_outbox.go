@@ -77,6 +77,7 @@ var outboxTests = []storeTest{
 	{"UpdateDelivery", testUpdateDelivery},
 	{"ClaimedOnceUnderConcurrency", testDeliveryClaimRace},
 	{"UpdateFencedByClaim", testUpdateFencedByClaim},
+	{"NextDelivery", testNextDelivery},
 }
 
 // resolvedWithCallback creates and resolves a question with a callback URL.

@@ -80,7 +80,7 @@ func testPostTasksOnCreate(t *testing.T, s broker.Store) {
 	mustCreate(t, s, q)
 	again := withTargets(broker.NewID(), now)
 	again.ToolCallID = "call-1"
-	if _, created, err := s.Create(context.Background(), again); err != nil || created {
+	if _, created, err := s.Create(context.Background(), again, nil); err != nil || created {
 		t.Fatalf("Create with the same tool_call_id: created %v, err %v; want the first question", created, err)
 	}
 	ts := tasksOf(t, s, q.ID)

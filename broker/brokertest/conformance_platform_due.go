@@ -8,19 +8,14 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// testNextPlatformWork: a store that tells when its next platform task
-// falls due (broker.DuePlatformWork) tells the earliest unfinished task's
-// next attempt, a claimed task's end of hold, a retry's time, and nothing
-// once every task is finished.
+// testNextPlatformWork: NextPlatformWork tells the earliest unfinished
+// task's next attempt, a claimed task's end of hold, a retry's time, and
+// nothing once every task is finished.
 func testNextPlatformWork(t *testing.T, s broker.Store) {
-	due, ok := s.(broker.DuePlatformWork)
-	if !ok {
-		t.Skip("the store does not tell when its next platform task falls due")
-	}
 	ctx := context.Background()
 	next := func(what string) (time.Time, bool) {
 		t.Helper()
-		at, ok, err := due.NextPlatformWork(ctx)
+		at, ok, err := s.NextPlatformWork(ctx)
 		if err != nil {
 			t.Fatalf("NextPlatformWork %s: %v", what, err)
 		}

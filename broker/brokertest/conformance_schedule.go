@@ -15,6 +15,7 @@ var scheduleTests = []storeTest{
 	{"Reminders", testReminders},
 	{"ReminderClaimedOnce", testReminderRace},
 	{"Leases", testLeases},
+	{"NextScheduled", testNextScheduled},
 }
 
 func testDue(t *testing.T, s broker.Store) {

@@ -39,7 +39,7 @@ func (e *env) fill(t testing.TB, n int, now time.Time) []string {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			ctx := context.Background()
-			if _, _, err := e.st.Create(ctx, q); err != nil {
+			if _, _, err := e.st.Create(ctx, q, nil); err != nil {
 				errs <- err
 				return
 			}

@@ -102,7 +102,7 @@ func TestPurgeAudit(t *testing.T) {
 	kept := brokertest.NewQuestion(broker.NewID(), "a1", now.Add(-50*24*time.Hour))
 	recent := brokertest.NewQuestion(broker.NewID(), "a1", now.Add(-time.Hour))
 	for _, q := range []*broker.Question{gone, kept, recent} {
-		if _, _, err := st.Create(ctx, q); err != nil {
+		if _, _, err := st.Create(ctx, q, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -38,7 +38,7 @@ func TestCLIEscapesWhatItPrints(t *testing.T) {
 	answered := brokertest.NewQuestion(broker.NewID(), api.LocalAgent, now)
 	answered.Prompts[0].Question = hostile
 	for _, q := range []*broker.Question{pending, answered} {
-		if _, _, err := st.Create(context.Background(), q); err != nil {
+		if _, _, err := st.Create(context.Background(), q, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

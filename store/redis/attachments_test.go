@@ -40,7 +40,7 @@ func TestFilesExpireWithQuestion(t *testing.T) {
 	s := open(t, cfg)
 	ctx := context.Background()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.PutAttachment(ctx, q.ID, broker.File{Name: "a.txt", Type: "text/plain", Data: []byte("hi")}, broker.MaxQuestionFiles); err != nil {

@@ -267,10 +267,10 @@ func expectArg(t auditTail, known bool) string {
 const auditPair = "\tau"
 
 // createdAudit seals the entries Create appends for new question q (the
-// ask, its in-process copies) and returns them packed, with the trail's
+// ask, its copies at inProcess) and returns them packed, with the trail's
 // end after them.
-func (s *Store) createdAudit(q *broker.Question) (string, auditTail, error) {
-	packed, t, err := s.sealAfter(q.ID, auditTail{agent: q.Agent}, broker.CreatedAudit(q, q.InProcess), time.Now())
+func (s *Store) createdAudit(q *broker.Question, inProcess []broker.Target) (string, auditTail, error) {
+	packed, t, err := s.sealAfter(q.ID, auditTail{agent: q.Agent}, broker.CreatedAudit(q, inProcess), time.Now())
 	t.q = snapshot(q)
 	return packed, t, err
 }

@@ -41,7 +41,7 @@ func TestAuditAcrossInstances(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
 	q.Policy = broker.Policy{Quorum: 2}
-	if _, _, err := a.Create(ctx, q); err != nil {
+	if _, _, err := a.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.AddMessage(ctx, q.ID, broker.MessageRef{Channel: "slack", Chat: "C1", MessageID: "1.2", PostedAt: now}); err != nil {
@@ -82,14 +82,14 @@ func TestAuditCreateRefusedLeavesNoTrail(t *testing.T) {
 			if idem {
 				first.ToolCallID = "call-" + first.ID
 			}
-			if _, _, err := s.CreateCapped(ctx, first, 1); err != nil {
+			if _, _, err := s.CreateCapped(ctx, first, nil, 1); err != nil {
 				t.Fatal(err)
 			}
 			second := brokertest.NewQuestion(broker.NewID(), "capped", now)
 			if idem {
 				second.ToolCallID = "call-" + second.ID
 			}
-			_, _, err := s.CreateCapped(ctx, second, 1)
+			_, _, err := s.CreateCapped(ctx, second, nil, 1)
 			var le *broker.LimitError
 			if !errors.As(err, &le) {
 				t.Fatalf("second Create: %v, want the cap", err)
@@ -111,7 +111,7 @@ func TestAuditCreateRefusedLeavesNoTrail(t *testing.T) {
 			if idem {
 				again.ToolCallID = "another-call-" + first.ID
 			}
-			if _, _, err := s.CreateCapped(ctx, again, 1); !errors.Is(err, broker.ErrIDTaken) {
+			if _, _, err := s.CreateCapped(ctx, again, nil, 1); !errors.Is(err, broker.ErrIDTaken) {
 				t.Fatalf("Create with the id of a purged question: %v, want ErrIDTaken", err)
 			}
 			log, err := s.Audit(ctx, first.ID)
@@ -132,7 +132,7 @@ func TestAuditTrailFromBefore(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	tag := fmt.Sprintf("%s{s%d}:", cfg.KeyPrefix, crc32.ChecksumIEEE([]byte(q.ID))%16)

@@ -104,10 +104,10 @@ func fourOptions(now time.Time) *broker.Question {
 // broker does: ids are six characters, so among the thousands of
 // questions of a benchmark two random ones meet now and then.
 func createFresh(s *redisstore.Store, q *broker.Question) error {
-	_, _, err := s.Create(context.Background(), q)
+	_, _, err := s.Create(context.Background(), q, nil)
 	for errors.Is(err, broker.ErrIDTaken) {
 		q.ID = broker.NewID()
-		_, _, err = s.Create(context.Background(), q)
+		_, _, err = s.Create(context.Background(), q, nil)
 	}
 	return err
 }
@@ -337,10 +337,9 @@ func TestDefaultCycleCalls(t *testing.T) {
 		q.SessionID = "session-1"
 		q.ToolCallID = "call-" + strconv.Itoa(i)
 		q.Targets = []broker.Target{web, term}
-		q.InProcess = []broker.Target{web, term}
 		q.ExpiresAt = now.Add(30 * time.Minute).Truncate(time.Millisecond)
 		q.Reminders = []time.Time{now.Add(15 * time.Minute), now.Add(27 * time.Minute)}
-		if _, _, err := s.CreateCapped(ctx, q, 1000); err != nil {
+		if _, _, err := s.CreateCapped(ctx, q, q.Targets, 1000); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusAnswered,

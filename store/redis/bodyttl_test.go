@@ -72,7 +72,7 @@ func TestBodyOutlivesItsRecord(t *testing.T) {
 			s := open(t, cfg)
 			rc := s.Client()
 			now := time.Now()
-			q, _, err := s.Create(ctx, brokertest.NewQuestion(broker.NewID(), "a1", now))
+			q, _, err := s.Create(ctx, brokertest.NewQuestion(broker.NewID(), "a1", now), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -39,8 +39,7 @@ func TestCopyWithoutChatHasNoChatIndex(t *testing.T) {
 					q.ToolCallID = c.call + string(rune('a'+n))
 				}
 				q.Targets = []broker.Target{web, tg, term}
-				q.InProcess = []broker.Target{web, term}
-				_, _, err := s.CreateCapped(ctx, q, max)
+				_, _, err := s.CreateCapped(ctx, q, []broker.Target{web, term}, max)
 				return q.ID, err
 			}
 			id, err := ask(2)

@@ -132,7 +132,7 @@ func TestOpenBadConfig(t *testing.T) {
 				defer s.Close()
 				ctx := context.Background()
 				q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-				if _, _, err := s.Create(ctx, q); err != nil {
+				if _, _, err := s.Create(ctx, q, nil); err != nil {
 					t.Fatalf("Create: %v", err)
 				}
 				if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled}); err != nil {
@@ -209,7 +209,7 @@ func TestOpenURL(t *testing.T) {
 	}
 	defer s.Close()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-	if _, _, err := s.Create(context.Background(), q); err != nil {
+	if _, _, err := s.Create(context.Background(), q, nil); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	keys, err := s.Client().Keys(context.Background(), "url-test:*").Result()

@@ -45,9 +45,10 @@ if v and string.match(v, '^([^:]*):') == ARGV[1] then redis.call('DEL', KEYS[1])
 return 1
 `)
 
-// Create stores q as pending; see CreateCapped.
-func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Question, bool, error) {
-	return s.CreateCapped(ctx, q, 0)
+// Create stores q as pending, with its copies at inProcess; see
+// CreateCapped.
+func (s *Store) Create(ctx context.Context, q *broker.Question, inProcess []broker.Target) (*broker.Question, bool, error) {
+	return s.CreateCapped(ctx, q, inProcess, 0)
 }
 
 // CreateCapped stores q as pending, unless its agent has max pending
@@ -56,10 +57,14 @@ func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Questio
 // key is reserved, the question counted in its agent's pending set and
 // the record written by one script; on Cluster the key and the set live
 // in other slots, so the key is reserved first, then the question is
-// counted, then the record is written.
-func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (*broker.Question, bool, error) {
+// counted, then the record is written. The copies at inProcess are
+// written with the record, in its script.
+func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, inProcess []broker.Target, max int) (*broker.Question, bool, error) {
 	if q == nil || !validID(q.ID) {
 		return nil, false, fmt.Errorf("redis store: create: %w", &broker.FieldError{Field: "id", Message: "not a question id"})
+	}
+	if err := broker.CheckInProcess(q, inProcess); err != nil {
+		return nil, false, fmt.Errorf("redis store: create %s: %w", q.ID, err)
 	}
 	// st is the store's own copy: the body it keeps decoded (bodies.go)
 	// shares its memory, so it is never handed out. A new question is
@@ -78,7 +83,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 		max = 0 // no cap, as the scripts spell it
 	}
 	if st.ToolCallID == "" {
-		if err := s.create(ctx, st, "", max); err != nil {
+		if err := s.create(ctx, st, inProcess, "", max); err != nil {
 			return nil, false, err
 		}
 		return stored(), true, nil
@@ -90,7 +95,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 			return nil, false, fmt.Errorf("redis store: create: a question with this tool_call_id is being created: %w", broker.ErrUnavailable)
 		}
 		now := time.Now()
-		h, err := s.claim(ctx, st, key, now, takeover, from, max)
+		h, err := s.claim(ctx, st, inProcess, key, now, takeover, from, max)
 		if err != nil {
 			return nil, false, err
 		}
@@ -132,10 +137,11 @@ type holder struct {
 }
 
 // claim reserves the idempotency key for st (taking it over from the id
-// in from when takeover is "1") and stores st. It fails with
-// broker.ErrIDTaken when the id is in use, and with a *broker.LimitError
-// when the agent has max pending questions, leaving the key unclaimed.
-func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now time.Time, takeover, from string, max int) (holder, error) {
+// in from when takeover is "1") and stores st, with its copies at
+// inProcess. It fails with broker.ErrIDTaken when the id is in use, and
+// with a *broker.LimitError when the agent has max pending questions,
+// leaving the key unclaimed.
+func (s *Store) claim(ctx context.Context, st *broker.Question, inProcess []broker.Target, key string, now time.Time, takeover, from string, max int) (holder, error) {
 	var v []any
 	var err error
 	if s.cluster {
@@ -144,7 +150,7 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 			return holder{}, wrap("create", err)
 		}
 		if len(v) == 1 {
-			if err := s.create(ctx, st, key, max); err != nil {
+			if err := s.create(ctx, st, inProcess, key, max); err != nil {
 				if errors.Is(err, broker.ErrIDTaken) || errors.Is(err, broker.ErrLimit) {
 					_ = releaseScript.Run(ctx, s.run, []string{key}, st.ID).Err()
 				}
@@ -153,7 +159,7 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 			return holder{stored: true}, nil
 		}
 	} else {
-		keys, args, cb, ck, err := s.createArgs(st, key, max, now.UnixMilli(), takeover, from)
+		keys, args, cb, ck, err := s.createArgs(st, inProcess, key, max, now.UnixMilli(), takeover, from)
 		if err != nil {
 			return holder{}, err
 		}
@@ -183,13 +189,14 @@ func (s *Store) claim(ctx context.Context, st *broker.Question, key string, now 
 }
 
 // create counts q among its agent's pending questions, unless they are at
-// max, and writes its record: one script off Cluster; on Cluster, where
+// max, and writes its record with its copies at inProcess: one script off
+// Cluster; on Cluster, where
 // the pending set is in another slot, two, and the count is taken back
 // when the id proves taken. (When the second step fails otherwise, the
 // entry stays until the question's deadline plus an hour: a question that
 // may exist is counted rather than not.)
-func (s *Store) create(ctx context.Context, q *broker.Question, idemKey string, max int) error {
-	keys, args, cb, ck, err := s.createArgs(q, idemKey, max)
+func (s *Store) create(ctx context.Context, q *broker.Question, inProcess []broker.Target, idemKey string, max int) error {
+	keys, args, cb, ck, err := s.createArgs(q, inProcess, idemKey, max)
 	if err != nil {
 		return err
 	}

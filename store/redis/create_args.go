@@ -79,7 +79,7 @@ const maxEncodeBuf = 64 << 10
 // shares its memory.
 // The arguments in idem (createIdemScript's) come right after the fixed
 // ones; ARGV is made in one allocation.
-func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...any) ([]string, []any, cachedBody, createKeys, error) {
+func (s *Store) createArgs(q *broker.Question, inProcess []broker.Target, idemKey string, max int, idem ...any) ([]string, []any, cachedBody, createKeys, error) {
 	// The body's version (bodies.go) comes first among the pairs.
 	// Progress and selections live in their own fields, so that the
 	// scripts that change them see them; the JSON holds the rest.
@@ -102,8 +102,8 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...
 		b, _ := json.Marshal(sel)
 		extra = append(extra, "s"+strconv.Itoa(i), string(b))
 	}
-	extra = append(extra, postTaskFields(q)...)
-	audit, tail, err := s.createdAudit(q)
+	extra = append(extra, postTaskFields(q, inProcess)...)
+	audit, tail, err := s.createdAudit(q, inProcess)
 	if err != nil {
 		return nil, nil, cachedBody{}, createKeys{}, fmt.Errorf("redis store: create: %w", err)
 	}
@@ -115,7 +115,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...
 	extra = append(extra, "bx", strconv.FormatInt(usec(ck.at.Add(bodyTTL)), 10))
 	copies := 0
 	for _, t := range q.Targets {
-		if !slices.Contains(q.InProcess, t) {
+		if !slices.Contains(inProcess, t) {
 			continue
 		}
 		ref := broker.MessageRef{Channel: t.Channel, Chat: t.Chat, MessageID: q.ID, PostedAt: q.CreatedAt}
@@ -146,9 +146,7 @@ func (s *Store) createArgs(q *broker.Question, idemKey string, max int, idem ...
 		// The body as a question for the reads that follow, without
 		// decoding it (TestCreateKeepsItsBodyAsDecoded). It shares q's
 		// slices and maps: q is the store's own copy (CreateCapped).
-		kept := bare
-		kept.InProcess = nil // never stored
-		cb.q = &kept
+		cb.q = &bare
 	}
 	if cap(raw) <= maxEncodeBuf {
 		*bp = raw[:0]

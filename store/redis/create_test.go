@@ -46,7 +46,7 @@ func testTakesOverDeadReservation(t *testing.T, cfg redisstore.Config) {
 			if err := s.Client().Set(ctx, key, c.value(), time.Hour).Err(); err != nil {
 				t.Fatal(err)
 			}
-			got, created, err := s.Create(ctx, q)
+			got, created, err := s.Create(ctx, q, nil)
 			if !c.created {
 				if err == nil {
 					t.Fatalf("Create over a fresh reservation = %+v, %v; want it to wait and give up", got, created)
@@ -58,7 +58,7 @@ func testTakesOverDeadReservation(t *testing.T, cfg redisstore.Config) {
 			}
 			again := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
 			again.SessionID, again.ToolCallID = "s1", call
-			got, created, err = s.Create(ctx, again)
+			got, created, err = s.Create(ctx, again, nil)
 			if err != nil || created || got.ID != q.ID {
 				t.Fatalf("second Create = %v, %v, %v; want %s back", got, created, err, q.ID)
 			}

@@ -33,22 +33,22 @@ func TestCreateKeepsItsBodyAsDecoded(t *testing.T) {
 	mended.Context = "not UTF-8: \xff"
 	withPolicy := brokertest.FullQuestion(broker.NewID(), "agent-b", now)
 	withPolicy.Policy = broker.Policy{Quorum: 2, TimeoutMax: broker.Duration(90*time.Minute + 1500*time.Millisecond)}
-	withPolicy.InProcess = []broker.Target{{Channel: "web"}}
 	for _, c := range []struct {
-		name string
-		q    *broker.Question
-		kept bool
+		name      string
+		q         *broker.Question
+		inProcess []broker.Target
+		kept      bool
 	}{
-		{"new", brokertest.NewQuestion(broker.NewID(), "a", now), true},
-		{"full", brokertest.FullQuestion(broker.NewID(), "agent-ü", now), true},
-		{"policy and in-process targets", withPolicy, true},
-		{"local deadline", local, false},
-		{"zoned deadline", zoned, false},
-		{"votes", voted, false},
-		{"text not UTF-8", mended, false},
+		{"new", brokertest.NewQuestion(broker.NewID(), "a", now), nil, true},
+		{"full", brokertest.FullQuestion(broker.NewID(), "agent-ü", now), nil, true},
+		{"policy and in-process targets", withPolicy, []broker.Target{{Channel: "web"}}, true},
+		{"local deadline", local, nil, false},
+		{"zoned deadline", zoned, nil, false},
+		{"votes", voted, nil, false},
+		{"text not UTF-8", mended, nil, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, created, err := here.Create(ctx, c.q); err != nil || !created {
+			if _, created, err := here.Create(ctx, c.q, c.inProcess); err != nil || !created {
 				t.Fatalf("Create: %v (created %v)", err, created)
 			}
 			if got := here.KeepsDecodedBody(c.q.ID); got != c.kept {
@@ -95,7 +95,7 @@ func TestResolveReturnsWhatOthersRead(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			q := brokertest.FullQuestion(broker.NewID(), broker.NewID(), now)
-			if _, _, err := here.Create(ctx, q); err != nil {
+			if _, _, err := here.Create(ctx, q, nil); err != nil {
 				t.Fatal(err)
 			}
 			got, err := here.Resolve(ctx, q.ID, r)
@@ -124,7 +124,7 @@ func TestBodyLeavesOutTheRecordsFields(t *testing.T) {
 	q := brokertest.FullQuestion(broker.NewID(), "agent-a", now)
 	q.SessionID = "sess-1"
 	q.Reminders = []time.Time{now.Add(time.Minute)}
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, bodyKey := s.BodyKeyNames(q.ID)

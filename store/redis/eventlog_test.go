@@ -38,7 +38,7 @@ func resolveIDAt(t *testing.T, s *redisstore.Store, id, agent string, resolved t
 	t.Helper()
 	ctx := context.Background()
 	q := brokertest.NewQuestion(id, agent, resolved.Add(-time.Minute))
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: resolved}); err != nil {

@@ -29,7 +29,7 @@ func TestResolutionEventNamedInRecord(t *testing.T) {
 			now := time.Now()
 			ask := func(resolved time.Time) string {
 				q := brokertest.NewQuestion(broker.NewID(), "seq-agent", now.Add(-4*time.Hour))
-				if _, _, err := s.Create(ctx, q); err != nil {
+				if _, _, err := s.Create(ctx, q, nil); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: resolved}); err != nil {

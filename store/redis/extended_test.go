@@ -21,7 +21,7 @@ func TestExtendedEventAfterACrash(t *testing.T) {
 			ctx := context.Background()
 			s := open(t, redistest.Shared(t))
 			now := time.Now().UTC().Truncate(time.Millisecond)
-			q, _, err := s.Create(ctx, brokertest.NewQuestion(broker.NewID(), "a1", now))
+			q, _, err := s.Create(ctx, brokertest.NewQuestion(broker.NewID(), "a1", now), nil)
 			if err != nil {
 				t.Fatalf("Create: %v", err)
 			}

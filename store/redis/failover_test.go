@@ -44,7 +44,7 @@ func TestSentinelFailover(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Make sure the replica has the question before the master dies.

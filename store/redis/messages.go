@@ -130,8 +130,3 @@ func (s *Store) lookupInProcess(ctx context.Context, channel, chat, messageID st
 	}
 	return "", notFound
 }
-
-// RecordsInProcessCopies reports that Create records the copies at the
-// question's in-process targets with it, in the same script (their
-// lookups read the record: LookupMessage); see broker.InProcessRecorder.
-func (s *Store) RecordsInProcessCopies() bool { return true }

@@ -5,14 +5,6 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
-
-	"github.com/askbridge/askbridge/broker"
-)
-
-var (
-	_ broker.DueSchedule     = (*Store)(nil)
-	_ broker.DueDeliveries   = (*Store)(nil)
-	_ broker.DuePlatformWork = (*Store)(nil)
 )
 
 // NextScheduled returns the earliest deadline, reminder, lease end or

@@ -168,7 +168,7 @@ func taskField(kind broker.TaskKind, t broker.Target) string {
 
 // postTaskFields returns the field/value pairs of the post tasks of a new
 // question, for the create scripts: none for its in-process targets.
-func postTaskFields(q *broker.Question) []any {
+func postTaskFields(q *broker.Question, inProcess []broker.Target) []any {
 	deadline := q.ExpiresAt
 	if deadline.IsZero() {
 		deadline = q.CreatedAt.Add(broker.MaxTimeout)
@@ -176,7 +176,7 @@ func postTaskFields(q *broker.Question) []any {
 	var out []any
 	value := "" // every post task starts alike
 	for _, t := range q.Targets {
-		if slices.Contains(q.InProcess, t) {
+		if slices.Contains(inProcess, t) {
 			continue // the broker posts it itself
 		}
 		if value == "" {

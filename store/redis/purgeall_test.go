@@ -38,7 +38,7 @@ func TestPurgeReadsTheIndexOfEveryQuestion(t *testing.T) {
 		}
 		q := brokertest.NewQuestion(id, "purge-agent", created.Add(time.Duration(i)*time.Millisecond))
 		for {
-			_, _, err := s.Create(ctx, q)
+			_, _, err := s.Create(ctx, q, nil)
 			if err == nil {
 				break
 			}

@@ -34,12 +34,12 @@ func TestRestartKeepsQuestions(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 
 	pending := brokertest.FullQuestion(broker.NewID(), "a1", now)
-	if _, _, err := s.Create(ctx, pending); err != nil {
+	if _, _, err := s.Create(ctx, pending, nil); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	done := brokertest.NewQuestion(broker.NewID(), "a1", now)
 	done.CallbackURL = "https://agent.example/cb"
-	if _, _, err := s.Create(ctx, done); err != nil {
+	if _, _, err := s.Create(ctx, done, nil); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	if err := s.AddMessage(ctx, done.ID, broker.MessageRef{Channel: "telegram", Chat: "1", MessageID: "9", PostedAt: now}); err != nil {
@@ -89,7 +89,7 @@ func TestRedisDown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	watch := s.Watch(ctx)
@@ -151,7 +151,7 @@ func testFeedAcrossStores(t *testing.T, cfg redisstore.Config) {
 	defer cancel()
 	watch := b.Watch(ctx)
 	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-	if _, _, err := a.Create(ctx, q); err != nil {
+	if _, _, err := a.Create(ctx, q, nil); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	if _, err := a.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled}); err != nil {

@@ -147,7 +147,7 @@ func TestWriteScriptsAreSentOnce(t *testing.T) {
 			warm := brokertest.NewQuestion(broker.NewID(), "a1", now)
 			q := brokertest.NewQuestion(broker.NewID(), "a1", now)
 			for _, q := range []*broker.Question{warm, q} {
-				if _, _, err := s.Create(ctx, q); err != nil {
+				if _, _, err := s.Create(ctx, q, nil); err != nil {
 					t.Fatalf("Create: %v", err)
 				}
 			}

@@ -27,7 +27,7 @@ func TestSessionIndexPerAgent(t *testing.T) {
 		t.Helper()
 		q := brokertest.NewQuestion(id, agent, at)
 		q.SessionID = "s1"
-		if _, _, err := s.Create(ctx, q); err != nil {
+		if _, _, err := s.Create(ctx, q, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

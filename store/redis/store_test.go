@@ -26,7 +26,7 @@ func TestEventRepair(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
 	q.SessionID = "s1"
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusDeclined, ResolvedAt: now}); err != nil {
@@ -102,7 +102,7 @@ func TestSlowWatcher(t *testing.T) {
 	}()
 	for range n {
 		q := brokertest.NewQuestion(broker.NewID(), "a1", now)
-		if _, _, err := s.Create(ctx, q); err != nil {
+		if _, _, err := s.Create(ctx, q, nil); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled}); err != nil {
@@ -135,7 +135,7 @@ func TestPurgeKeepsUndelivered(t *testing.T) {
 	now := time.Now().UTC()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", now.Add(-time.Hour))
 	q.CallbackURL = "https://agent.example/cb"
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now.Add(-30 * time.Minute)}); err != nil {
@@ -173,7 +173,7 @@ func TestKeptBodyNotGivenToANewQuestion(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
-	if _, _, err := a.Create(ctx, q); err != nil {
+	if _, _, err := a.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Get(ctx, q.ID); err != nil { // kept and decoded
@@ -193,7 +193,7 @@ func TestKeptBodyNotGivenToANewQuestion(t *testing.T) {
 	}
 	again := brokertest.NewQuestion(q.ID, "a1", now)
 	again.Prompts[0].Question = "A different question?"
-	if _, _, err := b.Create(ctx, again); err != nil {
+	if _, _, err := b.Create(ctx, again, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := a.Get(ctx, q.ID)

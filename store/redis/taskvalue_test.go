@@ -53,7 +53,7 @@ func askWithCopies(t *testing.T, targets ...broker.Target) (*redisstore.Store, *
 	q := fourOptions(now)
 	q.Reminders = nil
 	q.Targets = targets
-	if _, _, err := s.Create(context.Background(), q); err != nil {
+	if _, _, err := s.Create(context.Background(), q, nil); err != nil {
 		t.Fatal(err)
 	}
 	return s, q, now

@@ -37,7 +37,7 @@ func TestTimersOneEntryPerQuestion(t *testing.T) {
 		for _, d := range rem {
 			q.Reminders = append(q.Reminders, now.Add(d))
 		}
-		if _, _, err := s.Create(ctx, q); err != nil {
+		if _, _, err := s.Create(ctx, q, nil); err != nil {
 			t.Fatal(err)
 		}
 		return q
@@ -177,7 +177,7 @@ func TestTimersOneEntryPerQuestion(t *testing.T) {
 	}
 	late := brokertest.NewQuestion(newID(), "timer-agent", now.Add(-time.Hour))
 	late.ExpiresAt = now.Add(2 * time.Minute)
-	if _, _, err := s.Create(ctx, late); err != nil {
+	if _, _, err := s.Create(ctx, late, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids, err = s.Due(ctx, now.Add(2*time.Minute), 5)

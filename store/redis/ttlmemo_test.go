@@ -40,8 +40,7 @@ func TestIndexKeysRenewedOncePerWindow(t *testing.T) {
 					q.ToolCallID = call + string(rune('a'+n))
 				}
 				q.Targets = []broker.Target{term}
-				q.InProcess = []broker.Target{term}
-				_, _, err := s.Create(ctx, q)
+				_, _, err := s.Create(ctx, q, []broker.Target{term})
 				return err
 			}
 			first := broker.NewID()

@@ -119,7 +119,7 @@ func TestAuditTrailOutlivesRecord(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-			if _, _, err := s.Create(ctx, q); err != nil {
+			if _, _, err := s.Create(ctx, q, nil); err != nil {
 				t.Fatal(err)
 			}
 			if tc.audit != nil {

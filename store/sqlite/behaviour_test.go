@@ -28,7 +28,7 @@ func TestFeedOverflow(t *testing.T) {
 	var last string
 	for range n {
 		q := brokertest.NewQuestion(broker.NewID(), "a1", now)
-		if _, _, err := s.Create(ctx, q); err != nil {
+		if _, _, err := s.Create(ctx, q, nil); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
 		if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now}); err != nil {
@@ -64,7 +64,7 @@ func TestPurgeKeepsUndeliveredCallbacks(t *testing.T) {
 	now := time.Now()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", now.Add(-2*time.Hour))
 	q.CallbackURL = "https://agent.example/cb"
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now.Add(-2 * time.Hour)}); err != nil {
@@ -92,7 +92,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 	now := time.Now()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
 	q.Reminders = []time.Time{now.Add(time.Minute)}
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	closed := brokertest.NewQuestion(broker.NewID(), "a1", now)
@@ -103,8 +103,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 		do   func() error
 		want string
 	}{
-		{"CreateWithoutID", func() error { _, _, err := s.Create(ctx, noID); return err }, "no id"},
-		{"CreateClosed", func() error { _, _, err := s.Create(ctx, closed); return err }, "must be pending"},
+		{"CreateWithoutID", func() error { _, _, err := s.Create(ctx, noID, nil); return err }, "no id"},
+		{"CreateClosed", func() error { _, _, err := s.Create(ctx, closed, nil); return err }, "must be pending"},
 		{"ResolveToPending", func() error {
 			_, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusPending, ResolvedAt: now})
 			return err
@@ -168,7 +168,7 @@ func TestPurgeManyInChunks(t *testing.T) {
 	const n = 1234
 	for i := range n {
 		q := brokertest.NewQuestion(fmt.Sprintf("p%05d", i), "a1", now.Add(-3*time.Hour))
-		if _, _, err := s.Create(ctx, q); err != nil {
+		if _, _, err := s.Create(ctx, q, nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.AddMessage(ctx, q.ID, broker.MessageRef{Channel: "web", MessageID: q.ID, PostedAt: q.CreatedAt}); err != nil {
@@ -179,7 +179,7 @@ func TestPurgeManyInChunks(t *testing.T) {
 		}
 	}
 	old := brokertest.NewQuestion("keep00", "a1", now.Add(-3*time.Hour))
-	if _, _, err := s.Create(ctx, old); err != nil {
+	if _, _, err := s.Create(ctx, old, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Purge(ctx, now.Add(-time.Hour))
@@ -207,7 +207,7 @@ func TestClaimWithNothingDueTakesNoWriteLock(t *testing.T) {
 	now := time.Now()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", now)
 	q.CallbackURL = "https://agent.example/cb"
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: now}); err != nil {

@@ -30,7 +30,7 @@ func BenchmarkCreate(b *testing.B) {
 	ids := benchIDs(b.N)
 	b.ResetTimer()
 	for i := range b.N {
-		if _, _, err := s.Create(ctx, brokertest.NewQuestion(ids[i], "bench", now)); err != nil {
+		if _, _, err := s.Create(ctx, brokertest.NewQuestion(ids[i], "bench", now), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func BenchmarkResolve(b *testing.B) {
 	for _, id := range ids {
 		q := brokertest.NewQuestion(id, "bench", now)
 		q.CallbackURL = benchCallback
-		if _, _, err := s.Create(ctx, q); err != nil {
+		if _, _, err := s.Create(ctx, q, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -71,7 +71,7 @@ func BenchmarkResolveParallel(b *testing.B) {
 	now := time.Now()
 	ids := benchIDs(b.N)
 	for _, id := range ids {
-		if _, _, err := s.Create(ctx, brokertest.NewQuestion(id, "bench", now)); err != nil {
+		if _, _, err := s.Create(ctx, brokertest.NewQuestion(id, "bench", now), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -96,7 +96,7 @@ func BenchmarkCreateResolveParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			id := broker.NewID()
-			_, _, err := s.Create(ctx, brokertest.NewQuestion(id, "bench", now))
+			_, _, err := s.Create(ctx, brokertest.NewQuestion(id, "bench", now), nil)
 			if err != nil {
 				if errorsIsIDTaken(err) {
 					continue

@@ -18,7 +18,7 @@ func BenchmarkClaimDeliveries(b *testing.B) {
 	now := time.Now()
 	q := brokertest.NewQuestion(broker.NewID(), "bench", now)
 	q.CallbackURL = "https://agent.example/cb"
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusTimedOut, Fallback: broker.FallbackNone, ResolvedAt: now}); err != nil {

@@ -52,8 +52,7 @@ func TestInProcessCopiesInTheRow(t *testing.T) {
 	web, cli, tg := broker.Target{Channel: "web"}, broker.Target{Channel: "cli", Chat: odd}, broker.Target{Channel: "telegram", Chat: "-100"}
 	q := brokertest.NewQuestion("cpy001", "a", now)
 	q.Targets = []broker.Target{web, cli, tg}
-	q.InProcess = []broker.Target{web, cli}
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, []broker.Target{web, cli}); err != nil {
 		t.Fatal(err)
 	}
 	var rows int
@@ -126,7 +125,7 @@ func TestInProcessCopiesInTheRow(t *testing.T) {
 	// A question with no in-process target has none in its row.
 	p := brokertest.NewQuestion("cpy002", "a", now)
 	p.Targets = []broker.Target{tg}
-	if _, _, err := s.Create(ctx, p); err != nil {
+	if _, _, err := s.Create(ctx, p, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := copiesOf(t, s, "cpy002"); len(got) != 0 {
@@ -172,8 +171,7 @@ func TestCopiesStep11(t *testing.T) {
 	s := reopen(t, path, db)
 	q := brokertest.NewQuestion("new001", "a", now)
 	q.Targets = []broker.Target{{Channel: "web"}, {Channel: "cli"}}
-	q.InProcess = q.Targets
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, q.Targets); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := copiesOf(t, s, "old001"), []string{"web//old001", "cli//old001", "telegram/-100/m-1"}; !slices.Equal(got, want) {

@@ -50,8 +50,8 @@ func benchCycle(b *testing.B) {
 	report := cycleMetrics(b, s)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			q := hotQuestion(ids[next.Add(1)-1], now, true)
-			if _, _, err := s.CreateCapped(ctx, q, 1<<30); err != nil {
+			q := hotQuestion(ids[next.Add(1)-1], now)
+			if _, _, err := s.CreateCapped(ctx, q, defaultTargets, 1<<30); err != nil {
 				b.Error(err)
 				return
 			}

@@ -20,7 +20,7 @@ func TestReadsAreCopies(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
 	q := brokertest.FullQuestion(broker.NewID(), "a", time.Now())
-	created, _, err := s.Create(ctx, q)
+	created, _, err := s.Create(ctx, q, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestReadsSeeEveryChange(t *testing.T) {
 	defer b.Close()
 	now := time.Now()
 	q := brokertest.NewQuestion(broker.NewID(), "a", now)
-	if _, _, err := a.Create(ctx, q); err != nil {
+	if _, _, err := a.Create(ctx, q, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Get(ctx, q.ID); err != nil {
@@ -129,20 +129,20 @@ func TestCreateReturnsWhatItStored(t *testing.T) {
 	snoozed := brokertest.FullQuestion(broker.NewID(), "a", now)
 	snoozed.CreatedAt, snoozed.ExpiresAt = now.In(berlin), now.Add(time.Hour).In(berlin)
 	snoozed.Policy = broker.Policy{Quorum: 2, TimeoutMax: broker.Duration(90*time.Minute + 1500*time.Millisecond)}
-	snoozed.InProcess = []broker.Target{{Channel: "web"}}
 	for _, c := range []struct {
 		name      string
 		q         *broker.Question
+		inProcess []broker.Target
 		fieldwise bool
 	}{
-		{"new", brokertest.NewQuestion(broker.NewID(), "a", now), true},
-		{"full", brokertest.FullQuestion(broker.NewID(), "agent-ü", now), true},
-		{"zones and policy", snoozed, true},
-		{"empty lists", empties, false},
-		{"text not UTF-8", mended, true},
+		{"new", brokertest.NewQuestion(broker.NewID(), "a", now), nil, true},
+		{"full", brokertest.FullQuestion(broker.NewID(), "agent-ü", now), nil, true},
+		{"zones and policy", snoozed, []broker.Target{{Channel: "web"}}, true},
+		{"empty lists", empties, nil, false},
+		{"text not UTF-8", mended, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, created, err := s.Create(ctx, c.q)
+			got, created, err := s.Create(ctx, c.q, c.inProcess)
 			if err != nil || !created {
 				t.Fatalf("Create: %v (created %v)", err, created)
 			}

@@ -43,7 +43,7 @@ func crashChild(path string) int {
 	done := brokertest.NewQuestion("dddddd", "a1", now)
 	done.CallbackURL = "https://agent.example/cb"
 	for _, q := range []*broker.Question{pending, done} {
-		if _, _, err := s.Create(ctx, q); err != nil {
+		if _, _, err := s.Create(ctx, q, nil); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -114,7 +114,7 @@ func TestTwoStoresOneFile(t *testing.T) {
 	now := time.Now()
 	for round := range 20 {
 		q := brokertest.NewQuestion(broker.NewID(), "a1", now)
-		if _, _, err := stores[round%2].Create(ctx, q); err != nil {
+		if _, _, err := stores[round%2].Create(ctx, q, nil); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
 		var wg sync.WaitGroup

@@ -29,11 +29,11 @@ func BenchmarkCycleGrown(b *testing.B) {
 			cycle := func(worker int) error {
 				n := seq.Add(1)
 				now := time.Now()
-				q := hotQuestion(broker.NewID(), now, true)
+				q := hotQuestion(broker.NewID(), now)
 				q.Agent = "local"
 				q.SessionID = "run-agent-" + strconv.Itoa(worker%100)
 				q.ToolCallID = "call-" + strconv.FormatInt(n, 10)
-				if _, _, err := s.CreateCapped(ctx, q, 1<<30); err != nil {
+				if _, _, err := s.CreateCapped(ctx, q, defaultTargets, 1<<30); err != nil {
 					if errorsIsIDTaken(err) {
 						return nil
 					}

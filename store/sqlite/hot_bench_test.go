@@ -8,23 +8,27 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // defaultTargets are the targets of the default route: the web inbox and
 // the text channel.
 var defaultTargets = []broker.Target{{Channel: "web"}, {Channel: "cli"}}
 
-// hotQuestion is a question of the default route; inProcess says whether
-// the broker makes its copies itself (no post tasks) or through the
-// outbox, as remote channels' copies are.
-func hotQuestion(id string, now time.Time, inProcess bool) *broker.Question {
+// hotQuestion is a question of the default route.
+func hotQuestion(id string, now time.Time) *broker.Question {
 	q := brokertest.NewQuestion(id, "bench", now)
 	q.Targets = defaultTargets
-	if inProcess {
-		q.InProcess = defaultTargets
-	}
 	return q
+}
+
+// hotCopies is the in-process targets Create is given for a hotQuestion:
+// inProcess says whether the broker makes its copies itself (no post
+// tasks) or through the outbox, as remote channels' copies are.
+func hotCopies(inProcess bool) []broker.Target {
+	if inProcess {
+		return defaultTargets
+	}
+	return nil
 }
 
 // hotCases runs fn for copies made in-process and through the outbox.
@@ -49,11 +53,11 @@ func benchCreate(b *testing.B, inProcess, keyed bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		q := hotQuestion(ids[i], now, inProcess)
+		q := hotQuestion(ids[i], now)
 		if keyed {
 			q.SessionID, q.ToolCallID = "session-"+strconv.Itoa(i%100), "call-"+strconv.Itoa(i)
 		}
-		if _, created, err := s.CreateCapped(ctx, q, 1<<30); err != nil || !created {
+		if _, created, err := s.CreateCapped(ctx, q, hotCopies(inProcess), 1<<30); err != nil || !created {
 			b.Fatalf("Create %s: created=%v, %v", q.ID, created, err)
 		}
 	}
@@ -68,7 +72,7 @@ func BenchmarkResolveDefault(b *testing.B) {
 		now := time.Now()
 		ids := benchIDs(b.N)
 		for _, id := range ids {
-			if _, _, err := s.Create(ctx, hotQuestion(id, now, inProcess)); err != nil {
+			if _, _, err := s.Create(ctx, hotQuestion(id, now), hotCopies(inProcess)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -89,7 +93,7 @@ func BenchmarkGet(b *testing.B) {
 	s := openTemp(b)
 	ctx := context.Background()
 	q := brokertest.FullQuestion(broker.NewID(), "bench", time.Now())
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -110,9 +114,9 @@ func BenchmarkClaimPlatformWork(b *testing.B) {
 			s := openTemp(b)
 			ctx := context.Background()
 			now := time.Now()
-			q := hotQuestion(broker.NewID(), now, false)
+			q := hotQuestion(broker.NewID(), now)
 			q.Targets = q.Targets[:1]
-			if _, _, err := s.Create(ctx, q); err != nil {
+			if _, _, err := s.Create(ctx, q, nil); err != nil {
 				b.Fatal(err)
 			}
 			id := ""
@@ -151,5 +155,3 @@ func BenchmarkClaimPlatformNothingDue(b *testing.B) {
 		}
 	}
 }
-
-var _ broker.InProcessRecorder = (*sqlite.Store)(nil)

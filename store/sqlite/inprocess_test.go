@@ -15,10 +15,10 @@ func TestInProcessTargetsHaveNoTasks(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
 	now := time.Now()
-	q := hotQuestion(broker.NewID(), now, true)
+	q := hotQuestion(broker.NewID(), now)
 	remote := broker.Target{Channel: "telegram", Chat: "42"}
 	q.Targets = append(q.Targets, remote)
-	stored, created, err := s.Create(ctx, q)
+	stored, created, err := s.Create(ctx, q, defaultTargets)
 	if err != nil || !created {
 		t.Fatalf("Create: %v, %v", created, err)
 	}

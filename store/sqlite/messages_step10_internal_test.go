@@ -90,8 +90,7 @@ func TestMessagesStep10(t *testing.T) {
 	}
 	q := brokertest.NewQuestion("new001", "a", now)
 	q.Targets = []broker.Target{{Channel: "web"}, {Channel: "cli"}}
-	q.InProcess = q.Targets
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, q.Targets); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := copiesOf(t, s, "new001"), []string{"web//new001", "cli//new001"}; !slices.Equal(got, want) {

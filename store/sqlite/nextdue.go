@@ -4,14 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"time"
-
-	"github.com/askbridge/askbridge/broker"
-)
-
-var (
-	_ broker.DueSchedule     = (*Store)(nil)
-	_ broker.DueDeliveries   = (*Store)(nil)
-	_ broker.DuePlatformWork = (*Store)(nil)
 )
 
 // Each query reads the first entry of the partial indexes that the due
@@ -28,19 +20,19 @@ const (
 )
 
 // NextScheduled returns the earliest deadline, reminder, lease end or
-// escalation step of a pending question.
+// escalation step of a pending question; see broker.Schedule.
 func (s *Store) NextScheduled(ctx context.Context) (time.Time, bool, error) {
 	return s.nextDue(ctx, "next scheduled", sqlNextScheduled)
 }
 
 // NextDelivery returns when the earliest pending callback delivery falls
-// due.
+// due; see broker.Outbox.
 func (s *Store) NextDelivery(ctx context.Context) (time.Time, bool, error) {
 	return s.nextDue(ctx, "next delivery", sqlNextDelivery)
 }
 
 // NextPlatformWork returns when the earliest unfinished platform task
-// falls due.
+// falls due; see broker.PlatformOutbox.
 func (s *Store) NextPlatformWork(ctx context.Context) (time.Time, bool, error) {
 	return s.nextDue(ctx, "next platform work", sqlNextTask)
 }

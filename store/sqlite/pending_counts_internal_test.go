@@ -51,13 +51,13 @@ func TestPendingCountsStep9(t *testing.T) {
 		}
 	}
 	counts(map[string]int{"a": 2})
-	if _, _, err := s.CreateCapped(ctx, brokertest.NewQuestion("new1", "a", now), 3); err != nil {
+	if _, _, err := s.CreateCapped(ctx, brokertest.NewQuestion("new1", "a", now), nil, 3); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.CreateCapped(ctx, brokertest.NewQuestion("new2", "a", now), 3); err == nil {
+	if _, _, err := s.CreateCapped(ctx, brokertest.NewQuestion("new2", "a", now), nil, 3); err == nil {
 		t.Fatal("a fourth pending question passed a cap of 3")
 	}
-	if _, _, err := s.Create(ctx, brokertest.NewQuestion("b1", "b", now)); err != nil {
+	if _, _, err := s.Create(ctx, brokertest.NewQuestion("b1", "b", now), nil); err != nil {
 		t.Fatal(err)
 	}
 	counts(map[string]int{"a": 3, "b": 1})
@@ -71,7 +71,7 @@ func TestPendingCountsStep9(t *testing.T) {
 	if n, err := s.CountPending(ctx); err != nil || n != 0 {
 		t.Fatalf("CountPending = %d, %v; want 0", n, err)
 	}
-	if _, _, err := s.Create(ctx, brokertest.NewQuestion("b2", "b", now)); err != nil {
+	if _, _, err := s.Create(ctx, brokertest.NewQuestion("b2", "b", now), nil); err != nil {
 		t.Fatal(err)
 	}
 	counts(map[string]int{"a": 0, "b": 1})
@@ -79,7 +79,7 @@ func TestPendingCountsStep9(t *testing.T) {
 		t.Fatal(err)
 	}
 	counts(map[string]int{"b": 1})
-	if _, _, err := s.Create(ctx, brokertest.NewQuestion("a2", "a", now)); err != nil {
+	if _, _, err := s.Create(ctx, brokertest.NewQuestion("a2", "a", now), nil); err != nil {
 		t.Fatal(err)
 	}
 	counts(map[string]int{"a": 1, "b": 1})

@@ -131,10 +131,6 @@ func (s *Store) editTasksTx(ctx context.Context, tx *wtx, q *broker.Question, at
 	return s.enqueueTasksTx(ctx, tx, q.ID, broker.TaskEdit, targets, fromMS(due), at.Add(broker.EditWindow))
 }
 
-// RecordsInProcessCopies reports that Create records the copies at the
-// question's in-process targets with it; see broker.InProcessRecorder.
-func (s *Store) RecordsInProcessCopies() bool { return true }
-
 // EnqueuePlatformWork adds or renews tasks; see broker.PlatformOutbox.
 func (s *Store) EnqueuePlatformWork(ctx context.Context, id string, kind broker.TaskKind, targets []broker.Target, now, deadline time.Time) error {
 	if !kind.Valid() {

@@ -13,25 +13,28 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// Create stores q as pending; see broker.Store.
-func (s *Store) Create(ctx context.Context, q *broker.Question) (*broker.Question, bool, error) {
-	return s.CreateCapped(ctx, q, 0)
+// Create stores q as pending, with its copies at inProcess; see
+// broker.Questions.
+func (s *Store) Create(ctx context.Context, q *broker.Question, inProcess []broker.Target) (*broker.Question, bool, error) {
+	return s.CreateCapped(ctx, q, inProcess, 0)
 }
 
 // CreateCapped stores q as pending unless its agent has max pending
 // questions already; see broker.Store. The count is read in the write
 // transaction, from a table that triggers keep (schema step 2), so that
 // the check and the insert are one step.
-func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (*broker.Question, bool, error) {
+func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, inProcess []broker.Target, max int) (*broker.Question, bool, error) {
 	if q == nil || q.ID == "" {
 		return nil, false, fmt.Errorf("sqlite: create: %w: the question has no id", broker.ErrInvalid)
 	}
 	if q.Status != "" && q.Status != broker.StatusPending {
 		return nil, false, fmt.Errorf("sqlite: create %s: %w: status is %q, a new question must be pending", q.ID, broker.ErrInvalid, q.Status)
 	}
+	if err := broker.CheckInProcess(q, inProcess); err != nil {
+		return nil, false, fmt.Errorf("sqlite: create %s: %w", q.ID, err)
+	}
 	nq := normalized(q)
 	nq.Status = broker.StatusPending
-	nq.InProcess = nil // never stored
 	data, err := broker.EncodeQuestion(nq)
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlite: create %s: encode: %w", q.ID, err)
@@ -45,7 +48,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 			return nil, false, fmt.Errorf("sqlite: create %s: %w", q.ID, err)
 		}
 	}
-	copies, remote, err := splitTargets(nq, q.InProcess)
+	copies, remote, err := splitTargets(nq, inProcess)
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlite: create %s: %w", q.ID, err)
 	}
@@ -90,7 +93,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, max int) (
 		// The ask and its in-process copies open the question's audit
 		// trail; a trail kept from a purged question of the same id
 		// makes the id taken.
-		if err := s.appendAuditTx(ctx, tx, nq.ID, nq.Agent, 0, "", broker.CreatedAudit(nq, q.InProcess)); err != nil {
+		if err := s.appendAuditTx(ctx, tx, nq.ID, nq.Agent, 0, "", broker.CreatedAudit(nq, inProcess)); err != nil {
 			return err
 		}
 		return s.postTasksTx(ctx, tx, nq, remote)

@@ -33,7 +33,7 @@ func TestResolveReadsNoRowItKeeps(t *testing.T) {
 	create := func() *broker.Question {
 		t.Helper()
 		q := brokertest.FullQuestion(broker.NewID(), broker.NewID(), now)
-		if _, created, err := here.Create(ctx, q); err != nil || !created {
+		if _, created, err := here.Create(ctx, q, nil); err != nil || !created {
 			t.Fatalf("Create: %v (created %v)", err, created)
 		}
 		return q
@@ -141,7 +141,7 @@ func TestResolveKeepsFindingPendingQuestions(t *testing.T) {
 	before := sqlite.RowsLoaded(s)
 	for i := range ids {
 		ids[i] = broker.NewID()
-		if _, _, err := s.Create(ctx, brokertest.NewQuestion(ids[i], "agent", now)); err != nil {
+		if _, _, err := s.Create(ctx, brokertest.NewQuestion(ids[i], "agent", now), nil); err != nil {
 			t.Fatal(err)
 		}
 		if i >= inFlight {

@@ -42,7 +42,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	done := brokertest.NewQuestion(broker.NewID(), "a1", now)
 	done.CallbackURL = "https://agent.example/cb"
 	for _, q := range []*broker.Question{pending, done} {
-		if _, _, err := s.Create(ctx, q); err != nil {
+		if _, _, err := s.Create(ctx, q, nil); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
 	}
@@ -176,7 +176,7 @@ func TestNewFileIsPrivate(t *testing.T) {
 func TestGetHonoursCancelledContext(t *testing.T) {
 	s := openTemp(t)
 	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-	if _, _, err := s.Create(context.Background(), q); err != nil {
+	if _, _, err := s.Create(context.Background(), q, nil); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -22,7 +22,7 @@ func TestSharedCommitsKeepWritesApart(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now()
 	taken := brokertest.NewQuestion(broker.NewID(), "a1", now)
-	if _, _, err := s.Create(ctx, taken); err != nil {
+	if _, _, err := s.Create(ctx, taken, nil); err != nil {
 		t.Fatal(err)
 	}
 	const n = 60
@@ -38,7 +38,7 @@ func TestSharedCommitsKeepWritesApart(t *testing.T) {
 			<-start
 			q := brokertest.NewQuestion(fresh[i], "a1", now)
 			q.CallbackURL = "https://agent.example/cb"
-			if _, _, err := s.Create(ctx, q); err != nil {
+			if _, _, err := s.Create(ctx, q, nil); err != nil {
 				errs[2*i] = err
 				return
 			}
@@ -48,7 +48,7 @@ func TestSharedCommitsKeepWritesApart(t *testing.T) {
 			defer wg.Done()
 			<-start
 			dup := brokertest.NewQuestion(taken.ID, "a2", now)
-			_, _, errs[2*i+1] = s.Create(ctx, dup)
+			_, _, errs[2*i+1] = s.Create(ctx, dup, nil)
 		}()
 	}
 	close(start)
@@ -85,7 +85,7 @@ func TestCancelledWriteChangesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-	if _, _, err := s.Create(ctx, q); !errors.Is(err, context.Canceled) {
+	if _, _, err := s.Create(ctx, q, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Create with a cancelled context: err = %v, want context.Canceled", err)
 	}
 	if _, err := s.Get(context.Background(), q.ID); !errors.Is(err, broker.ErrNotFound) {
@@ -130,7 +130,7 @@ func TestFailedTransactionsLeaveNothingOpen(t *testing.T) {
 		t.Fatalf("write after the failures: %v", err)
 	}
 	q := brokertest.NewQuestion(broker.NewID(), "a1", time.Now())
-	if _, _, err := s.Create(ctx, q); err != nil {
+	if _, _, err := s.Create(ctx, q, nil); err != nil {
 		t.Fatalf("Create after the failures: %v", err)
 	}
 	if n := count(); n != 1 {
