@@ -42,9 +42,9 @@ func AskedAudit(q *Question) AuditEntry {
 }
 
 // CreatedAudit is what Create appends for new question q: its ask, then
-// a posted copy at each of its in-process targets (inProcess, the
-// question's InProcess as the broker handed it, in the order of
-// q.Targets), which Create records as posted with the question.
+// a posted copy at each of its in-process targets (inProcess, Create's
+// argument, in the order of q.Targets), which Create records as posted
+// with the question.
 func CreatedAudit(q *Question, inProcess []Target) []AuditEntry {
 	out := make([]AuditEntry, 1, 1+len(inProcess))
 	out[0] = AskedAudit(q)

@@ -16,7 +16,6 @@ func (q *Question) Clone() *Question {
 	c := *q
 	c.Prompts = clonePrompts(q.Prompts)
 	c.Targets = slices.Clone(q.Targets)
-	c.InProcess = slices.Clone(q.InProcess)
 	c.Responders = slices.Clone(q.Responders)
 	c.Reminders = slices.Clone(q.Reminders)
 	if q.Progress != nil {

@@ -207,13 +207,6 @@ type Question struct {
 	CreatedAt  time.Time `json:"created_at,omitzero"`
 	ExpiresAt  time.Time `json:"expires_at"`
 	ResolvedAt time.Time `json:"resolved_at,omitzero"`
-
-	// InProcess names the targets of Targets whose copies the broker
-	// makes in its own process (see the InProcess channel interface). The
-	// broker sets it on the question it hands to Create, which then
-	// queues no post task for them and records their copies; it is never
-	// stored, and questions read back leave it empty.
-	InProcess []Target `json:"-"`
 }
 
 // NextReminder returns the time of the next reminder still to send, or the
