@@ -8,7 +8,8 @@ import (
 )
 
 // claudeAgent is `bridge hook claude`: Claude Code's PermissionRequest
-// hook, its PreToolUse hook for the AskUserQuestion tool, and its
+// hook, its PreToolUse hook for the AskUserQuestion tool, its Elicitation
+// hook (the forms of other MCP servers, elicitation.go), and its
 // PostToolUse, PostToolUseFailure and Stop hooks, which close the
 // questions of prompts settled at the terminal.
 var claudeAgent = agentHook{name: "claude", title: "Claude Code", handle: claudeHandle}
@@ -55,6 +56,9 @@ func claudeHandle(h agentHook, payload []byte) (*hookJob, error) {
 	switch {
 	case ev.HookEventName == "PreToolUse" && ev.ToolName == "AskUserQuestion":
 		ask, err := claudeQuestion(h, ev)
+		return &hookJob{ask: ask}, err
+	case ev.HookEventName == "Elicitation":
+		ask, err := claudeElicitation(h, payload)
 		return &hookJob{ask: ask}, err
 	case ev.HookEventName == "PostToolUse", ev.HookEventName == "PostToolUseFailure", ev.HookEventName == "Stop":
 		return &hookJob{settle: claudeSettled(h, ev)}, nil

@@ -55,6 +55,9 @@ var hookTargets = map[string]hookTarget{
 		entries: []hookEntry{
 			{event: "PermissionRequest", matcher: "*"},
 			{event: "PreToolUse", matcher: "AskUserQuestion"},
+			// The forms of other MCP servers (elicitation.go); the
+			// matcher is the server's name.
+			{event: "Elicitation", matcher: "*"},
 			// Claude Code tells no hook when its own dialog is answered
 			// first; these events close the chat's copy (settled.go).
 			{event: "PostToolUse", matcher: "*", async: true},

@@ -66,6 +66,19 @@ const freshClaudeSettings = `{
         ]
       }
     ],
+    "Elicitation": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "bridge hook claude",
+            "timeout": 1800,
+            "statusMessage": "Waiting for an answer in chat (askbridge)"
+          }
+        ]
+      }
+    ],
     "PostToolUse": [
       {
         "matcher": "*",
@@ -288,6 +301,7 @@ func checkInstalled(t *testing.T, installed, before, agent, cmd string) {
 	want := map[string]entry{"PermissionRequest": {"*", hookInstallTimeout, false}}
 	if agent == "claude" {
 		want["PreToolUse"] = entry{"AskUserQuestion", hookInstallTimeout, false}
+		want["Elicitation"] = entry{"*", hookInstallTimeout, false}
 		want["PostToolUse"] = entry{"*", hookReportTimeout, true}
 		want["PostToolUseFailure"] = entry{"*", hookReportTimeout, true}
 		want["Stop"] = entry{"", hookReportTimeout, true}
