@@ -21,16 +21,21 @@ func elicitEvent(schema string) string {
 		`"message":"Please provide your credentials","mode":"form","requested_schema":` + schema + `}`
 }
 
-// elicitRun runs the hook on event in the background; the channel gives
-// its output once it ends.
-type elicitRun struct{ done chan [3]any }
+// elicitRun runs the hook on event in the background; result waits for
+// its output.
+type elicitRun struct{ done chan hookRun }
+
+type hookRun struct {
+	stdout, stderr string
+	code           int
+}
 
 func startElicit(t *testing.T, event string) *elicitRun {
 	t.Helper()
-	r := &elicitRun{done: make(chan [3]any, 1)}
+	r := &elicitRun{done: make(chan hookRun, 1)}
 	go func() {
 		out, errOut, code := runHookQuiet(event)
-		r.done <- [3]any{out, errOut, code}
+		r.done <- hookRun{out, errOut, code}
 	}()
 	return r
 }
@@ -39,7 +44,7 @@ func (r *elicitRun) result(t *testing.T) (stdout, stderr string, code int) {
 	t.Helper()
 	select {
 	case v := <-r.done:
-		return v[0].(string), v[1].(string), v[2].(int)
+		return v.stdout, v.stderr, v.code
 	case <-time.After(60 * time.Second):
 		t.Fatal("the hook did not end within 60s")
 	}
