@@ -58,8 +58,7 @@ func claudeHandle(h agentHook, payload []byte) (*hookJob, error) {
 		ask, err := claudeQuestion(h, ev)
 		return &hookJob{ask: ask}, err
 	case ev.HookEventName == "Elicitation":
-		ask, err := claudeElicitation(h, payload)
-		return &hookJob{ask: ask}, err
+		return claudeElicitation(h, payload)
 	case ev.HookEventName == "PostToolUse", ev.HookEventName == "PostToolUseFailure", ev.HookEventName == "Stop":
 		return &hookJob{settle: claudeSettled(h, ev)}, nil
 	case ev.HookEventName != "PermissionRequest":

@@ -60,7 +60,7 @@ output. It never allows by default: with no decision it prints nothing.`,
 	cmd.Flags().DurationVar(&o.timeout, "timeout", defaultHookTimeout, "how long people have to answer (10s–7d); keep it below the hook's timeout in the agent's settings")
 	cmd.Flags().DurationVar(&o.connectTimeout, "connect-timeout", defaultHookConnectTimeout, "give up when the bridge cannot be reached within this long")
 	cmd.Flags().StringVar(&o.route, "route", "", "the route to post to (default: default)")
-	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "a decision printed, or none (the agent's own dialog decides)", cmdline.ExitFailure, "bad flags, or an event it cannot read or ask in chat (the agent's own dialog asks)")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "a decision printed, or none (the agent's own dialog decides, as for a form chat cannot take)", cmdline.ExitFailure, "bad flags, or an event it cannot read (the agent's own dialog asks)")
 	return cmd
 }
 

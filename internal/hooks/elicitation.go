@@ -96,14 +96,25 @@ type elicitSpecific struct {
 }
 
 // claudeElicitation reads an Elicitation event into a dialog. An event
-// the chat cannot take (a page to open, no schema, too many properties, a
-// type the bridge does not know) is an error naming why: the hook prints
-// nothing and the local form appears.
-func claudeElicitation(h agentHook, payload []byte) (*hookAsk, error) {
+// that is no Claude Code hook JSON is an error (exit 1). A form the chat
+// cannot take (a page to open, no schema, too many properties, a type the
+// bridge does not know) is left to the local form: the job says why on
+// standard error, prints nothing and exits 0.
+func claudeElicitation(h agentHook, payload []byte) (*hookJob, error) {
 	var ev claudeElicitEvent
 	if err := json.Unmarshal(payload, &ev); err != nil {
 		return nil, fmt.Errorf("the Elicitation event is not Claude Code hook JSON: %w", err)
 	}
+	ask, err := elicitationAsk(h, ev)
+	if err != nil {
+		return &hookJob{pass: err.Error()}, nil
+	}
+	return &hookJob{ask: ask}, nil
+}
+
+// elicitationAsk is the dialog of an Elicitation event, or an error
+// saying why the chat cannot take its form.
+func elicitationAsk(h agentHook, ev claudeElicitEvent) (*hookAsk, error) {
 	server := ev.MCPServerName
 	if server == "" {
 		server = "(unnamed)"

@@ -270,9 +270,10 @@ func TestElicitationBridgeDown(t *testing.T) {
 }
 
 // Events the chat cannot take: nothing is printed, nothing is asked, and
-// stderr says why. An unreadable event or a form the hook cannot map
-// exits 1 (a non-blocking error to Claude Code: its form appears, never
-// declined as exit 2 would); a form the bridge refuses exits 0.
+// stderr says why. An unreadable event exits 1 (a non-blocking error to
+// Claude Code: its form appears, never declined as exit 2 would); a form
+// the hook cannot map or the bridge refuses exits 0, left to the local
+// form.
 func TestElicitationRefused(t *testing.T) {
 	five := `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"},"d":{"type":"string"},"e":{"type":"string"}}}`
 	tests := []struct {
@@ -282,18 +283,18 @@ func TestElicitationRefused(t *testing.T) {
 	}{
 		{"not JSON", `{"hook_event_name":"Elicitation",`, 1, "not Claude Code hook JSON"},
 		{"fields of the wrong type", `{"hook_event_name":"Elicitation","mcp_server_name":"my-mcp-server","message":7}`, 1, "not Claude Code hook JSON"},
-		{"no requested_schema", strings.Replace(elicitEvent(`null`), `,"requested_schema":null`, "", 1), 1, "has no requested_schema"},
+		{"no requested_schema", strings.Replace(elicitEvent(`null`), `,"requested_schema":null`, "", 1), 0, "has no requested_schema"},
 		{"url mode", `{"session_id":"S","hook_event_name":"Elicitation","mcp_server_name":"my-mcp-server","message":"Please authenticate","mode":"url","url":"https://auth.example.com/login"}`,
-			1, `is in mode "url"; chat takes forms only`},
-		{"schema not an object", elicitEvent(`{"type":"array","properties":{"a":{"type":"string"}}}`), 1, `has type "array", not object`},
-		{"properties not an object", elicitEvent(`{"type":"object","properties":[1]}`), 1, "requested_schema of MCP server my-mcp-server"},
-		{"no properties", elicitEvent(`{"type":"object","properties":{}}`), 1, "has no properties"},
-		{"five properties", elicitEvent(five), 1, "has 5 values; chat asks at most 4 at a time"},
+			0, `is in mode "url"; chat takes forms only`},
+		{"schema not an object", elicitEvent(`{"type":"array","properties":{"a":{"type":"string"}}}`), 0, `has type "array", not object`},
+		{"properties not an object", elicitEvent(`{"type":"object","properties":[1]}`), 0, "requested_schema of MCP server my-mcp-server"},
+		{"no properties", elicitEvent(`{"type":"object","properties":{}}`), 0, "has no properties"},
+		{"five properties", elicitEvent(five), 0, "has 5 values; chat asks at most 4 at a time"},
 		{"an object property", elicitEvent(`{"type":"object","properties":{"address":{"type":"object","properties":{"city":{"type":"string"}}}}}`),
-			1, `property "address" of the requested_schema of MCP server my-mcp-server: type "object", which the bridge does not take`},
-		{"a property without type", elicitEvent(`{"type":"object","properties":{"note":{"title":"Note"}}}`), 1, `property "note" of the requested_schema of MCP server my-mcp-server: no type`},
+			0, `property "address" of the requested_schema of MCP server my-mcp-server: type "object", which the bridge does not take`},
+		{"a property without type", elicitEvent(`{"type":"object","properties":{"note":{"title":"Note"}}}`), 0, `property "note" of the requested_schema of MCP server my-mcp-server: no type`},
 		{"an array of free values", elicitEvent(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}}}}`),
-			1, "an array without items of enum or anyOf choices"},
+			0, "an array without items of enum or anyOf choices"},
 		{"an enum the bridge refuses", elicitEvent(`{"type":"object","properties":{"size":{"type":"string","enum":["small"]}}}`),
 			0, "no decision from chat (askbridge: field.choices: give 2–4 choices, got 1"},
 		{"a format the bridge refuses", elicitEvent(`{"type":"object","properties":{"ip":{"type":"string","format":"ipv4"}}}`),

@@ -59,6 +59,9 @@ type agentHook struct {
 type hookJob struct {
 	ask    *hookAsk
 	settle *hookSettled
+	// pass says why the hook leaves this event to the agent's own
+	// dialog: it prints nothing and exits 0.
+	pass string
 }
 
 // hookAsk is one question of a hook and how its result becomes output.
@@ -99,6 +102,10 @@ func runAgentHook(h agentHook, o hookOptions, stdin io.Reader, stdout, stderr io
 		return cmdline.ExitFailure
 	}
 	if job == nil {
+		return cmdline.ExitOK
+	}
+	if job.pass != "" {
+		fmt.Fprintf(stderr, "bridge hook %s: %s\n", h.name, job.pass)
 		return cmdline.ExitOK
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
