@@ -76,7 +76,17 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 	}
 	stop, seen := s.progress(ctx, req, res)
 	defer stop()
-	res, err = s.waitFor(ctx, asker, res.ID, 0, seen)
+	race := s.startLocal(ctx, req, &in, res.ID)
+	defer race.stop()
+	wctx, wdone := race.waitContext(ctx)
+	defer wdone()
+	res, err = s.waitFor(wctx, asker, res.ID, 0, seen)
+	if race.won() && ctx.Err() == nil && s.draining.Err() == nil && (err != nil || !res.Terminal()) {
+		if r := s.settleLocal(ctx, asker, res.ID, race); r != nil {
+			return r, nil
+		}
+		res, err = s.waitFor(ctx, asker, res.ID, 0, seen)
+	}
 	if err == nil && res.Terminal() {
 		return s.result(ctx, asker, res), nil
 	}

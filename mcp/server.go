@@ -103,6 +103,12 @@ type Config struct {
 	// picture, that a result embeds (DefaultEmbedFilesMax when zero;
 	// negative embeds none): files.go.
 	EmbedFilesMax int64
+	// RaceLocal races each waiting ask_user call's question between chat
+	// and a form on the client's own screen, when the client declared
+	// the elicitation capability: the first answer wins and the other
+	// side is withdrawn (racelocal.go). It makes no sense with
+	// NoUserQuestion, and New refuses the two together.
+	RaceLocal bool
 }
 
 // Server is an MCP server with the ask_user, get_answer and
@@ -149,6 +155,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Unreachable <= 0 {
 		cfg.Unreachable = 5 * time.Second
+	}
+	if cfg.RaceLocal && cfg.NoUserQuestion {
+		return nil, errors.New("mcp: Config.RaceLocal asks at the terminal too, but NoUserQuestion asks nobody: set one of them")
 	}
 	if cfg.SessionsPerAgent < 0 {
 		return nil, fmt.Errorf("mcp: Config.SessionsPerAgent is %d, want at least 1 (or 0 for %d)", cfg.SessionsPerAgent, DefaultSessionsPerAgent)
