@@ -73,7 +73,7 @@ func newMCPCmd() *cobra.Command {
 	var (
 		every             time.Duration
 		session, logLevel string
-		noQuestion        bool
+		noQuestion, race  bool
 		embed             int64
 	)
 	cmd := &cobra.Command{
@@ -94,6 +94,9 @@ standard error.
 			if err := mcp.CheckEmbedFilesMax(embed); err != nil {
 				return cmdline.UsageErr("--embed-files-max: %s", strings.TrimPrefix(err.Error(), "mcp.embed_files_max: "))
 			}
+			if race && noQuestion {
+				return cmdline.UsageErr("--race-local asks at the terminal and in chat, but --no-user-question (or $ASKBRIDGE_NO_USER_QUESTION) asks nobody: use one of them")
+			}
 			limit := embed
 			if limit == 0 {
 				limit = -1 // none
@@ -103,7 +106,7 @@ standard error.
 			}
 			log := newLogger(bridgeconfig.Log{Level: logLevel}, cmd.ErrOrStderr())
 			s, err := mcp.New(mcp.Config{
-				Asker: mcp.Fixed(mcpClient()), SessionID: session, NoUserQuestion: noQuestion,
+				Asker: mcp.Fixed(mcpClient()), SessionID: session, NoUserQuestion: noQuestion, RaceLocal: race,
 				ProgressEvery: every, EmbedFilesMax: limit, Version: versionString(), Logger: log,
 			})
 			if err != nil {
@@ -119,7 +122,8 @@ standard error.
 	f.Int64Var(&embed, "embed-files-max", mcp.DefaultEmbedFilesMax, "the largest file in bytes, other than a picture, that a result embeds (0: none; at most 10485760)")
 	f.StringVar(&logLevel, "log-level", "warn", "log level on standard error: debug, info, warn, error")
 	f.BoolVar(&noQuestion, "no-user-question", cmdline.EnvSwitch("ASKBRIDGE_NO_USER_QUESTION"), "ask_user returns at once, asking nobody, for unattended runs (default: $ASKBRIDGE_NO_USER_QUESTION)")
-	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "standard input closed, or interrupted", cmdline.ExitBadInput, "bad input (unknown flag, a --progress-every out of range)", cmdline.ExitFailure, "failure")
+	f.BoolVar(&race, "race-local", false, "also show each question as a form in the client (MCP elicitation), when it takes forms: the first answer, there or in chat, wins and the other is withdrawn")
+	cmdline.WithExitCodes(cmd, cmdline.ExitOK, "standard input closed, or interrupted", cmdline.ExitBadInput, "bad input (unknown flag, a --progress-every out of range, --race-local with --no-user-question)", cmdline.ExitFailure, "failure")
 	return cmd
 }
 
