@@ -12,6 +12,12 @@ import (
 // unsupported, and nobody is asked.
 const ReasonQuestionsOff = "questions are turned off for this agent"
 
+// ReasonAnsweredAtTerminal is the reason of a question its agent closed
+// because the person answered at the agent's own screen first (a hook's
+// report of a settled prompt, a local form of bridge mcp --race-local):
+// every copy shows it.
+const ReasonAnsweredAtTerminal = "answered at the terminal"
+
 // post has q posted to every target of its route. The copies at
 // in-process targets are posted here and now. The store queued one post
 // per other target with the question; they are attempted at once, on the

@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
 )
 
@@ -29,7 +30,7 @@ import (
 
 // Reasons shown on the chat copies of a question settled at the terminal.
 const (
-	ReasonAnsweredLocally = "answered at the terminal"
+	ReasonAnsweredLocally = broker.ReasonAnsweredAtTerminal
 	ReasonDeclinedLocally = "declined at the terminal"
 )
 

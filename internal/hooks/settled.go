@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
 )
 
@@ -20,7 +21,7 @@ import (
 // nothing changes and nothing is printed.
 
 // settledReason is the reason people read on a closed question.
-const settledReason = "answered at the terminal"
+const settledReason = broker.ReasonAnsweredAtTerminal
 
 // hookSettled names the open questions a report settles: in session,
 // those whose tool-call id is one of keys or starts with one and "-"
