@@ -17,6 +17,47 @@ function el(tag, cls) {
   return e;
 }
 
+// live is the control on the page now with el's id: a card built again
+// since el was made has a new one.
+function live(el) {
+  return (el.id && document.getElementById(el.id)) || el;
+}
+
+// touched marks a control the person changed, so that a card built
+// again keeps what they gave there (see carry).
+function touched(e) {
+  if (e.target.id) e.target.dataset.touched = '1';
+}
+
+// carry moves the person's unsent input from a card to the card built
+// to replace it: every control they changed (ticked options, a note, a
+// typed field, chosen files, a message) goes to the control with the
+// same id in the new card. Controls they left alone show what the
+// bridge says now; a prompt answered meanwhile has no controls to take
+// anything.
+export function carry(from, to) {
+  from.querySelectorAll('input[data-touched], textarea[data-touched]').forEach((o) => {
+    // A radio button changed its group: the whole group goes over.
+    const group = o.type === 'radio'
+      ? Array.from(from.querySelectorAll('input[type=radio]')).filter((r) => r.name === o.name)
+      : [o];
+    group.forEach((c) => {
+      const n = to.querySelector('#' + CSS.escape(c.id));
+      if (!n || n.type !== c.type) return;
+      n.dataset.touched = '1';
+      if (c.type === 'radio' || c.type === 'checkbox') {
+        n.checked = c.checked;
+      } else if (c.type === 'file') {
+        if (!c.files.length) return;
+        n.files = c.files;
+        n.dispatchEvent(new Event('change'));
+      } else {
+        n.value = c.value;
+      }
+    });
+  });
+}
+
 // textForm is a labelled one-line text field with its submit button.
 function textForm(cls, id, label, buttonCls, buttonText) {
   const form = el('form', cls);
@@ -70,8 +111,9 @@ function fileInput(id, textField, act) {
     row,
     input,
     clear() {
-      input.value = '';
-      show();
+      const now = live(input);
+      now.value = '';
+      now.dispatchEvent(new Event('change'));
     },
   };
 }
@@ -115,6 +157,7 @@ function fillOnPick(p, boxes, input, lab) {
       const o = p.options[k];
       const untouched = input.value === '' || input.value === filled;
       if (!untouched) return;
+      input.dataset.touched = '1';
       if (box.checked && o.edit) {
         input.value = o.edit;
         filled = o.edit;
@@ -260,7 +303,7 @@ function promptBlock(v, p, i, card, act) {
       ? await act.upload(command || '', v.id, i + 1, chosen, card)
       : await act.send(command, card, show);
     if (done) {
-      if (input) input.value = '';
+      if (input) live(input).value = '';
       if (files) files.clear();
     }
   });
@@ -299,6 +342,8 @@ function copiesLine(v) {
 
 export function openCard(v, act) {
   const li = el('li', 'card' + (v.reminder ? ' reminded' : ''));
+  li.addEventListener('input', touched);
+  li.addEventListener('change', touched);
   li.id = 'q-' + v.id;
   li.dataset.id = v.id;
   const meta = el('div', 'meta');
@@ -347,7 +392,7 @@ function conversationBlock(v, li, act) {
       input.focus();
       return;
     }
-    if (await act.say(v.id, t, li)) input.value = '';
+    if (await act.say(v.id, t, li)) live(input).value = '';
   });
   box.append(form);
   return box;
@@ -355,6 +400,7 @@ function conversationBlock(v, li, act) {
 
 export function pastItem(v, act) {
   const li = el('li', 'past ' + v.status);
+  li.addEventListener('input', touched);
   li.id = 'h-' + v.id;
   li.dataset.id = v.id;
   const meta = el('div', 'meta');

@@ -1,7 +1,7 @@
 // askbridge web inbox: reads the state, follows live updates, sends
 // commands and shows the bridge's replies. The cards themselves are built
 // in cards.js.
-import { openCard, pastItem } from './cards.js';
+import { carry, openCard, pastItem } from './cards.js';
 
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -140,8 +140,38 @@ import { openCard, pastItem } from './cards.js';
     const c = cards.get(v.id);
     if (c && c.key === key) return c.node;
     const node = build(v);
+    // What the person gave and has not sent stays in the new card.
+    if (c) carry(c.node, node);
     cards.set(v.id, { key, node });
     return node;
+  }
+
+  // focused says which control has the focus and where its caret is, to
+  // put them back on the control that replaces it.
+  function focused() {
+    const a = document.activeElement;
+    if (!a || !a.id || !a.closest('#open, #history')) return null;
+    let at = null;
+    try {
+      if (typeof a.selectionStart === 'number') at = [a.selectionStart, a.selectionEnd, a.selectionDirection];
+    } catch (e) {
+      at = null; // inputs such as numbers and dates have no caret to read
+    }
+    return { node: a, id: a.id, at };
+  }
+
+  function refocus(f) {
+    if (!f || f.node.isConnected) return;
+    const n = document.getElementById(f.id);
+    if (!n) return;
+    n.focus({ preventScroll: true });
+    if (f.at) {
+      try {
+        n.setSelectionRange(f.at[0], f.at[1], f.at[2]);
+      } catch (e) {
+        // the new control takes no caret
+      }
+    }
   }
 
   // newest orders open questions as the server pages them: newest first,
@@ -158,8 +188,10 @@ import { openCard, pastItem } from './cards.js';
     const past = all.filter((v) => v.status !== 'pending')
       .sort((a, b) => (b.resolved_at || '').localeCompare(a.resolved_at || ''))
       .slice(0, historyLimit);
+    const f = focused();
     place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { send, upload, notice }))));
     place($('history'), past.map((v) => nodeFor(v, (x) => pastItem(x, { say, notice }))));
+    refocus(f);
     const kept = new Set(open.concat(past).map((v) => v.id));
     for (const id of Array.from(model.keys())) {
       if (!kept.has(id)) { model.delete(id); cards.delete(id); seen.delete(id); }
