@@ -119,6 +119,59 @@ func TestUnsentInput(t *testing.T) {
 		}
 	})
 
+	// A tick made elsewhere (another person's inbox) shows on the boxes the person
+	// left alone; the box they ticked stays as they left it.
+	t.Run("the bridge's selection beside the person's", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		q := e.ask(t, &broker.AskRequest{Question: "Which regions?", MultiSelect: true,
+			Options: []broker.Option{opt("eu-west", ""), opt("us-east", ""), opt("ap-south", "")}})
+		p := tab(t, browser, false)
+		open(t, p, e.url)
+		waitText(t, p, "#conn", "live")
+		base := fmt.Sprintf("q-%s-0", q.ID)
+		click(t, p, "#"+base+"-0")
+		redrawn(t, p, card(q.ID), func() {
+			rep := e.b.HandleInbound(context.Background(), broker.Inbound{Channel: Name, User: "bo", Name: "bo", Text: broker.FormatToggle(q.Ref(0), 1)})
+			if !rep.OK {
+				t.Fatalf("bo's toggle: %q", rep.Text)
+			}
+		})
+		if got, want := checked(t, p, base+"-0", base+"-1", base+"-2"), []bool{true, true, false}; !slices.Equal(got, want) {
+			t.Fatalf("after bo's tick the boxes are %v, want %v", got, want)
+		}
+	})
+
+	t.Run("chosen files", func(t *testing.T) {
+		e := newEnv(t, Config{}, Options{Loopback: true})
+		q := e.ask(t, &broker.AskRequest{Question: "What does the log say?", Reminders: []float64{0.5}})
+		p := tab(t, browser, false)
+		open(t, p, e.url)
+		waitText(t, p, "#conn", "live")
+		files := fmt.Sprintf("q-%s-0-files", q.ID)
+		// As a person's pick arrives: the input's files, then its change.
+		eval[bool](t, p, fmt.Sprintf(`(() => {
+			const dt = new DataTransfer();
+			dt.items.add(new File(['boot ok'], 'boot.log', { type: 'text/plain' }));
+			const i = document.getElementById(%q);
+			i.files = dt.files;
+			i.dispatchEvent(new Event('change', { bubbles: true }));
+			return true;
+		})()`, files))
+		waitText(t, p, card(q.ID)+" .chosen", "boot.log")
+		redrawn(t, p, card(q.ID), func() {
+			if ok, err := e.st.ClaimReminder(context.Background(), q.ID, 1); err != nil || !ok {
+				t.Fatalf("claim reminder: %v %v", ok, err)
+			}
+			if err := e.b.Remind(context.Background(), q.ID); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if got := eval[string](t, p, fmt.Sprintf(`Array.from(document.getElementById(%q).files).map((f) => f.name).join(',')`, files)); got != "boot.log" {
+			t.Fatalf("after a live update the file input holds %q, want boot.log", got)
+		}
+		waitText(t, p, card(q.ID)+" .chosen", "boot.log")
+	})
+
 	t.Run("a dialog's other prompt", func(t *testing.T) {
 		e := newEnv(t, Config{}, Options{Loopback: true})
 		q := e.ask(t, &broker.AskRequest{Questions: []broker.Prompt{
