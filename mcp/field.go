@@ -46,10 +46,11 @@ type ItemsInput struct {
 	AnyOf []ConstInput `json:"anyOf,omitempty" jsonschema:"the choices, each a value (const) and a title"`
 }
 
-// field is the bridge's field of in, or nil; the bridge checks it and
+// Field is the bridge's field of in, or nil; the bridge checks it and
 // names what is wrong with it. A type it does not know goes as given,
-// for the bridge to refuse.
-func (in *FieldInput) field() *client.Field {
+// for the bridge to refuse. The hook of Claude Code's Elicitation event
+// reads the properties of another server's form with it too.
+func (in *FieldInput) Field() *client.Field {
 	if in == nil {
 		return nil
 	}

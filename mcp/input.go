@@ -114,7 +114,7 @@ func (in *AskInput) lease(def time.Duration) (time.Duration, error) {
 func (in *AskInput) question(sessionID, toolCallID string) client.Question {
 	q := client.Question{SessionID: sessionID, ToolCallID: toolCallID, Route: in.Route, Timeout: in.Timeout}
 	for _, p := range in.Questions {
-		cp := client.Prompt{Question: p.Question, Header: p.Header, MultiSelect: p.MultiSelect, Other: p.Other, Default: p.Default, Field: p.Field.field()}
+		cp := client.Prompt{Question: p.Question, Header: p.Header, MultiSelect: p.MultiSelect, Other: p.Other, Default: p.Default, Field: p.Field.Field()}
 		for _, o := range p.Options {
 			cp.Options = append(cp.Options, client.Option{Label: o.Label, Description: o.Description, Action: o.Action, Prefill: o.Prefill})
 		}

@@ -131,7 +131,7 @@ func (f *localForm) answers(content map[string]any, who *client.Responder) (map[
 				return nil, err
 			}
 			a.Value = raw
-			switch fd := p.Field.field(); {
+			switch fd := p.Field.Field(); {
 			case fd.Type == client.FieldEnum || fd.Type == client.FieldMultiEnum:
 				a.Selected = titlesOf(fd.Choices, stringsOf(v))
 			case fd.Type == client.FieldString:

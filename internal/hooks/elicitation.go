@@ -9,6 +9,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/client"
+	"github.com/askbridge/askbridge/mcp"
 )
 
 // Elicitations of other MCP servers answered from chat. Claude Code's
@@ -44,38 +45,6 @@ type elicitSchema struct {
 	Type       string                     `json:"type"`
 	Properties map[string]json.RawMessage `json:"properties"`
 	Required   []string                   `json:"required"`
-}
-
-// elicitProperty is one property of a requestedSchema (MCP's
-// PrimitiveSchemaDefinition): a string, number, integer or boolean; a
-// string with enum (titled by enumNames) or oneOf const/title is one
-// choice, an array of such items several.
-type elicitProperty struct {
-	Type        string          `json:"type"`
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
-	Default     json.RawMessage `json:"default"`
-	MinLength   *int            `json:"minLength"`
-	MaxLength   *int            `json:"maxLength"`
-	Format      string          `json:"format"`
-	Minimum     *float64        `json:"minimum"`
-	Maximum     *float64        `json:"maximum"`
-	Enum        []string        `json:"enum"`
-	EnumNames   []string        `json:"enumNames"`
-	OneOf       []elicitConst   `json:"oneOf"`
-	Items       *struct {
-		Type  string        `json:"type"`
-		Enum  []string      `json:"enum"`
-		AnyOf []elicitConst `json:"anyOf"`
-	} `json:"items"`
-	MinItems *int `json:"minItems"`
-	MaxItems *int `json:"maxItems"`
-}
-
-// elicitConst is one titled choice: {"const":"eu","title":"Europe"}.
-type elicitConst struct {
-	Const string `json:"const"`
-	Title string `json:"title"`
 }
 
 // elicitPrompt ties a property to the prompt that asks for it.
@@ -149,11 +118,7 @@ func elicitationAsk(h agentHook, ev claudeElicitEvent) (*hookAsk, error) {
 	var must []string
 	seen := map[string]bool{}
 	for _, key := range keys {
-		var p elicitProperty
-		if err := json.Unmarshal(s.Properties[key], &p); err != nil {
-			return nil, fmt.Errorf("property %q of the requested_schema of MCP server %s: %w", key, server, err)
-		}
-		fd, err := p.field(key)
+		fd, err := elicitField(s.Properties[key], key)
 		if err != nil {
 			return nil, fmt.Errorf("property %q of the requested_schema of MCP server %s: %w", key, server, err)
 		}
@@ -192,59 +157,36 @@ func elicitKeyInput(ev claudeElicitEvent) json.RawMessage {
 	return b
 }
 
-// field is the bridge's field for property p under key: an error names a
-// type the bridge does not take. Every other rule (2–4 choices, bounds
-// that hold, a default that fits) is the bridge's to check: a question it
+// elicitField is the bridge's field for the property raw under key, read
+// as ask_user reads a typed field (mcp.FieldInput): an error names a type
+// the bridge does not take. Every other rule (2–4 choices, bounds that
+// hold, a default that fits) is the bridge's to check: a question it
 // refuses leaves the form to the local dialog.
-func (p elicitProperty) field(key string) (*client.Field, error) {
-	fd := &client.Field{
-		Type: client.FieldType(p.Type), Title: strings.TrimSpace(p.Title), Description: p.Description,
-		MinLength: p.MinLength, MaxLength: p.MaxLength, Format: p.Format, Minimum: p.Minimum, Maximum: p.Maximum,
+func elicitField(raw json.RawMessage, key string) (*client.Field, error) {
+	var p mcp.FieldInput
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
 	}
+	switch p.Type {
+	case "string", "number", "integer", "boolean":
+	case "array":
+		if p.Items == nil || (p.Items.Enum == nil && p.Items.AnyOf == nil) {
+			return nil, errors.New("an array without items of enum or anyOf choices, which the bridge does not take")
+		}
+	case "":
+		return nil, errors.New("no type; the bridge takes string, number, integer, boolean, array of choices")
+	default:
+		return nil, fmt.Errorf("type %q, which the bridge does not take (string, number, integer, boolean, array of choices)", p.Type)
+	}
+	fd := p.Field()
+	fd.Name, fd.Title = "", strings.TrimSpace(fd.Title)
 	if fieldName(key) {
 		fd.Name = key
 	}
 	if fd.Title == "" {
 		fd.Title = key
 	}
-	if len(p.Default) > 0 && string(p.Default) != "null" {
-		fd.Default = p.Default
-	}
-	switch p.Type {
-	case "string":
-		if p.Enum != nil || p.OneOf != nil {
-			fd.Type, fd.Choices = client.FieldEnum, elicitChoices(p.Enum, p.EnumNames, p.OneOf)
-		}
-	case "number", "integer", "boolean":
-	case "array":
-		if p.Items == nil || (p.Items.Enum == nil && p.Items.AnyOf == nil) {
-			return nil, errors.New("an array without items of enum or anyOf choices, which the bridge does not take")
-		}
-		fd.Type, fd.MinItems, fd.MaxItems = client.FieldMultiEnum, p.MinItems, p.MaxItems
-		fd.Choices = elicitChoices(p.Items.Enum, nil, p.Items.AnyOf)
-	case "":
-		return nil, errors.New("no type; the bridge takes string, number, integer, boolean, array of choices")
-	default:
-		return nil, fmt.Errorf("type %q, which the bridge does not take (string, number, integer, boolean, array of choices)", p.Type)
-	}
 	return fd, nil
-}
-
-// elicitChoices are the choices of enum (titled by names) and of
-// const/title pairs.
-func elicitChoices(enum, names []string, consts []elicitConst) []client.FieldChoice {
-	var out []client.FieldChoice
-	for i, v := range enum {
-		c := client.FieldChoice{Value: v}
-		if i < len(names) {
-			c.Title = names[i]
-		}
-		out = append(out, c)
-	}
-	for _, c := range consts {
-		out = append(out, client.FieldChoice{Value: c.Const, Title: c.Title})
-	}
-	return out
 }
 
 // fieldName reports whether key can be a field's name (letters, digits,
