@@ -88,6 +88,21 @@ func ephemeralTo(t *testing.T, fake *slackfake.Server, u slackfake.User, n int) 
 	return found
 }
 
+// toldRecorded waits for the ephemeral that tells u their tap was
+// recorded. The bridge sends it after the verdict, so a test that counts
+// ephemerals waits for it first or may take it for the next reply.
+func toldRecorded(t *testing.T, fake *slackfake.Server, u slackfake.User, label string) {
+	t.Helper()
+	until(t, u.Name+" told "+label+" was recorded", func() bool {
+		for _, e := range fake.Ephemerals() {
+			if e.User == u.ID && e.Text == "Recorded: "+label {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 // callReply calls the reply tool as Claude does.
 func (p *channelPeer) callReply(args map[string]any) (*sdk.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -161,6 +176,7 @@ func TestProcessChannelChat(t *testing.T) {
 	if got := p.verdict("chatq"); got != "allow" {
 		t.Fatalf("verdict %q, want allow", got)
 	}
+	toldRecorded(t, fake, chatAna, "Allow once")
 	until(t, "the channel listening", func() bool { return strings.Contains(p.stderr.String(), "listening for people's messages") })
 
 	say := func(u slackfake.User, text string) string {

@@ -99,6 +99,7 @@ func TestProcessChannelSlackRoundTrip(t *testing.T) {
 	if got := p.verdict("slkrt"); got != "allow" {
 		t.Fatalf("verdict %q, want allow", got)
 	}
+	toldRecorded(t, fake, ana, "Allow once")
 	until(t, "the channel listening", func() bool { return strings.Contains(p.stderr.String(), "listening for people's messages") })
 
 	// Ana's message in the thread, to Claude.
