@@ -1,0 +1,117 @@
+package broker
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// The marks that end a text Shorten cut, so people see that it was cut.
+const (
+	// ContextCutMark ends a shortened context: channels that cut it post
+	// the whole text in a reply to the question.
+	ContextCutMark = "…(shortened: the whole text is in the reply below)"
+	// ShortenedMark ends a shortened question.
+	ShortenedMark = "…(shortened)"
+	// descCutMark ends a shortened option description.
+	descCutMark = "…"
+)
+
+// The steps Shorten takes, in order, after the context: descriptions to
+// descShort then to nothing, questions to questionShort then questionShortest.
+const (
+	descShort        = 80
+	questionShort    = 500
+	questionShortest = 120
+)
+
+// Size is how many characters of c Shorten can take away: those of the
+// context, the option descriptions and the questions.
+func (c Card) Size() int {
+	n := utf8.RuneCountInString(c.Context)
+	for _, p := range c.Prompts {
+		n += utf8.RuneCountInString(p.Question)
+		for _, o := range p.Options {
+			n += utf8.RuneCountInString(o.Description)
+		}
+	}
+	return n
+}
+
+// Shorten returns c with about excess characters fewer, so that a channel
+// that rendered c once and found it excess characters over its platform's
+// limit renders it once more and fits. What goes first is fixed: the
+// context, down to nothing but its mark (ContextCut is then set and the
+// channel posts the whole context in a reply); then every option's
+// description, to 80 characters and then to nothing; then the questions,
+// to 500 and then 120 characters. The agent's labels, the chips and the
+// commands are never cut. Each cut is visible; c itself is unchanged.
+func (c Card) Shorten(excess int) Card {
+	if excess <= 0 {
+		return c
+	}
+	out := c
+	out.Prompts = make([]CardPrompt, len(c.Prompts))
+	for i, p := range c.Prompts {
+		p.Options = append([]CardOption(nil), p.Options...)
+		out.Prompts[i] = p
+	}
+	if n := utf8.RuneCountInString(out.Context); n > 0 && !out.ContextCut {
+		keep := max(n-excess-utf8.RuneCountInString(ContextCutMark), 0)
+		if keep < n {
+			out.Context = cut(out.Context, keep, ContextCutMark)
+			out.ContextCut = true
+			excess -= n - utf8.RuneCountInString(out.Context)
+		}
+	}
+	for _, step := range []int{descShort, 0} {
+		if excess <= 0 {
+			return out
+		}
+		for i := range out.Prompts {
+			for k := range out.Prompts[i].Options {
+				o := &out.Prompts[i].Options[k]
+				before := utf8.RuneCountInString(o.Description)
+				if before <= step {
+					continue
+				}
+				if step == 0 {
+					o.Description = ""
+				} else {
+					o.Description = cut(o.Description, step-1, descCutMark)
+				}
+				excess -= before - utf8.RuneCountInString(o.Description)
+			}
+		}
+	}
+	for _, step := range []int{questionShort, questionShortest} {
+		if excess <= 0 {
+			return out
+		}
+		for i := range out.Prompts {
+			p := &out.Prompts[i]
+			before := utf8.RuneCountInString(p.Question)
+			if before <= step {
+				continue
+			}
+			p.Question = cut(p.Question, step, ShortenedMark)
+			excess -= before - utf8.RuneCountInString(p.Question)
+		}
+	}
+	return out
+}
+
+// cut shortens s, which is longer than n runes, to n runes and adds
+// mark.
+func cut(s string, n int, mark string) string {
+	if n <= 0 {
+		return mark
+	}
+	i, k := 0, 0
+	for i = range s {
+		if k == n {
+			break
+		}
+		k++
+	}
+	return strings.TrimRight(s[:i], " \n") + mark
+}
