@@ -43,7 +43,7 @@ var ShellOperators = []string{";", "&", "|", "$(", "`", ">", "<", "\n", "\r"}
 
 // Rule is an approval rule the bridge keeps: a tool call it matches is
 // allowed without asking anyone, for every agent (Agent "") or one, by
-// every hook that asks the bridge (internal/hooks). A person made it by
+// every hook that asks the bridge (app/hooks). A person made it by
 // picking "Always allow" on a question; it stays until revoked.
 type Rule struct {
 	// ID numbers the rules of a store from 1; an id is never reused.

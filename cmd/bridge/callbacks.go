@@ -6,8 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/callback"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
 )
 
 // callbackJobs returns the jobs that deliver results to callback URLs,

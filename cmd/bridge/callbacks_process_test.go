@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/app/clientcmd"
 	"github.com/askbridge/askbridge/callback"
-	"github.com/askbridge/askbridge/internal/clientcmd"
 	"github.com/askbridge/askbridge/internal/cmdline"
 )
 

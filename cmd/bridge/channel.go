@@ -13,8 +13,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/mcp"
 )

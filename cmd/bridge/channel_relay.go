@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askbridge/askbridge/app/hooks"
 	"github.com/askbridge/askbridge/client"
 	"github.com/askbridge/askbridge/internal/backoff"
-	"github.com/askbridge/askbridge/internal/hooks"
 	"github.com/askbridge/askbridge/mcp"
 )
 

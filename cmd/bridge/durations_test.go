@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 )
 
 // loadYAML loads and checks a configuration file with body, as serve and

@@ -4,8 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/channels/builtin"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/edge"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/testutil"
 )
 

@@ -12,10 +12,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/channels/slack"
 	"github.com/askbridge/askbridge/channels/slack/slackfake"
 	"github.com/askbridge/askbridge/client"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
 )
 
 // send makes one request to the bridge and returns the status and the

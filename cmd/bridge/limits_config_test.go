@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/api"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 )
 

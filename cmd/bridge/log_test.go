@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/logbuf"
 )
 

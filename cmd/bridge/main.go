@@ -1,7 +1,7 @@
 // Command bridge runs the askbridge server and talks to it: serve, ask,
 // answer, decline, wait, list, cancel, events, mcp, check-config,
 // version, completion. The command tree is built in root.go; the
-// commands live with what they do (internal/clientcmd, internal/hooks)
+// commands live with what they do (app/clientcmd, app/hooks)
 // and this package wires them and the server together.
 //
 // Exit codes of the client commands: 0 answered (or done), 3 declined,

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/client"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/mcp"
 )

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 )
 

@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
-	"github.com/askbridge/askbridge/internal/clientcmd"
+	"github.com/askbridge/askbridge/app/bridgeconfig"
+	"github.com/askbridge/askbridge/app/clientcmd"
+	"github.com/askbridge/askbridge/app/hooks"
 	"github.com/askbridge/askbridge/internal/cmdline"
-	"github.com/askbridge/askbridge/internal/hooks"
 )
 
 // To add a command: write a func that returns a *cobra.Command (Use with

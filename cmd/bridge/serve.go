@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/builtin"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/debugserver"
 	"github.com/askbridge/askbridge/internal/logbuf"

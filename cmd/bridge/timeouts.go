@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/timeouts"
 )
 

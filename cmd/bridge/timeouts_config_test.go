@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
-	"github.com/askbridge/askbridge/internal/bridgeconfig"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/config"
 	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"

@@ -2,7 +2,7 @@
 // decline, snooze, wait, list, cancel, audit, events and rules. Each talks to the bridge at
 // $ASKBRIDGE_SERVER through the SDK (package client), prints JSON or a
 // table for a person, and exits with the code of the question's state
-// (internal/cli). Commands returns them for the command tree that
+// (internal/cmdline). Commands returns them for the command tree that
 // cmd/bridge builds.
 package clientcmd
 

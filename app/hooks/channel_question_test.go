@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askbridge/askbridge/app/hooks"
 	"github.com/askbridge/askbridge/client"
-	"github.com/askbridge/askbridge/internal/hooks"
 )
 
 // TestChannelPromptValidate: a prompt without a usable request id or

@@ -6,7 +6,7 @@
 // inbox. Its only test, TestDocShots, does the work, and runs only when
 // ASKBRIDGE_DOCSHOTS names the folder to write to:
 //
-//	ASKBRIDGE_DOCSHOTS=$PWD/docs/img go test -count=1 -run TestDocShots ./internal/docshots/
+//	ASKBRIDGE_DOCSHOTS=$PWD/docs/img go test -count=1 -run TestDocShots ./app/docshots/
 //
 // It writes permission-prompt-390.png, permission-prompt-1280.png,
 // rules-390.png and rules-1280.png (each PNG at most 200 KB) and

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/askbridge/askbridge/api"
+	"github.com/askbridge/askbridge/app/hooks"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/channeltest"
@@ -26,7 +27,6 @@ import (
 	"github.com/askbridge/askbridge/channels/web"
 	"github.com/askbridge/askbridge/internal/browsertest"
 	"github.com/askbridge/askbridge/internal/cmdline"
-	"github.com/askbridge/askbridge/internal/hooks"
 )
 
 const (
