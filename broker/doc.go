@@ -15,15 +15,22 @@
 // it, the waiters get the resolved question from the resolving call itself
 // and the feed's wake for it is skipped, so that none reads it back.
 //
-// Every control a channel draws is built from the broker, never re-derived:
-// a PromptRef (question id, 0-based prompt, prompt count) names the prompt
-// a button or form is for, written "k7m2qx.2" in commands (Target) and
-// "k7m2qx.2/3" in a channel's opaque data (String, ParsePromptRef); the
-// Format helpers turn a PromptRef into the command a button carries
-// (FormatOption, FormatToggle, …); and Question.Given, NextOpen and Open
-// say which prompt is answered and which is next, with -1 for "none left".
-// Ticking a multi-select option is the command "/toggle k7m2qx.2 3" like
-// any other action, and redraws every copy of the question.
+// What a person sees of a question is one value built here, the Card
+// (card.go): its prompts with their options, ticks and commands, its
+// controls (Submit, Other or note, Skip, Not ready, Decline, Snooze) with
+// their words and the exact command each sends, the chips of its state
+// line, its reminder and its outcome. Each channel maps the card to its
+// widgets in one pass and adds only markup; fitting a platform's limit is
+// the card's too (Card.Shorten: the context goes first, then option
+// descriptions, then questions). A button's data is a Step (step.go):
+// the prompt's PromptRef (question id, 0-based prompt, prompt count),
+// what the tap does and the options it carries, written by EncodeStep in
+// at most 18 bytes and read back by DecodeStep on every platform;
+// Step.Command gives the command the tap sends. Question.Given, NextOpen
+// and Open say which prompt is answered and which is next, with -1 for
+// "none left". Ticking a multi-select option is the command "/toggle
+// k7m2qx.2 3" like any other action, and redraws every copy of the
+// question.
 //
 // Every question has an audit trail (audit.go): its ask, the copies
 // posted, the policies' votes, refusals, snoozes, escalations and notes,
