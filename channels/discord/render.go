@@ -48,8 +48,8 @@ func render(q *broker.Question, v broker.Viewer) message {
 		return message{Content: content, Components: []discordgo.MessageComponent{}}
 	}
 	comps, typed := components(card)
-	content, cut := fit(card, func(c broker.Card) string { return pendingContent(c, typed) })
-	return message{Content: content, Components: comps, ContextCut: cut.ContextCut}
+	content, drawn := fit(card, func(c broker.Card) string { return pendingContent(c, typed) })
+	return message{Content: content, Components: comps, ContextCut: drawn.ContextCut}
 }
 
 // visible leaves out of card what the content does not show, so that what
@@ -75,9 +75,11 @@ func visible(card broker.Card) broker.Card {
 
 // fit draws card, and when the content is over Discord's limit draws it
 // once more from the card shortened by the excess. A content still over
-// the limit is cut (a guard: the shortened card fits every question the
-// broker accepts). It returns the card the content was drawn from, whose
-// ContextCut also says when the guard cut a context.
+// the limit is cut, as a last resort: the shortened card of any question
+// the broker accepts fits, and only an outcome whose answers are long
+// free text, which Shorten leaves whole, can need it. It returns the card
+// the content was drawn from, whose ContextCut also says when the cut
+// took a context.
 func fit(card broker.Card, draw func(broker.Card) string) (string, broker.Card) {
 	s := draw(card)
 	excess := units(s) - maxContent

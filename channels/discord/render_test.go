@@ -277,6 +277,31 @@ func TestRenderLargestFitsOnce(t *testing.T) {
 	if !strings.HasSuffix(m.Content, "`/answer k7m2qx.1 1`") || !m.ContextCut || !strings.Contains(m.Content, escape(broker.ContextCutMark)) {
 		t.Errorf("the largest question was cut, not shortened (context cut %v):\n%s", m.ContextCut, m.Content)
 	}
+	q := largestQuestion()
+	q.Status, q.Reason, q.ResolvedAt = broker.StatusCancelled, "the agent is gone", fixed.Add(time.Minute)
+	m = render(q, at)
+	if n := units(m.Content); n > maxContent || !strings.HasSuffix(m.Content, "Cancelled at 14:01 UTC: the agent is gone") {
+		t.Errorf("the resolved largest question (%d characters) was cut, not shortened:\n%s", n, m.Content)
+	}
+}
+
+// TestRenderOneOverTheLimit: a content one character over Discord's
+// limit is shortened once, by its excess and the margin the escaped cut
+// mark needs, and is not cut.
+func TestRenderOneOverTheLimit(t *testing.T) {
+	q := question("k7m2qx", dbPrompt())
+	q.Context = "c"
+	card := broker.BuildCard(q, at)
+	_, typed := components(card)
+	q.Context = strings.Repeat("c", 1+maxContent+1-units(pendingContent(card, typed)))
+	card = broker.BuildCard(q, at)
+	if n := units(pendingContent(card, typed)); n != maxContent+1 {
+		t.Fatalf("the whole content is %d characters, want %d", n, maxContent+1)
+	}
+	m := render(q, at)
+	if n := units(m.Content); n > maxContent || !m.ContextCut || !strings.HasSuffix(m.Content, "`/answer k7m2qx 1`") {
+		t.Errorf("content of %d characters, context cut %v:\n%s", n, m.ContextCut, m.Content)
+	}
 }
 
 // TestRenderStateAndTitle: the state line is the card's (the expiry
