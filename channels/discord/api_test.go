@@ -17,11 +17,12 @@ func TestPostSendsRenderedMessage(t *testing.T) {
 	e := newEnv(t, &brokertest.Inbox{}, nil)
 	q := question("k7m2qx", dbPrompt())
 	q.Prompts[0].Question = "@everyone which **database**?"
+	e.ch.now = func() time.Time { return fixed }
 	m, ref := e.post(t, q)
 	if ref.Channel != Name || ref.Chat != e.chat || ref.MessageID != m.ID {
 		t.Errorf("ref = %+v, want discord/%s/%s", ref, e.chat, m.ID)
 	}
-	want := render(q, time.UTC)
+	want := render(q, at)
 	if m.Content != want.Content {
 		t.Errorf("posted content:\n%s\nwant:\n%s", m.Content, want.Content)
 	}
@@ -29,7 +30,7 @@ func TestPostSendsRenderedMessage(t *testing.T) {
 		t.Errorf("posted content can ping everyone: %s", m.Content)
 	}
 	assertNoMentions(t, m)
-	if got := m.CustomIDs(); len(got) != 7 || got[1] != "/answer k7m2qx 2" {
+	if got := m.CustomIDs(); len(got) != 7 || got[1] != "1o:k7m2qx.1/1:2" {
 		t.Errorf("posted custom ids = %q", got)
 	}
 	if b := m.Buttons()[0]; b.Style != discordfake.StylePrimary {
@@ -230,7 +231,7 @@ func TestPostToPersonOpensDM(t *testing.T) {
 func TestPostShowsTimesInLocation(t *testing.T) {
 	berlin := time.FixedZone("CET", 3600)
 	e := newEnv(t, &brokertest.Inbox{}, nil)
-	e.ch.loc = berlin
+	e.ch.loc, e.ch.now = berlin, func() time.Time { return fixed }
 	m, _ := e.post(t, question("k7m2qx", dbPrompt()))
 	if !strings.Contains(m.Content, "Expires 15:30 CET") {
 		t.Errorf("content does not show the deadline in the configured zone:\n%s", m.Content)

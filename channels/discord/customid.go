@@ -1,7 +1,9 @@
 package discord
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -21,89 +23,73 @@ const (
 	maxTextInput     = 4000
 )
 
-// Custom ids of the components that do not carry a command themselves.
-// Buttons that pick an option, skip, say "not ready" or decline carry the
-// broker's command string exactly; these carry where the command is to be
-// built: "<kind>:<question id>:<prompt index>:<number of prompts>", and
-// for kindNoteModal ":<picked options>" (1-based digits, "13").
-const (
-	kindSelect     = "m"  // multi-select menu; its values are option indexes
-	kindSelectNote = "mn" // the same, when a note may follow: opens kindNoteModal
-	kindOther      = "o"  // "Answer…" button (no options): opens the modal
-	kindOtherNote  = "on" // "Other or note…" button: opens the modal with a numbers field
-	kindModal      = "om" // the Other modal's submission
-	kindNoteModal  = "mm" // the note modal's submission, after the menu
-)
+// Every component's custom id, and every form's, is a broker.Step
+// written by broker.EncodeStep ("1o:k7m2qx.1/1:2"), at most
+// broker.MaxStepData characters. Buttons that pick an option, skip, say
+// "not ready", decline or snooze carry the card's data, and a tap sends
+// the step's command. The steps of Discord's own interface are:
+//
+//   - the Other button of a prompt without options ("Answer…") carries
+//     the card's StepOther and opens the form for free text;
+//   - the Other button of a prompt with options ("Other or note…")
+//     carries a StepNote: its form also takes the option numbers the text
+//     goes with;
+//   - a multi-select prompt's menu carries a StepPick, whose options are
+//     those chosen in the menu, or a StepWithNote when the prompt takes
+//     free text: the choice then opens the form for a note;
+//   - a form carries a StepOther, or the StepWithNote of the options
+//     chosen in the menu before it; its numbers field, when it has one,
+//     gives the options.
+//
+// Buttons posted before steps are read by legacy.go.
 
-// Custom ids of the modals' text inputs.
+// Custom ids of the forms' text inputs.
 const (
 	textInputID    = "text"
 	numbersInputID = "numbers"
 )
 
-// slot names a prompt of a question in a custom id.
-type slot struct {
-	kind string
-	ref  broker.PromptRef
-	// picked are the 0-based options chosen in the menu (kindNoteModal).
-	picked []int
+// otherData is the custom id of prompt p's Other control: the card's
+// data for a prompt without options, a StepNote (whose form takes option
+// numbers too) for a prompt with options.
+func otherData(p broker.CardPrompt, other broker.Control) string {
+	if len(p.Options) == 0 {
+		return other.Data
+	}
+	return broker.EncodeStep(broker.Step{Kind: broker.StepNote, Ref: p.Ref})
 }
 
-func slotID(kind string, q *broker.Question, i int) string {
-	return slot{ref: q.Ref(i)}.customID(kind)
+// menuData is the custom id of multi-select prompt p's menu: a StepPick,
+// or a StepWithNote when a note may follow the choice.
+func menuData(p broker.CardPrompt) string {
+	kind := broker.StepPick
+	if _, ok := p.Control(broker.ControlOther); ok {
+		kind = broker.StepWithNote
+	}
+	return broker.EncodeStep(broker.Step{Kind: kind, Ref: p.Ref})
 }
 
-// customID is the custom id of kind for the prompt s names.
-func (s slot) customID(kind string) string {
-	id := fmt.Sprintf("%s:%s:%d:%d", kind, s.ref.ID, s.ref.Index, s.ref.Count)
-	if kind == kindNoteModal {
-		var b strings.Builder
-		for _, k := range s.picked {
-			b.WriteString(strconv.Itoa(k + 1))
+// errNotUnderstood is a custom id that is neither a step nor a format
+// of an earlier bridge.
+var errNotUnderstood = errors.New("not a control of this bridge")
+
+// readStep reads the custom id of a component or a form: a step, a
+// command (a button of an earlier bridge, Legacy set), or one of the
+// channel's own earlier formats (legacy.go).
+func readStep(customID string) (broker.Step, error) {
+	s, err := broker.DecodeStep(customID)
+	if errors.Is(err, broker.ErrNotStep) {
+		if old, ok := legacyStep(customID); ok {
+			return old, nil
 		}
-		id += ":" + b.String()
+		return broker.Step{}, errNotUnderstood
 	}
-	return id
+	return s, err
 }
 
-// parseSlot reads a custom id made by slotID or customID; ok is false for
-// anything else (the custom id is then a command for the broker).
-func parseSlot(customID string) (slot, bool) {
-	parts := strings.Split(customID, ":")
-	want := 4
-	switch parts[0] {
-	case kindSelect, kindSelectNote, kindOther, kindOtherNote, kindModal:
-	case kindNoteModal:
-		want = 5
-	default:
-		return slot{}, false
-	}
-	if len(parts) != want {
-		return slot{}, false
-	}
-	i, err1 := strconv.Atoi(parts[2])
-	n, err2 := strconv.Atoi(parts[3])
-	s := slot{kind: parts[0], ref: broker.PromptRef{ID: parts[1], Index: i, Count: n}}
-	if err1 != nil || err2 != nil || !s.ref.Valid() {
-		return slot{}, false
-	}
-	if want == 5 {
-		digits := parts[4]
-		if digits == "" || len(digits) > broker.MaxOptions {
-			return slot{}, false
-		}
-		for _, d := range digits {
-			if d < '1' || d > '0'+broker.MaxOptions {
-				return slot{}, false
-			}
-			s.picked = append(s.picked, int(d-'1'))
-		}
-	}
-	return s, true
-}
-
-// menuOptions reads select menu values (option indexes). A number beyond
-// the prompt's options is left for the broker to refuse with its words.
+// menuOptions reads select menu values (0-based option indexes) as
+// sorted, distinct indexes. A number beyond the prompt's options is left
+// for the broker to refuse with its words.
 func menuOptions(values []string) ([]int, error) {
 	if len(values) == 0 {
 		return nil, fmt.Errorf("no option selected")
@@ -116,11 +102,11 @@ func menuOptions(values []string) ([]int, error) {
 		}
 		idx = append(idx, k)
 	}
-	return broker.SelectedOptions(idx), nil
+	return distinct(idx), nil
 }
 
 // typedNumbers reads the option numbers a person typed in the Other
-// modal ("2", "1,3", "1 3") as 0-based indexes; empty text is none.
+// form ("2", "1,3", "1 3") as 0-based indexes; empty text is none.
 func typedNumbers(s string) ([]int, error) {
 	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 	var idx []int
@@ -131,5 +117,11 @@ func typedNumbers(s string) ([]int, error) {
 		}
 		idx = append(idx, k-1)
 	}
-	return broker.SelectedOptions(idx), nil
+	return distinct(idx), nil
+}
+
+// distinct sorts idx and drops repeats.
+func distinct(idx []int) []int {
+	slices.Sort(idx)
+	return slices.Compact(idx)
 }

@@ -68,7 +68,7 @@ func TestSlowBrokerIsAcknowledgedInTime(t *testing.T) {
 	t.Run("refused tap gets an ephemeral follow-up", func(t *testing.T) {
 		m, _ := e.post(t, q)
 		release := slow.hold()
-		id := e.fake.Click(ana, m, "/answer k7m2qx 1")
+		id := e.fake.Click(ana, m, "1o:k7m2qx.1/1:1")
 		deferred(t, id, discordfake.ResponseDeferredEdit)
 		release()
 		if err := discordfake.Until(testCtx(t), func() bool { return len(e.fake.FollowUps(id)) == 1 }); err != nil {
@@ -85,7 +85,7 @@ func TestSlowBrokerIsAcknowledgedInTime(t *testing.T) {
 	t.Run("accepted tap edits the message afterwards", func(t *testing.T) {
 		m, _ := e.post(t, q)
 		release := slow.hold()
-		id := e.fake.Click(ana, m, "/answer k7m2qx 2")
+		id := e.fake.Click(ana, m, "1o:k7m2qx.1/1:2")
 		deferred(t, id, discordfake.ResponseDeferredEdit)
 		if e.fake.Message(m.ID).Edits != 0 {
 			t.Fatalf("the message changed before the broker answered")
@@ -132,7 +132,7 @@ func TestSlowBrokerOverHTTP(t *testing.T) {
 	e.ch.ackAfter = 20 * time.Millisecond
 	m, _ := e.post(t, q)
 	release := slow.hold()
-	_, body := e.fake.ButtonInteraction(e.fake.NewUser("ana"), m, "/answer k7m2qx 2")
+	_, body := e.fake.ButtonInteraction(e.fake.NewUser("ana"), m, "1o:k7m2qx.1/1:2")
 	d, err := e.fake.Deliver(testCtx(t), url, priv, time.Now(), body)
 	if err != nil || d.Status != 200 || d.Response.Type != discordfake.ResponseDeferredEdit {
 		t.Fatalf("answered %d %s (%v), want a deferred update", d.Status, d.Body, err)

@@ -128,7 +128,7 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 	if err != nil {
 		return broker.MessageRef{}, classify(fmt.Errorf("discord: post %s to %s: %w", q.ID, chat, err))
 	}
-	m := render(q, c.loc)
+	m := render(q, c.view())
 	var msg *discordgo.Message
 	err = c.call(ctx, func(opts ...discordgo.RequestOption) (err error) {
 		msg, err = c.sendOnce(to, copyNonce(q.ID, chat), &discordgo.MessageSend{
@@ -154,7 +154,7 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	if err != nil {
 		return classify(fmt.Errorf("discord: update %s in %s: %w", q.ID, m.Chat, err))
 	}
-	r := render(q, c.loc)
+	r := render(q, c.view())
 	err = c.call(ctx, func(opts ...discordgo.RequestOption) error {
 		_, err := c.session.ChannelMessageEditComplex(&discordgo.MessageEdit{
 			Channel: to, ID: m.MessageID,
@@ -168,14 +168,18 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	return nil
 }
 
-// Remind replies to the question message with broker.ReminderText.
+// Remind replies to the question message with the card's reminder.
 func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
 	to, err := c.channelID(ctx, m.Chat)
 	if err != nil {
 		return classify(fmt.Errorf("discord: remind %s in %s: %w", q.ID, m.Chat, err))
 	}
+	card := broker.BuildCard(q, c.view())
+	if card.Reminder == "" {
+		return nil // a resolved question has nothing to remind of
+	}
 	no := false
-	text := escape(broker.ReminderText(q, c.now(), c.loc))
+	text := escape(card.Reminder)
 	err = c.call(ctx, func(opts ...discordgo.RequestOption) error {
 		_, err := c.session.ChannelMessageSendComplex(to, &discordgo.MessageSend{
 			Content:         text,

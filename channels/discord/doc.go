@@ -1,15 +1,19 @@
 // Package discord is the Discord channel of askbridge, built on
 // github.com/bwmarrin/discordgo.
 //
-// Post renders a question as a message whose content says what is asked
-// (header, question, options with descriptions, context, deadline and
-// default) and whose components carry the answers: one button per option
-// whose custom_id is exactly the broker's command ("/answer k7m2qx 2"), a
-// select menu for multi-select prompts (followed by a modal for an optional
-// note when free text is allowed), an "Other or note…" button that opens a
-// modal for free text and the option numbers it goes with, Skip, Not
-// ready and Decline. Options with a note become one
-// broker.FormatOptionsOther command.
+// Post renders a question from its broker.Card (render.go), built once
+// per render and mapped in one pass: the content says what is asked
+// (title of a dialog, header, question, options with descriptions,
+// context, the card's state line) and the components carry the answers:
+// one button per option, a select menu for multi-select prompts (followed
+// by a form for an optional note when free text is allowed), "Other or
+// note…" (a form for free text and the option numbers it goes with),
+// Skip, Not ready, Decline and Snooze, each labelled as the card says.
+// Content over Discord's 2000 characters is rendered once more from the
+// card shortened by the excess (broker.Card.Shorten). Every custom id is
+// a broker.Step written by broker.EncodeStep (customid.go); a tap sends
+// the step's command (broker.Step.Command), and the custom ids of
+// messages posted by earlier bridges are still read (legacy.go).
 // Everything an agent wrote is escaped for Discord markdown, and every
 // message is sent with allowed_mentions that parse nothing, so agent text
 // can never ping @everyone, a role or a person.

@@ -20,7 +20,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("button", func(t *testing.T) {
 		a := w.ask(t, dbRequest())
-		id := w.fake.Click(w.ana, a.msg, broker.FormatOption(a.q.Ref(0), 1))
+		id := w.fake.Click(w.ana, a.msg, data(broker.StepOption, a.q.Ref(0), 1))
 		q := a.done(t)
 		if q.Status != broker.StatusAnswered || !slices.Equal(q.Answers[q.Prompts[0].Question].Selected, []string{"SQLite"}) {
 			t.Errorf("result = %s %+v", q.Status, q.Answers)
@@ -41,7 +41,7 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatalf("the resolved copy was edited %d times, want 2", w.fake.Message(a.msg.ID).Edits)
 			}
 			before := w.fake.Message(a.msg.ID)
-			id := w.fake.Click(w.bo, a.msg, broker.FormatOption(a.q.Ref(0), 0))
+			id := w.fake.Click(w.bo, a.msg, data(broker.StepOption, a.q.Ref(0), 0))
 			r, err := w.fake.WaitResponse(testCtx(t), id)
 			if err != nil {
 				t.Fatal(err)
@@ -62,8 +62,8 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("two people tap at once", func(t *testing.T) {
 		a := w.ask(t, dbRequest())
 		ids := []string{
-			w.fake.Click(w.ana, a.msg, broker.FormatOption(a.q.Ref(0), 0)),
-			w.fake.Click(w.bo, a.msg, broker.FormatOption(a.q.Ref(0), 2)),
+			w.fake.Click(w.ana, a.msg, data(broker.StepOption, a.q.Ref(0), 0)),
+			w.fake.Click(w.bo, a.msg, data(broker.StepOption, a.q.Ref(0), 2)),
 		}
 		q := a.done(t)
 		var won, lost int
@@ -132,7 +132,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("option and a note through the modal", func(t *testing.T) {
 		a := w.ask(t, dbRequest())
-		id := w.fake.Click(w.ana, a.msg, slotID(kindOtherNote, a.q, 0))
+		id := w.fake.Click(w.ana, a.msg, data(broker.StepNote, a.q.Ref(0)))
 		r, err := w.fake.WaitResponse(testCtx(t), id)
 		if err != nil || r.Type != discordfake.ResponseModal {
 			t.Fatalf("Other or note answered %s (%v), want a modal", r.Raw, err)
@@ -152,7 +152,7 @@ func TestEndToEnd(t *testing.T) {
 			{"SQLite", "x", `"SQLite" is not an option number`},
 			{"1,2", "both", "this question takes one answer"},
 		} {
-			id := w.fake.SubmitModalFields(w.ana, a.msg, slotID(kindModal, a.q, 0), numbersInputID, tc.numbers, textInputID, tc.text)
+			id := w.fake.SubmitModalFields(w.ana, a.msg, data(broker.StepOther, a.q.Ref(0)), numbersInputID, tc.numbers, textInputID, tc.text)
 			r, err := w.fake.WaitResponse(testCtx(t), id)
 			if err != nil || !r.Ephemeral() || !strings.Contains(r.Content(), escape(tc.reply)) {
 				t.Errorf("numbers %q text %q answered %s (%v), want an ephemeral %q", tc.numbers, tc.text, r.Raw, err, tc.reply)
@@ -165,7 +165,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("skip a single question", func(t *testing.T) {
 		a := w.ask(t, dbRequest())
-		w.fake.Click(w.ana, a.msg, broker.FormatSkip(a.q.Ref(0)))
+		w.fake.Click(w.ana, a.msg, data(broker.StepSkip, a.q.Ref(0)))
 		q := a.done(t)
 		if q.Status != broker.StatusAnswered || !q.Answers[q.Prompts[0].Question].Skipped {
 			t.Errorf("result = %s %+v, want answered and skipped", q.Status, q.Answers)
@@ -175,7 +175,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("not ready button", func(t *testing.T) {
 		a := w.ask(t, dbRequest())
-		w.fake.Click(w.bo, a.msg, broker.FormatDiscuss(a.q.ID, ""))
+		w.fake.Click(w.bo, a.msg, data(broker.StepNotReady, a.q.Ref(0)))
 		q := a.done(t)
 		if q.Status != broker.StatusDeclined || !q.NotReady || q.AnsweredBy.Name != "bo" {
 			t.Errorf("result = %s not_ready=%v by %+v, want declined and not ready", q.Status, q.NotReady, q.AnsweredBy)
@@ -219,7 +219,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("other through the modal", func(t *testing.T) {
 		a := w.ask(t, dbRequest())
-		other := slotID(kindOtherNote, a.q, 0)
+		other := data(broker.StepNote, a.q.Ref(0))
 		if !slices.Contains(a.msg.CustomIDs(), other) {
 			t.Fatalf("no Other button in %q", a.msg.CustomIDs())
 		}
@@ -241,7 +241,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("decline", func(t *testing.T) {
 		a := w.ask(t, dbRequest())
-		w.fake.Click(w.bo, a.msg, broker.FormatDecline(a.q.ID, ""))
+		w.fake.Click(w.bo, a.msg, data(broker.StepDecline, a.q.Ref(0)))
 		q := a.done(t)
 		if q.Status != broker.StatusDeclined || q.AnsweredBy.Name != "bo" {
 			t.Errorf("result = %s by %+v", q.Status, q.AnsweredBy)
@@ -278,7 +278,7 @@ func TestEndToEnd(t *testing.T) {
 			{Question: "Which database?", Header: "DB", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}, Default: broker.StringList{"sqlite"}},
 			{Question: "Which cache?", Header: "Cache", Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
 		}})
-		id := w.fake.Click(w.ana, a.msg, broker.FormatOption(a.q.Ref(1), 0))
+		id := w.fake.Click(w.ana, a.msg, data(broker.StepOption, a.q.Ref(1), 0))
 		if _, err := w.fake.WaitResponse(testCtx(t), id); err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +335,7 @@ func TestEndToEnd(t *testing.T) {
 			{Question: "Which database?", Header: "DB", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}},
 			{Question: "Which cache?", Header: "Cache", Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
 		}})
-		id := w.fake.Click(w.ana, a.msg, broker.FormatOption(a.q.Ref(0), 1))
+		id := w.fake.Click(w.ana, a.msg, data(broker.StepOption, a.q.Ref(0), 1))
 		r, err := w.fake.WaitResponse(testCtx(t), id)
 		if err != nil || r.Type != discordfake.ResponseUpdateMessage || !strings.Contains(r.Content(), "✓ SQLite") {
 			t.Fatalf("first prompt answered %s (%v), want the message updated with the progress", r.Raw, err)
@@ -344,10 +344,10 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("the dialog resolved after one prompt")
 		}
 		m := w.fake.Message(a.msg.ID)
-		if slices.Contains(m.CustomIDs(), broker.FormatOption(a.q.Ref(0), 0)) || !slices.Contains(m.CustomIDs(), broker.FormatSkip(a.q.Ref(1))) {
+		if slices.Contains(m.CustomIDs(), data(broker.StepOption, a.q.Ref(0), 0)) || !slices.Contains(m.CustomIDs(), data(broker.StepSkip, a.q.Ref(1))) {
 			t.Errorf("after the first answer the buttons are %q", m.CustomIDs())
 		}
-		w.fake.Click(w.ana, m, broker.FormatSkip(a.q.Ref(1)))
+		w.fake.Click(w.ana, m, data(broker.StepSkip, a.q.Ref(1)))
 		q := a.done(t)
 		if !q.Answers["Which cache?"].Skipped || !slices.Equal(q.Answers["Which database?"].Selected, []string{"SQLite"}) {
 			t.Errorf("answers = %+v", q.Answers)
@@ -429,10 +429,10 @@ func TestEndToEndRefusals(t *testing.T) {
 			return w.fake.Command(w.ana, w.chat, "answer", "id", "hello", "choice", "1")
 		}, `"hello" is not a question id`},
 		{"user not allowed", func() string {
-			return w.fake.Click(w.bo, g.msg, broker.FormatOption(g.q.Ref(0), 0))
+			return w.fake.Click(w.bo, g.msg, data(broker.StepOption, g.q.Ref(0), 0))
 		}, "You are not one of the people asked to answer"},
 		{"out-of-range select value", func() string {
-			return w.fake.Choose(w.ana, a.msg, slotID(kindSelect, a.q, 0), "9")
+			return w.fake.Choose(w.ana, a.msg, data(broker.StepPick, a.q.Ref(0)), "9")
 		}, "10"},
 	}
 	for _, tt := range tests {
@@ -456,7 +456,7 @@ func TestEndToEndRefusals(t *testing.T) {
 	}
 
 	t.Run("role responder allowed", func(t *testing.T) {
-		w.fake.Click(w.lead, g.msg, broker.FormatOption(g.q.Ref(0), 1))
+		w.fake.Click(w.lead, g.msg, data(broker.StepOption, g.q.Ref(0), 1))
 		q := g.done(t)
 		if q.Status != broker.StatusAnswered || q.AnsweredBy.Name != "lee" {
 			t.Errorf("result = %s by %+v", q.Status, q.AnsweredBy)
@@ -479,7 +479,7 @@ func TestEndToEndHTTP(t *testing.T) {
 	t.Cleanup(srv.Close)
 	a := w.ask(t, dbRequest())
 
-	_, forged := w.fake.ButtonInteraction(w.bo, a.msg, broker.FormatOption(a.q.Ref(0), 0))
+	_, forged := w.fake.ButtonInteraction(w.bo, a.msg, data(broker.StepOption, a.q.Ref(0), 0))
 	d, err := w.fake.Deliver(testCtx(t), srv.URL, priv, time.Now().Add(-10*time.Minute), forged)
 	if err != nil || d.Status != 401 {
 		t.Fatalf("an old request answered %d (%v), want 401", d.Status, err)
@@ -488,7 +488,7 @@ func TestEndToEndHTTP(t *testing.T) {
 		t.Fatalf("a refused request resolved the question")
 	}
 
-	_, body := w.fake.ButtonInteraction(w.ana, a.msg, broker.FormatOption(a.q.Ref(0), 1))
+	_, body := w.fake.ButtonInteraction(w.ana, a.msg, data(broker.StepOption, a.q.Ref(0), 1))
 	d, err = w.fake.Deliver(testCtx(t), srv.URL, priv, time.Now(), body)
 	if err != nil || d.Status != 200 || d.Response.Type != discordfake.ResponseUpdateMessage {
 		t.Fatalf("signed tap answered %d %s (%v)", d.Status, d.Body, err)

@@ -70,10 +70,15 @@ func FuzzInteraction(f *testing.F) {
 	})
 }
 
-// discordSeeds are real interaction shapes: a ping, a button tap, a
-// multi-select, the Other modal, slash commands in a guild and a DM, and
-// broken bodies.
+// discordSeeds are real interaction shapes: a ping, button taps, menus
+// and forms (with steps as custom ids, and with the formats of earlier
+// bridges), slash commands in a guild and a DM, and broken bodies.
 var discordSeeds = []string{
+	`{"id":"1100000000000000021","application_id":"1000000000000000001","type":3,"token":"t","version":1,"guild_id":"1200000000000000001","channel_id":"1300000000000000001","member":{"user":{"id":"1400000000000000001","username":"ana"},"roles":[]},"message":{"id":"1600000000000000001","channel_id":"1300000000000000001"},"data":{"custom_id":"1o:k7m2qx.1/1:2","component_type":2}}`,
+	`{"id":"1100000000000000022","application_id":"1000000000000000001","type":3,"token":"t","version":1,"guild_id":"1200000000000000001","channel_id":"1300000000000000001","member":{"user":{"id":"1400000000000000001","username":"ana"},"roles":[]},"message":{"id":"1600000000000000001","channel_id":"1300000000000000001"},"data":{"custom_id":"1a:k7m2qx.2/3","component_type":3,"values":["0","2"]}}`,
+	`{"id":"1100000000000000023","application_id":"1000000000000000001","type":3,"token":"t","version":1,"guild_id":"1200000000000000001","channel_id":"1300000000000000001","member":{"user":{"id":"1400000000000000001","username":"ana"}},"data":{"custom_id":"1n:k7m2qx.1/1","component_type":2}}`,
+	`{"id":"1100000000000000024","application_id":"1000000000000000001","type":5,"token":"t","version":1,"guild_id":"1200000000000000001","channel_id":"1300000000000000001","member":{"user":{"id":"1400000000000000001","username":"ana"}},"message":{"id":"1600000000000000001","channel_id":"1300000000000000001"},"data":{"custom_id":"1x:k7m2qx.1/1","components":[{"type":1,"components":[{"type":4,"custom_id":"numbers","value":"2"}]},{"type":1,"components":[{"type":4,"custom_id":"text","value":"note"}]}]}}`,
+	`{"id":"1100000000000000025","application_id":"1000000000000000001","type":5,"token":"t","version":1,"guild_id":"1200000000000000001","channel_id":"1300000000000000001","member":{"user":{"id":"1400000000000000001","username":"ana"}},"data":{"custom_id":"1a:k7m2qx.1/1:13","components":[{"type":1,"components":[{"type":4,"custom_id":"text","value":""}]}]}}`,
 	`{"id":"1100000000000000001","application_id":"1000000000000000001","type":1,"token":"aW50ZXJhY3Rpb246abc","version":1,"user":{"id":"643945264868098049","username":"discord","discriminator":"0000","system":true}}`,
 	`{"id":"1100000000000000002","application_id":"1000000000000000001","type":3,"token":"aW50ZXJhY3Rpb246abd","version":1,"guild_id":"1200000000000000001","channel_id":"1300000000000000001","member":{"user":{"id":"1400000000000000001","username":"ana","discriminator":"0","global_name":"Ana"},"roles":["1500000000000000001"],"permissions":"0"},"message":{"id":"1600000000000000001","channel_id":"1300000000000000001","content":"Which database?","components":[]},"data":{"custom_id":"/answer k7m2qx 1","component_type":2}}`,
 	`{"id":"1100000000000000003","application_id":"1000000000000000001","type":3,"token":"t","version":1,"guild_id":"1200000000000000001","channel_id":"1300000000000000001","member":{"user":{"id":"1400000000000000001","username":"ana"},"roles":[]},"message":{"id":"1600000000000000001","channel_id":"1300000000000000001"},"data":{"custom_id":"m:k7m2qx:0:1","component_type":3,"values":["0","2"]}}`,

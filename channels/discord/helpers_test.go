@@ -125,3 +125,13 @@ func (e *env) post(t *testing.T, q *broker.Question) (*discordfake.Message, brok
 	}
 	return m, ref
 }
+
+// at is how the hand-made questions are read: at fixed, in UTC, as the
+// Discord copy.
+var at = broker.Viewer{Now: fixed, Loc: time.UTC, Channel: Name}
+
+// data is the custom id of a step: what a button, a menu or a form of
+// prompt r carries.
+func data(kind broker.StepKind, r broker.PromptRef, options ...int) string {
+	return broker.EncodeStep(broker.Step{Kind: kind, Ref: r, Options: options})
+}

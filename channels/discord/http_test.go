@@ -56,7 +56,7 @@ func TestHTTPSignedInteraction(t *testing.T) {
 	e, url, priv := httpEnv(t, rec)
 	m, _ := e.post(t, q)
 	ana := e.fake.NewUser("ana", "333")
-	_, body := e.fake.ButtonInteraction(ana, m, "/answer k7m2qx 2")
+	_, body := e.fake.ButtonInteraction(ana, m, "1o:k7m2qx.1/1:2")
 	d, err := e.fake.Deliver(testCtx(t), url, priv, time.Now(), body)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestHTTPRefusesForgedRequests(t *testing.T) {
 	e, url, priv := httpEnv(t, rec)
 	m, _ := e.post(t, question("k7m2qx", dbPrompt()))
 	ana := e.fake.NewUser("ana")
-	_, body := e.fake.ButtonInteraction(ana, m, "/answer k7m2qx 2")
+	_, body := e.fake.ButtonInteraction(ana, m, "1o:k7m2qx.1/1:2")
 	now := time.Now()
 	ts := strconv.FormatInt(now.Unix(), 10)
 	old := strconv.FormatInt(now.Add(-6*time.Minute).Unix(), 10)
@@ -90,7 +90,7 @@ func TestHTTPRefusesForgedRequests(t *testing.T) {
 		body          []byte
 	}{
 		{"signed by another key", ts, discordfake.Sign(otherKey, ts, body), body},
-		{"body changed after signing", ts, discordfake.Sign(priv, ts, body), []byte(strings.Replace(string(body), "k7m2qx 2", "k7m2qx 1", 1))},
+		{"body changed after signing", ts, discordfake.Sign(priv, ts, body), []byte(strings.Replace(string(body), "k7m2qx.1/1:2", "k7m2qx.1/1:1", 1))},
 		{"timestamp changed after signing", old, discordfake.Sign(priv, ts, body), body},
 		{"validly signed but six minutes old", old, discordfake.Sign(priv, old, body), body},
 		{"validly signed but from the future", future, discordfake.Sign(priv, future, body), body},

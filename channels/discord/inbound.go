@@ -53,49 +53,9 @@ func (c *Channel) interact(ctx context.Context, i *discordgo.Interaction) respon
 		reply := c.h.HandleInbound(ctx, c.inboundFrom(i, text))
 		return ephemeral(replyText(reply))
 	case discordgo.InteractionMessageComponent:
-		data := i.MessageComponentData()
-		text := data.CustomID
-		if s, ok := parseSlot(data.CustomID); ok {
-			switch s.kind {
-			case kindOther, kindOtherNote:
-				return otherModal(s)
-			case kindSelect, kindSelectNote:
-				picked, err := menuOptions(data.Values)
-				if err != nil {
-					return ephemeral("That selection was not understood: " + err.Error())
-				}
-				if s.kind == kindSelectNote && picked[len(picked)-1] < broker.MaxOptions {
-					s.picked = picked
-					return noteModal(s)
-				}
-				text = broker.FormatOption(s.ref, picked...)
-			default:
-				return ephemeral("That control was not understood.")
-			}
-		}
-		return c.afterTap(c.h.HandleInbound(ctx, c.inboundFrom(i, text)))
+		return c.tap(ctx, i)
 	case discordgo.InteractionModalSubmit:
-		data := i.ModalSubmitData()
-		s, ok := parseSlot(data.CustomID)
-		if !ok || (s.kind != kindModal && s.kind != kindNoteModal) {
-			return ephemeral("That form was not understood.")
-		}
-		note := strings.TrimSpace(modalText(data.Components, textInputID))
-		picked := s.picked
-		if s.kind == kindModal {
-			var err error
-			if picked, err = typedNumbers(modalText(data.Components, numbersInputID)); err != nil {
-				return ephemeral(err.Error() + " Nothing was recorded.")
-			}
-		}
-		if note == "" && len(picked) == 0 {
-			return ephemeral("The answer was empty: nothing was recorded.")
-		}
-		reply := c.h.HandleInbound(ctx, c.inboundFrom(i, broker.FormatOptionsOther(s.ref, picked, note)))
-		if i.Message == nil {
-			return ephemeral(replyText(reply))
-		}
-		return c.afterTap(reply)
+		return c.submit(ctx, i)
 	}
 	return ephemeral("This kind of interaction is not supported here.")
 }
@@ -107,7 +67,7 @@ func (c *Channel) afterTap(reply broker.Reply) response {
 	if !reply.OK || reply.Question == nil {
 		return ephemeral(replyText(reply))
 	}
-	m := render(reply.Question, c.loc)
+	m := render(reply.Question, c.view())
 	return response{Type: discordgo.InteractionResponseUpdateMessage, Data: &responseData{
 		Content: m.Content, Components: &m.Components, AllowedMentions: noMentions(),
 	}}
@@ -136,23 +96,82 @@ func ephemeral(text string) response {
 // the labels and placeholders below fit Discord's 45 and 100 characters.
 const maxNote = 1000
 
-// otherModal asks for the free-text answer of the prompt s names; for a
-// prompt with options (kindOtherNote) also for the option numbers the text
-// goes with, which makes the text a note beside them.
-func otherModal(s slot) response {
+// tap answers a component of the question message: a button or a
+// menu. Its custom id is a step (customid.go): a step that opens a form
+// is answered with the form, any other sends the step's command.
+func (c *Channel) tap(ctx context.Context, i *discordgo.Interaction) response {
+	data := i.MessageComponentData()
+	s, err := readStep(data.CustomID)
+	if err != nil {
+		return ephemeral("That control was not understood.")
+	}
+	switch {
+	case s.Legacy != "":
+	case s.Kind == broker.StepOther:
+		return otherModal(s.Ref, false)
+	case s.Kind == broker.StepNote:
+		return otherModal(s.Ref, true)
+	case s.Kind == broker.StepPick || s.Kind == broker.StepWithNote:
+		picked, err := menuOptions(data.Values)
+		if err != nil {
+			return ephemeral("That selection was not understood: " + err.Error())
+		}
+		s.Options = picked
+		// Options beyond a prompt's go to the broker at once, which
+		// refuses them with its words.
+		if s.Kind == broker.StepWithNote && picked[len(picked)-1] < broker.MaxOptions {
+			return noteModal(s)
+		}
+	}
+	cmd, ok := s.Command("")
+	if !ok {
+		return ephemeral("That control was not understood.")
+	}
+	return c.afterTap(c.h.HandleInbound(ctx, c.inboundFrom(i, cmd)))
+}
+
+// submit answers a form: the Other form (text, and option numbers when
+// the prompt has options) or the note form after the menu. It sends the
+// form's step with what was typed.
+func (c *Channel) submit(ctx context.Context, i *discordgo.Interaction) response {
+	data := i.ModalSubmitData()
+	s, err := readStep(data.CustomID)
+	if err != nil || s.Legacy != "" || (s.Kind != broker.StepOther && s.Kind != broker.StepWithNote) {
+		return ephemeral("That form was not understood.")
+	}
+	if numbers := modalText(data.Components, numbersInputID); numbers != "" {
+		if s.Options, err = typedNumbers(numbers); err != nil {
+			return ephemeral(err.Error() + " Nothing was recorded.")
+		}
+	}
+	cmd, ok := s.Command(modalText(data.Components, textInputID))
+	if !ok {
+		return ephemeral("The answer was empty: nothing was recorded.")
+	}
+	reply := c.h.HandleInbound(ctx, c.inboundFrom(i, cmd))
+	if i.Message == nil {
+		return ephemeral(replyText(reply))
+	}
+	return c.afterTap(reply)
+}
+
+// otherModal asks for the free-text answer of prompt r; withNumbers (the
+// prompt has options) also for the option numbers the text goes with,
+// which makes the text a note beside them.
+func otherModal(r broker.PromptRef, withNumbers bool) response {
 	title := "Your own answer"
-	if s.ref.Count > 1 {
-		title = fmt.Sprintf("Your own answer to question %d", s.ref.Index+1)
+	if r.Count > 1 {
+		title = fmt.Sprintf("Your own answer to question %d", r.Index+1)
 	}
 	text := discordgo.TextInput{
 		CustomID: textInputID, Label: "Answer", Style: discordgo.TextInputParagraph,
 		Required: true, MinLength: 1, MaxLength: maxNote,
 	}
 	var rows []discordgo.MessageComponent
-	if s.kind == kindOtherNote {
+	if withNumbers {
 		title = "Other answer, or a note"
-		if s.ref.Count > 1 {
-			title = fmt.Sprintf("Other answer or note, question %d", s.ref.Index+1)
+		if r.Count > 1 {
+			title = fmt.Sprintf("Other answer or note, question %d", r.Index+1)
 		}
 		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.TextInput{
 			CustomID: numbersInputID, Label: "Option number(s) it goes with (optional)", Style: discordgo.TextInputShort,
@@ -161,15 +180,16 @@ func otherModal(s slot) response {
 		text.Label, text.Required, text.MinLength = "Your answer, or a note for the option", false, 0
 	}
 	rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{text}})
-	return modalResponse(s.customID(kindModal), title, rows)
+	return modalResponse(broker.EncodeStep(broker.Step{Kind: broker.StepOther, Ref: r}), title, rows)
 }
 
 // noteModal asks, after options were chosen in the menu, for an optional
-// note to go with them; sending it empty records the options alone.
-func noteModal(s slot) response {
+// note to go with them (s carries them); sending it empty records the
+// options alone.
+func noteModal(s broker.Step) response {
 	title := "Add a note (optional)"
-	if s.ref.Count > 1 {
-		title = fmt.Sprintf("Add a note to question %d (optional)", s.ref.Index+1)
+	if s.Ref.Count > 1 {
+		title = fmt.Sprintf("Add a note to question %d (optional)", s.Ref.Index+1)
 	}
 	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 		discordgo.TextInput{
@@ -177,7 +197,7 @@ func noteModal(s slot) response {
 			Required: false, MaxLength: maxNote,
 		},
 	}}}
-	return modalResponse(s.customID(kindNoteModal), title, rows)
+	return modalResponse(broker.EncodeStep(s), title, rows)
 }
 
 func modalResponse(customID, title string, rows []discordgo.MessageComponent) response {

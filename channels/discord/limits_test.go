@@ -29,6 +29,50 @@ func largestQuestion() *broker.Question {
 	return q
 }
 
+// TestCustomIDsFitTheLargestQuestion renders the largest question, with
+// the longest labels, as each of its prompts comes to be answered, with
+// single- and multi-select prompts and a Snooze, and opens every form it
+// offers: no custom id is over Discord's 100 characters or the broker's
+// MaxStepData, and each reads back as a step.
+func TestCustomIDsFitTheLargestQuestion(t *testing.T) {
+	for _, multi := range []bool{false, true} {
+		q := largestQuestion()
+		q.Policy.Snooze = &broker.SnoozePolicy{}
+		for i := range q.Prompts {
+			q.Prompts[i].MultiSelect = multi
+			for k := range q.Prompts[i].Options {
+				q.Prompts[i].Options[k].Label = strings.Repeat(string(rune('a'+k)), 60)
+			}
+		}
+		var ids []string
+		for answered := range broker.MaxPrompts {
+			q.Progress = make([]*broker.Answer, answered)
+			for i := range q.Progress {
+				q.Progress[i] = &broker.Answer{Selected: []string{q.Prompts[i].Options[0].Label}}
+			}
+			m := render(q, at)
+			if len(m.Components) == 0 {
+				t.Fatalf("no components for the largest question with %d prompts answered", answered)
+			}
+			ids = append(ids, customIDs(m.Components)...)
+			for i := answered; i < len(q.Prompts); i++ {
+				ids = append(ids, otherModal(q.Ref(i), true).Data.CustomID, otherModal(q.Ref(i), false).Data.CustomID,
+					noteModal(broker.Step{Kind: broker.StepWithNote, Ref: q.Ref(i), Options: []int{0, 1, 2, 3}}).Data.CustomID)
+			}
+		}
+		longest := ""
+		for _, id := range ids {
+			if len(id) > len(longest) {
+				longest = id
+			}
+			if _, err := readStep(id); err != nil || len(id) > maxCustomID || len(id) > broker.MaxStepData {
+				t.Errorf("custom id %q (%d bytes): %v", id, len(id), err)
+			}
+		}
+		t.Logf("multi-select %v: %d custom ids, the longest %q of %d bytes (Discord allows %d)", multi, len(ids), longest, len(longest), maxCustomID)
+	}
+}
+
 func TestHTTPBodyLimit(t *testing.T) {
 	rec := &brokertest.Inbox{}
 	e, url, priv := httpEnv(t, rec)

@@ -33,15 +33,15 @@ func TestEndToEndQuorumAndSnooze(t *testing.T) {
 		}
 		return r.Content()
 	}
-	got := click(w.ana, "/snooze "+a.q.ID)
+	got := click(w.ana, data(broker.StepSnooze, a.q.Ref(0)))
 	moved, err := w.st.Get(testCtx(t), a.q.ID)
 	if err != nil || !moved.ExpiresAt.Equal(a.q.ExpiresAt.Add(30*time.Minute)) {
 		t.Fatalf("after the snooze: %+v, %v; want the deadline 30 minutes later", moved, err)
 	}
-	if !strings.Contains(got, broker.DeadlineText(moved, time.UTC)) || !strings.Contains(got, "snoozed by ana") {
+	if !strings.Contains(got, moved.ExpiresAt.UTC().Format("15:04 UTC")) || !strings.Contains(got, "snoozed by ana") {
 		t.Fatalf("the copy after the Snooze button reads %q, want the new deadline and who snoozed", got)
 	}
-	allow := broker.FormatOption(a.q.Ref(0), 0)
+	allow := data(broker.StepOption, a.q.Ref(0), 0)
 	if got := click(w.ana, allow); !strings.Contains(got, "1 of 2: Allow by ana") {
 		t.Fatalf("ana's vote: %q", got)
 	}

@@ -95,14 +95,14 @@ func TestGatewayInbound(t *testing.T) {
 	}
 
 	t.Run("button", func(t *testing.T) {
-		id := e.fake.Click(ana, m, "/answer k7m2qx 2")
+		id := e.fake.Click(ana, m, "1o:k7m2qx.1/1:2")
 		check(t, next(t), "/answer k7m2qx 2")
 		if _, err := e.fake.WaitResponse(testCtx(t), id); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("select menu without a note", func(t *testing.T) {
-		e.fake.Choose(ana, m, "m:k7m2qx:0:1", "2", "0")
+		e.fake.Choose(ana, m, "1p:k7m2qx.1/1", "2", "0")
 		check(t, next(t), "/answer k7m2qx 1,3")
 	})
 	t.Run("select menu then a note", func(t *testing.T) {
@@ -110,12 +110,12 @@ func TestGatewayInbound(t *testing.T) {
 			{" nightly only ", "/answer k7m2qx 1,3 other nightly only"},
 			{"", "/answer k7m2qx 1,3"},
 		} {
-			id := e.fake.Choose(ana, m, "mn:k7m2qx:0:1", "2", "0")
+			id := e.fake.Choose(ana, m, "1a:k7m2qx.1/1", "2", "0")
 			r, err := e.fake.WaitResponse(testCtx(t), id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Type != discordfake.ResponseModal || r.Data.CustomID != "mm:k7m2qx:0:1:13" {
+			if r.Type != discordfake.ResponseModal || r.Data.CustomID != "1a:k7m2qx.1/1:13" {
 				t.Fatalf("the menu answered %s, want the note modal", r.Raw)
 			}
 			if input := (*r.Data.Components)[0].Components[0]; input.CustomID != textInputID || input.Required {
@@ -126,12 +126,12 @@ func TestGatewayInbound(t *testing.T) {
 		}
 	})
 	t.Run("other opens a modal", func(t *testing.T) {
-		id := e.fake.Click(ana, m, "on:k7m2qx:0:1")
+		id := e.fake.Click(ana, m, "1n:k7m2qx.1/1")
 		r, err := e.fake.WaitResponse(testCtx(t), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Type != discordfake.ResponseModal || r.Data.CustomID != "om:k7m2qx:0:1" || r.Data.Title == "" {
+		if r.Type != discordfake.ResponseModal || r.Data.CustomID != "1x:k7m2qx.1/1" || r.Data.Title == "" {
 			t.Fatalf("response = %s, want a modal", r.Raw)
 		}
 		rows := *r.Data.Components
@@ -142,13 +142,13 @@ func TestGatewayInbound(t *testing.T) {
 		if strings.Contains(string(r.Raw), `"content"`) {
 			t.Errorf("modal response carries content: %s", r.Raw)
 		}
-		e.fake.SubmitModalFields(ana, m, "om:k7m2qx:0:1", numbersInputID, "", textInputID, "  MariaDB, please ")
+		e.fake.SubmitModalFields(ana, m, "1x:k7m2qx.1/1", numbersInputID, "", textInputID, "  MariaDB, please ")
 		check(t, next(t), "/answer k7m2qx other MariaDB, please")
-		e.fake.SubmitModalFields(ana, m, "om:k7m2qx:0:1", numbersInputID, " 2 ", textInputID, "with WAL")
+		e.fake.SubmitModalFields(ana, m, "1x:k7m2qx.1/1", numbersInputID, " 2 ", textInputID, "with WAL")
 		check(t, next(t), "/answer k7m2qx 2 other with WAL")
 	})
 	t.Run("answer-only modal", func(t *testing.T) {
-		id := e.fake.Click(ana, m, "o:k7m2qx:0:1")
+		id := e.fake.Click(ana, m, "1x:k7m2qx.1/1")
 		r, err := e.fake.WaitResponse(testCtx(t), id)
 		if err != nil {
 			t.Fatal(err)
@@ -246,7 +246,7 @@ func TestGatewayShowsReplies(t *testing.T) {
 		case "chatter":
 			return broker.Reply{Ignored: true}
 		}
-		return broker.Reply{Text: "7 is not an option here: choose 1–3", Err: broker.ErrInvalid}
+		return broker.Reply{Text: "4 is not an option here: choose 1–3", Err: broker.ErrInvalid}
 	}}
 	e := newEnv(t, rec, nil)
 	e.run(t)
@@ -259,12 +259,12 @@ func TestGatewayShowsReplies(t *testing.T) {
 	ana := e.fake.NewUser("ana")
 
 	t.Run("refused tap is ephemeral and changes nothing", func(t *testing.T) {
-		id := e.fake.Click(ana, m, "/answer k7m2qx 7")
+		id := e.fake.Click(ana, m, "1o:k7m2qx.1/1:4")
 		r, err := e.fake.WaitResponse(testCtx(t), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.Ephemeral() || r.Content() != "7 is not an option here: choose 1–3" {
+		if !r.Ephemeral() || r.Content() != "4 is not an option here: choose 1–3" {
 			t.Errorf("response = %s", r.Raw)
 		}
 		if after := e.fake.Message(m.ID); after.Edits != 0 || len(after.Components) == 0 {
@@ -272,7 +272,7 @@ func TestGatewayShowsReplies(t *testing.T) {
 		}
 	})
 	t.Run("accepted tap updates the message", func(t *testing.T) {
-		id := e.fake.Click(ana, m, "/answer k7m2qx 2")
+		id := e.fake.Click(ana, m, "1o:k7m2qx.1/1:2")
 		r, err := e.fake.WaitResponse(testCtx(t), id)
 		if err != nil {
 			t.Fatal(err)
@@ -329,7 +329,7 @@ func TestGatewayResumesAfterDrop(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the channel did not resume after the gateway dropped it (resumes %d, connected %d)", e.fake.Resumes(), e.fake.Connected())
 	}
-	e.fake.Click(e.fake.NewUser("ana"), m, "/answer k7m2qx 1")
+	e.fake.Click(e.fake.NewUser("ana"), m, "1o:k7m2qx.1/1:1")
 	if in := rec.Wait(t, 1)[0]; in.Text != "/answer k7m2qx 1" {
 		t.Errorf("inbound after resuming = %+v", in)
 	}

@@ -3,7 +3,6 @@ package discord
 import (
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
@@ -20,17 +19,10 @@ type message struct {
 	ContextCut bool
 }
 
-// limits bound the agent's texts so that the content fits in one message;
-// render tries them in order until the content fits.
-type limits struct{ question, desc, context int }
-
-var limitSteps = []limits{
-	{broker.MaxQuestionChars, broker.MaxDescriptionChar, broker.MaxContextChars},
-	{broker.MaxQuestionChars, broker.MaxDescriptionChar, 500},
-	{1000, 100, 200},
-	{400, 50, 0},
-	{150, 0, 0},
-}
+// escapeMargin is added to the excess handed to Card.Shorten: Shorten
+// counts plain characters, and the marks it ends a cut with carry
+// characters that escaping doubles ("(" becomes "\(").
+const escapeMargin = 16
 
 // noMentions lets a message ping nobody: no parse types, no ids, and no
 // ping of the author of a replied-to message.
@@ -38,110 +30,170 @@ func noMentions() *discordgo.MessageAllowedMentions {
 	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
 }
 
-// render returns the message for q as it stands: the question with its
-// buttons while pending, the outcome without components once resolved.
-func render(q *broker.Question, loc *time.Location) message {
-	if q.Status.Terminal() {
-		content, _, _ := fit(func(l limits) string { return outcomeContent(q, loc, l) })
+// view is how the channel reads a card: now, in its time zone, as the
+// Discord copy.
+func (c *Channel) view() broker.Viewer {
+	return broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name}
+}
+
+// render returns the message for q as v sees it: the question with its
+// components while pending, the outcome without components once
+// resolved. It builds q's card once and maps it; content over Discord's
+// 2000 characters is rendered once more from the card shortened by the
+// excess (Card.Shorten), and cut as a last resort.
+func render(q *broker.Question, v broker.Viewer) message {
+	card := visible(broker.BuildCard(q, v))
+	if card.Outcome != nil {
+		content, _ := fit(card, outcomeContent)
 		return message{Content: content, Components: []discordgo.MessageComponent{}}
 	}
-	comps, typed := components(q)
-	content, l, cut := fit(func(l limits) string { return pendingContent(q, loc, l, typed) })
-	return message{
-		Content:    content,
-		Components: comps,
-		ContextCut: q.Context != "" && (cut || utf8.RuneCountInString(q.Context) > l.context),
-	}
+	comps, typed := components(card)
+	content, drawn := fit(card, func(c broker.Card) string { return pendingContent(c, typed) })
+	return message{Content: content, Components: comps, ContextCut: drawn.ContextCut}
 }
 
-// fit renders with ever tighter limits until the content fits Discord's
-// 2000 characters, and cuts as a last resort (cut). It returns the limits
-// the content was rendered with.
-func fit(build func(limits) string) (content string, l limits, cut bool) {
-	var s string
-	for _, l = range limitSteps {
-		if s = build(l); units(s) <= maxContent {
-			return s, l, false
+// visible leaves out of card what the content does not show, so that what
+// Shorten takes away is taken from text people would see: the context
+// and the option descriptions of a resolved question, and the
+// descriptions of a dialog's prompts already answered.
+func visible(card broker.Card) broker.Card {
+	card.Prompts = append([]broker.CardPrompt(nil), card.Prompts...)
+	if card.Outcome != nil {
+		card.Context, card.ContextCut = "", false
+	}
+	for i, p := range card.Prompts {
+		if card.Outcome != nil || p.Answer != "" {
+			p.Options = append([]broker.CardOption(nil), p.Options...)
+			for k := range p.Options {
+				p.Options[k].Description = ""
+			}
+			card.Prompts[i] = p
 		}
 	}
-	return cutUnits(s, maxContent), l, true
+	return card
 }
 
-func promptTitle(q *broker.Question, i int, l limits) string {
-	p := q.Prompts[i]
+// fit draws card, and when the content is over Discord's limit draws it
+// once more from the card shortened by the excess. A content still over
+// the limit is cut, as a last resort: the shortened card of any question
+// the broker accepts fits, and only an outcome whose answers are long
+// free text, which Shorten leaves whole, can need it. It returns the card
+// the content was drawn from, whose ContextCut also says when the cut
+// took a context.
+func fit(card broker.Card, draw func(broker.Card) string) (string, broker.Card) {
+	s := draw(card)
+	excess := units(s) - maxContent
+	if excess <= 0 {
+		return s, card
+	}
+	card = card.Shorten(excess + escapeMargin)
+	if s = draw(card); units(s) > maxContent {
+		s = cutUnits(s, maxContent)
+		card.ContextCut = card.ContextCut || card.Context != ""
+	}
+	return s, card
+}
+
+// promptTitle is the bold first line of prompt i: its number in a
+// dialog, its header and its question.
+func promptTitle(card broker.Card, i int) string {
+	p := card.Prompts[i]
 	var b strings.Builder
-	if len(q.Prompts) > 1 {
+	if len(card.Prompts) > 1 {
 		fmt.Fprintf(&b, "**%d.** ", i+1)
 	}
 	if p.Header != "" {
 		b.WriteString("**[" + escape(p.Header) + "]** ")
 	}
-	b.WriteString("**" + escape(truncate(p.Question, l.question)) + "**")
+	b.WriteString("**" + escape(p.Question) + "**")
 	return b.String()
 }
 
-func pendingContent(q *broker.Question, loc *time.Location, l limits, typed []string) string {
+// optionLabel is an option as people read it: its label, with the
+// recommended mark the agent gave it.
+func optionLabel(o broker.CardOption) string {
+	if o.Recommended {
+		return o.Label + broker.RecommendedSuffix
+	}
+	return o.Label
+}
+
+// sentence ends s with a full stop unless it ends with punctuation.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s
+	}
+	return s + "."
+}
+
+func pendingContent(card broker.Card, typed []string) string {
 	var b strings.Builder
-	for i, p := range q.Prompts {
+	if card.Title != "" {
+		b.WriteString("📋 **" + escape(card.Title) + "**")
+		if card.Progress != "" {
+			b.WriteString(" · " + escape(card.Progress))
+		}
+		b.WriteString("\n\n")
+	}
+	for i, p := range card.Prompts {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(promptTitle(q, i, l) + "\n")
-		if a := q.Given(i); a != nil {
-			b.WriteString("✓ " + escape(broker.AnswerValue(*a)) + "\n")
+		b.WriteString(promptTitle(card, i) + "\n")
+		if p.Answer != "" {
+			b.WriteString("✓ " + escape(p.Answer) + "\n")
 			continue
 		}
-		for k, o := range p.Options {
-			fmt.Fprintf(&b, "`%d.` %s", k+1, escape(o.Label))
-			if d := truncate(o.Description, l.desc); d != "" {
-				b.WriteString(" — " + escape(d))
+		for _, o := range p.Options {
+			fmt.Fprintf(&b, "`%d.` %s", o.Number, escape(optionLabel(o)))
+			if o.Description != "" {
+				b.WriteString(" — " + escape(o.Description))
 			}
 			b.WriteString("\n")
 		}
-		if p.Recommended(0) {
-			b.WriteString("_" + escape(broker.RecommendedHint) + "_\n")
+		if p.Hint != "" {
+			b.WriteString("_" + escape(p.Hint) + "_\n")
 		}
-		switch {
-		case broker.ExpectText(p) != "":
-			b.WriteString("_" + escape(broker.ExpectText(p)) + "._\n")
-		case p.MultiSelect && len(p.Options) > 0 && p.AllowsOther():
-			b.WriteString("_Choose one or more; you can add a note after choosing._\n")
-		case p.MultiSelect && len(p.Options) > 0:
-			b.WriteString("_Choose one or more._\n")
-		case len(p.Options) == 0:
-			b.WriteString("_Answer in your own words._\n")
+		if p.Expect != "" {
+			b.WriteString("_" + escape(sentence(p.Expect)) + "_\n")
 		}
 	}
-	if c := contextExcerpt(q.Context, l.context); c != "" {
+	if card.Context != "" {
 		b.WriteString("\n")
-		for _, line := range strings.Split(c, "\n") {
+		for _, line := range strings.Split(card.Context, "\n") {
 			b.WriteString("> " + escape(line) + "\n")
 		}
 	}
-	b.WriteString("\n" + escape(broker.DeadlineText(q, loc)) + "\n")
+	b.WriteString("\n" + escape(card.StateLine()) + "\n")
 	if len(typed) > 0 {
 		b.WriteString("Type instead: " + strings.Join(typed, " · ") + "\n")
 	}
-	if next := q.NextOpen(); next >= 0 {
-		fmt.Fprintf(&b, "Tap a button, reply to this message with a number or your own words, or type `%s`", codeSafe(broker.FormatOption(q.Ref(next), 0)))
+	if card.Current >= 0 {
+		fmt.Fprintf(&b, "Tap a button, reply to this message with a number or your own words, or type `%s`", codeSafe(card.Prompts[card.Current].Example))
 	}
 	return b.String()
 }
 
-func outcomeContent(q *broker.Question, loc *time.Location, l limits) string {
+func outcomeContent(card broker.Card) string {
 	var b strings.Builder
-	for i := range q.Prompts {
-		b.WriteString(promptTitle(q, i, l) + "\n")
+	for i := range card.Prompts {
+		b.WriteString(promptTitle(card, i) + "\n")
 	}
-	b.WriteString("\n" + escape(broker.OutcomeText(q, loc)))
+	b.WriteString("\n" + escape(card.Outcome.Text))
 	return b.String()
 }
 
-// components builds the action rows of a pending question. A component
-// whose custom_id would break Discord's rules (over 100 characters, or not
-// unique in the message) is left out, and the command it would have
-// carried is returned in typed, to be shown in the content instead.
-func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []string) {
+// code is a command shown in a code span.
+func code(cmd string) string { return "`" + codeSafe(cmd) + "`" }
+
+// components maps the card's options and controls to action rows: an
+// option button per option (a select menu for a multi-select prompt),
+// the prompt's Other and Skip, and a last row with Not ready, Decline
+// and Snooze. Every custom id is a step's data (customid.go). A component
+// whose custom id would break Discord's rules (over 100 characters, or
+// not unique in the message) is left out, and the command it would have
+// sent is returned in typed, to be shown in the content instead.
+func components(card broker.Card) (rows []discordgo.MessageComponent, typed []string) {
 	rows = []discordgo.MessageComponent{}
 	seen := map[string]bool{}
 	usable := func(customID string) bool {
@@ -151,51 +203,46 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 		seen[customID] = true
 		return true
 	}
-	for i, p := range q.Prompts {
-		if q.Given(i) != nil {
+	for _, p := range card.Prompts {
+		if !p.Open {
 			continue
 		}
 		var prompt []discordgo.MessageComponent
 		var buttons []discordgo.MessageComponent
 		if p.MultiSelect && len(p.Options) > 0 {
-			if menu := selectMenu(q, i); usable(menu.CustomID) {
+			if menu := selectMenu(p); usable(menu.CustomID) {
 				prompt = append(prompt, discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}})
 			} else {
-				typed = append(typed, "`"+codeSafe(broker.FormatAnswer(q.Ref(i), "1,2"))+"`")
+				typed = append(typed, code(p.Example))
 			}
 		} else {
-			for k, o := range p.Options {
-				cmd := broker.FormatOption(q.Ref(i), k)
-				if !usable(cmd) {
-					typed = append(typed, "`"+codeSafe(cmd)+"` "+escape(o.Label))
+			for _, o := range p.Options {
+				if !usable(o.Data) {
+					typed = append(typed, code(o.Command)+" "+escape(optionLabel(o)))
 					continue
 				}
 				style := discordgo.SecondaryButton
-				if p.Recommended(k) {
+				if o.Recommended {
 					style = discordgo.PrimaryButton
 				}
 				buttons = append(buttons, discordgo.Button{
-					Label: truncate(fmt.Sprintf("%d. %s", k+1, o.Label), maxButtonLabel), Style: style, CustomID: cmd,
+					Label: truncate(fmt.Sprintf("%d. %s", o.Number, optionLabel(o)), maxButtonLabel), Style: style, CustomID: o.Data,
 				})
 			}
 		}
-		if p.AllowsOther() {
-			// With options the modal also takes the numbers the text
-			// goes with, which makes it a note beside them.
-			label, kind := "Other or note…", kindOtherNote
-			if len(p.Options) == 0 {
-				label, kind = "Answer…", kindOther
-			}
-			if id := slotID(kind, q, i); usable(id) {
-				buttons = append(buttons, discordgo.Button{Label: label, Style: discordgo.SecondaryButton, CustomID: id})
+		if other, ok := p.Control(broker.ControlOther); ok {
+			if id := otherData(p, other); usable(id) {
+				buttons = append(buttons, discordgo.Button{Label: other.Label, Style: discordgo.SecondaryButton, CustomID: id})
 			} else {
-				typed = append(typed, "`"+codeSafe(broker.FormatOther(q.Ref(i), "<your answer>"))+"`")
+				typed = append(typed, code(other.Command+" <your answer>"))
 			}
 		}
-		if cmd := broker.FormatSkip(q.Ref(i)); usable(cmd) {
-			buttons = append(buttons, discordgo.Button{Label: "Skip", Style: discordgo.SecondaryButton, CustomID: cmd})
-		} else {
-			typed = append(typed, "`"+codeSafe(cmd)+"`")
+		if skip, ok := p.Control(broker.ControlSkip); ok {
+			if usable(skip.Data) {
+				buttons = append(buttons, discordgo.Button{Label: skip.Label, Style: discordgo.SecondaryButton, CustomID: skip.Data})
+			} else {
+				typed = append(typed, code(skip.Command))
+			}
 		}
 		for len(buttons) > 0 {
 			n := min(len(buttons), maxButtonsPerRow)
@@ -205,24 +252,24 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 		// One row stays free for Decline; a prompt that does not fit is
 		// answered by typing (its command is in the content's hint).
 		if len(rows)+len(prompt) > maxRows-1 {
-			typed = append(typed, "`"+codeSafe(broker.FormatOption(q.Ref(i), 0))+"`")
+			typed = append(typed, code(p.Example))
 			continue
 		}
 		rows = append(rows, prompt...)
 	}
 	var last []discordgo.MessageComponent
-	if cmd := broker.FormatDiscuss(q.ID, ""); usable(cmd) {
-		last = append(last, discordgo.Button{Label: "Not ready", Style: discordgo.SecondaryButton, CustomID: cmd})
-	} else {
-		typed = append(typed, "`"+codeSafe(cmd)+"`")
-	}
-	if cmd := broker.FormatDecline(q.ID, ""); usable(cmd) {
-		last = append(last, discordgo.Button{Label: "Decline", Style: discordgo.DangerButton, CustomID: cmd})
-	} else {
-		typed = append(typed, "`"+codeSafe(cmd)+"`")
-	}
-	if cmd := broker.FormatSnooze(q); cmd != "" && usable(cmd) {
-		last = append(last, discordgo.Button{Label: "Snooze", Style: discordgo.SecondaryButton, CustomID: cmd})
+	for _, ctl := range card.Controls {
+		if !usable(ctl.Data) {
+			if ctl.Kind != broker.ControlSnooze {
+				typed = append(typed, code(ctl.Command))
+			}
+			continue
+		}
+		style := discordgo.SecondaryButton
+		if ctl.Kind == broker.ControlDecline {
+			style = discordgo.DangerButton
+		}
+		last = append(last, discordgo.Button{Label: ctl.Label, Style: style, CustomID: ctl.Data})
 	}
 	if len(last) > 0 {
 		rows = append(rows, discordgo.ActionsRow{Components: last})
@@ -230,29 +277,23 @@ func components(q *broker.Question) (rows []discordgo.MessageComponent, typed []
 	return rows, typed
 }
 
-func selectMenu(q *broker.Question, i int) discordgo.SelectMenu {
-	p := q.Prompts[i]
-	chosen := map[int]bool{}
-	for _, k := range q.Selections[i] {
-		chosen[k] = true
-	}
+// selectMenu is a multi-select prompt's menu: its options are the
+// prompt's, ticked as the card shows them, and its value is an option's
+// 0-based index.
+func selectMenu(p broker.CardPrompt) discordgo.SelectMenu {
 	opts := make([]discordgo.SelectMenuOption, len(p.Options))
 	for k, o := range p.Options {
 		opts[k] = discordgo.SelectMenuOption{
-			Label:       truncate(fmt.Sprintf("%d. %s", k+1, o.Label), maxSelectText),
-			Value:       fmt.Sprint(k),
+			Label:       truncate(fmt.Sprintf("%d. %s", o.Number, optionLabel(o)), maxSelectText),
+			Value:       fmt.Sprint(o.Number - 1),
 			Description: truncate(o.Description, maxSelectText),
-			Default:     chosen[k],
+			Default:     o.Selected,
 		}
 	}
 	one := 1
-	kind := kindSelect
-	if p.AllowsOther() {
-		kind = kindSelectNote // the choice is followed by a note modal
-	}
 	return discordgo.SelectMenu{
 		MenuType:    discordgo.StringSelectMenu,
-		CustomID:    slotID(kind, q, i),
+		CustomID:    menuData(p),
 		Placeholder: "Choose one or more",
 		MinValues:   &one,
 		MaxValues:   len(p.Options),

@@ -36,20 +36,20 @@ func customIDs(rows []discordgo.MessageComponent) []string {
 func TestRenderSinglePrompt(t *testing.T) {
 	q := question("k7m2qx", dbPrompt())
 	q.Context = "We are choosing storage for the bridge."
-	m := render(q, time.UTC)
+	m := render(q, at)
 
 	for _, want := range []string{
 		"**[Database]**", "Which database should we use?", "Postgres \\(Recommended\\) — Reliable and relational",
 		"SQLite — Embedded, zero set\\-up", "> We are choosing storage for the bridge.",
-		broker.DeadlineText(q, time.UTC), "`/answer k7m2qx 1`", "_" + escape(broker.RecommendedHint) + "_",
+		"Expires 14:30 UTC · default: SQLite", "`/answer k7m2qx 1`", "_" + escape(broker.RecommendedHint) + "_",
 	} {
 		if !strings.Contains(m.Content, want) {
 			t.Errorf("content lacks %q:\n%s", want, m.Content)
 		}
 	}
 	want := []string{
-		broker.FormatOption(q.Ref(0), 0), broker.FormatOption(q.Ref(0), 1), broker.FormatOption(q.Ref(0), 2),
-		"on:k7m2qx:0:1", broker.FormatSkip(q.Ref(0)), broker.FormatDiscuss(q.ID, ""), broker.FormatDecline(q.ID, ""),
+		"1o:k7m2qx.1/1:1", "1o:k7m2qx.1/1:2", "1o:k7m2qx.1/1:3",
+		"1n:k7m2qx.1/1", "1s:k7m2qx.1/1", "1w:k7m2qx.1/1", "1c:k7m2qx.1/1",
 	}
 	if got := customIDs(m.Components); !slices.Equal(got, want) {
 		t.Errorf("custom ids = %q, want %q", got, want)
@@ -77,13 +77,13 @@ func TestRenderMultiSelect(t *testing.T) {
 	p.MultiSelect = true
 	q := question("k7m2qx", p)
 	q.Selections = map[int][]int{0: {1}}
-	m := render(q, time.UTC)
+	m := render(q, at)
 	menu, ok := flat(m.Components)[0].(discordgo.SelectMenu)
 	if !ok {
 		t.Fatalf("first component is %T, want a select menu", flat(m.Components)[0])
 	}
-	if menu.CustomID != "mn:k7m2qx:0:1" || menu.MaxValues != 3 || menu.MinValues == nil || *menu.MinValues != 1 {
-		t.Errorf("menu = %+v, want custom_id mn:k7m2qx:0:1 (a note may follow), min 1, max 3", menu)
+	if menu.CustomID != "1a:k7m2qx.1/1" || menu.MaxValues != 3 || menu.MinValues == nil || *menu.MinValues != 1 {
+		t.Errorf("menu = %+v, want custom_id 1a:k7m2qx.1/1 (a note may follow), min 1, max 3", menu)
 	}
 	var values []string
 	for _, o := range menu.Options {
@@ -98,7 +98,7 @@ func TestRenderMultiSelect(t *testing.T) {
 	if len(m.Components[0].(discordgo.ActionsRow).Components) != 1 {
 		t.Errorf("the select menu shares its row")
 	}
-	if !strings.Contains(m.Content, "Choose one or more; you can add a note after choosing") {
+	if !strings.Contains(m.Content, "Choose one or more; you can add a note.") {
 		t.Errorf("content does not say several may be chosen, with a note:\n%s", m.Content)
 	}
 	picked, err := menuOptions([]string{"2", "0"})
@@ -106,34 +106,31 @@ func TestRenderMultiSelect(t *testing.T) {
 		t.Errorf("menu submission = %v, %v; want options 0 and 2", picked, err)
 	}
 	p.Other = new(bool)
-	if menu := flat(render(question("k7m2qx", p), time.UTC).Components)[0].(discordgo.SelectMenu); menu.CustomID != "m:k7m2qx:0:1" {
-		t.Errorf("with other: false the menu is %q, want m:k7m2qx:0:1 (no note)", menu.CustomID)
+	if menu := flat(render(question("k7m2qx", p), at).Components)[0].(discordgo.SelectMenu); menu.CustomID != "1p:k7m2qx.1/1" {
+		t.Errorf("with other: false the menu is %q, want 1p:k7m2qx.1/1 (no note)", menu.CustomID)
 	}
 }
 
-// TestSlots: every custom id that names a prompt reads back as written,
-// and anything else is a command for the broker.
-func TestSlots(t *testing.T) {
+// TestReadStep: every custom id the channel writes reads back as the
+// step it carries; a command is an earlier bridge's button; anything else
+// is refused.
+func TestReadStep(t *testing.T) {
+	ref := broker.PromptRef{ID: "k7m2qx", Index: 2, Count: 4}
 	for _, tt := range []struct {
 		id   string
-		ok   bool
-		want slot
+		want broker.Step
+		err  bool
 	}{
-		{"mn:k7m2qx:0:1", true, slot{kind: kindSelectNote, ref: broker.PromptRef{ID: "k7m2qx", Index: 0, Count: 1}}},
-		{"mm:k7m2qx:2:4:134", true, slot{kind: kindNoteModal, ref: broker.PromptRef{ID: "k7m2qx", Index: 2, Count: 4}, picked: []int{0, 2, 3}}},
-		{"on:k7m2qx:0:1", true, slot{kind: kindOtherNote, ref: broker.PromptRef{ID: "k7m2qx", Index: 0, Count: 1}}},
-		{"mm:k7m2qx:0:1", false, slot{}},
-		{"mm:k7m2qx:0:1:15", false, slot{}},
-		{"mm:k7m2qx:0:1:12345", false, slot{}},
-		{"om:k7m2qx:0:1:1", false, slot{}},
-		{"/answer k7m2qx 2", false, slot{}},
+		{"1a:k7m2qx.3/4:134", broker.Step{Kind: broker.StepWithNote, Ref: ref, Options: []int{0, 2, 3}}, false},
+		{"1n:k7m2qx.3/4", broker.Step{Kind: broker.StepNote, Ref: ref}, false},
+		{"1p:k7m2qx.3/4", broker.Step{Kind: broker.StepPick, Ref: ref}, false},
+		{"/answer k7m2qx 2", broker.Step{Legacy: "/answer k7m2qx 2"}, false},
+		{"1o:k7m2qx.3/4", broker.Step{}, true},
+		{"hello", broker.Step{}, true},
 	} {
-		got, ok := parseSlot(tt.id)
-		if ok != tt.ok || (ok && !slices.Equal(got.picked, tt.want.picked)) || (ok && (got.kind != tt.want.kind || got.ref != tt.want.ref)) {
-			t.Errorf("parseSlot(%q) = %+v, %v; want %+v, %v", tt.id, got, ok, tt.want, tt.ok)
-		}
-		if ok && got.customID(got.kind) != tt.id {
-			t.Errorf("%q reads back as %q", tt.id, got.customID(got.kind))
+		got, err := readStep(tt.id)
+		if (err != nil) != tt.err || got.Kind != tt.want.Kind || got.Ref != tt.want.Ref || got.Legacy != tt.want.Legacy || !slices.Equal(got.Options, tt.want.Options) {
+			t.Errorf("readStep(%q) = %+v, %v; want %+v (error %v)", tt.id, got, err, tt.want, tt.err)
 		}
 	}
 	if nums, err := typedNumbers(" 3, 1 "); err != nil || !slices.Equal(nums, []int{0, 2}) {
@@ -141,6 +138,9 @@ func TestSlots(t *testing.T) {
 	}
 	if _, err := typedNumbers("SQLite"); err == nil || !strings.Contains(err.Error(), `"SQLite" is not an option number`) {
 		t.Errorf("typed label: %v", err)
+	}
+	if picked, err := menuOptions([]string{"2", "0", "2"}); err != nil || !slices.Equal(picked, []int{0, 2}) {
+		t.Errorf("menu submission = %v, %v; want options 0 and 2", picked, err)
 	}
 }
 
@@ -159,28 +159,28 @@ func TestRenderDialog(t *testing.T) {
 		{
 			name:    "two prompts with skip",
 			prompts: []broker.Prompt{full("db"), {Question: "Anything else?"}},
-			wantIDs: []string{"/answer k7m2qx.1 1", "/answer k7m2qx.1 skip", "o:k7m2qx:1:2", "/answer k7m2qx.2 skip", "/decline k7m2qx"},
+			wantIDs: []string{"1o:k7m2qx.1/2:1", "1s:k7m2qx.1/2", "1x:k7m2qx.2/2", "1s:k7m2qx.2/2", "1c:k7m2qx.1/2"},
 		},
 		{
 			name:      "four full prompts do not fit five rows",
 			prompts:   []broker.Prompt{full("a"), full("b"), full("c"), full("d")},
-			wantIDs:   []string{"/answer k7m2qx.1 4", "/answer k7m2qx.2 4", "/decline k7m2qx"},
-			wantNot:   []string{"/answer k7m2qx.4 1"},
+			wantIDs:   []string{"1o:k7m2qx.1/4:4", "1o:k7m2qx.2/4:4", "1c:k7m2qx.1/4"},
+			wantNot:   []string{"1o:k7m2qx.4/4:1"},
 			wantTyped: "`/answer k7m2qx.3 1`",
 		},
 		{
 			name:     "answered prompts lose their buttons",
 			prompts:  []broker.Prompt{full("a"), full("b")},
 			progress: []*broker.Answer{{Selected: []string{"B"}}, nil},
-			wantIDs:  []string{"/answer k7m2qx.2 1"},
-			wantNot:  []string{"/answer k7m2qx.1 1"},
+			wantIDs:  []string{"1o:k7m2qx.2/2:1"},
+			wantNot:  []string{"1o:k7m2qx.1/2:1"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := question("k7m2qx", tt.prompts...)
 			q.Progress = tt.progress
-			m := render(q, time.UTC)
+			m := render(q, at)
 			if len(m.Components) > maxRows {
 				t.Fatalf("%d rows, Discord allows %d", len(m.Components), maxRows)
 			}
@@ -213,7 +213,7 @@ func TestRenderDialog(t *testing.T) {
 func TestRenderLongCustomID(t *testing.T) {
 	long := strings.Repeat("x", 120)
 	q := question(long, dbPrompt())
-	m := render(q, time.UTC)
+	m := render(q, at)
 	for _, id := range customIDs(m.Components) {
 		if utf8.RuneCountInString(id) > maxCustomID {
 			t.Errorf("custom_id of %d characters rendered: %q", len(id), id)
@@ -238,7 +238,7 @@ func TestRenderEscapes(t *testing.T) {
 		Options:  []broker.Option{{Label: "_yes_"}, {Label: "no"}},
 	})
 	q.Context = "# heading\n> quote"
-	m := render(q, time.UTC)
+	m := render(q, at)
 	for _, bad := range []string{"@everyone", "@here", "**now**", "<@123>", "[x](", "`code`", "||spoiler||", "\n# heading"} {
 		if strings.Contains(m.Content, bad) {
 			t.Errorf("content carries live markup %q:\n%s", bad, m.Content)
@@ -256,12 +256,70 @@ func TestRenderFitsContentLimit(t *testing.T) {
 	p.Question = strings.Repeat("why*", broker.MaxQuestionChars/4)
 	q := question("k7m2qx", p)
 	q.Context = strings.Repeat("c", broker.MaxContextChars)
-	m := render(q, time.UTC)
+	m := render(q, at)
 	if n := units(m.Content); n > maxContent {
 		t.Fatalf("content is %d characters, Discord allows %d", n, maxContent)
 	}
 	if !strings.Contains(m.Content, "`/answer k7m2qx 1`") || !strings.Contains(m.Content, "Expires") {
 		t.Errorf("shortened content lost the deadline or the hint:\n%s", m.Content)
+	}
+}
+
+// TestRenderLargestFitsOnce: the largest question the broker accepts
+// fits Discord's content once shortened by its excess, without the last
+// resort cut: the content still ends with the hint, and says where the
+// whole context is.
+func TestRenderLargestFitsOnce(t *testing.T) {
+	m := render(largestQuestion(), at)
+	if n := units(m.Content); n > maxContent {
+		t.Fatalf("content is %d characters, Discord allows %d", n, maxContent)
+	}
+	if !strings.HasSuffix(m.Content, "`/answer k7m2qx.1 1`") || !m.ContextCut || !strings.Contains(m.Content, escape(broker.ContextCutMark)) {
+		t.Errorf("the largest question was cut, not shortened (context cut %v):\n%s", m.ContextCut, m.Content)
+	}
+	q := largestQuestion()
+	q.Status, q.Reason, q.ResolvedAt = broker.StatusCancelled, "the agent is gone", fixed.Add(time.Minute)
+	m = render(q, at)
+	if n := units(m.Content); n > maxContent || !strings.HasSuffix(m.Content, "Cancelled at 14:01 UTC: the agent is gone") {
+		t.Errorf("the resolved largest question (%d characters) was cut, not shortened:\n%s", n, m.Content)
+	}
+}
+
+// TestRenderOneOverTheLimit: a content one character over Discord's
+// limit is shortened once, by its excess and the margin the escaped cut
+// mark needs, and is not cut.
+func TestRenderOneOverTheLimit(t *testing.T) {
+	q := question("k7m2qx", dbPrompt())
+	q.Context = "c"
+	card := broker.BuildCard(q, at)
+	_, typed := components(card)
+	q.Context = strings.Repeat("c", 1+maxContent+1-units(pendingContent(card, typed)))
+	card = broker.BuildCard(q, at)
+	if n := units(pendingContent(card, typed)); n != maxContent+1 {
+		t.Fatalf("the whole content is %d characters, want %d", n, maxContent+1)
+	}
+	m := render(q, at)
+	if n := units(m.Content); n > maxContent || !m.ContextCut || !strings.HasSuffix(m.Content, "`/answer k7m2qx 1`") {
+		t.Errorf("content of %d characters, context cut %v:\n%s", n, m.ContextCut, m.Content)
+	}
+}
+
+// TestRenderStateAndTitle: the state line is the card's (the expiry
+// with its date when it is not today, the other channels the question
+// is in), and a dialog is headed by its title and progress.
+func TestRenderStateAndTitle(t *testing.T) {
+	q := question("k7m2qx", dbPrompt(), broker.Prompt{Question: "Anything else?"})
+	q.Targets = []broker.Target{{Channel: Name, Chat: "1"}, {Channel: "web"}, {Channel: "telegram", Chat: "2"}}
+	q.Progress = []*broker.Answer{{Selected: []string{"SQLite"}}}
+	m := render(q, broker.Viewer{Now: fixed.Add(-24 * time.Hour), Loc: time.UTC, Channel: Name})
+	for _, want := range []string{
+		"📋 **2 questions, answered one after the other** · 1 of 2 answered\n",
+		"Expires Wed 4 Mar 14:30 UTC · default: Database: SQLite · also in telegram, web\n",
+		"or type `/answer k7m2qx.2 other <your answer>`",
+	} {
+		if !strings.Contains(m.Content, want) {
+			t.Errorf("content lacks %q:\n%s", want, m.Content)
+		}
 	}
 }
 
@@ -287,7 +345,7 @@ func TestRenderResolved(t *testing.T) {
 			q := question("k7m2qx", dbPrompt())
 			q.ResolvedAt = fixed.Add(2 * time.Minute)
 			tt.res(q)
-			m := render(q, time.UTC)
+			m := render(q, at)
 			if m.Components == nil || len(m.Components) != 0 {
 				t.Errorf("components = %#v, want an empty non-nil list", m.Components)
 			}
@@ -298,29 +356,11 @@ func TestRenderResolved(t *testing.T) {
 	}
 }
 
-func TestParseSlot(t *testing.T) {
-	tests := []struct {
-		in string
-		ok bool
-	}{
-		{"m:k7m2qx:0:1", true}, {"o:k7m2qx:1:2", true}, {"om:k7m2qx:3:4", true},
-		{"o:k7m2qx:2:2", false}, {"x:k7m2qx:0:1", false}, {"/answer k7m2qx 1", false},
-		{"m:k7m2qx:0", false}, {"m::0:1", false}, {"m:k7m2qx:a:1", false}, {"m:k7m2qx:0:5", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			if _, ok := parseSlot(tt.in); ok != tt.ok {
-				t.Errorf("parseSlot(%q) ok = %v, want %v", tt.in, ok, tt.ok)
-			}
-		})
-	}
-}
-
 func BenchmarkRender(b *testing.B) {
 	q := question("k7m2qx", dbPrompt(), dbPrompt(), dbPrompt())
 	q.Prompts[1].Question, q.Prompts[2].Question = "Which cache?", "Which queue?"
 	q.Context = strings.Repeat("context ", 200)
 	for b.Loop() {
-		render(q, time.UTC)
+		render(q, at)
 	}
 }

@@ -11,33 +11,15 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// A message's content holds 2000 characters, and render shortens the
-// context first (to 500, then 200 characters, then to its note alone).
-// When the copy shows less than the whole context, Post replies to it
+// A message's content holds 2000 characters, and the card is shortened
+// context first (broker.Card.Shorten), ending the context with
+// broker.ContextCutMark. When the copy shows less than the whole context, Post replies to it
 // with the whole context attached as context.txt. The approval hook of a
 // coding agent puts the whole command there when its preview is
 // shortened, so the attachment is where a person reads what they approve.
 
-const (
-	// contextFile is the name of the file that carries a whole context.
-	contextFile = "context.txt"
-	// contextNote ends a context cut to fit the content.
-	contextNote = "…(shortened: the whole text is in the reply below)"
-)
-
-// contextExcerpt is context s as the content shows it within max runes:
-// whole, or cut and ending with contextNote, or the note alone when there
-// is no room for any of the text.
-func contextExcerpt(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	keep := max - utf8.RuneCountInString(contextNote)
-	if keep <= 0 {
-		return contextNote
-	}
-	return strings.TrimRight(string([]rune(s)[:keep]), " ") + contextNote
-}
+// contextFile is the name of the file that carries a whole context.
+const contextFile = "context.txt"
 
 // contextNonce is the nonce of the reply with the whole context of the
 // copy of question id in chat: a post sent again after a lost answer

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
@@ -93,7 +92,7 @@ func TestShortenedContextFollowsAsAttachment(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, nil)
 			q, m := w.askPosted(t, approval(tt.ctx))
-			if !strings.Contains(m.Content, escape(contextNote)) {
+			if !strings.Contains(m.Content, escape(broker.ContextCutMark)) {
 				t.Errorf("the question does not say where the whole context is:\n%s", m.Content)
 			}
 			rs := w.repliesTo(m.ID)
@@ -124,7 +123,7 @@ func TestWholeContextOnlyWhenShortened(t *testing.T) {
 	w := newWorld(t, nil)
 	q, m := w.askPosted(t, approval(channeltest.HookContext(400)))
 	quoted := "> " + strings.Join(strings.Split(escape(q.Context), "\n"), "\n> ") + "\n"
-	if !strings.Contains(m.Content, quoted) || strings.Contains(m.Content, escape(contextNote)) {
+	if !strings.Contains(m.Content, quoted) || strings.Contains(m.Content, escape(broker.ContextCutMark)) {
 		t.Errorf("the question does not show its whole context:\n%s", m.Content)
 	}
 	if rs := w.repliesTo(m.ID); len(rs) != 0 {
@@ -201,11 +200,11 @@ func TestRenderSaysWhereTheWholeContextIs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := question("k7m2qx", tt.prompt)
 			q.Context = tt.ctx
-			m := render(q, time.UTC)
+			m := render(q, at)
 			if m.ContextCut != tt.cut {
 				t.Errorf("ContextCut = %v, want %v", m.ContextCut, tt.cut)
 			}
-			if shown := strings.Contains(m.Content, escape(contextNote)); shown != tt.cut {
+			if shown := strings.Contains(m.Content, escape(broker.ContextCutMark)); shown != tt.cut {
 				t.Errorf("the note is shown = %v, want %v:\n%s", shown, tt.cut, m.Content)
 			}
 			if !tt.cut && !strings.Contains(m.Content, escape(tt.ctx)) {
