@@ -44,7 +44,7 @@ func TestKeyboards(t *testing.T) {
 			name: "no Other when other is false",
 			h:    &brokertest.Inbox{},
 			q:    q(broker.Prompt{Question: "Q?", Options: two, Other: &no}),
-			want: [][]string{{"/answer k7m2qx 1"}, {"/answer k7m2qx 2"}, {"/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
+			want: [][]string{{"1o:k7m2qx.1/1:1"}, {"1o:k7m2qx.1/1:2"}, {"1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
 			hint: "Tap a button, reply to this message with a number, or type /answer k7m2qx 1",
 		},
 		{
@@ -55,26 +55,26 @@ func TestKeyboards(t *testing.T) {
 				x.Selections = map[int][]int{0: {2, 0}}
 				return x
 			}(),
-			want: [][]string{{"/toggle k7m2qx 1"}, {"/toggle k7m2qx 2"}, {"/toggle k7m2qx 3"}, {"/answer k7m2qx 1,3", "o:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
-			hint: "then Done",
+			want: [][]string{{"1t:k7m2qx.1/1:1"}, {"1t:k7m2qx.1/1:2"}, {"1t:k7m2qx.1/1:3"}, {"1d:k7m2qx.1/1:13", "1x:k7m2qx.1/1", "1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
+			hint: "then Submit",
 		},
 		{
 			name: "a held note rides on the option buttons",
 			h:    &brokertest.Inbox{},
 			q:    q(broker.Prompt{Question: "Held?", Options: two}),
-			want: [][]string{{"a:k7m2qx:0:1:1"}, {"a:k7m2qx:0:1:2"}, {"o:k7m2qx:0", "n:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
+			want: [][]string{{"1a:k7m2qx.1/1:1"}, {"1a:k7m2qx.1/1:2"}, {"1x:k7m2qx.1/1", "1n:k7m2qx.1/1", "1r:k7m2qx.1/1", "1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
 			hint: "Tap a button",
 		},
 		{
-			name: "a held note rides on Done",
+			name: "a held note rides on Submit",
 			h:    &brokertest.Inbox{},
 			q: func() *broker.Question {
 				x := q(broker.Prompt{Question: "Held?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true})
 				x.Selections = map[int][]int{0: {2, 0}}
 				return x
 			}(),
-			want: [][]string{{"/toggle k7m2qx 1"}, {"/toggle k7m2qx 2"}, {"/toggle k7m2qx 3"}, {"a:k7m2qx:0:1:13", "o:k7m2qx:0", "x:k7m2qx:0", "/answer k7m2qx skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
-			hint: "then Done",
+			want: [][]string{{"1t:k7m2qx.1/1:1"}, {"1t:k7m2qx.1/1:2"}, {"1t:k7m2qx.1/1:3"}, {"1a:k7m2qx.1/1:13", "1x:k7m2qx.1/1", "1r:k7m2qx.1/1", "1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
+			hint: "then Submit",
 		},
 		{
 			name: "dialog, second prompt current",
@@ -84,7 +84,7 @@ func TestKeyboards(t *testing.T) {
 				x.Progress = []*broker.Answer{{Selected: []string{"A"}}, nil}
 				return x
 			}(),
-			want: [][]string{{"/answer k7m2qx.2 1"}, {"/answer k7m2qx.2 2"}, {"/answer k7m2qx.2 skip"}, {"/discuss k7m2qx", "/decline k7m2qx"}},
+			want: [][]string{{"1o:k7m2qx.2/2:1"}, {"1o:k7m2qx.2/2:2"}, {"1s:k7m2qx.2/2"}, {"1w:k7m2qx.1/2", "1c:k7m2qx.1/2"}},
 			hint: "Now question 2 of 2.",
 		},
 	}

@@ -95,12 +95,12 @@ func TestToast(t *testing.T) {
 func TestNoOptionsPromptOffersAnswerButton(t *testing.T) {
 	e := newEnv(t, envOptions{noRun: true})
 	q, m := e.ask(&broker.AskRequest{Question: "Anything else?"}, team)
-	want := map[string]string{"Answer…": "o:" + q.ID + ":0", "Skip": "/answer " + q.ID + " skip",
-		"Not ready": "/discuss " + q.ID, "Decline": "/decline " + q.ID}
+	want := map[string]string{"Answer…": stepData(broker.StepOther, q.Ref(0)), "Skip": stepData(broker.StepSkip, q.Ref(0)),
+		"Not ready": stepData(broker.StepNotReady, q.Ref(0)), "Decline": stepData(broker.StepDecline, q.Ref(0))}
 	if got := buttons(m); !reflect.DeepEqual(got, want) {
 		t.Errorf("buttons %v, want %v (no Note…: there is no option for a note)", got, want)
 	}
-	if !strings.Contains(m.Text, "Reply to this message with your answer, or type /answer "+q.ID+" <your answer>") {
+	if !strings.Contains(m.Text, "Reply to this message with your answer, or type /answer "+q.ID+" other <your answer>") {
 		t.Errorf("hint missing:\n%s", m.Text)
 	}
 }
