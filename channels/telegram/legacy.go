@@ -64,7 +64,10 @@ func legacyStep(data string) (broker.Step, bool) {
 	default:
 		return broker.Step{}, false
 	}
-	return s, len(f) == 2
+	if len(f) != 2 {
+		return broker.Step{}, false
+	}
+	return s, true
 }
 
 // legacyWithNote reads the rest of "a:<id>:<prompt>:<prompts>:<options>".
