@@ -9,7 +9,7 @@ import (
 
 // The callback data of buttons posted before every button carried a
 // broker.Step, read so that those buttons keep working for one release
-// after the change; this file goes in the release after that.
+// after the change; this file is removed in the release after that.
 //
 // Answer, toggle, skip, decline, not-ready and snooze buttons carried
 // their command ("/answer k7m2qx 2"), which broker.DecodeStep reads
