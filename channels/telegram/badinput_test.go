@@ -175,7 +175,7 @@ func TestHTMLIsEscaped(t *testing.T) {
 			t.Errorf("agent text became a link: %+v", ent)
 		}
 	}
-	if b := buttons(m); b["1. Yes <script>"] != "/answer "+q.ID+" 1" {
+	if b := buttons(m); b["1. Yes <script>"] != stepData(broker.StepOption, q.Ref(0), 0) {
 		t.Errorf("buttons %v", b)
 	}
 }

@@ -1,28 +1,35 @@
 // Package telegram is the askbridge channel for Telegram bots, built on
 // go-telegram-bot-api/v5.
 //
-// Outbound, Post renders a question as one message in HTML parse mode
+// Outbound, Post renders a question's broker.Card (broker.BuildCard, in
+// the bridge's time zone) in one pass as one message in HTML parse mode
 // (everything an agent wrote is escaped) with an inline keyboard: one
-// button per option whose callback data is exactly the broker's command
-// ("/answer k7m2qx 2"), "Other…", "📝 Note…", "Skip", "Not ready" and
-// "Decline". Multi-select prompts get toggle buttons that carry the
-// broker's "/toggle k7m2qx 2" (the selection is kept in the store, and the
-// broker redraws every copy of the question in every chat with it), and a
-// Done button that carries the command for the current selection. A note (typed after "Note…", or after "Other…" with
-// options ticked) is held in memory (memory.go) and sent with the option
-// or Done button tapped next, as broker.FormatOptionsOther; those buttons
-// carry only where the note is ("a:<id>:<prompt>:<prompts>:<options>"),
-// since callback data is limited to 64 bytes. Update edits the message as a dialog advances and,
-// once the question is resolved, replaces it with the outcome and removes
-// the keyboard. Remind replies to the question message.
+// button per option, and the card's controls with the card's words
+// (Submit, "Other or note…", Skip, Not ready, Decline, Snooze), plus this
+// channel's own "📝 Note…". Every button's callback data is a
+// broker.Step written by broker.EncodeStep (at most broker.MaxStepData
+// bytes, within Telegram's 64), read back on a tap by broker.DecodeStep;
+// the command a tap sends is the step's Command. Multi-select prompts get
+// toggle buttons (the selection is kept in the store, and the broker
+// redraws every copy of the question in every chat with it), and a
+// Submit button for the current selection. A note (typed after "Note…",
+// or after Other with options ticked) is held in memory (memory.go) and
+// sent with the option or Submit button tapped next (StepWithNote), since
+// callback data holds 64 bytes. A text over Telegram's 4096 characters is
+// rendered once more from the card shortened by the excess
+// (Card.Shorten). Buttons posted by the release before steps carry older
+// data, still read (legacy.go). Update edits the message as a dialog
+// advances and, once the question is resolved, replaces it with the
+// card's outcome and removes the keyboard. Remind replies to the question
+// message with the card's reminder.
 //
 // Inbound, every Telegram event becomes broker.Inbound text and goes
-// through the broker, which parses, authorizes and records it: a button's
-// callback data, a typed "/answer …" or "/decline …", a reply to the
+// through the broker, which parses, authorizes and records it: the command
+// of a tapped button's step, a typed "/answer …" or "/decline …", a reply to the
 // question message, a bare "2" in a private chat, and the free text typed
-// after "Other…" (turned into "/answer <id> other <text>", or held as a
-// note). The channel keeps no copy of a question: where a step of its
-// interface needs one (the Other… reply box), it reads it through the
+// after Other (the step's command, "/answer <id> other <text>", or held
+// as a note). The channel keeps no copy of a question: where a step of its
+// interface needs one (the Other reply box), it reads it through the
 // broker with "/pending <id>". The channel
 // shows the broker's Reply: as the callback toast for taps, as a reply
 // message for typed text, and stays silent for chatter.

@@ -30,7 +30,7 @@ func TestPostedQuestionReadsWell(t *testing.T) {
 	q, m := e.ask(dbRequest(), team)
 	for _, want := range []string{
 		"🏷 Database", "Which database should we use?",
-		"1. ⭐ Postgres (Recommended) — Mature, relational",
+		"1. ⭐ Postgres — Mature, relational",
 		"2. SQLite — Embedded, zero setup",
 		"We are choosing storage for the job queue.",
 		"Expires ", "/answer " + q.ID + " 1", "⭐ " + broker.RecommendedHint,
@@ -42,14 +42,15 @@ func TestPostedQuestionReadsWell(t *testing.T) {
 	if m.ParseMode != "HTML" {
 		t.Errorf("parse mode %q, want HTML", m.ParseMode)
 	}
+	ref := q.Ref(0)
 	want := map[string]string{
-		"⭐ 1. Postgres (Recommended)": "/answer " + q.ID + " 1",
-		"2. SQLite":                   "/answer " + q.ID + " 2",
-		"Other…":                      "o:" + q.ID + ":0",
-		"📝 Note…":                     "n:" + q.ID + ":0",
-		"Skip":                        "/answer " + q.ID + " skip",
-		"Not ready":                   "/discuss " + q.ID,
-		"Decline":                     "/decline " + q.ID,
+		"⭐ 1. Postgres":  stepData(broker.StepOption, ref, 0),
+		"2. SQLite":      stepData(broker.StepOption, ref, 1),
+		"Other or note…": stepData(broker.StepOther, ref),
+		"📝 Note…":        stepData(broker.StepNote, ref),
+		"Skip":           stepData(broker.StepSkip, ref),
+		"Not ready":      stepData(broker.StepNotReady, ref),
+		"Decline":        stepData(broker.StepDecline, ref),
 	}
 	if got := buttons(m); !reflect.DeepEqual(got, want) {
 		t.Errorf("buttons %v, want %v", got, want)
@@ -93,7 +94,7 @@ func TestAnswers(t *testing.T) {
 			name: "Other button then free text",
 			req:  dbRequest(),
 			act: func(e *env, q *broker.Question, m telegramfake.Message) {
-				cb := e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other…"])
+				cb := e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other or note…"])
 				if got := e.waitCallback(cb); got.Text != "Type your answer in the reply box." {
 					t.Errorf("toast %q", got.Text)
 				}
@@ -122,32 +123,35 @@ func TestAnswers(t *testing.T) {
 			selected: []string{"Europe", "Asia"},
 		},
 		{
-			name: "toggles and Done",
+			name: "toggles and Submit",
 			req:  multi,
 			act: func(e *env, q *broker.Question, m telegramfake.Message) {
-				if got := buttons(m)["Done"]; got != "d:"+q.ID+":0" {
-					t.Errorf("Done before a selection carries %q", got)
+				if got := buttons(m)["Submit"]; got != stepData(broker.StepSubmit, q.Ref(0)) {
+					t.Errorf("Submit before a selection carries %q", got)
 				}
-				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 2)))
-				toast := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 0)))
-				if toast.Text != "Selected: Europe, Asia. Tap Done when ready." {
+				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Submit"])); got.Text != "Nothing is ticked yet: tap the options you want first." || got.ShowAlert {
+					t.Errorf("Submit before a selection told %+v", got)
+				}
+				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["☐ 3. Asia"]))
+				toast := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["☐ 1. Europe"]))
+				if toast.Text != "Selected: Europe, Asia. Tap Submit when ready." {
 					t.Errorf("toast %q", toast.Text)
 				}
 				m = e.waitMessage(team.ID, m.ID, "showed the selection", func(m telegramfake.Message) bool {
-					_, ok := buttons(m)["Done (1, 3)"]
+					_, ok := buttons(m)["Submit (1, 3)"]
 					return ok
 				})
 				b := buttons(m)
 				if b["✓ 1. Europe"] == "" || b["☐ 2. Americas"] == "" || b["✓ 3. Asia"] == "" {
 					t.Errorf("check marks wrong: %v", b)
 				}
-				if got := b["Done (1, 3)"]; got != broker.FormatOption(q.Ref(0), 0, 2) {
-					t.Errorf("Done carries %q", got)
+				if got := b["Submit (1, 3)"]; got != stepData(broker.StepSubmit, q.Ref(0), 0, 2) {
+					t.Errorf("Submit carries %q", got)
 				}
 				if got := e.get(q.ID).Selections[0]; !reflect.DeepEqual(got, []int{0, 2}) {
 					t.Errorf("selection in the store %v", got)
 				}
-				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, b["Done (1, 3)"])); got.Text != "Recorded: Europe, Asia" {
+				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, b["Submit (1, 3)"])); got.Text != "Recorded: Europe, Asia" {
 					t.Errorf("toast %q", got.Text)
 				}
 			},
@@ -304,7 +308,7 @@ func TestDialogAdvancesPromptByPrompt(t *testing.T) {
 		}
 	}
 	b := buttons(m)
-	if b["2. SQLite"] != "/answer "+q.ID+".1 2" || b["Skip"] != "/answer "+q.ID+".1 skip" {
+	if b["2. SQLite"] != stepData(broker.StepOption, q.Ref(0), 1) || b["Skip"] != stepData(broker.StepSkip, q.Ref(0)) {
 		t.Fatalf("first keyboard %v", b)
 	}
 	if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, b["2. SQLite"])); !strings.HasPrefix(got.Text, "Recorded: SQLite (1 of 2)") {
@@ -317,7 +321,7 @@ func TestDialogAdvancesPromptByPrompt(t *testing.T) {
 		t.Errorf("progress not shown:\n%s", m.Text)
 	}
 	b = buttons(m)
-	if b["1. Redis"] != "/answer "+q.ID+".2 1" || b["Skip"] != "/answer "+q.ID+".2 skip" {
+	if b["1. Redis"] != stepData(broker.StepOption, q.Ref(1), 0) || b["Skip"] != stepData(broker.StepSkip, q.Ref(1)) {
 		t.Fatalf("second keyboard %v", b)
 	}
 	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, b["Skip"]))

@@ -38,7 +38,7 @@ func TestAnswerWithFiles(t *testing.T) {
 			return e.fake.SendPhoto(ana, team.ID, photoJPEG, "2", m.ID)
 		}, "[Image #1]", photoJPEG, "image.jpg", "image/jpeg", "Recorded: SQLite (note: “[Image #1]”)"},
 		{"photo into the Other box", "", func(e *env, q *broker.Question, m telegramfake.Message) int {
-			e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other…"]))
+			e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other or note…"]))
 			msgs := e.fake.BotMessages(team.ID)
 			return e.fake.SendPhoto(ana, team.ID, photoJPEG, "", msgs[len(msgs)-1].ID)
 		}, "[Image #1]", photoJPEG, "image.jpg", "image/jpeg", "Recorded: “[Image #1]”"},

@@ -74,8 +74,9 @@ func FuzzWebhookUpdate(f *testing.F) {
 	})
 }
 
-// fuzzSeeds are real update shapes: a command, a reply, a button tap, a
-// toggle, a private bare digit, membership changes and broken bodies.
+// fuzzSeeds are real update shapes: a command, a reply, button taps
+// (steps, and the formats of the release before them), a toggle, a
+// private bare digit, membership changes and broken bodies.
 var fuzzSeeds = []string{
 	`{"update_id":100001,"message":{"message_id":5,"from":{"id":42,"is_bot":false,"first_name":"Ana","username":"ana"},"chat":{"id":-1001234567890,"type":"supergroup","title":"Team"},"date":1767225600,"text":"/answer k7m2qx 2","entities":[{"type":"bot_command","offset":0,"length":7}]}}`,
 	`{"update_id":100002,"message":{"message_id":6,"from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat":{"id":-1001234567890,"type":"supergroup","title":"Team"},"date":1767225600,"text":"2","reply_to_message":{"message_id":3,"from":{"id":777000111,"is_bot":true,"first_name":"Ask Bridge","username":"askbridge_bot"},"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500,"text":"Which database?"}}}`,
@@ -85,6 +86,10 @@ var fuzzSeeds = []string{
 	`{"update_id":100006,"callback_query":{"id":"4382bfdwdsb323b2d4","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"a:k7m2qx:0:1:13","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
 	`{"update_id":100007,"callback_query":{"id":"4382bfdwdsb323b2d5","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"n:k7m2qx:0","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
 	`{"update_id":100008,"callback_query":{"id":"4382bfdwdsb323b2d6","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"x:k7m2qx:0","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
+	`{"update_id":100011,"callback_query":{"id":"4382bfdwdsb323b2e1","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"1o:k7m2qx.1/1:2","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
+	`{"update_id":100012,"callback_query":{"id":"4382bfdwdsb323b2e2","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"1a:k7m2qx.2/4:1234","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
+	`{"update_id":100013,"callback_query":{"id":"4382bfdwdsb323b2e3","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"1d:k7m2qx.1/1","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
+	`{"update_id":100014,"callback_query":{"id":"4382bfdwdsb323b2e4","from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat_instance":"-1","data":"1x:k7m2qx.1/1","message":{"message_id":3,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225500}}}`,
 	`{"update_id":100006,"message":{"message_id":7,"from":{"id":42,"is_bot":false,"first_name":"Ana"},"chat":{"id":42,"type":"private","first_name":"Ana"},"date":1767225600,"text":"2"}}`,
 	`{"update_id":100007,"my_chat_member":{"chat":{"id":-100555,"type":"group","title":"New"},"from":{"id":42,"is_bot":false,"first_name":"Ana"},"date":1767225600,"old_chat_member":{"user":{"id":777000111,"is_bot":true,"first_name":"Ask Bridge"},"status":"left"},"new_chat_member":{"user":{"id":777000111,"is_bot":true,"first_name":"Ask Bridge"},"status":"member"}}}`,
 	`{"update_id":100008,"message":{"message_id":8,"chat":{"id":-1001234567890,"type":"supergroup"},"date":1767225600,"text":"/answer k7m2qx 2"}}`,

@@ -289,3 +289,9 @@ func dbRequest() *broker.AskRequest {
 		Context: "We are choosing storage for the job queue.",
 	}
 }
+
+// stepData is the callback data of a button that takes step kind on
+// prompt ref with options (0-based).
+func stepData(kind broker.StepKind, ref broker.PromptRef, options ...int) string {
+	return broker.EncodeStep(broker.Step{Kind: kind, Ref: ref, Options: options})
+}

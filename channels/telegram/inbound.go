@@ -55,29 +55,49 @@ func (c *Channel) handleCallback(ctx context.Context, cq *tgbotapi.CallbackQuery
 		return
 	}
 	in := inbound(cq.Message.Chat, cq.From)
-	in.Text = cq.Data
-	switch data := cq.Data; {
-	case strings.HasPrefix(data, "/"):
-		reply := c.h.HandleInbound(ctx, in)
-		if reply.Ignored {
-			c.answerCallback(ctx, cq.ID, "", false)
-			return
-		}
-		c.answerCallback(ctx, cq.ID, tapToast(data, reply), !reply.OK)
-	case strings.HasPrefix(data, otherData):
-		c.askText(ctx, cq, in, otherData)
-	case strings.HasPrefix(data, noteData):
-		c.askText(ctx, cq, in, noteData)
-	case strings.HasPrefix(data, withNoteData):
-		c.sendWithNote(ctx, cq, in)
-	case strings.HasPrefix(data, dropNoteData):
-		c.dropNote(ctx, cq, in)
-	case strings.HasPrefix(data, doneEmptyData):
-		c.answerCallback(ctx, cq.ID, "Tap the options you want first, then Done.", false)
-	default:
+	s, ok := decodeButton(cq.Data)
+	if !ok {
 		c.log.Info("unknown button data", "chat", in.Chat)
 		c.answerCallback(ctx, cq.ID, "This button is not from a current question.", true)
+		return
 	}
+	switch s.Kind {
+	case broker.StepOther, broker.StepNote:
+		c.askText(ctx, cq, in, s)
+	case broker.StepWithNote:
+		c.sendWithNote(ctx, cq, in, s)
+	case broker.StepDropNote:
+		c.dropNote(ctx, cq, in, s)
+	default:
+		c.sendStep(ctx, cq, in, s)
+	}
+}
+
+// decodeButton reads a button's callback data: a broker.Step, or the
+// data of a button an earlier release posted (legacy.go).
+func decodeButton(data string) (broker.Step, bool) {
+	if s, err := broker.DecodeStep(data); err == nil {
+		return s, true
+	}
+	return legacyStep(data)
+}
+
+// sendStep sends the command of a tapped step to the broker and shows
+// its reply as the tap's toast.
+func (c *Channel) sendStep(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, s broker.Step) {
+	cmd, ok := s.Command("")
+	if !ok {
+		// Submit with nothing ticked.
+		c.answerCallback(ctx, cq.ID, "Nothing is ticked yet: tap the options you want first.", false)
+		return
+	}
+	in.Text = cmd
+	reply := c.h.HandleInbound(ctx, in)
+	if reply.Ignored {
+		c.answerCallback(ctx, cq.ID, "", false)
+		return
+	}
+	c.answerCallback(ctx, cq.ID, c.tapToast(s, reply), !reply.OK)
 }
 
 func (c *Channel) answerCallback(ctx context.Context, id, text string, alert bool) {
@@ -88,16 +108,25 @@ func (c *Channel) answerCallback(ctx context.Context, id, text string, alert boo
 	}
 }
 
-// tapToast is what a tapped command button says: the broker's reply,
-// and after a toggle that left options ticked, what to tap next. The
-// broker redraws every copy of the question with the new selection.
-func tapToast(data string, reply broker.Reply) string {
-	cmd, err := broker.Parse(data)
-	if err != nil || cmd.Verb != broker.VerbToggle || !reply.OK || reply.Question == nil {
+// tapToast is what a tapped button says: the broker's reply, and after a
+// toggle that left options ticked, what to tap next. The broker redraws
+// every copy of the question with the new selection.
+func (c *Channel) tapToast(s broker.Step, reply broker.Reply) string {
+	toggle := s.Kind == broker.StepToggle
+	if s.Legacy != "" {
+		cmd, err := broker.Parse(s.Legacy)
+		toggle = err == nil && cmd.Verb == broker.VerbToggle
+	}
+	if !toggle || !reply.OK || reply.Question == nil {
 		return reply.Text
 	}
-	if i := reply.Question.NextOpen(); i >= 0 && len(reply.Question.Selections[i]) > 0 {
-		return reply.Text + " Tap Done when ready."
+	card := c.card(reply.Question)
+	if card.Current < 0 {
+		return reply.Text
+	}
+	p := card.Prompts[card.Current]
+	if submit, ok := p.Control(broker.ControlSubmit); ok && len(tickedOptions(p)) > 0 {
+		return reply.Text + " Tap " + submit.Label + " when ready."
 	}
 	return reply.Text
 }
@@ -128,28 +157,24 @@ func freeTextPrompt(m *tgbotapi.Message) (cmd broker.Command, note, ok bool) {
 	return broker.Command{}, false, false
 }
 
-// askText answers "Other…" (kind otherData) or "Note…" (noteData) with a
-// force-reply message that asks for text. The reply becomes
-// broker.FormatOther, or is held as a note when it goes with a choice:
-// after "Note…", or after "Other…" with options ticked.
-func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, kind string) {
-	id, n, ok := parseStep(cq.Data, kind, 1)
-	if !ok {
-		c.answerCallback(ctx, cq.ID, "Reply to the question message with your own answer.", true)
-		return
-	}
-	q, refused := c.read(ctx, in, id)
+// askText answers the Other control (StepOther) or "Note…" (StepNote)
+// with a force-reply message that asks for text. The reply becomes the
+// Other answer, or is held as a note when it goes with a choice: after
+// "Note…", or after Other with options ticked.
+func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, s broker.Step) {
+	q, refused := c.read(ctx, in, s.Ref.ID)
 	if q == nil {
 		c.answerCallback(ctx, cq.ID, refused.Text, true)
 		return
 	}
-	i := n[0]
+	i := s.Ref.Index
 	if !q.Open(i) {
 		c.answerCallback(ctx, cq.ID, "This button is from an earlier step: use the buttons of the question as it stands now.", true)
 		return
 	}
-	ticked := broker.SelectedOptions(q.Selections[i])
-	note := kind == noteData || (q.Prompts[i].MultiSelect && len(ticked) > 0)
+	p := c.card(q).Prompts[i]
+	ticked := tickedOptions(p)
+	note := s.Kind == broker.StepNote || (p.MultiSelect && len(ticked) > 0)
 	chat := cq.Message.Chat
 	var b strings.Builder
 	b.WriteString("✍️ ")
@@ -160,24 +185,27 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in br
 		}
 		b.WriteString(`<a href="tg://user?id=` + strconv.FormatInt(cq.From.ID, 10) + `">` + esc(name) + "</a>, ")
 	}
-	question := "<b>" + esc(trim(q.Prompts[i].Question, 1000, shortenedMark)) + "</b>\n"
+	question := "<b>" + esc(trim(p.Question, 1000, shortenedMark)) + "</b>\n"
 	toast := "Type your answer in the reply box."
 	switch {
-	case kind == noteData:
+	case s.Kind == broker.StepNote:
+		first := stepCommand(broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: []int{0}}, "…")
 		b.WriteString("type a note for: " + question)
-		b.WriteString("<i>(then tap the option it goes with; the same as typing</i> <code>" + esc(broker.FormatAnswer(q.Ref(i), "N "+broker.OtherWord+" …")) + "</code><i>)</i>")
+		b.WriteString("<i>(then tap the option it goes with; for option 1 the same as typing</i> <code>" + esc(first) + "</code><i>)</i>")
 		toast = "Type your note in the reply box, then tap the option."
 	case note:
 		nums := make([]string, len(ticked))
 		for k, v := range ticked {
 			nums[k] = strconv.Itoa(v + 1)
 		}
+		submit, _ := p.Control(broker.ControlSubmit)
 		b.WriteString("type a note to go with " + strings.Join(nums, ", ") + " for: " + question)
-		b.WriteString("<i>(then tap Done; the same as typing</i> <code>" + esc(broker.FormatOptionsOther(q.Ref(i), ticked, "…")) + "</code><i>)</i>")
-		toast = "Type your note in the reply box, then tap Done."
+		b.WriteString("<i>(then tap " + esc(submit.Label) + "; the same as typing</i> <code>" +
+			esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: ticked}, "…")) + "</code><i>)</i>")
+		toast = "Type your note in the reply box, then tap " + submit.Label + "."
 	default:
 		b.WriteString("type your answer for: " + question)
-		b.WriteString("<i>(same as typing</i> <code>" + esc(broker.FormatOther(q.Ref(i), "…")) + "</code><i>)</i>")
+		b.WriteString("<i>(same as typing</i> <code>" + esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref}, "…")) + "</code><i>)</i>")
 	}
 	msg := tgbotapi.NewMessage(chat.ID, b.String())
 	msg.ParseMode = tgbotapi.ModeHTML
@@ -188,13 +216,13 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in br
 		placeholder = "Your note"
 	}
 	msg.ReplyMarkup = tgbotapi.ForceReply{ForceReply: true, Selective: true, InputFieldPlaceholder: placeholder}
-	sent, err := c.send(ctx, "ask free text for "+id, msg)
+	sent, err := c.send(ctx, "ask free text for "+q.ID, msg)
 	if err != nil {
-		c.log.Warn("asking for free text failed", "question_id", id, "chat", chat.ID, "err", err)
+		c.log.Warn("asking for free text failed", "question_id", q.ID, "chat", chat.ID, "err", err)
 		c.answerCallback(ctx, cq.ID, "Could not open the answer box; reply to the question message with your answer.", true)
 		return
 	}
-	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{ref: q.Ref(i), note: note, message: cq.Message.MessageID}, c.now())
+	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{ref: p.Ref, note: note, message: cq.Message.MessageID}, c.now())
 	c.answerCallback(ctx, cq.ID, toast, false)
 }
 
@@ -225,15 +253,18 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 					c.others.drop(chatMessage{m.Chat.ID, r.MessageID})
 					reply = broker.Reply{OK: true, Text: c.holdNote(ctx, in, m.Chat.ID, p, strings.TrimSpace(text))}
 				}
-				in.Text, in.ReplyTo = broker.FormatOther(p.ref, strings.TrimSpace(text)), ""
-				if strings.TrimSpace(text) == "" {
-					in.Text, in.QuestionID, in.Prompt = "", p.ref.ID, p.ref.Index+1
+				cmd, ok := broker.Step{Kind: broker.StepOther, Ref: p.ref}.Command(text)
+				in.Text, in.ReplyTo = cmd, ""
+				if !ok {
+					// No text, a file perhaps: the answer of the prompt
+					// the box asked about.
+					in.QuestionID, in.Prompt = p.ref.ID, p.ref.Index+1
 				}
 				other = &chatMessage{m.Chat.ID, r.MessageID}
 			} else if r.From != nil && r.From.ID == c.self().ID {
 				switch cmd, note, ok := freeTextPrompt(r); {
 				case ok && note:
-					reply = broker.Reply{Text: "Your note was not kept (the bridge restarted); nothing was recorded. Tap Other… or Note… again, or type the command shown above with your note.", Err: broker.ErrInvalid}
+					reply = broker.Reply{Text: "Your note was not kept (the bridge restarted); nothing was recorded. Open the reply box again, or type the command shown above with your note.", Err: broker.ErrInvalid}
 				case ok:
 					// The prompt named the question: the reply is its
 					// free-text answer, whatever it says.

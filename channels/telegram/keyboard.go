@@ -1,8 +1,6 @@
 package telegram
 
 import (
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -11,28 +9,17 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// Callback data of buttons that are steps of the interface, not answers.
-// Answer and toggle buttons carry the broker's command itself ("/answer
-// k7m2qx 2", "/toggle k7m2qx 2").
-const (
-	// otherData asks for free text: o:<id>:<prompt>.
-	otherData = "o:"
-	// doneEmptyData is Done before anything is selected: d:<id>:<prompt>.
-	doneEmptyData = "d:"
-	// noteData asks for a note to go with an option: n:<id>:<prompt>.
-	noteData = "n:"
-	// withNoteData sends options with the note held for the prompt:
-	// a:<id>:<prompt>:<prompts>:<options>, options as 1-based digits
-	// ("13"), or 0 for the note alone.
-	withNoteData = "a:"
-	// dropNoteData forgets the held note: x:<id>:<prompt>.
-	dropNoteData = "x:"
-)
+// Every button carries a broker.Step (broker.EncodeStep, at most
+// broker.MaxStepData bytes): the card's own for options and controls,
+// and steps this channel builds for its notes (StepNote, StepWithNote,
+// StepDropNote), since Telegram holds a note in memory between the reply
+// box and the tap that sends it (notes.go). Buttons posted by earlier
+// releases carry other data, read in legacy.go.
 
-// keyboard builds the inline keyboard for prompt cur of q, and the
+// keyboard builds the inline keyboard of card's current prompt, and the
 // buttons whose callback data would not fit in Telegram's 64 bytes:
 // those are left out (never truncated) and shown as typed commands.
-func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyboardButton, []droppedButton) {
+func (c *Channel) keyboard(card broker.Card) ([][]tgbotapi.InlineKeyboardButton, []droppedButton) {
 	var (
 		rows    [][]tgbotapi.InlineKeyboardButton
 		dropped []droppedButton
@@ -40,7 +27,7 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 	add := func(row *[]tgbotapi.InlineKeyboardButton, text, data, command string) {
 		if len(data) > maxCallbackData {
 			c.log.Warn("button left out: its callback data is longer than Telegram allows",
-				"question_id", q.ID, "button", text, "bytes", len(data), "limit", maxCallbackData)
+				"question_id", card.ID, "button", text, "bytes", len(data), "limit", maxCallbackData)
 			if command != "" {
 				dropped = append(dropped, droppedButton{label: text, command: command})
 			}
@@ -48,84 +35,81 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 		}
 		*row = append(*row, tgbotapi.NewInlineKeyboardButtonData(text, data))
 	}
-	if cur >= 0 {
-		p := q.Prompts[cur]
-		toggles := p.MultiSelect
-		sel := broker.SelectedOptions(q.Selections[cur])
-		_, hasNote := c.notes.get(noteKey{q.ID, cur})
-		for k, o := range p.Options {
+	if card.Current >= 0 {
+		p := card.Prompts[card.Current]
+		_, hasNote := c.notes.get(noteKey{card.ID, card.Current})
+		ticked := tickedOptions(p)
+		for _, o := range p.Options {
 			var row []tgbotapi.InlineKeyboardButton
-			label := strconv.Itoa(k+1) + ". " + o.Label
-			if p.Recommended(k) {
+			label := strconv.Itoa(o.Number) + ". " + o.Label
+			if o.Recommended {
 				label = "⭐ " + label
 			}
 			switch {
-			case toggles:
+			case p.MultiSelect:
 				box := "☐ "
-				if slices.Contains(sel, k) {
+				if o.Selected {
 					box = "✓ "
 				}
-				add(&row, box+label, broker.FormatToggle(q.Ref(cur), k), broker.FormatOption(q.Ref(cur), k))
+				add(&row, box+label, o.Data, o.Command)
 			case hasNote:
-				add(&row, label+" + note", withNote(q.Ref(cur), []int{k}), broker.FormatOptionsOther(q.Ref(cur), []int{k}, "<note>"))
+				s := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: []int{o.Number - 1}}
+				add(&row, label+" + note", broker.EncodeStep(s), stepCommand(s, "<note>"))
 			default:
-				cmd := broker.FormatOption(q.Ref(cur), k)
-				add(&row, label, cmd, cmd)
+				add(&row, label, o.Data, o.Command)
 			}
 			if len(row) > 0 {
 				rows = append(rows, row)
 			}
 		}
 		var row []tgbotapi.InlineKeyboardButton
-		if toggles {
-			nums := make([]string, len(sel))
-			for k, v := range sel {
+		if submit, ok := p.Control(broker.ControlSubmit); ok {
+			nums := make([]string, len(ticked))
+			for k, v := range ticked {
 				nums[k] = strconv.Itoa(v + 1)
 			}
+			withNote := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: ticked}
 			switch {
-			case hasNote && len(sel) > 0:
-				add(&row, "Done ("+strings.Join(nums, ", ")+" + note)", withNote(q.Ref(cur), sel), broker.FormatOptionsOther(q.Ref(cur), sel, "<note>"))
+			case hasNote && len(ticked) > 0:
+				add(&row, submit.Label+" ("+strings.Join(nums, ", ")+" + note)", broker.EncodeStep(withNote), stepCommand(withNote, "<note>"))
 			case hasNote:
-				add(&row, "Done (note only)", withNote(q.Ref(cur), nil), broker.FormatOther(q.Ref(cur), "<note>"))
-			case len(sel) > 0:
-				cmd := broker.FormatOption(q.Ref(cur), sel...)
-				add(&row, "Done ("+strings.Join(nums, ", ")+")", cmd, cmd)
+				add(&row, submit.Label+" (note only)", broker.EncodeStep(withNote), stepCommand(withNote, "<note>"))
+			case len(ticked) > 0:
+				add(&row, submit.Label+" ("+strings.Join(nums, ", ")+")", submit.Data, submit.Command)
 			default:
-				add(&row, "Done", fmt.Sprintf("%s%s:%d", doneEmptyData, q.ID, cur), "")
+				add(&row, submit.Label, submit.Data, "")
 			}
 		}
-		if p.AllowsOther() {
-			text := "Other…"
-			if len(p.Options) == 0 {
-				text = "Answer…"
-			}
-			add(&row, text, fmt.Sprintf("%s%s:%d", otherData, q.ID, cur), broker.FormatOther(q.Ref(cur), "<text>"))
-			// With toggles the Other… reply is the note when options
+		if other, ok := p.Control(broker.ControlOther); ok {
+			add(&row, other.Label, other.Data, other.Command+" <text>")
+			// With toggles the Other reply is the note when options
 			// are ticked; otherwise Note… holds one for an option.
-			if !toggles && len(p.Options) > 0 {
+			if !p.MultiSelect && len(p.Options) > 0 {
 				text := "📝 Note…"
 				if hasNote {
 					text = "📝 Change note…"
 				}
-				add(&row, text, fmt.Sprintf("%s%s:%d", noteData, q.ID, cur), broker.FormatOptionsOther(q.Ref(cur), []int{0}, "<note>"))
+				first := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: []int{0}}
+				add(&row, text, broker.EncodeStep(broker.Step{Kind: broker.StepNote, Ref: p.Ref}), stepCommand(first, "<note>"))
 			}
 			if hasNote {
-				add(&row, "✖ Drop note", fmt.Sprintf("%s%s:%d", dropNoteData, q.ID, cur), "")
+				add(&row, "✖ Drop note", broker.EncodeStep(broker.Step{Kind: broker.StepDropNote, Ref: p.Ref}), "")
 			}
 		}
-		cmd := broker.FormatSkip(q.Ref(cur))
-		add(&row, "Skip", cmd, cmd)
+		if skip, ok := p.Control(broker.ControlSkip); ok {
+			add(&row, skip.Label, skip.Data, skip.Command)
+		}
 		if len(row) > 0 {
 			rows = append(rows, row)
 		}
 	}
 	var row []tgbotapi.InlineKeyboardButton
-	cmd := broker.FormatDiscuss(q.ID, "")
-	add(&row, "Not ready", cmd, cmd)
-	cmd = broker.FormatDecline(q.ID, "")
-	add(&row, "Decline", cmd, cmd)
-	if cmd := broker.FormatSnooze(q); cmd != "" {
-		add(&row, "⏰ Snooze", cmd, cmd)
+	for _, ctl := range card.Controls {
+		label := ctl.Label
+		if ctl.Kind == broker.ControlSnooze {
+			label = "⏰ " + label
+		}
+		add(&row, label, ctl.Data, ctl.Command)
 	}
 	if len(row) > 0 {
 		rows = append(rows, row)
@@ -133,19 +117,20 @@ func (c *Channel) keyboard(q *broker.Question, cur int) ([][]tgbotapi.InlineKeyb
 	return rows, dropped
 }
 
-// parseStep reads "<prefix><id>:<n>[:<m>]" callback data.
-func parseStep(data, prefix string, parts int) (string, []int, bool) {
-	fields := strings.Split(strings.TrimPrefix(data, prefix), ":")
-	if len(fields) != parts+1 || !broker.ValidID(fields[0]) {
-		return "", nil, false
-	}
-	nums := make([]int, parts)
-	for k := range parts {
-		n, err := strconv.Atoi(fields[k+1])
-		if err != nil || n < 0 || n >= broker.MaxPrompts*broker.MaxOptions {
-			return "", nil, false
+// tickedOptions are the options of p ticked so far (0-based, in order).
+func tickedOptions(p broker.CardPrompt) []int {
+	var out []int
+	for _, o := range p.Options {
+		if o.Selected {
+			out = append(out, o.Number-1)
 		}
-		nums[k] = n
 	}
-	return fields[0], nums, true
+	return out
+}
+
+// stepCommand is the command s sends with text, or "" when it sends
+// none.
+func stepCommand(s broker.Step, text string) string {
+	cmd, _ := s.Command(text)
+	return cmd
 }

@@ -2,9 +2,6 @@ package telegram
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -12,54 +9,10 @@ import (
 )
 
 // Notes beside options. A button's callback data holds 64 bytes, too few
-// for a note, so the note a person types after "Note…" (or after "Other…"
+// for a note, so the note a person types after "Note…" (or after Other
 // with options ticked) is held in memory (heldNotes) and the keyboard
-// offers the choice with it: those buttons carry withNoteData, and the tap
-// sends broker.FormatOptionsOther with the held note.
-
-// withNote is the callback data that sends options (0-based) of prompt r
-// with the note held for it.
-func withNote(r broker.PromptRef, options []int) string {
-	digits := "0"
-	if len(options) > 0 {
-		var b strings.Builder
-		for _, k := range options {
-			b.WriteString(strconv.Itoa(k + 1))
-		}
-		digits = b.String()
-	}
-	return fmt.Sprintf("%s%s:%d:%d:%s", withNoteData, r.ID, r.Index, r.Count, digits)
-}
-
-// noteStep is parsed withNoteData.
-type noteStep struct {
-	ref     broker.PromptRef
-	options []int
-}
-
-// parseWithNote reads withNoteData callback data.
-func parseWithNote(data string) (noteStep, bool) {
-	f := strings.Split(strings.TrimPrefix(data, withNoteData), ":")
-	if len(f) != 4 || !broker.ValidID(f[0]) {
-		return noteStep{}, false
-	}
-	i, err1 := strconv.Atoi(f[1])
-	n, err2 := strconv.Atoi(f[2])
-	s := noteStep{ref: broker.PromptRef{ID: f[0], Index: i, Count: n}}
-	if err1 != nil || err2 != nil || !s.ref.Valid() || f[3] == "" || len(f[3]) > broker.MaxOptions {
-		return noteStep{}, false
-	}
-	if f[3] == "0" {
-		return s, true
-	}
-	for _, d := range f[3] {
-		if d < '1' || d > '0'+broker.MaxOptions {
-			return noteStep{}, false
-		}
-		s.options = append(s.options, int(d-'1'))
-	}
-	return s, true
-}
+// offers the choice with it: those buttons carry a broker.StepWithNote,
+// and the tap sends the step's command with the held note.
 
 // holdNote keeps text as the note of the prompt p asked about, redraws
 // the question message's keyboard to offer the choice with it, and says
@@ -72,11 +25,12 @@ func (c *Channel) holdNote(ctx context.Context, in broker.Inbound, chat int64, p
 		return "Note kept: “" + text + "”. Now tap the option it goes with."
 	}
 	c.redraw(ctx, chat, p.message, q, i)
-	if q.Prompts[i].MultiSelect {
-		if len(q.Selections[i]) == 0 {
-			return "Note kept: “" + text + "”. Tick options, then tap Done; Done alone sends the note as your answer."
+	if p := c.card(q).Prompts[i]; p.MultiSelect {
+		submit, _ := p.Control(broker.ControlSubmit)
+		if len(tickedOptions(p)) == 0 {
+			return "Note kept: “" + text + "”. Tick options, then tap " + submit.Label + "; " + submit.Label + " alone sends the note as your answer."
 		}
-		return "Note kept: “" + text + "”. Tap Done to send it with your choice."
+		return "Note kept: “" + text + "”. Tap " + submit.Label + " to send it with your choice."
 	}
 	return "Note kept: “" + text + "”. Now tap the option it goes with."
 }
@@ -108,7 +62,7 @@ func (c *Channel) redraw(ctx context.Context, chat int64, msg int, q *broker.Que
 		return
 	}
 	defer c.drawing.lock(chat, msg)()
-	kb, _ := c.keyboard(q, prompt)
+	kb, _ := c.keyboard(c.card(q))
 	edit := tgbotapi.NewEditMessageReplyMarkup(chat, msg, tgbotapi.InlineKeyboardMarkup{InlineKeyboard: nonNil(kb)})
 	if err := c.request(ctx, "redraw keyboard of "+q.ID, edit); err != nil {
 		c.log.Warn("redrawing the keyboard failed", "question_id", q.ID, "err", err)
@@ -116,22 +70,23 @@ func (c *Channel) redraw(ctx context.Context, chat int64, msg int, q *broker.Que
 }
 
 // sendWithNote answers a button that sends options with the held note.
-func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound) {
-	s, ok := parseWithNote(cq.Data)
-	if !ok {
-		c.answerCallback(ctx, cq.ID, "This button is not from a current question.", true)
-		return
-	}
-	key := noteKey{s.ref.ID, s.ref.Index}
+func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, s broker.Step) {
+	key := noteKey{s.Ref.ID, s.Ref.Index}
 	note, ok := c.notes.get(key)
 	if !ok {
-		c.answerCallback(ctx, cq.ID, "Your note was lost (the bridge restarted, or it was sent already); nothing was recorded. Type it again with Other… or Note….", true)
-		if q := c.question(ctx, in, s.ref.ID); q != nil {
-			c.redraw(ctx, cq.Message.Chat.ID, cq.Message.MessageID, q, s.ref.Index)
+		c.answerCallback(ctx, cq.ID, "Your note was lost (the bridge restarted, or it was sent already); nothing was recorded. Type it again in the reply box.", true)
+		if q := c.question(ctx, in, s.Ref.ID); q != nil {
+			c.redraw(ctx, cq.Message.Chat.ID, cq.Message.MessageID, q, s.Ref.Index)
 		}
 		return
 	}
-	in.Text = broker.FormatOptionsOther(s.ref, s.options, note)
+	cmd, ok := s.Command(note)
+	if !ok {
+		c.notes.drop(key)
+		c.answerCallback(ctx, cq.ID, "The note is empty; nothing was recorded.", true)
+		return
+	}
+	in.Text = cmd
 	reply := c.h.HandleInbound(ctx, in)
 	if reply.OK {
 		c.notes.drop(key)
@@ -140,15 +95,10 @@ func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, 
 }
 
 // dropNote forgets the held note of a prompt and redraws the keyboard.
-func (c *Channel) dropNote(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound) {
-	id, n, ok := parseStep(cq.Data, dropNoteData, 1)
-	if !ok {
-		c.answerCallback(ctx, cq.ID, "This button is not from a current question.", true)
-		return
-	}
-	c.notes.drop(noteKey{id, n[0]})
-	if q := c.question(ctx, in, id); q != nil {
-		c.redraw(ctx, cq.Message.Chat.ID, cq.Message.MessageID, q, n[0])
+func (c *Channel) dropNote(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, s broker.Step) {
+	c.notes.drop(noteKey{s.Ref.ID, s.Ref.Index})
+	if q := c.question(ctx, in, s.Ref.ID); q != nil {
+		c.redraw(ctx, cq.Message.Chat.ID, cq.Message.MessageID, q, s.Ref.Index)
 	}
 	c.answerCallback(ctx, cq.ID, "Note dropped.", false)
 }

@@ -47,7 +47,7 @@ func TestNotesAndButtons(t *testing.T) {
 				}
 				prompt := e.lastPrompt(team.ID, m.ID)
 				if !strings.Contains(prompt.Text, "type a note for: Which database should we use?") ||
-					!strings.Contains(prompt.Text, "/answer "+q.ID+" N other …") {
+					!strings.Contains(prompt.Text, "for option 1 the same as typing /answer "+q.ID+" 1 other …") {
 					t.Errorf("note prompt reads %q", prompt.Text)
 				}
 				mine := e.fake.Send(ana, team.ID, "with WAL <on>", prompt.ID)
@@ -61,7 +61,7 @@ func TestNotesAndButtons(t *testing.T) {
 					return buttons(m)["2. SQLite + note"] != ""
 				})
 				b := buttons(m)
-				if b["2. SQLite + note"] != "a:"+q.ID+":0:1:2" || b["✖ Drop note"] == "" || b["📝 Change note…"] == "" {
+				if b["2. SQLite + note"] != stepData(broker.StepWithNote, q.Ref(0), 1) || b["✖ Drop note"] == "" || b["📝 Change note…"] == "" {
 					t.Errorf("keyboard with a held note %v", b)
 				}
 				got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, b["2. SQLite + note"]))
@@ -72,27 +72,27 @@ func TestNotesAndButtons(t *testing.T) {
 			status: broker.StatusAnswered, selected: []string{"SQLite"}, custom: "with WAL <on>",
 		},
 		{
-			name: "toggles, Other… as the note, then Done",
+			name: "toggles, Other as the note, then Submit",
 			req:  multi,
 			act: func(e *env, q *broker.Question, m telegramfake.Message) {
-				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 0)))
-				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 2)))
-				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other…"]))
+				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["☐ 1. Europe"]))
+				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["☐ 3. Asia"]))
+				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other or note…"]))
 				prompt := e.lastPrompt(team.ID, m.ID)
 				if !strings.Contains(prompt.Text, "type a note to go with 1, 3 for: Which regions?") ||
 					!strings.Contains(prompt.Text, "/answer "+q.ID+" 1,3 other …") {
 					t.Errorf("note prompt reads %q", prompt.Text)
 				}
 				mine := e.fake.Send(ana, team.ID, "and tags", prompt.ID)
-				if r := e.waitReply(team.ID, mine); r.Text != "Note kept: “and tags”. Tap Done to send it with your choice." {
+				if r := e.waitReply(team.ID, mine); r.Text != "Note kept: “and tags”. Tap Submit to send it with your choice." {
 					t.Errorf("reply %q", r.Text)
 				}
-				m = e.waitMessage(team.ID, m.ID, "offered Done with the note", func(m telegramfake.Message) bool {
-					return buttons(m)["Done (1, 3 + note)"] != ""
+				m = e.waitMessage(team.ID, m.ID, "offered Submit with the note", func(m telegramfake.Message) bool {
+					return buttons(m)["Submit (1, 3 + note)"] != ""
 				})
-				done := buttons(m)["Done (1, 3 + note)"]
-				if done != "a:"+q.ID+":0:1:13" {
-					t.Errorf("Done carries %q", done)
+				done := buttons(m)["Submit (1, 3 + note)"]
+				if done != stepData(broker.StepWithNote, q.Ref(0), 0, 2) {
+					t.Errorf("Submit carries %q", done)
 				}
 				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, done)); got.Text != "Recorded: Europe, Asia (note: “and tags”)" {
 					t.Errorf("toast %q", got.Text)
@@ -167,7 +167,7 @@ func TestNoteLostInARestart(t *testing.T) {
 		t.Fatalf("the option was recorded without its note: %s", s)
 	}
 	m = e.waitMessage(team.ID, m.ID, "dropped the note from its buttons", func(m telegramfake.Message) bool {
-		return buttons(m)["2. SQLite"] == "/answer "+q.ID+" 2"
+		return buttons(m)["2. SQLite"] == stepData(broker.StepOption, q.Ref(0), 1)
 	})
 
 	if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["📝 Note…"])); got.ShowAlert {
@@ -196,7 +196,7 @@ func TestDropNote(t *testing.T) {
 		t.Errorf("toast %q", got.Text)
 	}
 	m = e.waitMessage(team.ID, m.ID, "dropped the note", func(m telegramfake.Message) bool { return buttons(m)["✖ Drop note"] == "" })
-	if b := buttons(m); b["2. SQLite"] != "/answer "+q.ID+" 2" || b["📝 Note…"] == "" {
+	if b := buttons(m); b["2. SQLite"] != stepData(broker.StepOption, q.Ref(0), 1) || b["📝 Note…"] == "" {
 		t.Errorf("keyboard after dropping the note %v", b)
 	}
 }
@@ -204,12 +204,12 @@ func TestDropNote(t *testing.T) {
 // TestNoteSurvivesALateEdit: an edit of the question message drawn before
 // a note was held (the broker's Update for a tick, slow to reach Telegram)
 // lands before the redraw that offers the note, never after it: the
-// message keeps Done with the note. Telegram applying the tick's edit late
+// message keeps Submit with the note. Telegram applying the tick's edit late
 // is played by holding that call in the fake.
 func TestNoteSurvivesALateEdit(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	q, m := e.ask(regionsRequest(), team)
-	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 0)))
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["☐ 1. Europe"]))
 	m = e.waitMessage(team.ID, m.ID, "showed the first tick", func(m telegramfake.Message) bool {
 		return buttons(m)["✓ 1. Europe"] != ""
 	})
@@ -217,11 +217,11 @@ func TestNoteSurvivesALateEdit(t *testing.T) {
 	edits := len(e.fake.Calls("editMessageText"))
 	release := e.fake.HoldNext("editMessageText")
 	defer release()
-	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, broker.FormatToggle(q.Ref(0), 2)))
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["☐ 3. Asia"]))
 	if !e.fake.WaitFor(waitLimit, func() bool { return len(e.fake.Calls("editMessageText")) > edits }) {
 		t.Fatal("the second tick was never sent as an edit")
 	}
-	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other…"]))
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other or note…"]))
 	mine := e.fake.Send(ana, team.ID, "and tags", e.lastPrompt(team.ID, m.ID).ID)
 	// Give the redraw its chance to overtake the held edit, as it did
 	// before edits of one message were serialised.
@@ -229,7 +229,7 @@ func TestNoteSurvivesALateEdit(t *testing.T) {
 	e.fake.WaitFor(2*time.Second, redraws)
 	release()
 
-	if r := e.waitReply(team.ID, mine); r.Text != "Note kept: “and tags”. Tap Done to send it with your choice." {
+	if r := e.waitReply(team.ID, mine); r.Text != "Note kept: “and tags”. Tap Submit to send it with your choice." {
 		t.Errorf("reply %q", r.Text)
 	}
 	if !e.fake.WaitFor(waitLimit, redraws) {
@@ -237,8 +237,8 @@ func TestNoteSurvivesALateEdit(t *testing.T) {
 	}
 	m, _ = e.fake.Message(team.ID, m.ID)
 	b := buttons(m)
-	if b["Done (1, 3 + note)"] != "a:"+q.ID+":0:1:13" || b["✓ 3. Asia"] == "" {
-		t.Fatalf("after every edit the message offers %v, want Done (1, 3 + note)", m.Keyboard)
+	if b["Submit (1, 3 + note)"] != stepData(broker.StepWithNote, q.Ref(0), 0, 2) || b["✓ 3. Asia"] == "" {
+		t.Fatalf("after every edit the message offers %v, want Submit (1, 3 + note)", m.Keyboard)
 	}
 	if n := e.ch.drawing.size(); n != 0 {
 		t.Errorf("%d message locks kept after the edits ended", n)

@@ -27,7 +27,7 @@ func TestQuorumThroughButtons(t *testing.T) {
 	e := newEnv(t, envOptions{people: true})
 	q, m := e.ask(deployRequest(), team)
 	allow := buttons(m)["1. Allow"]
-	if allow != "/answer "+q.ID+" 1" {
+	if allow != stepData(broker.StepOption, q.Ref(0), 0) {
 		t.Fatalf("buttons %v, want 1. Allow answering option 1", buttons(m))
 	}
 	if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, allow)); !strings.HasPrefix(got.Text, "Recorded your vote: Allow (1 of 2: Allow by") {
@@ -57,7 +57,7 @@ func TestSnoozeButtonAndTypedCommand(t *testing.T) {
 	e := newEnv(t, envOptions{people: true})
 	q, m := e.ask(deployRequest(), team)
 	snooze := buttons(m)["⏰ Snooze"]
-	if snooze != "/snooze "+q.ID {
+	if snooze != stepData(broker.StepSnooze, q.Ref(0)) {
 		t.Fatalf("buttons %v, want a Snooze button", buttons(m))
 	}
 	if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, snooze)); !strings.HasPrefix(got.Text, "Snoozed: "+q.ID+" now expires at ") {

@@ -113,7 +113,7 @@ func TestWebhookDeliveredTwiceIsHandledOnce(t *testing.T) {
 func TestOtherReplyAfterRestart(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	q, m := e.ask(dbRequest(), team)
-	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "o:"+q.ID+":0"))
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other or note…"]))
 	msgs := e.fake.BotMessages(team.ID)
 	prompt := msgs[len(msgs)-1]
 	// A restart forgets the free-text prompts; the prompt's own text

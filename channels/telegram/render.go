@@ -2,9 +2,9 @@ package telegram
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -21,11 +21,15 @@ const (
 	maxCallbackData = 64
 	// maxToast is Telegram's limit on a callback answer's text.
 	maxToast = 200
-	// shortenedMark ends text trimmed to fit a message.
-	shortenedMark = "…(shortened)"
-	// contextMark ends a context trimmed to fit a message: Post replies
-	// to the question with the whole of it (wholecontext.go).
-	contextMark = "…(shortened: the whole text is in the reply below)"
+	// fitMargin is added to the excess the card is asked to shed. Shorten
+	// counts characters and Telegram UTF-16 units of the text after its
+	// HTML entities are read, so each character shed frees at least one
+	// unit; the margin keeps a text that was over by a hair from landing
+	// exactly on the limit after a cut trims less white space than it
+	// counted.
+	fitMargin = 8
+	// shortenedMark ends text this package trims to fit a message.
+	shortenedMark = broker.ShortenedMark
 )
 
 // view is a rendered question message.
@@ -45,13 +49,6 @@ type droppedButton struct {
 	label, command string
 }
 
-// limits trims parts of the text, in runes; negative means no limit.
-type limits struct {
-	context, desc, question int
-}
-
-var noLimits = limits{-1, -1, -1}
-
 // trim shortens s to n runes, visibly.
 func trim(s string, n int, mark string) string {
 	if n < 0 || utf8.RuneCountInString(s) <= n {
@@ -61,56 +58,55 @@ func trim(s string, n int, mark string) string {
 	return strings.TrimRight(string(r[:n]), " \n") + mark
 }
 
-// render builds the message and keyboard of a pending question. Text that
-// would exceed Telegram's limit is shortened visibly, context first, then
-// option descriptions, then the questions; never inside markup.
-func (c *Channel) render(q *broker.Question) view {
-	cur := q.NextOpen()
-	kb, dropped := c.keyboard(q, cur)
-	steps := []limits{
-		noLimits,
-		{context: -2}, // computed from the excess below
-		{context: 0, desc: 80, question: -1},
-		{context: 0, desc: 0, question: -1},
-		{context: 0, desc: 0, question: 500},
-		{context: 0, desc: 0, question: 120},
-	}
-	var text string
-	var used limits
-	for k, lim := range steps {
-		if lim.context == -2 {
-			excess := visibleLen(text) - maxText
-			lim = limits{context: max(utf8.RuneCountInString(q.Context)-excess-utf8.RuneCountInString(contextMark)-1, 0), desc: -1, question: -1}
-		}
-		text, used = renderText(q, cur, dropped, lim, c.loc), lim
-		if visibleLen(text) <= maxText {
-			if k > 0 {
-				c.log.Info("question text shortened to fit a Telegram message", "question_id", q.ID, "step", k)
-			}
-			break
-		}
-	}
-	cut := used.context >= 0 && utf8.RuneCountInString(q.Context) > used.context
-	return view{text: text, keyboard: kb, contextCut: cut}
+// card is q as this channel's readers see it: in the bridge's time zone,
+// now, with the other channels q went to named as copies elsewhere.
+func (c *Channel) card(q *broker.Question) broker.Card {
+	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name})
 }
 
-func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits, loc *time.Location) string {
-	var b strings.Builder
-	multi := len(q.Prompts) > 1
-	if multi {
-		fmt.Fprintf(&b, "📋 <b>%d questions</b>, answered one after the other\n", len(q.Prompts))
+// render builds the message and keyboard of a pending question from its
+// card, in one pass. A text over Telegram's limit is rendered once more
+// from the card shortened by the excess (Card.Shorten: the context
+// first, then option descriptions, then the questions), never cut inside
+// markup.
+func (c *Channel) render(q *broker.Question) view {
+	card := c.card(q)
+	kb, dropped := c.keyboard(card)
+	text := renderText(card, dropped)
+	if over := visibleLen(text) - maxText; over > 0 {
+		card = card.Shorten(over + fitMargin)
+		text = renderText(card, dropped)
+		c.log.Info("question text shortened to fit a Telegram message", "question_id", q.ID, "excess", over)
+		if visibleLen(text) > maxText {
+			// A guard: what Shorten may not cut (labels, headers,
+			// commands) cannot fill a message within the broker's
+			// limits, but if it ever does, everything it may cut goes.
+			card = card.Shorten(card.Size())
+			text = renderText(card, dropped)
+			c.log.Warn("question text still over Telegram's limit after shortening", "question_id", q.ID, "length", visibleLen(text))
+		}
 	}
-	for i, p := range q.Prompts {
+	return view{text: text, keyboard: kb, contextCut: card.ContextCut}
+}
+
+// renderText is the message text of a pending card.
+func renderText(card broker.Card, dropped []droppedButton) string {
+	var b strings.Builder
+	multi := len(card.Prompts) > 1
+	if card.Title != "" {
+		b.WriteString("📋 <b>" + esc(card.Title) + "</b>\n")
+	}
+	for i, p := range card.Prompts {
 		if multi {
 			b.WriteString("\n")
 		}
-		writePrompt(&b, q, i, p, multi, i == cur, q.Given(i), lim)
+		writePrompt(&b, p, i, multi, i == card.Current)
 	}
-	if q.Context != "" {
-		b.WriteString("\n<i>" + esc(trim(q.Context, lim.context, contextMark)) + "</i>\n")
+	if card.Context != "" {
+		b.WriteString("\n<i>" + esc(card.Context) + "</i>\n")
 	}
-	b.WriteString("\n⏳ " + esc(broker.DeadlineText(q, loc)) + "\n")
-	b.WriteString(hint(q, cur))
+	b.WriteString("\n⏳ " + esc(card.StateLine()) + "\n")
+	b.WriteString(hint(card))
 	if len(dropped) > 0 {
 		b.WriteString("\n\nSome buttons could not be shown; type instead:")
 		for _, d := range dropped {
@@ -120,8 +116,8 @@ func renderText(q *broker.Question, cur int, dropped []droppedButton, lim limits
 	return b.String()
 }
 
-func writePrompt(b *strings.Builder, q *broker.Question, i int, p broker.Prompt, multi, current bool, answered *broker.Answer, lim limits) {
-	question := esc(trim(p.Question, lim.question, shortenedMark))
+func writePrompt(b *strings.Builder, p broker.CardPrompt, i int, multi, current bool) {
+	question := esc(p.Question)
 	header := ""
 	if p.Header != "" {
 		header = "🏷 <b>" + esc(p.Header) + "</b>"
@@ -134,7 +130,7 @@ func writePrompt(b *strings.Builder, q *broker.Question, i int, p broker.Prompt,
 	} else {
 		mark := "▫️"
 		switch {
-		case answered != nil:
+		case p.Answer != "":
 			mark = "✅"
 		case current:
 			mark = "👉"
@@ -144,95 +140,102 @@ func writePrompt(b *strings.Builder, q *broker.Question, i int, p broker.Prompt,
 			line += header + " "
 		}
 		b.WriteString(line + question + "\n")
-		if answered != nil {
-			b.WriteString("    → " + esc(broker.AnswerValue(*answered)) + "\n")
+		if p.Answer != "" {
+			b.WriteString("    → " + esc(p.Answer) + "\n")
 			return
 		}
 	}
 	if len(p.Options) > 0 && !multi {
 		b.WriteString("\n")
 	}
-	for k, o := range p.Options {
-		line := "    "
-		if !multi {
-			line = ""
-		}
-		line += strconv.Itoa(k+1) + ". "
-		if p.Recommended(k) {
+	indent := ""
+	if multi {
+		indent = "    "
+	}
+	for _, o := range p.Options {
+		line := indent + strconv.Itoa(o.Number) + ". "
+		if o.Recommended {
 			line += "⭐ "
 		}
 		line += "<b>" + esc(o.Label) + "</b>"
-		if d := trim(o.Description, lim.desc, "…"); d != "" {
-			line += " — " + esc(d)
+		if o.Description != "" {
+			line += " — " + esc(o.Description)
 		}
 		b.WriteString(line + "\n")
 	}
-	if p.Recommended(0) {
-		b.WriteString(indent(multi) + "<i>⭐ " + esc(broker.RecommendedHint) + "</i>\n")
+	if p.Hint != "" {
+		b.WriteString(indent + "<i>⭐ " + esc(p.Hint) + "</i>\n")
 	}
-	if e := broker.ExpectText(p); e != "" {
-		b.WriteString(indent(multi) + "<i>" + esc(e) + "</i>\n")
-	} else if p.MultiSelect && len(p.Options) > 0 {
-		b.WriteString(indent(multi) + "<i>(choose one or more)</i>\n")
+	if p.Expect != "" {
+		b.WriteString(indent + "<i>" + esc(p.Expect) + "</i>\n")
 	}
 }
 
-func indent(multi bool) string {
-	if multi {
-		return "    "
-	}
-	return ""
-}
-
-// hint tells people how to answer the current prompt.
-func hint(q *broker.Question, cur int) string {
-	if cur < 0 {
+// hint tells people how to answer the current prompt in Telegram, with
+// the card's example of the typed command.
+func hint(card broker.Card) string {
+	if card.Current < 0 {
 		return ""
 	}
-	p := q.Prompts[cur]
-	var how, example string
+	p := card.Prompts[card.Current]
+	var how string
+	submit, multi := p.Control(broker.ControlSubmit)
 	switch {
 	case len(p.Options) == 0:
 		how = "Reply to this message with your answer, or type"
-		example = broker.FormatAnswer(q.Ref(cur), "<your answer>")
-	case p.MultiSelect:
-		how = "Tap the options you want, then Done; or reply with numbers such as 1,3, or type"
-		example = broker.FormatAnswer(q.Ref(cur), "1,3")
+	case multi:
+		how = "Tap the options you want, then " + submit.Label + "; or reply with their numbers, or type"
 	default:
 		how = "Tap a button, reply to this message with a number"
-		if p.AllowsOther() {
+		if _, ok := p.Control(broker.ControlOther); ok {
 			how += " or your own answer"
 		}
 		how += ", or type"
-		example = broker.FormatOption(q.Ref(cur), 0)
 	}
-	if len(q.Prompts) > 1 {
-		how = fmt.Sprintf("Now question %d of %d. %s", cur+1, len(q.Prompts), how)
+	if len(card.Prompts) > 1 {
+		how = fmt.Sprintf("Now question %d of %d. %s", card.Current+1, len(card.Prompts), how)
 	}
-	return how + " <code>" + esc(example) + "</code>"
+	return how + " <code>" + esc(p.Example) + "</code>"
 }
 
 // renderOutcome is the text of a resolved copy: the questions and what
-// became of them.
+// became of them. The copy shows neither the context nor the options, so
+// the card it is fitted with has none: a text over the limit sheds from
+// the questions alone.
 func (c *Channel) renderOutcome(q *broker.Question) string {
-	outcome := outcomeIcon(q.Status) + " " + esc(broker.OutcomeText(q, c.loc))
-	for _, n := range []int{-1, 500, 120, 0} {
-		var b strings.Builder
-		for i, p := range q.Prompts {
-			if n == 0 {
-				break
-			}
-			if i == 0 && p.Header != "" && len(q.Prompts) == 1 {
+	card := c.card(q)
+	card.Context = ""
+	card.Prompts = slices.Clone(card.Prompts)
+	for i := range card.Prompts {
+		card.Prompts[i].Options = nil
+	}
+	text := outcomeText(card, true)
+	if over := visibleLen(text) - maxText; over > 0 {
+		text = outcomeText(card.Shorten(over+fitMargin), true)
+	}
+	if visibleLen(text) > maxText {
+		text = outcomeText(card, false)
+	}
+	if visibleLen(text) > maxText {
+		// A guard: the outcome line alone is over the limit.
+		return outcomeIcon(card.Status) + " " + esc(trim(card.Outcome.Text, maxText/2, shortenedMark))
+	}
+	return text
+}
+
+// outcomeText is the resolved copy's text, with its questions or not.
+func outcomeText(card broker.Card, questions bool) string {
+	var b strings.Builder
+	if questions {
+		for i, p := range card.Prompts {
+			if i == 0 && p.Header != "" && len(card.Prompts) == 1 {
 				b.WriteString("🏷 <b>" + esc(p.Header) + "</b>\n")
 			}
-			b.WriteString("<b>" + esc(trim(p.Question, n, shortenedMark)) + "</b>\n")
-		}
-		text := b.String() + "\n" + outcome
-		if visibleLen(text) <= maxText {
-			return text
+			b.WriteString("<b>" + esc(p.Question) + "</b>\n")
 		}
 	}
-	return esc(trim(broker.OutcomeText(q, c.loc), maxText/2, shortenedMark))
+	b.WriteString("\n" + outcomeIcon(card.Status) + " " + esc(card.Outcome.Text))
+	return b.String()
 }
 
 func outcomeIcon(s broker.Status) string {

@@ -4,9 +4,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels/telegram/telegramfake"
 )
 
 func TestLongQuestionIsShortenedVisibly(t *testing.T) {
@@ -95,12 +98,50 @@ func TestToast(t *testing.T) {
 func TestNoOptionsPromptOffersAnswerButton(t *testing.T) {
 	e := newEnv(t, envOptions{noRun: true})
 	q, m := e.ask(&broker.AskRequest{Question: "Anything else?"}, team)
-	want := map[string]string{"Answer…": "o:" + q.ID + ":0", "Skip": "/answer " + q.ID + " skip",
-		"Not ready": "/discuss " + q.ID, "Decline": "/decline " + q.ID}
+	want := map[string]string{"Answer…": stepData(broker.StepOther, q.Ref(0)), "Skip": stepData(broker.StepSkip, q.Ref(0)),
+		"Not ready": stepData(broker.StepNotReady, q.Ref(0)), "Decline": stepData(broker.StepDecline, q.Ref(0))}
 	if got := buttons(m); !reflect.DeepEqual(got, want) {
 		t.Errorf("buttons %v, want %v (no Note…: there is no option for a note)", got, want)
 	}
-	if !strings.Contains(m.Text, "Reply to this message with your answer, or type /answer "+q.ID+" <your answer>") {
+	if !strings.Contains(m.Text, "Reply to this message with your answer, or type /answer "+q.ID+" other <your answer>") {
 		t.Errorf("hint missing:\n%s", m.Text)
+	}
+}
+
+// TestStateLineFromTheCard: the copy's state line is the card's, as on
+// every channel: the expiry names the day when it is not today, and the
+// other channels the question went to are named.
+func TestStateLineFromTheCard(t *testing.T) {
+	c := newBareChannel(t, &brokertest.Inbox{})
+	now := time.Date(2026, 12, 3, 14, 0, 0, 0, time.UTC)
+	c.now = func() time.Time { return now }
+	q := &broker.Question{ID: "k7m2qx", Status: broker.StatusPending, CreatedAt: now, ExpiresAt: now.Add(20 * time.Hour),
+		Prompts: []broker.Prompt{{Question: "Which database?", Options: []broker.Option{{Label: "Postgres"}, {Label: "SQLite"}}, Default: broker.StringList{"SQLite"}}},
+		Targets: []broker.Target{{Channel: Name, Chat: "1"}, {Channel: "web"}, {Channel: "slack", Chat: "C1"}}}
+	if got, want := c.render(q).text, "\n⏳ Expires Fri 4 Dec 10:00 UTC · default: SQLite · also in slack, web\n"; !strings.Contains(got, want) {
+		t.Errorf("text lacks %q:\n%s", want, got)
+	}
+}
+
+// TestLongOutcomeFits: the resolved copy of a dialog whose questions fill
+// more than a message keeps the outcome whole and cuts the questions,
+// visibly.
+func TestLongOutcomeFits(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	req := &broker.AskRequest{}
+	for p := range broker.MaxPrompts {
+		req.Questions = append(req.Questions, broker.Prompt{Question: string(rune('A'+p)) + strings.Repeat("q", broker.MaxQuestionChars-1),
+			Options: []broker.Option{{Label: "Yes"}, {Label: "No"}}})
+	}
+	q, m := e.ask(req, team)
+	reason := strings.Repeat("r", broker.MaxReasonChars)
+	if r := e.b.HandleInbound(e.ctx, broker.Inbound{Channel: Name, Chat: chatID(team), User: "42", Name: "@ana", Text: "/decline " + q.ID + " " + reason}); !r.OK {
+		t.Fatalf("decline: %s", r.Text)
+	}
+	edited := e.waitMessage(team.ID, m.ID, "showed the decline", func(m telegramfake.Message) bool {
+		return strings.Contains(m.Text, "Declined by @ana at ")
+	})
+	if !strings.HasSuffix(edited.Text, ": "+reason) || !strings.Contains(edited.Text, shortenedMark) || !strings.Contains(edited.Text, "Dqqq") {
+		t.Errorf("the resolved copy reads:\n%s", edited.Text)
 	}
 }

@@ -174,13 +174,17 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	return c.requestOnce(ctx, "update question "+q.ID, edit)
 }
 
-// Remind replies to the question message with the reminder text.
+// Remind replies to the question message with the card's reminder. A
+// question no longer pending has none, and nothing is sent.
 func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
 	chat, id, err := parseMessageID(m)
 	if err != nil {
 		return err
 	}
-	text := broker.ReminderText(q, c.now(), c.loc)
+	text := c.card(q).Reminder
+	if text == "" {
+		return nil
+	}
 	msg := tgbotapi.NewMessage(chat, "⏰ "+esc(text))
 	msg.ParseMode = tgbotapi.ModeHTML
 	msg.ReplyToMessageID = id

@@ -10,7 +10,7 @@ import (
 
 // TestToggleRedrawsEveryChat: a question posted to two chats; options
 // ticked in one chat show in the other chat's keyboard, and the other way
-// round, and Done in the second chat sends the selection both built.
+// round, and Submit in the second chat sends the selection both built.
 func TestToggleRedrawsEveryChat(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	q, _, err := e.b.Ask(e.ctx, "agent", withRoute(regionsRequest(), "two"))
@@ -22,13 +22,13 @@ func TestToggleRedrawsEveryChat(t *testing.T) {
 		t.Fatalf("copies: %d in Team, %d in Ops; want one each", len(inTeam), len(inOps))
 	}
 	a, b := inTeam[0], inOps[0]
-	if got := buttons(b)["☐ 1. Europe"]; got != broker.FormatToggle(q.Ref(0), 0) {
+	if got := buttons(b)["☐ 1. Europe"]; got != stepData(broker.StepToggle, q.Ref(0), 0) {
 		t.Fatalf("the toggle button carries %q", got)
 	}
 
 	e.waitCallback(e.fake.Tap(ana, team.ID, a.ID, buttons(a)["☐ 1. Europe"]))
 	toast := e.waitCallback(e.fake.Tap(ana, team.ID, a.ID, buttons(a)["☐ 3. Asia"]))
-	if toast.Text != "Selected: Europe, Asia. Tap Done when ready." {
+	if toast.Text != "Selected: Europe, Asia. Tap Submit when ready." {
 		t.Errorf("toast %q", toast.Text)
 	}
 	shows := func(want map[string]bool, done string) func(telegramfake.Message) bool {
@@ -46,16 +46,16 @@ func TestToggleRedrawsEveryChat(t *testing.T) {
 			return bs[done] != ""
 		}
 	}
-	b = e.waitMessage(ops.ID, b.ID, "showed the selection made in Team", shows(map[string]bool{"1. Europe": true, "2. Americas": false, "3. Asia": true}, "Done (1, 3)"))
-	e.waitMessage(team.ID, a.ID, "showed its own selection", shows(map[string]bool{"1. Europe": true, "2. Americas": false, "3. Asia": true}, "Done (1, 3)"))
+	b = e.waitMessage(ops.ID, b.ID, "showed the selection made in Team", shows(map[string]bool{"1. Europe": true, "2. Americas": false, "3. Asia": true}, "Submit (1, 3)"))
+	e.waitMessage(team.ID, a.ID, "showed its own selection", shows(map[string]bool{"1. Europe": true, "2. Americas": false, "3. Asia": true}, "Submit (1, 3)"))
 
 	// Unticking in Ops shows in Team.
 	e.waitCallback(e.fake.Tap(bob, ops.ID, b.ID, buttons(b)["✓ 1. Europe"]))
-	a = e.waitMessage(team.ID, a.ID, "showed the selection changed in Ops", shows(map[string]bool{"1. Europe": false, "3. Asia": true}, "Done (3)"))
-	b = e.waitMessage(ops.ID, b.ID, "showed its own change", shows(map[string]bool{"1. Europe": false, "3. Asia": true}, "Done (3)"))
+	a = e.waitMessage(team.ID, a.ID, "showed the selection changed in Ops", shows(map[string]bool{"1. Europe": false, "3. Asia": true}, "Submit (3)"))
+	b = e.waitMessage(ops.ID, b.ID, "showed its own change", shows(map[string]bool{"1. Europe": false, "3. Asia": true}, "Submit (3)"))
 
-	if got := e.waitCallback(e.fake.Tap(bob, ops.ID, b.ID, buttons(b)["Done (3)"])); got.Text != "Recorded: Asia" {
-		t.Errorf("Done told %q", got.Text)
+	if got := e.waitCallback(e.fake.Tap(bob, ops.ID, b.ID, buttons(b)["Submit (3)"])); got.Text != "Recorded: Asia" {
+		t.Errorf("Submit told %q", got.Text)
 	}
 	got := e.waitResolved(q.ID)
 	if sel := got.Answers[q.Prompts[0].Question].Selected; len(sel) != 1 || sel[0] != "Asia" {
@@ -97,7 +97,7 @@ func TestToggleRefusedChangesNothing(t *testing.T) {
 func TestOtherReadsTheQuestionThroughTheBroker(t *testing.T) {
 	e := newEnv(t, envOptions{responders: []string{"telegram:42"}})
 	q, m := e.ask(dbRequest(), team)
-	other := buttons(m)["Other…"]
+	other := buttons(m)["Other or note…"]
 	before := len(e.fake.BotMessages(team.ID))
 	got := e.waitCallback(e.fake.Tap(bob, team.ID, m.ID, other))
 	if got.Text != "You are not one of the people asked to answer "+q.ID+"; nothing was recorded." || !got.ShowAlert {

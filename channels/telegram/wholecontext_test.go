@@ -70,7 +70,7 @@ func TestShortenedContextFollowsWhole(t *testing.T) {
 			if q.Context != tt.ctx {
 				t.Fatalf("the broker changed the context")
 			}
-			if !strings.Contains(m.Text, contextMark) {
+			if !strings.Contains(m.Text, broker.ContextCutMark) {
 				t.Errorf("the question does not say where the whole context is:\n%s", m.Text)
 			}
 			if strings.Contains(m.Text, tt.ctx) {
