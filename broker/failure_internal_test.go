@@ -147,3 +147,34 @@ func FuzzDecodeLastError(f *testing.F) {
 		}
 	})
 }
+
+// A task shows its failure as it always did: the class apart (a copy's
+// error_class) beside the text, or in one line with the class (an edit's
+// last error, an unsupported question's reason), with "gave up after N
+// attempts" when a retryable failure reached the deadline.
+func TestTaskErrorLine(t *testing.T) {
+	for _, c := range []struct {
+		task       PlatformTask
+		gaveUp     bool
+		text, line string
+	}{
+		{PlatformTask{State: TaskRetrying, Attempts: 2, ErrorClass: FailTimeout, LastError: textTimeout},
+			false, textTimeout, "timeout: " + textTimeout},
+		{PlatformTask{State: TaskFailed, Attempts: 4, ErrorClass: FailUnreachable, LastError: textUnreachable},
+			true, "gave up after 4 attempts: " + textUnreachable, "gave up after 4 attempts: unreachable: " + textUnreachable},
+		{PlatformTask{State: TaskFailed, Attempts: 1, ErrorClass: FailPermanent, LastError: "chat not found"},
+			false, "chat not found", "permanent: chat not found"},
+		{PlatformTask{State: TaskDropped, LastError: "no copy to edit"}, false, "no copy to edit", "no copy to edit"},
+		{PlatformTask{State: TaskDone, Attempts: 1}, false, "", ""},
+	} {
+		if got := c.task.GaveUp(); got != c.gaveUp {
+			t.Errorf("%+v: GaveUp = %v, want %v", c.task, got, c.gaveUp)
+		}
+		if got := c.task.ErrorText(); got != c.text {
+			t.Errorf("%+v: ErrorText = %q, want %q", c.task, got, c.text)
+		}
+		if got := c.task.ErrorLine(); got != c.line {
+			t.Errorf("%+v: ErrorLine = %q, want %q", c.task, got, c.line)
+		}
+	}
+}
