@@ -93,8 +93,11 @@ func (f *Failure) Text() string {
 // wrapping: Permanent for a refusal for good, RetryAfter for a refusal
 // for now (every channel wraps its platform's 429 so); a context that ran
 // out is a timeout; anything else is unreachable. An err that is already
-// a *Failure is returned as it is.
+// a *Failure is returned as it is; a nil err gives nil.
 func Classify(err error) *Failure {
+	if err == nil {
+		return nil
+	}
 	var f *Failure
 	if errors.As(err, &f) {
 		return f

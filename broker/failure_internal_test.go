@@ -51,6 +51,9 @@ func TestClassify(t *testing.T) {
 			t.Errorf("Classify(%q).Text() = %q, which names an address, a URL or a path", c.err, text)
 		}
 	}
+	if f := Classify(nil); f != nil {
+		t.Errorf("Classify(nil) = %v, want nil", f)
+	}
 	if f := Classify(fmt.Errorf("wrapped: %w", typed)); f != typed {
 		t.Errorf("Classify of a wrapped *Failure = %v, want the Failure itself", f)
 	}
