@@ -18,6 +18,9 @@ type Channel interface {
 	// call the platform refuses for now (429) is returned wrapped with
 	// RetryAfter, not sent again: the outbox paces its calls (Post, and
 	// Update and Remind below), and sends again on a slot after the wait.
+	// Any other failure is taken for a lost call (a timeout when ctx ran
+	// out) and retried with backoff: the outbox classifies by these
+	// wrappers only, never by an error's text (Classify).
 	Post(ctx context.Context, q *Question, chat string) (MessageRef, error)
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -80,8 +79,8 @@ func (b *Broker) CopiesOf(ctx context.Context, q *Question) ([]Copy, error) {
 			default:
 				c.State = CopyQueued
 			}
-			if t.LastError != "" && t.State != TaskDone {
-				c.ErrorClass, c.LastError = splitClass(publicError(t.LastError))
+			if t.State != TaskDone {
+				c.ErrorClass, c.LastError = string(t.ErrorClass), t.ErrorText()
 			}
 			at[t.Target] = len(out)
 			out = append(out, c)
@@ -90,7 +89,7 @@ func (b *Broker) CopiesOf(ctx context.Context, q *Question) ([]Copy, error) {
 				continue
 			}
 			if i, ok := at[t.Target]; ok {
-				out[i].Edit, out[i].EditLastError = t.State, publicError(t.LastError)
+				out[i].Edit, out[i].EditLastError = t.State, t.ErrorLine()
 			}
 		}
 	}
@@ -98,20 +97,6 @@ func (b *Broker) CopiesOf(ctx context.Context, q *Question) ([]Copy, error) {
 		return cmp.Or(cmp.Compare(a.Target.Channel, b.Target.Channel), cmp.Compare(a.Target.Chat, b.Target.Chat))
 	})
 	return out, nil
-}
-
-// splitClass splits "class: message" as errClass writes it.
-func splitClass(s string) (class, msg string) {
-	for _, c := range []string{"permanent", "timeout", "rate limited", "unreachable"} {
-		if rest, ok := strings.CutPrefix(s, c+": "); ok {
-			return c, rest
-		}
-	}
-	if i := strings.Index(s, ": "); i > 0 && strings.HasPrefix(s, "gave up") {
-		class, msg := splitClass(s[i+2:])
-		return class, s[:i] + ": " + msg
-	}
-	return "", s
 }
 
 // edits reports whether the named channel edits its copies; a channel

@@ -2,8 +2,6 @@ package broker
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"sync"
 	"time"
 )
@@ -175,67 +173,4 @@ func (b *Broker) deliverNow(id string) <-chan []PlatformTask {
 		b.kickOutbox()
 	}()
 	return first
-}
-
-// errClass is what people and agents are shown of a failed platform call
-// (a copy's last_error): the kind of failure, "permanent", "rate limited",
-// "timeout" or "unreachable", and one short sentence (outbox_errtext.go).
-// The whole error, which names the platform's URLs and addresses, goes to
-// the log only (taskFailed).
-func errClass(err error) string {
-	switch {
-	case errors.Is(err, ErrPermanent):
-		return "permanent: " + refusedFor(err)
-	case errors.Is(err, ErrRateLimited):
-		return "rate limited: " + slowDown(err)
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout: " + textTimeout
-	case rateLimitedText(err.Error()):
-		return "rate limited: " + slowDown(err)
-	}
-	return "unreachable: " + textUnreachable
-}
-
-// rateLimitedText reports whether msg reads as a rate limit from a channel
-// that did not say so itself: "rate limit", "too many requests", or the
-// HTTP status 429 standing on its own. A 429 inside a longer token is not
-// one: a port (127.0.0.1:42951), a chat or message id, a token in a URL.
-// Misread, a lost answer's error would pass for a rate limit, which is
-// known not to have posted, and the next attempt would post a second copy
-// without looking for the first (mayHavePosted).
-func rateLimitedText(msg string) bool {
-	lower := strings.ToLower(msg)
-	if strings.Contains(lower, "rate limit") || strings.Contains(lower, "too many requests") {
-		return true
-	}
-	for i := 0; ; {
-		j := strings.Index(msg[i:], "429")
-		if j < 0 {
-			return false
-		}
-		j += i
-		if !joined(msg, j-1, -1) && !joined(msg, j+3, 1) {
-			return true
-		}
-		i = j + 1
-	}
-}
-
-// joined reports whether msg[i] ties what is beside it (in direction dir)
-// into one number, name, address or path: a letter or a digit, or one of
-// ":._/-" with a letter or a digit beyond it. The end of msg, a space, or
-// a sentence's closing period ("status 429.") is not.
-func joined(msg string, i, dir int) bool {
-	if i < 0 || i >= len(msg) {
-		return false
-	}
-	if alnum(msg[i]) {
-		return true
-	}
-	next := i + dir
-	return strings.IndexByte(":._/-", msg[i]) >= 0 && next >= 0 && next < len(msg) && alnum(msg[next])
-}
-
-func alnum(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }

@@ -41,7 +41,7 @@ func (b *Broker) attemptTask(t PlatformTask) {
 	}
 	ch, ok := b.channels[t.Target.Channel]
 	if !ok {
-		b.finishTask(ctx, log, t, TaskFailed, fmt.Sprintf("permanent: channel %q is not configured", t.Target.Channel))
+		b.failTask(ctx, log, t, FailPermanent, fmt.Sprintf("channel %q is not configured", t.Target.Channel))
 		return
 	}
 	switch t.Kind {
@@ -50,7 +50,7 @@ func (b *Broker) attemptTask(t PlatformTask) {
 	case TaskEdit, TaskRemind:
 		b.attemptCopies(ctx, log, t, q, ch)
 	default:
-		b.finishTask(ctx, log, t, TaskFailed, fmt.Sprintf("permanent: unknown task kind %q", t.Kind))
+		b.failTask(ctx, log, t, FailPermanent, fmt.Sprintf("unknown task kind %q", t.Kind))
 	}
 }
 
@@ -262,46 +262,58 @@ func (b *Broker) paced(ctx context.Context, log *slog.Logger, t PlatformTask) bo
 	return false
 }
 
-// taskFailed records a failed attempt: a permanent failure ends the task,
-// any other is retried with backoff until the task's deadline; a call the
-// platform refused with a retry_after is retried once that has passed.
+// taskFailed records a failed attempt, classified (Classify): a permanent
+// failure ends the task, any other is retried with backoff until the
+// task's deadline; a call the platform refused with a retry_after is
+// retried once that has passed. The class and its text are recorded
+// (PlatformTask.ErrorClass, LastError); the whole error goes to the log
+// only.
 func (b *Broker) taskFailed(ctx context.Context, log *slog.Logger, t PlatformTask, err error) {
-	class := errClass(err)
-	if errors.Is(err, ErrPermanent) {
+	f := Classify(err)
+	if f.Class == FailPermanent {
 		log.Warn("platform outbox: permanent failure", "attempt", t.Attempts, "err", err)
-		b.finishTask(ctx, log, t, TaskFailed, class)
+		b.failTask(ctx, log, t, f.Class, f.Text())
 		return
 	}
 	wait := backoff.Full(b.ocfg.BaseBackoff, b.ocfg.MaxBackoff, t.Attempts)
-	if after, ok := RetryAfterOf(err); ok && after > 0 {
+	if f.RetryAfter > 0 {
 		// The platform said when: the next attempt takes a pacing slot
 		// no earlier, and so does every other call to the chat, on
 		// every instance.
-		wait = after
-		b.holdPace(ctx, t.Target, time.Now().Add(after))
+		wait = f.RetryAfter
+		b.holdPace(ctx, t.Target, time.Now().Add(wait))
 	}
 	now := time.Now()
 	// The deadline is on the broker's clock, the schedule on the wall
 	// clock (the store's claims compare with it).
 	if b.cfg.Now().Add(wait).After(t.Deadline) {
 		log.Warn("platform outbox: giving up at the deadline", "attempts", t.Attempts, "err", err)
-		b.finishTask(ctx, log, t, TaskFailed, fmt.Sprintf("gave up after %d attempts: %s", t.Attempts, class))
+		// Failed with a class other than permanent: GaveUp says so.
+		b.failTask(ctx, log, t, f.Class, f.Text())
 		return
 	}
 	log.Info("platform outbox: attempt failed; will retry", "attempt", t.Attempts, "err", err, "in", wait.Round(time.Millisecond))
-	t.State, t.NextAt, t.LastError, t.UpdatedAt = TaskRetrying, now.Add(wait), class, now
+	t.State, t.NextAt, t.UpdatedAt = TaskRetrying, now.Add(wait), now
+	t.ErrorClass, t.LastError = f.Class, f.Text()
 	b.recordTask(ctx, log, t)
 }
 
-// finishTask records a final state; a post that failed for good may leave
-// the question with no target at all, which resolves it as unsupported.
-func (b *Broker) finishTask(ctx context.Context, log *slog.Logger, t PlatformTask, state, lastErr string) {
+// finishTask records a final state other than failed, with the reason a
+// task ended without being carried out ("" when it was).
+func (b *Broker) finishTask(ctx context.Context, log *slog.Logger, t PlatformTask, state, reason string) {
 	t.State, t.UpdatedAt = state, time.Now()
-	t.LastError = lastErr
-	if !b.recordTask(ctx, log, t) {
-		return
-	}
-	if t.Kind == TaskPost && state == TaskFailed {
+	t.ErrorClass, t.LastError = "", reason
+	b.recordTask(ctx, log, t)
+}
+
+// failTask records that t failed for good with a failure of class,
+// described by text: refused for good, or given up at its deadline. A
+// post that failed so may leave the question with no target at all,
+// which resolves it as unsupported.
+func (b *Broker) failTask(ctx context.Context, log *slog.Logger, t PlatformTask, class FailureClass, text string) {
+	t.State, t.UpdatedAt = TaskFailed, time.Now()
+	t.ErrorClass, t.LastError = class, text
+	if b.recordTask(ctx, log, t) && t.Kind == TaskPost {
 		b.unsupportedIfNoTarget(ctx, t.QuestionID)
 	}
 }
@@ -328,7 +340,11 @@ func (b *Broker) unsupportedIfNoTarget(ctx context.Context, id string) {
 		if x.State != TaskFailed {
 			return
 		}
-		reasons = append(reasons, x.Target.String()+": "+strings.TrimPrefix(publicError(x.LastError), "permanent: "))
+		reason := x.ErrorLine()
+		if x.ErrorClass == FailPermanent {
+			reason = x.LastError // "unsupported" says that it is for good
+		}
+		reasons = append(reasons, x.Target.String()+": "+reason)
 	}
 	if len(reasons) == 0 {
 		return

@@ -2,14 +2,12 @@ package broker
 
 import (
 	"encoding/json"
-	"fmt"
-	"regexp"
 	"strings"
-	"time"
 	"unicode"
 )
 
-// The sentences of a copy's last_error, after its class (errClass).
+// The bridge's sentences of a copy's last_error, after its class
+// (Failure.Text).
 const (
 	textTimeout     = "the platform did not answer in time"
 	textUnreachable = "the platform could not be reached or did not take the call"
@@ -25,15 +23,6 @@ func refusedFor(err error) string {
 		return r
 	}
 	return textRefused
-}
-
-// slowDown says how long a rate-limited call must wait, when the
-// platform said.
-func slowDown(err error) string {
-	if after, ok := RetryAfterOf(err); ok && after > 0 {
-		return fmt.Sprintf("the platform asked to wait %s", after.Round(time.Millisecond))
-	}
-	return textSlowDown
 }
 
 // platformReason returns the platform's own words for a refusal, found in
@@ -115,34 +104,4 @@ func plainText(s string) bool {
 		}
 	}
 	return true
-}
-
-// internals finds what a last_error must not show: a URL, an IP address,
-// a host:port, a network operation.
-var internals = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://|\b\d{1,3}(\.\d{1,3}){3}\b|\[[0-9a-f:]*:[0-9a-f:]*\]|[a-z0-9]:\d{2,5}\b|\b(dial|read|write) (tcp|udp)`)
-
-// publicError returns last, a task's last_error, as people and agents
-// are shown it: a text that names internals, as versions before short
-// last_errors stored, gives way to its class's sentence.
-func publicError(last string) string {
-	if !internals.MatchString(last) {
-		return last
-	}
-	prefix, class, gaveUp := "", last, strings.HasPrefix(last, "gave up")
-	if i := strings.Index(last, ": "); gaveUp && i > 0 {
-		prefix, class = last[:i+2], last[i+2:]
-	}
-	c, _ := splitClass(class)
-	text := textUnreachable
-	switch c {
-	case "permanent":
-		text = textRefused
-	case "rate limited":
-		text = textSlowDown
-	case "timeout":
-		text = textTimeout
-	case "":
-		return prefix + "the call to the platform failed"
-	}
-	return prefix + c + ": " + text
 }

@@ -15,11 +15,8 @@ import (
 // with its attempt under way (the instance died). A first attempt, a
 // refusal and a rate limit are known not to have posted.
 func (b *Broker) mayHavePosted(t PlatformTask, now time.Time) bool {
-	if t.Attempts > 0 {
-		class, _ := splitClass(t.LastError)
-		if class == "timeout" || class == "unreachable" {
-			return true
-		}
+	if t.Attempts > 0 && t.ErrorClass.mayHaveReached() {
+		return true
 	}
 	return !t.UpdatedAt.IsZero() && now.Sub(t.UpdatedAt) >= b.taskHold()
 }

@@ -18,13 +18,13 @@ func TestPostLooksForItsCopyOnlyAfterAnUnknownOutcome(t *testing.T) {
 		want bool
 	}{
 		{"first attempt", broker.PlatformTask{UpdatedAt: now}, false},
-		{"after a lost connection", broker.PlatformTask{Attempts: 1, LastError: "unreachable: EOF", UpdatedAt: now}, true},
-		{"after a timeout", broker.PlatformTask{Attempts: 2, LastError: "timeout: context deadline exceeded", UpdatedAt: now}, true},
-		{"after a rate limit", broker.PlatformTask{Attempts: 1, LastError: "rate limited: 429", UpdatedAt: now}, false},
-		{"after a refusal", broker.PlatformTask{Attempts: 1, LastError: "permanent: channel_not_found", UpdatedAt: now}, false},
+		{"after a lost connection", broker.PlatformTask{Attempts: 1, ErrorClass: broker.FailUnreachable, LastError: "EOF", UpdatedAt: now}, true},
+		{"after a timeout", broker.PlatformTask{Attempts: 2, ErrorClass: broker.FailTimeout, LastError: "context deadline exceeded", UpdatedAt: now}, true},
+		{"after a rate limit", broker.PlatformTask{Attempts: 1, ErrorClass: broker.FailRateLimited, LastError: "429", UpdatedAt: now}, false},
+		{"after a refusal", broker.PlatformTask{Attempts: 1, ErrorClass: broker.FailPermanent, LastError: "channel_not_found", UpdatedAt: now}, false},
 		{"put back by pacing a while ago", broker.PlatformTask{UpdatedAt: now.Add(-5 * time.Second)}, false},
 		{"a claim that ran out", broker.PlatformTask{UpdatedAt: now.Add(-10 * time.Minute)}, true},
-		{"a claim that ran out after a rate limit", broker.PlatformTask{Attempts: 1, LastError: "rate limited: 429", UpdatedAt: now.Add(-10 * time.Minute)}, true},
+		{"a claim that ran out after a rate limit", broker.PlatformTask{Attempts: 1, ErrorClass: broker.FailRateLimited, LastError: "429", UpdatedAt: now.Add(-10 * time.Minute)}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

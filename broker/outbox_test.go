@@ -278,3 +278,30 @@ func TestRestartedBridgeEditsAfterOutage(t *testing.T) {
 		t.Fatalf("copy edited to %s, want answered", got.Status)
 	}
 }
+
+// A post that keeps failing for a while gives up at the question's
+// deadline: its copy shows failed, the class of the last failure apart,
+// and "gave up after N attempts" before its text; with no target left, the
+// question is resolved unsupported with that line as its reason.
+func TestPostGivesUpAtTheDeadline(t *testing.T) {
+	e := newEnv(t, map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}}})
+	e.ch.SetDown(true)
+	q := e.ask(t, dbQuestion())
+	waitCopies(t, e, q.ID, "chat:c1=retrying")
+	e.clock.Add(q.ExpiresAt.Sub(e.clock.Now()) + time.Second)
+	waitCopies(t, e, q.ID, "chat:c1=failed")
+	cs, _ := e.b.Copies(context.Background(), q.ID)
+	text := "the platform could not be reached or did not take the call"
+	want := fmt.Sprintf("gave up after %d attempts: %s", cs[0].Attempts, text)
+	if cs[0].ErrorClass != "unreachable" || cs[0].LastError != want || cs[0].Attempts < 2 {
+		t.Fatalf("copy = %+v, want class unreachable and last error %q after at least 2 attempts", cs[0], want)
+	}
+	got, err := e.b.Get(context.Background(), "agent", q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := fmt.Sprintf("no channel could take the question: chat:c1: gave up after %d attempts: unreachable: %s", cs[0].Attempts, text)
+	if got.Status != broker.StatusUnsupported || got.Reason != reason {
+		t.Fatalf("question = %s, %q; want unsupported, %q", got.Status, got.Reason, reason)
+	}
+}

@@ -400,12 +400,12 @@ type PlatformOutbox interface {
 	// that is not positive gives ErrInvalid.
 	ClaimPlatformWork(ctx context.Context, questionID string, now time.Time, limit int, hold time.Duration) ([]PlatformTask, error)
 	// UpdatePlatformWork records the outcome of an attempt on a claimed
-	// task: State, Attempts, NextAt, LastError, MessageID and UpdatedAt.
-	// It records only while t.Claim is still the task's claim; otherwise
-	// it changes nothing and returns ErrConflict. A task whose generation
-	// moved past t.Gen stays due at once whatever the outcome, with the
-	// outcome's attempts and last error. An unknown state, or a task
-	// without a claim, gives ErrInvalid.
+	// task: State, Attempts, NextAt, ErrorClass, LastError, MessageID and
+	// UpdatedAt. It records only while t.Claim is still the task's claim;
+	// otherwise it changes nothing and returns ErrConflict. A task whose
+	// generation moved past t.Gen stays due at once whatever the outcome,
+	// with the outcome's attempts and last error. An unknown state or
+	// error class, or a task without a claim, gives ErrInvalid.
 	UpdatePlatformWork(ctx context.Context, t PlatformTask) error
 	// EnqueuePlatformWork adds, or renews, the task of kind for each
 	// target of question id, due at now, given up after deadline, in one
@@ -415,7 +415,9 @@ type PlatformOutbox interface {
 	// unknown question ErrNotFound.
 	EnqueuePlatformWork(ctx context.Context, id string, kind TaskKind, targets []Target, now, deadline time.Time) error
 	// PlatformWork lists the tasks of a question, posts first, then by
-	// kind and target; none for an unknown question.
+	// kind and target; none for an unknown question. A task stored
+	// before ErrorClass was kept apart comes with its last error read by
+	// DecodeLastError, as every method that returns tasks gives them.
 	PlatformWork(ctx context.Context, id string) ([]PlatformTask, error)
 	// PlatformBacklog counts the unfinished tasks of each channel, with
 	// the creation time of the oldest.

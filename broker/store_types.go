@@ -197,8 +197,13 @@ type PlatformTask struct {
 	// Deadline is when the task gives up: the question's deadline for
 	// posts and reminders, EditWindow after the last request for edits.
 	Deadline time.Time `json:"deadline"`
-	// LastError is the class of the last failure ("unreachable",
-	// "rate limited", "chat not found"), or the reason a task ended.
+	// ErrorClass is the class of the last failed attempt; empty when
+	// none failed, or when the task ended for another reason.
+	ErrorClass FailureClass `json:"error_class,omitempty"`
+	// LastError is what people and agents are shown of the last failed
+	// attempt, without its class (Failure.Text: "chat not found", "the
+	// platform did not answer in time"), or the reason a task ended
+	// without one ("the question no longer exists").
 	LastError string `json:"last_error,omitempty"`
 	// MessageID is the platform message of a posted copy.
 	MessageID string `json:"message_id,omitempty"`
@@ -209,6 +214,35 @@ type PlatformTask struct {
 	// Claim is the end of the hold a claim placed on the task; zero for a
 	// task not read by a claim. It fences UpdatePlatformWork.
 	Claim time.Time `json:"-"`
+}
+
+// GaveUp reports whether the task failed at its deadline: a failure of
+// any class but permanent ends a task only there (the outbox retries it
+// until then), so the state and the class say it.
+func (t PlatformTask) GaveUp() bool {
+	return t.State == TaskFailed && t.ErrorClass != "" && t.ErrorClass != FailPermanent
+}
+
+// ErrorText is the last error as a copy shows it beside its class: the
+// text, after "gave up after N attempts: " when the task gave up.
+func (t PlatformTask) ErrorText() string {
+	if t.GaveUp() {
+		return fmt.Sprintf("gave up after %d attempts: %s", t.Attempts, t.LastError)
+	}
+	return t.LastError
+}
+
+// ErrorLine is the last error in one line, with its class: "permanent:
+// chat not found", "gave up after 3 attempts: timeout: the platform did
+// not answer in time", or the reason a task ended without a failure.
+func (t PlatformTask) ErrorLine() string {
+	switch {
+	case t.ErrorClass == "":
+		return t.LastError
+	case t.GaveUp():
+		return fmt.Sprintf("gave up after %d attempts: %s: %s", t.Attempts, t.ErrorClass, t.LastError)
+	}
+	return string(t.ErrorClass) + ": " + t.LastError
 }
 
 // Backlog is the unfinished platform work of one channel.

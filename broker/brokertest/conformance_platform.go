@@ -182,7 +182,7 @@ func testTaskUpdateFenced(t *testing.T, s broker.Store) {
 		t.Fatalf("second update under the same claim: %v, want ErrConflict", err)
 	}
 	retry := second[1]
-	retry.State, retry.Attempts, retry.LastError = broker.TaskRetrying, 1, "unreachable"
+	retry.State, retry.Attempts, retry.ErrorClass, retry.LastError = broker.TaskRetrying, 1, broker.FailUnreachable, "no answer: connection lost"
 	retry.NextAt, retry.UpdatedAt = now.Add(time.Hour), now.Add(3*time.Second)
 	if err := s.UpdatePlatformWork(ctx, retry); err != nil {
 		t.Fatalf("update to retrying: %v", err)
@@ -191,8 +191,11 @@ func testTaskUpdateFenced(t *testing.T, s broker.Store) {
 	if ts[0].State != broker.TaskDone || ts[0].MessageID != "m-1" || ts[0].Attempts != 1 {
 		t.Fatalf("done task = %+v, want done with message m-1 after 1 attempt", ts[0])
 	}
-	if ts[1].State != broker.TaskRetrying || ts[1].LastError != "unreachable" || ts[1].Attempts != 1 {
-		t.Fatalf("retrying task = %+v, want retrying after 1 attempt, last error unreachable", ts[1])
+	if ts[1].State != broker.TaskRetrying || ts[1].ErrorClass != broker.FailUnreachable || ts[1].LastError != "no answer: connection lost" || ts[1].Attempts != 1 {
+		t.Fatalf("retrying task = %+v, want retrying after 1 attempt, class unreachable, last error as recorded", ts[1])
+	}
+	if ts[0].ErrorClass != "" || ts[0].LastError != "" {
+		t.Fatalf("done task = %+v, want no error", ts[0])
 	}
 	sameTime(t, "retry due", ts[1].NextAt, now.Add(time.Hour))
 	if got := claimTasks(t, s, "", now.Add(time.Minute*59), 10, time.Minute); len(got) != 0 {
@@ -238,19 +241,20 @@ func testTaskRenewedWhileClaimed(t *testing.T, s broker.Store) {
 	if len(next) != 1 || next[0].Gen != 2 {
 		t.Fatalf("claim after the older attempt = %v, want the edit at generation 2", taskNames(next))
 	}
-	next[0].State, next[0].Attempts, next[0].UpdatedAt = broker.TaskDone, 2, now.Add(4*time.Second)
+	next[0].State, next[0].Attempts, next[0].UpdatedAt = broker.TaskFailed, 2, now.Add(4*time.Second)
+	next[0].ErrorClass, next[0].LastError = broker.FailPermanent, "message to edit not found"
 	if err := s.UpdatePlatformWork(ctx, next[0]); err != nil {
 		t.Fatalf("update of the newest generation: %v", err)
 	}
-	if ts := tasksOf(t, s, q.ID); ts[1].State != broker.TaskDone {
-		t.Fatalf("edit = %+v, want done", ts[1])
+	if ts := tasksOf(t, s, q.ID); ts[1].State != broker.TaskFailed || ts[1].ErrorClass != broker.FailPermanent || ts[1].LastError != "message to edit not found" {
+		t.Fatalf("edit = %+v, want failed for good with its class and text", ts[1])
 	}
-	// A finished task asked for again starts over.
+	// A finished task asked for again starts over, without the error.
 	if err := s.EnqueuePlatformWork(ctx, q.ID, broker.TaskEdit, edit, now.Add(5*time.Second), now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if ts := tasksOf(t, s, q.ID); ts[1].State != broker.TaskQueued || ts[1].Attempts != 0 || ts[1].Gen != 3 {
-		t.Fatalf("finished edit asked for again = %+v, want queued, no attempts, generation 3", ts[1])
+	if ts := tasksOf(t, s, q.ID); ts[1].State != broker.TaskQueued || ts[1].Attempts != 0 || ts[1].Gen != 3 || ts[1].ErrorClass != "" || ts[1].LastError != "" {
+		t.Fatalf("finished edit asked for again = %+v, want queued, no attempts, no error, generation 3", ts[1])
 	}
 }
 
@@ -313,6 +317,11 @@ func testTaskBadInput(t *testing.T, s broker.Store) {
 	bad.State = "posted"
 	if err := s.UpdatePlatformWork(ctx, bad); !errors.Is(err, broker.ErrInvalid) {
 		t.Errorf("update to an unknown state: %v, want ErrInvalid", err)
+	}
+	bad = got[0]
+	bad.State, bad.ErrorClass = broker.TaskRetrying, "flaky"
+	if err := s.UpdatePlatformWork(ctx, bad); !errors.Is(err, broker.ErrInvalid) {
+		t.Errorf("update with an unknown error class: %v, want ErrInvalid", err)
 	}
 	bad = got[0]
 	bad.State, bad.Claim = broker.TaskDone, time.Time{}

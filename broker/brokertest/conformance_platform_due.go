@@ -39,7 +39,8 @@ func testNextPlatformWork(t *testing.T, s broker.Store) {
 	at, _ = next("while claimed")
 	sameTime(t, "next platform work while both posts are claimed", at, now.Add(time.Minute))
 	retry := tasks[0]
-	retry.State, retry.Attempts, retry.NextAt, retry.LastError, retry.UpdatedAt = broker.TaskRetrying, 1, now.Add(5*time.Second), "unreachable: down", now
+	retry.State, retry.Attempts, retry.NextAt, retry.LastError, retry.UpdatedAt = broker.TaskRetrying, 1, now.Add(5*time.Second), "down", now
+	retry.ErrorClass = broker.FailUnreachable
 	if err := s.UpdatePlatformWork(ctx, retry); err != nil {
 		t.Fatalf("record a retry: %v", err)
 	}

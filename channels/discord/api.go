@@ -51,8 +51,14 @@ var permanentCodes = map[int]bool{
 
 // classify wraps failures that retrying cannot fix (unknown channel or
 // message, missing access or permissions, DMs closed, a bad token, a
-// request Discord refuses as invalid) with broker.Permanent.
+// request Discord refuses as invalid) with broker.Permanent, and a 429
+// still refused after call's retries with broker.RetryAfter and Discord's
+// retry_after, so that the outbox waits that long before the next attempt.
 func classify(err error) error {
+	var rl *discordgo.RateLimitError
+	if errors.As(err, &rl) {
+		return broker.RetryAfter(rl.RetryAfter, err)
+	}
 	var rest *discordgo.RESTError
 	if errors.As(err, &rest) {
 		if rest.Message != nil && permanentCodes[rest.Message.Code] {

@@ -188,6 +188,14 @@ func TestRateLimitGivesUpWithContext(t *testing.T) {
 	if err == nil || errors.Is(err, broker.ErrPermanent) || !strings.Contains(err.Error(), "retry after") {
 		t.Errorf("err = %v, want a retryable rate-limit error", err)
 	}
+	// The outbox learns of the rate limit from the error's type, with
+	// the wait Discord asked for.
+	if after, ok := broker.RetryAfterOf(err); !ok || after != 10*time.Millisecond {
+		t.Errorf("RetryAfterOf(%v) = %s, %v; want Discord's retry_after, 10ms", err, after, ok)
+	}
+	if f := broker.Classify(err); f.Class != broker.FailRateLimited {
+		t.Errorf("Classify(%v) = %q, want rate limited", err, f.Class)
+	}
 }
 
 func TestLogPathHidesTokens(t *testing.T) {

@@ -17,6 +17,9 @@ import (
 // that create and resolve a question write its tasks in the same step: a
 // task is the field "o\t<kind>\t<channel>\t<chat>", its value the
 // tab-separated taskFields, with its times in base 62 (taskvalue.go). The
+// last, the class of the last failure, is left out when there is none,
+// as values written before it was kept apart lack it: those keep the
+// class at the head of the last error, read with broker.DecodeLastError. The
 // shard's set "po" orders the unfinished tasks by their next attempt
 // (milliseconds); its members are the question id followed by the field
 // without its "o". Times are milliseconds, which Lua's numbers hold
@@ -34,6 +37,7 @@ const (
 	tfUpdated
 	tfMessage
 	tfError
+	tfClass
 	taskFields
 )
 
@@ -60,7 +64,7 @@ local function renewed(v, now, deadline)
   t[5] = string.format('%d', tonumber(t[5]) + 1)
   t[4], t[8] = deadline, now
   if not unfinished(t[1]) then
-    t[1], t[2], t[3], t[6], t[7], t[10] = 'queued', '0', now, '0', now, ''
+    t[1], t[2], t[3], t[6], t[7], t[10], t[11] = 'queued', '0', now, '0', now, '', ''
   elseif tonumber(t[6]) <= tonumber(now) and tonumber(t[3]) > tonumber(now) then
     t[3] = now
   end
@@ -145,7 +149,7 @@ return out
 
 // updateTaskScript records an attempt. KEYS: rec, po. ARGV: 1 field,
 // 2 member, 3 claimMs, 4 state, 5 attempts, 6 nextMs, 7 lastError,
-// 8 messageID, 9 updatedMs, 10 gen. Returns 0 when there is no such task,
+// 8 messageID, 9 updatedMs, 10 gen, 11 error class. Returns 0 when there is no such task,
 // -1 when the claim is no longer the task's.
 var updateTaskScript = newScript(outboxLua + `
 local v = redis.call('HGET', KEYS[1], ARGV[1])
@@ -154,7 +158,7 @@ local t = tsplit(v)
 if t[6] ~= ARGV[3] or not unfinished(t[1]) then return -1 end
 local st, nx = ARGV[4], ARGV[6]
 if t[5] ~= ARGV[10] and not unfinished(st) then st, nx = 'queued', ARGV[9] end
-t[1], t[2], t[3], t[6], t[8], t[10] = st, ARGV[5], nx, '0', ARGV[9], ARGV[7]
+t[1], t[2], t[3], t[6], t[8], t[10], t[11] = st, ARGV[5], nx, '0', ARGV[9], ARGV[7], ARGV[11]
 if ARGV[8] ~= '' then t[9] = ARGV[8] end
 redis.call('HSET', KEYS[1], ARGV[1], tjoin(t))
 if unfinished(st) then redis.call('ZADD', KEYS[2], nx, ARGV[2]) else redis.call('ZREM', KEYS[2], ARGV[2]) end
@@ -191,6 +195,9 @@ func postTaskFields(q *broker.Question, inProcess []broker.Target) []any {
 func parseTask(id, field, value string) (broker.PlatformTask, error) {
 	f := strings.SplitN(field, "\t", 4)
 	v := strings.Split(value, "\t")
+	if len(v) == taskFields-1 {
+		v = append(v, "") // no class
+	}
 	if len(f) != 4 || f[0] != "o" || len(v) != taskFields {
 		return broker.PlatformTask{}, fmt.Errorf("malformed task %q of %s", field, id)
 	}
@@ -211,7 +218,11 @@ func parseTask(id, field, value string) (broker.PlatformTask, error) {
 		QuestionID: id, Kind: broker.TaskKind(f[1]), Target: broker.Target{Channel: f[2], Chat: f[3]},
 		State: v[tfState], Attempts: attempts, NextAt: msTime(times[tfNext]), Deadline: msTime(times[tfDeadline]),
 		Gen: gen, CreatedAt: msTime(times[tfCreated]), UpdatedAt: msTime(times[tfUpdated]),
-		MessageID: v[tfMessage], LastError: v[tfError],
+		MessageID: v[tfMessage], LastError: v[tfError], ErrorClass: broker.FailureClass(v[tfClass]),
+	}
+	if t.ErrorClass == "" && t.LastError != "" {
+		// Written before the class was kept apart, or a reason without one.
+		t.ErrorClass, t.LastError = broker.DecodeLastError(t.LastError)
 	}
 	if c := times[tfClaim]; c != 0 {
 		t.Claim = msTime(c)
@@ -317,6 +328,9 @@ func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) e
 	if t.Claim.IsZero() {
 		return fmt.Errorf("redis store: update platform work %s: %w", t.QuestionID, &broker.FieldError{Field: "claim", Message: "the task carries no claim"})
 	}
+	if t.ErrorClass != "" && !t.ErrorClass.Valid() {
+		return fmt.Errorf("redis store: update platform work %s: %w", t.QuestionID, &broker.FieldError{Field: "error_class", Message: fmt.Sprintf("unknown error class %q", t.ErrorClass)})
+	}
 	if !validID(t.QuestionID) {
 		return fmt.Errorf("redis store: question %q: %w", t.QuestionID, broker.ErrNotFound)
 	}
@@ -324,7 +338,7 @@ func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) e
 	lastErr := clip(strings.ReplaceAll(t.LastError, "\t", " "))
 	r, err := updateTaskScript.Run(ctx, s.run, []string{s.k.rec(t.QuestionID), s.k.platformOutbox(shardOf(t.QuestionID))},
 		field, t.QuestionID+field[1:], t.Claim.UnixMilli(), t.State, t.Attempts, t.NextAt.UnixMilli(),
-		lastErr, strings.ReplaceAll(t.MessageID, "\t", " "), t.UpdatedAt.UnixMilli(), t.Gen).Int()
+		lastErr, strings.ReplaceAll(t.MessageID, "\t", " "), t.UpdatedAt.UnixMilli(), t.Gen, string(t.ErrorClass)).Int()
 	if err != nil {
 		return wrap("update platform work", err)
 	}

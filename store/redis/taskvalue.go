@@ -115,7 +115,8 @@ func newTaskValue(now, deadline int64) string {
 
 // taskValueLua defines tsplit and tjoin, which read and write a task's
 // value: tsplit returns its fields with the times as decimal strings,
-// whichever form they were stored in, and tjoin writes times in base 62.
+// whichever form they were stored in, and tjoin writes times in base 62,
+// and the error class (field 11) only when there is one.
 // Lua's numbers hold milliseconds exactly.
 const taskValueLua = `
 local B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -151,9 +152,10 @@ local function tsplit(s)
   return t
 end
 local function tjoin(t)
-  local o = {}
+  local o, n = {}, 10
   for i = 1, 10 do o[i] = t[i] end
   for _, i in ipairs(TTIMES) do o[i] = e62(t[i]) end
-  return table.concat(o, '\t', 1, 10)
+  if t[11] and t[11] ~= '' then o[11], n = t[11], 11 end
+  return table.concat(o, '\t', 1, n)
 end
 `

@@ -41,7 +41,13 @@ const platformOutboxSchema = `CREATE TABLE platform_tasks (
 		next_at INTEGER NOT NULL
 	) WITHOUT ROWID;`
 
-const taskColumns = `question_id, kind, channel, chat, state, attempts, next_at, deadline, last_error, message_id, gen, claim, created_at, updated_at`
+const taskColumns = `question_id, kind, channel, chat, state, attempts, next_at, deadline, last_error, message_id, gen, claim, created_at, updated_at, error_class`
+
+// errorClassSchema is schema step 16: the class of a task's last failure
+// in a column of its own (broker.PlatformTask.ErrorClass). Rows written
+// before keep the class at the head of last_error, and are read with
+// broker.DecodeLastError (scanTasks).
+const errorClassSchema = `ALTER TABLE platform_tasks ADD COLUMN error_class TEXT NOT NULL DEFAULT '';`
 
 // sqlEnqueueTask adds a task or renews it (see broker.PlatformOutbox): a
 // finished task starts over, an unfinished one that is not claimed now
@@ -56,6 +62,7 @@ const sqlEnqueueTask = `INSERT INTO platform_tasks (question_id, kind, channel, 
 		next_at = CASE WHEN state NOT IN ('queued', 'retrying') THEN ?5 WHEN claim > ?5 THEN next_at ELSE min(next_at, ?5) END,
 		attempts = CASE WHEN state IN ('queued', 'retrying') THEN attempts ELSE 0 END,
 		last_error = CASE WHEN state IN ('queued', 'retrying') THEN last_error ELSE '' END,
+		error_class = CASE WHEN state IN ('queued', 'retrying') THEN error_class ELSE '' END,
 		created_at = CASE WHEN state IN ('queued', 'retrying') THEN created_at ELSE ?5 END,
 		claim = CASE WHEN state IN ('queued', 'retrying') THEN claim ELSE 0 END,
 		state = CASE WHEN state IN ('queued', 'retrying') THEN state ELSE 'queued' END`
@@ -201,6 +208,9 @@ func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) e
 	if t.Claim.IsZero() {
 		return fmt.Errorf("sqlite: update platform work %s: %w: the task carries no claim", t.QuestionID, broker.ErrInvalid)
 	}
+	if t.ErrorClass != "" && !t.ErrorClass.Valid() {
+		return fmt.Errorf("sqlite: update platform work %s: %w: unknown error class %q", t.QuestionID, broker.ErrInvalid, t.ErrorClass)
+	}
 	lastErr := clip(t.LastError)
 	return s.write(ctx, "update platform work "+t.QuestionID, func(ctx context.Context, tx *wtx) error {
 		var gen, claim int64
@@ -219,7 +229,7 @@ func (s *Store) UpdatePlatformWork(ctx context.Context, t broker.PlatformTask) e
 		if gen != t.Gen && broker.TaskFinished(newState) {
 			newState, next = broker.TaskQueued, t.UpdatedAt
 		}
-		_, err = tx.StmtContext(ctx, s.stmts.updateTask).ExecContext(ctx, newState, t.Attempts, ms(next), lastErr, t.MessageID, t.MessageID, ms(t.UpdatedAt),
+		_, err = tx.StmtContext(ctx, s.stmts.updateTask).ExecContext(ctx, newState, t.Attempts, ms(next), lastErr, string(t.ErrorClass), t.MessageID, t.MessageID, ms(t.UpdatedAt),
 			t.QuestionID, string(t.Kind), t.Target.Channel, t.Target.Chat)
 		return err
 	})
@@ -312,13 +322,17 @@ func scanTasks(rows *sql.Rows) ([]broker.PlatformTask, error) {
 	var out []broker.PlatformTask
 	for rows.Next() {
 		var t broker.PlatformTask
-		var kind string
+		var kind, class string
 		var next, deadline, claim, created, updated int64
 		if err := rows.Scan(&t.QuestionID, &kind, &t.Target.Channel, &t.Target.Chat, &t.State, &t.Attempts, &next, &deadline,
-			&t.LastError, &t.MessageID, &t.Gen, &claim, &created, &updated); err != nil {
+			&t.LastError, &t.MessageID, &t.Gen, &claim, &created, &updated, &class); err != nil {
 			return nil, err
 		}
-		t.Kind = broker.TaskKind(kind)
+		t.Kind, t.ErrorClass = broker.TaskKind(kind), broker.FailureClass(class)
+		if class == "" && t.LastError != "" {
+			// Written before schema step 16, or a reason without a class.
+			t.ErrorClass, t.LastError = broker.DecodeLastError(t.LastError)
+		}
 		t.NextAt, t.Deadline, t.CreatedAt, t.UpdatedAt = fromMS(next), fromMS(deadline), fromMS(created), fromMS(updated)
 		if claim != 0 {
 			t.Claim = fromMS(claim)

@@ -213,6 +213,9 @@ var migrations = []string{
 	rulesSchema,
 	// 15: the conversations of live agent sessions (conversations.go).
 	conversationsSchema,
+	// 16: the class of a platform task's last failure apart from its
+	// text (platform_outbox.go).
+	errorClassSchema,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

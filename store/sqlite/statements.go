@@ -80,7 +80,7 @@ const (
 			WHERE question_id = ?2 AND state IN ('queued', 'retrying') AND next_at <= ?1 ORDER BY next_at LIMIT ?4)
 		RETURNING ` + taskColumns
 	sqlTaskState  = `SELECT gen, claim, state FROM platform_tasks WHERE question_id = ? AND kind = ? AND channel = ? AND chat = ?`
-	sqlUpdateTask = `UPDATE platform_tasks SET state = ?, attempts = ?, next_at = ?, last_error = ?,
+	sqlUpdateTask = `UPDATE platform_tasks SET state = ?, attempts = ?, next_at = ?, last_error = ?, error_class = ?,
 		message_id = CASE WHEN ? != '' THEN ? ELSE message_id END, claim = 0, updated_at = ?
 		WHERE question_id = ? AND kind = ? AND channel = ? AND chat = ?`
 	sqlPlatformWork = `SELECT ` + taskColumns + ` FROM platform_tasks WHERE question_id = ?
