@@ -2,6 +2,7 @@ package slack
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -88,4 +89,73 @@ func TestCutEscapedNeverSplitsAnEntity(t *testing.T) {
 			t.Errorf("cutEscaped(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
+}
+
+// FuzzRenderFits holds a question's message to Slack's limits whatever
+// its texts: every text block within 3000 characters, no markup left
+// live, no entity cut in two, and the buttons' values within
+// broker.MaxStepData.
+func FuzzRenderFits(f *testing.F) {
+	f.Add("context & <more>", "Which database?", "reliable", "an answer", uint8(1))
+	f.Add(strings.Repeat("<&>", 1300), strings.Repeat("&", 2000), strings.Repeat("<", 300), strings.Repeat(">", 4000), uint8(4))
+	entity := regexp.MustCompile(`&(amp|lt|gt);`)
+	f.Fuzz(func(t *testing.T, ctx, question, desc, answer string, prompts uint8) {
+		q := sampleQuestion()
+		q.Context = limit(ctx, broker.MaxContextChars)
+		p := q.Prompts[0]
+		p.Question = limit(question, broker.MaxQuestionChars)
+		p.Options[1].Description = limit(desc, broker.MaxDescriptionChar)
+		q.Prompts = nil
+		for range int(prompts)%broker.MaxPrompts + 1 {
+			q.Prompts = append(q.Prompts, p)
+		}
+		if len(q.Prompts) > 1 {
+			q.Progress = []*broker.Answer{{CustomText: answer}}
+		}
+		for _, m := range []message{questionMessage(testCard(q)), outcomeMessage(testCard(resolved(q)))} {
+			raw := mustJSON(t, m.blocks)
+			if len(m.blocks) > maxBlocks {
+				t.Fatalf("%d blocks", len(m.blocks))
+			}
+			for _, s := range textObjects(t, raw, "mrkdwn") {
+				if n := utf8.RuneCountInString(s); n > maxSectionText {
+					t.Fatalf("a text block of %d characters", n)
+				}
+				if strings.ContainsAny(s, "<>") {
+					t.Fatalf("live markup in %q", s)
+				}
+				if rest := entity.ReplaceAllString(s, ""); strings.Contains(rest, "&") {
+					t.Fatalf("an entity cut in two in %q", s)
+				}
+			}
+			for _, b := range buttonValues(t, raw) {
+				if len(b) > broker.MaxStepData {
+					t.Fatalf("button value %q", b)
+				}
+			}
+		}
+	})
+}
+
+// buttonValues reads the buttons' values out of blocks JSON.
+func buttonValues(t *testing.T, raw []byte) []string {
+	t.Helper()
+	var blocks []struct {
+		Elements []struct {
+			Type  string `json:"type"`
+			Value string `json:"value"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, b := range blocks {
+		for _, el := range b.Elements {
+			if el.Type == "button" {
+				out = append(out, el.Value)
+			}
+		}
+	}
+	return out
 }
