@@ -1,26 +1,46 @@
 // Package slack is the Slack channel of askbridge, built on slack-go.
 //
-// Outbound, Post renders a question as Block Kit: a header chip, the
-// question, the options with their descriptions, the context, the deadline
-// and the default, then one actions block per prompt with a button per
-// option (the recommended one primary), "Other or note…" (a modal with
-// the options again and a text input) when free text is allowed, and Skip,
-// then Not ready and Decline. Multi-select prompts get checkboxes and a
-// Submit button. Every button's value is exactly the broker's command
-// string (broker.FormatOption, FormatSkip, FormatDiscuss, FormatDecline),
-// so a tap and a typed command travel the same road. Agent text is escaped for mrkdwn (& < >),
-// which makes mentions such as <!here> inert. Update replaces the copy with
-// the outcome and drops the buttons; Remind replies in the message's thread.
+// Outbound, Post builds the question's broker.Card once (in the
+// channel's time zone, naming the other channels the question went to)
+// and maps it to Block Kit in one pass (render.go): a header chip, the
+// question, the options with their descriptions, what the prompt takes,
+// the context, and the card's state line, then one actions block per
+// prompt with a button per option (the recommended one primary), or
+// checkboxes and Submit for a multi-select prompt, the prompt's controls
+// ("Other or note…", a modal with the options again and a text input,
+// when free text is allowed; Skip), then Not ready, Decline and, where
+// the route allows it, Snooze. The words of the question, its state and
+// its controls come from the card; the channel adds mrkdwn, the
+// recommended mark (broker.RecommendedSuffix), a prompt's place in a
+// dialog ("Question 2 of 3") and the words of its own modal. Slack's 3,000 characters per text block are met
+// by rendering once and, when a block is over, shortening the card once
+// (broker.Card.Shorten: the context first, then option descriptions,
+// then questions) and rendering again (fit.go). Agent text is escaped
+// for mrkdwn (& < >), which makes mentions such as <!here> inert. Update
+// replaces the copy with the card's outcome and drops the buttons;
+// Remind replies in the message's thread with the card's reminder.
+//
+// Every button's value is the broker.Step it takes (broker.EncodeStep, at
+// most broker.MaxStepData bytes: "1o:k7m2qx.1/1:2"); a tap is read back
+// with broker.DecodeStep and sent as the step's command (Step.Command),
+// so a tap and a typed command travel the same road. Buttons posted by
+// the previous release still work for one release: those that carried
+// their command decode as a Legacy step, and the JSON reference of the
+// old Submit and "Other or note…" buttons and of the Other modal is read
+// by legacy.go.
 //
 // Inbound, every interaction becomes a broker.Inbound and goes to the
 // broker, which parses, authorizes and answers:
 //
-//   - a button tap: its value;
-//   - Submit under checkboxes: one "/answer <id> 1,3" built from the
-//     checkbox state of the payload;
-//   - the Other modal's submission: "/answer <id> other <text>", or with
-//     options picked in it "/answer <id> 1,3 other <text>"
-//     (broker.FormatOptionsOther);
+//   - a button tap: the command of its step;
+//   - Submit under checkboxes: a broker.StepPick of the options ticked in
+//     the payload's state, "/answer <id> 1,3";
+//   - "Other or note…": nothing is sent; the modal opens, showing the
+//     question and options read from the message the button is on, and
+//     carrying the step and the conversation in its private_metadata;
+//   - the Other modal's submission: a broker.StepPick of the options
+//     picked in it, with the text: "/answer <id> other <text>", or
+//     "/answer <id> 1,3 other <text>";
 //   - the /answer, /decline, /discuss and /pending slash commands;
 //   - a message: "answer …", "!answer …", or a bare "2" or label typed in
 //     the question's thread (Inbound.ReplyTo is the thread's ts, which is the

@@ -135,9 +135,12 @@ func mustJSON(t *testing.T, v any) []byte {
 
 func boolp(b bool) *bool { return &b }
 
+// sampleNow is when sampleQuestion was asked.
+var sampleNow = time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)
+
 // sampleQuestion is a pending question as the broker would pass it.
 func sampleQuestion() *broker.Question {
-	now := time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)
+	now := sampleNow
 	return &broker.Question{
 		ID: "k7m2qx", Agent: "agent", Route: "default", Status: broker.StatusPending,
 		Timeout: 30 * time.Minute, CreatedAt: now, ExpiresAt: now.Add(30 * time.Minute),
@@ -161,7 +164,11 @@ func toAny[T any](xs []T) []any {
 	return out
 }
 
-func utcLoc() *time.Location { return time.UTC }
+// testCard is q's card as the channel builds it, read at sampleNow in
+// UTC.
+func testCard(q *broker.Question) broker.Card {
+	return broker.BuildCard(q, broker.Viewer{Now: sampleNow, Loc: time.UTC, Channel: Name})
+}
 
 // resolved returns q answered by ana.
 func resolved(q *broker.Question) *broker.Question {

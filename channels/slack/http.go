@@ -20,7 +20,7 @@ import (
 // maxBody bounds a request body read before its signature is checked.
 // Slack's largest deliveries are block_actions payloads, which carry the
 // whole question message: the largest question the broker accepts, in a
-// script of three UTF-8 bytes per character, makes about 186 KB of
+// script of three UTF-8 bytes per character, makes about 202 KB of
 // form-encoded payload.
 const maxBody = 256 << 10
 

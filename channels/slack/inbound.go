@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,43 +46,68 @@ func userName(u slackapi.User) string {
 	return u.Name
 }
 
-// blockAction records one tapped element of a question message.
+// blockAction records one tapped button of a question message: the
+// broker.Step its value carries, sent as the step's command. Submit sends
+// the options ticked in the checkboxes beside it; "Other or note…" opens
+// the Other modal once the tap is acknowledged.
 func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallback, a *slackapi.BlockAction) followUp {
 	chat := cb.Channel.ID
 	if chat == "" {
 		chat = cb.Container.ChannelID
 	}
 	in := broker.Inbound{Channel: Name, Chat: chatOf(chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User), Private: isDM(chat)}
-	switch {
-	case strings.HasPrefix(a.ActionID, actionOptionPrefix), a.ActionID == actionSkip, a.ActionID == actionDecline, a.ActionID == actionDiscuss, a.ActionID == actionSnooze:
-		in.Text = a.Value
-	case a.ActionID == actionSubmit:
-		ref, err := decodeRef(a.Value)
-		if err != nil {
-			c.log.Warn("submit with a bad reference", "chat", chat, "err", err)
-			return nil
-		}
-		picked := tickedOptions(cb.BlockActionState, a.BlockID)
-		if len(picked) == 0 {
-			return c.telling(replyTo{chat: chat, user: in.User, threadTS: cb.Container.ThreadTs, responseURL: cb.ResponseURL}, noneTicked)
-		}
-		in.Text = broker.FormatOption(ref.ref(), picked...)
-	case a.ActionID == actionOther:
-		ref, err := decodeRef(a.Value)
-		if err != nil {
-			c.log.Warn("other with a bad reference", "chat", chat, "err", err)
-			return nil
-		}
-		ref.Chat = chat
-		if ref.Multi {
-			ref.Picked = tickedOptions(cb.BlockActionState, a.BlockID)
-		}
-		// Nothing to record: the modal opens once the tap is acknowledged.
-		return func(ctx context.Context) { c.openOther(ctx, cb.TriggerID, ref) }
-	default:
+	where := replyTo{chat: chat, user: in.User, threadTS: cb.Container.ThreadTs, responseURL: cb.ResponseURL}
+	step, ok := c.buttonStep(chat, a)
+	if !ok {
 		return nil // a checkbox tick: its state arrives with Submit
 	}
-	return c.dispatch(ctx, in, replyTo{chat: chat, user: in.User, threadTS: cb.Container.ThreadTs, responseURL: cb.ResponseURL})
+	if step.Legacy == "" {
+		switch step.Kind {
+		case broker.StepOther:
+			shown := promptShown(cb.Message, step.Ref)
+			var ticked []int
+			if shown.multi {
+				ticked = tickedOptions(cb.BlockActionState, a.BlockID)
+			}
+			meta := modalMeta{step: step, chat: chat}
+			// Nothing to record: the modal opens once the tap is acknowledged.
+			return func(ctx context.Context) { c.openOther(ctx, cb.TriggerID, meta, shown, ticked) }
+		case broker.StepSubmit:
+			// The ticks are the checkboxes' state as the person left it,
+			// not those the button was drawn with.
+			step = broker.Step{Kind: broker.StepPick, Ref: step.Ref, Options: tickedOptions(cb.BlockActionState, a.BlockID)}
+		}
+	}
+	cmd, ok := step.Command("")
+	if !ok {
+		if step.Kind == broker.StepPick {
+			return c.telling(where, noneTicked)
+		}
+		c.log.Debug("a button step that sends nothing", "chat", chat, "value", a.Value)
+		return nil
+	}
+	in.Text = cmd
+	return c.dispatch(ctx, in, where)
+}
+
+// buttonStep reads the step a tapped button carries: a broker.Step, a
+// command (a button posted before steps), or an old JSON reference
+// (legacy.go). A checkbox tick, which carries none, reports false.
+func (c *Channel) buttonStep(chat string, a *slackapi.BlockAction) (broker.Step, bool) {
+	if a.ActionID == actionPick || a.Value == "" {
+		return broker.Step{}, false
+	}
+	step, err := broker.DecodeStep(a.Value)
+	if err == nil {
+		return step, true
+	}
+	if errors.Is(err, broker.ErrNotStep) {
+		if old, ok := legacyButton(a.ActionID, a.Value); ok {
+			return old, true
+		}
+	}
+	c.log.Warn("button with bad data", "chat", chat, "action_id", a.ActionID, "err", err)
+	return broker.Step{}, false
 }
 
 // tickedOptions reads the 0-based indexes of the ticked checkboxes of an
@@ -92,11 +118,71 @@ func tickedOptions(state *slackapi.BlockActionStates, blockID string) []int {
 	}
 	var out []int
 	for _, o := range state.Values[blockID][actionPick].SelectedOptions {
-		if k, err := strconv.Atoi(o.Value); err == nil && k >= 0 && k < broker.MaxOptions {
+		if k, ok := optionIndex(o.Value); ok {
 			out = append(out, k)
 		}
 	}
-	return broker.SelectedOptions(out)
+	return out
+}
+
+// optionIndex reads a 0-based option index written by render.go.
+func optionIndex(s string) (int, bool) {
+	k, err := strconv.Atoi(s)
+	return k, err == nil && k >= 0 && k < broker.MaxOptions
+}
+
+// shownPrompt is a prompt as the message a button is on shows it, which
+// the Other modal shows again: the question (escaped), the option labels
+// in order, and whether several may be picked.
+type shownPrompt struct {
+	question string
+	labels   []string
+	multi    bool
+}
+
+// promptShown reads prompt ref from the question message m, as Slack
+// sends it with a tap: the question's section, and the option buttons
+// or checkboxes of the prompt's actions block. The blocks are the ones
+// render.go wrote (before this release too), found by their block ids.
+func promptShown(m slackapi.Message, ref broker.PromptRef) shownPrompt {
+	var p shownPrompt
+	questionID, actionsID := blockID(ref.ID, ref.Index, "question"), blockID(ref.ID, ref.Index, "actions")
+	label := func(k int, text *slackapi.TextBlockObject) {
+		for len(p.labels) <= k {
+			p.labels = append(p.labels, strconv.Itoa(len(p.labels)+1))
+		}
+		if text != nil {
+			p.labels[k] = text.Text
+		}
+	}
+	for _, b := range m.Blocks.BlockSet {
+		switch b := b.(type) {
+		case *slackapi.SectionBlock:
+			if b.BlockID == questionID && b.Text != nil {
+				p.question = escapeMrkdwn(unescapeMessage(b.Text.Text))
+			}
+		case *slackapi.ActionBlock:
+			if b.BlockID != actionsID || b.Elements == nil {
+				continue
+			}
+			for _, el := range b.Elements.ElementSet {
+				switch el := el.(type) {
+				case *slackapi.ButtonBlockElement:
+					if k, ok := optionIndex(strings.TrimPrefix(el.ActionID, actionOptionPrefix)); ok && strings.HasPrefix(el.ActionID, actionOptionPrefix) {
+						label(k, el.Text)
+					}
+				case *slackapi.CheckboxGroupsBlockElement:
+					p.multi = true
+					for _, o := range el.Options {
+						if k, ok := optionIndex(o.Value); ok {
+							label(k, o.Text)
+						}
+					}
+				}
+			}
+		}
+	}
+	return p
 }
 
 // noneGiven is said when the modal is sent with no option and no text.
@@ -104,21 +190,25 @@ const noneGiven = "Choose an option or type an answer: nothing was recorded."
 
 // openOther opens the modal in which a person types an Other answer or,
 // when the prompt has options, picks some and adds the text as a note.
-func (c *Channel) openOther(ctx context.Context, triggerID string, ref promptRef) {
-	blocks := []slackapi.Block{section("question", escapeLimit(ref.Question, maxSectionText))}
+// ticked are the options ticked in the message, ticked again here.
+func (c *Channel) openOther(ctx context.Context, triggerID string, meta modalMeta, p shownPrompt, ticked []int) {
+	var blocks []slackapi.Block
+	if p.question != "" {
+		blocks = append(blocks, slackapi.NewSectionBlock(mrkdwn(cutEscaped(p.question, maxSectionText)), nil, nil, slackapi.SectionBlockOptionBlockID("question")))
+	}
 	textLabel := "Your answer"
-	if len(ref.Options) > 0 {
-		blocks = append(blocks, choiceInput(ref))
+	if len(p.labels) > 0 {
+		blocks = append(blocks, choiceInput(p, ticked))
 		textLabel = "Other answer, or a note to go with your choice"
 	}
 	input := slackapi.NewPlainTextInputBlockElement(plain("Type here", 150), otherActionID)
 	input.Multiline = true
 	input.MaxLength = 2000
 	text := slackapi.NewInputBlock(otherBlockID, plain(textLabel, maxModalLabel), nil, input)
-	text.Optional = len(ref.Options) > 0
+	text.Optional = len(p.labels) > 0
 	blocks = append(blocks, text)
 	title := "Other answer"
-	if len(ref.Options) > 0 {
+	if len(p.labels) > 0 {
 		title = "Other answer or note"
 	}
 	view := slackapi.ModalViewRequest{
@@ -127,27 +217,27 @@ func (c *Channel) openOther(ctx context.Context, triggerID string, ref promptRef
 		Submit:          plain("Send", 24),
 		Close:           plain("Cancel", 24),
 		CallbackID:      otherCallbackID,
-		PrivateMetadata: ref.encodeWithin(maxPrivateMetadata),
+		PrivateMetadata: meta.encode(),
 		Blocks:          slackapi.Blocks{BlockSet: blocks},
 	}
 	if _, err := c.api.OpenViewContext(ctx, triggerID, view); err != nil {
-		c.log.Warn("views.open failed", "question_id", ref.ID, "chat", ref.Chat, "err", err)
+		c.log.Warn("views.open failed", "question_id", meta.step.Ref.ID, "chat", meta.chat, "err", err)
 	}
 }
 
 // choiceInput is the modal's optional radio buttons (one answer) or
 // checkboxes (several), with the options ticked in the message ticked.
-func choiceInput(ref promptRef) *slackapi.InputBlock {
-	opts := make([]*slackapi.OptionBlockObject, len(ref.Options))
-	for k, label := range ref.Options {
+func choiceInput(p shownPrompt, ticked []int) *slackapi.InputBlock {
+	opts := make([]*slackapi.OptionBlockObject, len(p.labels))
+	for k, label := range p.labels {
 		opts[k] = slackapi.NewOptionBlockObject(strconv.Itoa(k), plain(label, maxOptionText), nil)
 	}
 	var el slackapi.BlockElement
 	label := "Your choice"
-	if ref.Multi {
+	if p.multi {
 		boxes := slackapi.NewCheckboxGroupsBlockElement(choiceActionID, opts...)
-		for _, k := range ref.Picked {
-			if k >= 0 && k < len(opts) {
+		for _, k := range ticked {
+			if k < len(opts) {
 				boxes.InitialOptions = append(boxes.InitialOptions, opts[k])
 			}
 		}
@@ -163,34 +253,38 @@ func choiceInput(ref promptRef) *slackapi.InputBlock {
 // otherSubmitted records what the modal was sent with: the options picked
 // and the text as a note, or the text alone as the Other answer.
 func (c *Channel) otherSubmitted(ctx context.Context, cb slackapi.InteractionCallback) followUp {
-	ref, err := decodeRef(cb.View.PrivateMetadata)
-	if err != nil || ref.Chat == "" {
-		c.log.Warn("other answer with bad metadata", "err", err)
-		return nil
+	meta, err := decodeModalMeta(cb.View.PrivateMetadata)
+	if err != nil {
+		old, oldErr := legacyModalMeta(cb.View.PrivateMetadata)
+		if oldErr != nil {
+			c.log.Warn("other answer with bad metadata", "err", err)
+			return nil
+		}
+		meta = old
 	}
-	where := replyTo{chat: ref.Chat, user: cb.User.ID}
+	where := replyTo{chat: meta.chat, user: cb.User.ID}
 	var text string
 	var picked []int
 	if st := cb.View.State; st != nil {
-		text = strings.TrimSpace(st.Values[otherBlockID][otherActionID].Value)
+		text = st.Values[otherBlockID][otherActionID].Value
 		choice := st.Values[choiceBlockID][choiceActionID]
 		sel := choice.SelectedOptions
 		if choice.SelectedOption.Value != "" {
 			sel = append(sel, choice.SelectedOption)
 		}
 		for _, o := range sel {
-			if k, err := strconv.Atoi(o.Value); err == nil && k >= 0 && k < len(ref.Options) {
+			if k, ok := optionIndex(o.Value); ok {
 				picked = append(picked, k)
 			}
 		}
 	}
-	if text == "" && len(picked) == 0 {
+	cmd, ok := broker.Step{Kind: broker.StepPick, Ref: meta.step.Ref, Options: picked}.Command(text)
+	if !ok {
 		return c.telling(where, noneGiven)
 	}
 	return c.dispatch(ctx, broker.Inbound{
-		Channel: Name, Chat: chatOf(ref.Chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
-		Text:    broker.FormatOptionsOther(ref.ref(), broker.SelectedOptions(picked), text),
-		Private: isDM(ref.Chat),
+		Channel: Name, Chat: chatOf(meta.chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
+		Text: cmd, Private: isDM(meta.chat),
 	}, where)
 }
 

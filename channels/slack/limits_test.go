@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,7 +17,9 @@ import (
 )
 
 // largestQuestion is the largest question the broker accepts, written in
-// a script of three UTF-8 bytes per character.
+// a script of three UTF-8 bytes per character: four prompts of four
+// options with the longest labels, every option of its multi-select
+// prompts ticked, and a Snooze button.
 func largestQuestion() *broker.Question {
 	q := sampleQuestion()
 	q.Context = strings.Repeat("語", broker.MaxContextChars)
@@ -25,12 +28,16 @@ func largestQuestion() *broker.Question {
 		pr := broker.Prompt{Question: strings.Repeat("問", broker.MaxQuestionChars), Header: "見出し" + strconv.Itoa(p), MultiSelect: p%2 == 1}
 		for o := range broker.MaxOptions {
 			pr.Options = append(pr.Options, broker.Option{
-				Label:       "選択 " + strconv.Itoa(o),
+				Label:       strings.Repeat("選", 58) + " " + strconv.Itoa(o),
 				Description: strings.Repeat("説", broker.MaxDescriptionChar),
 			})
 		}
 		q.Prompts = append(q.Prompts, pr)
+		if pr.MultiSelect {
+			q.Selections = map[int][]int{p: {0, 1, 2, 3}}
+		}
 	}
+	q.Policy.Snooze = &broker.SnoozePolicy{}
 	return q
 }
 
@@ -104,27 +111,58 @@ func TestHTTPModeForgedFloodLogsAFewLines(t *testing.T) {
 	}
 }
 
-// TestOtherButtonFitsItsValue: the "Other or note…" button carries the
-// prompt's reference and option labels; with the longest labels in a
-// four-byte script it still fits Slack's 2000 bytes, and still names the
-// question, the prompt and every option.
-func TestOtherButtonFitsItsValue(t *testing.T) {
-	q := sampleQuestion()
-	q.Prompts[0].Question = strings.Repeat("𝄞", broker.MaxQuestionChars)
-	q.Prompts[0].Options = nil
-	for range broker.MaxOptions {
-		q.Prompts[0].Options = append(q.Prompts[0].Options, broker.Option{Label: strings.Repeat("𝄞", 100)})
+// TestButtonDataFitsForTheLargestQuestion: on the largest question every
+// button carries a step within broker.MaxStepData bytes, far below
+// Slack's 2000, that names the question and its prompt; and the Other
+// modal of its last prompt, opened through the fake, carries its step in
+// a few bytes of private_metadata and offers the prompt's options again.
+func TestButtonDataFitsForTheLargestQuestion(t *testing.T) {
+	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
+	e.run(t)
+	q := largestQuestion()
+	m := postOne(t, e, q, general)
+	buttons := m.Buttons()
+	// Per prompt: the options (or Submit), Other or note…, Skip; then
+	// Not ready, Decline, Snooze.
+	if want := 2*(4+2) + 2*(1+2) + 3; len(buttons) != want {
+		t.Fatalf("%d buttons, want %d: %+v", len(buttons), want, buttons)
 	}
-	q.Prompts[0].MultiSelect = true
-	v := newRef(q, 0).encodeWithin(maxButtonValue)
-	if len(v) > maxButtonValue {
-		t.Fatalf("value of %d bytes, Slack allows %d", len(v), maxButtonValue)
+	longest := 0
+	for _, b := range buttons {
+		longest = max(longest, len(b.Value))
+		if len(b.Value) > broker.MaxStepData || len(b.Value) > maxButtonValue {
+			t.Errorf("button %q carries %d bytes: %q", b.Text, len(b.Value), b.Value)
+		}
+		s, err := broker.DecodeStep(b.Value)
+		if err != nil || s.Ref.ID != q.ID || s.Ref.Count != broker.MaxPrompts {
+			t.Errorf("button %q: step %+v, %v", b.Text, s, err)
+		}
 	}
-	r, err := decodeRef(v)
+	t.Logf("the longest button value on the largest question: %d bytes of Slack's %d", longest, maxButtonValue)
+
+	var other slackfake.Button
+	for _, b := range buttons {
+		if b.Text == "Other or note…" && strings.HasPrefix(b.BlockID, blockID(q.ID, broker.MaxPrompts-1)) {
+			other = b
+		}
+	}
+	tap, err := slackfake.SubmitCheckboxes(m, ana, other, 0, 1, 2, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.ID != q.ID || r.Prompt != 0 || r.Prompts != 1 || !r.Multi || len(r.Options) != broker.MaxOptions {
-		t.Fatalf("reference after shortening: %+v", r)
+	e.send(t, "interactive", tap)
+	waitFake(t, e.fake, "views.open", func() bool { return len(e.fake.Views()) == 1 })
+	var view struct {
+		PrivateMetadata string `json:"private_metadata"`
+	}
+	v := e.fake.Views()[0]
+	if err := json.Unmarshal(v.View, &view); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(view.PrivateMetadata); n > broker.MaxStepData+1+len(general) || n > maxPrivateMetadata {
+		t.Errorf("private_metadata of %d bytes: %q", n, view.PrivateMetadata)
+	}
+	if got := modalChoices(t, v); !strings.HasPrefix(got, "checkboxes: "+strings.Repeat("選", 58)+" 0, ") || !strings.HasSuffix(got, "ticked: 0,1,2,3") {
+		t.Errorf("the modal offers %q", got)
 	}
 }

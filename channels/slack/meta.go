@@ -1,22 +1,21 @@
 package slack
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/askbridge/askbridge/broker"
 )
 
-// Action ids inside a prompt's actions block; each is unique in its block.
+// Action ids inside a question message; each is unique in its block. A
+// control's button has its kind as action id ("submit", "other", "skip",
+// "not_ready", "decline", "snooze"). What a tap does is read from the
+// button's value, a broker.Step, not from the action id.
 const (
 	actionOptionPrefix = "opt."
-	actionOther        = "other"
-	actionSkip         = "skip"
-	actionDecline      = "decline"
-	actionDiscuss      = "discuss"
 	actionPick         = "pick"
-	actionSubmit       = "submit"
+	actionSubmit       = string(broker.ControlSubmit)
+	actionOther        = string(broker.ControlOther)
 
 	// otherCallbackID names the Other modal in view_submission payloads.
 	otherCallbackID = "askbridge.other"
@@ -29,82 +28,30 @@ const (
 	choiceActionID = "pick"
 )
 
-// promptRef names one prompt of one question. Buttons that are not plain
-// commands (Other or note…, Submit) carry it, and so does the Other modal, so that
-// the command can be built with the broker's own formatter later.
-type promptRef struct {
-	ID      string `json:"id"`
-	Prompt  int    `json:"p"`
-	Prompts int    `json:"n"`
-	// Question is the prompt's text (shortened), shown in the modal.
-	Question string `json:"q,omitempty"`
-	// Chat is the conversation the button was tapped in (modal only: a
-	// view_submission carries no channel).
-	Chat string `json:"c,omitempty"`
-	// Options are the prompt's option labels (shortened) and Multi tells
-	// whether several may be picked: the modal offers them beside the
-	// text, which then is a note.
-	Options []string `json:"o,omitempty"`
-	Multi   bool     `json:"m,omitempty"`
-	// Picked are the options ticked in the message when "Other or note…"
-	// was tapped (modal only), ticked again in the modal.
-	Picked []int `json:"k,omitempty"`
+// modalMeta is what the Other modal carries in its private_metadata: the
+// step of the "Other or note…" button, and the conversation it was
+// tapped in, which a view_submission does not name.
+type modalMeta struct {
+	step broker.Step
+	chat string
 }
 
-// ref returns the broker's reference of the prompt r names, which the
-// broker's formatters take.
-func (r promptRef) ref() broker.PromptRef {
-	return broker.PromptRef{ID: r.ID, Index: r.Prompt, Count: r.Prompts}
+// encode writes m as "<step> <chat>": "1x:k7m2qx.1/1 C0GENERAL".
+func (m modalMeta) encode() string {
+	return broker.EncodeStep(m.step) + " " + m.chat
 }
 
-func (r promptRef) encode() string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(r) // plain strings and ints: cannot fail
-	return string(bytes.TrimSpace(buf.Bytes()))
-}
-
-// encodeWithin encodes r in at most n bytes, shortening the question and
-// then the labels shown in the modal; the command is built from the id
-// and numbers, which are never cut.
-func (r promptRef) encodeWithin(n int) string {
-	s := r.encode()
-	for _, q := range []int{100, 40, 0} {
-		if len(s) <= n {
-			return s
-		}
-		r.Question = limit(r.Question, q)
-		s = r.encode()
+func decodeModalMeta(s string) (modalMeta, error) {
+	data, chat, ok := strings.Cut(s, " ")
+	if !ok || chat == "" {
+		return modalMeta{}, fmt.Errorf("slack: modal metadata %q names no conversation", s)
 	}
-	for _, l := range []int{30, 10} {
-		if len(s) <= n {
-			return s
-		}
-		for k := range r.Options {
-			r.Options[k] = limit(r.Options[k], l)
-		}
-		s = r.encode()
+	step, err := broker.DecodeStep(data)
+	if err != nil {
+		return modalMeta{}, fmt.Errorf("slack: modal metadata: %w", err)
 	}
-	return s
-}
-
-func decodeRef(s string) (promptRef, error) {
-	var r promptRef
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return r, fmt.Errorf("slack: bad prompt reference: %w", err)
+	if step.Legacy != "" {
+		return modalMeta{}, fmt.Errorf("slack: modal metadata %q holds a command, not a step", s)
 	}
-	if !r.ref().Valid() || len(r.Options) > broker.MaxOptions {
-		return r, fmt.Errorf("slack: bad prompt reference %q", s)
-	}
-	return r, nil
-}
-
-func newRef(q *broker.Question, i int) promptRef {
-	p := q.Prompts[i]
-	r := promptRef{ID: q.ID, Prompt: i, Prompts: len(q.Prompts), Question: limit(p.Question, 200), Multi: p.MultiSelect}
-	for _, o := range p.Options {
-		r.Options = append(r.Options, limit(o.Label, maxOptionText))
-	}
-	return r
+	return modalMeta{step: step, chat: chat}, nil
 }

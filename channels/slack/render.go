@@ -4,12 +4,42 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/askbridge/askbridge/broker"
 )
+
+// card returns q's card as this channel's readers see it: its times in
+// the channel's zone at c.now(), and the other channels q went to named
+// as copies elsewhere.
+func (c *Channel) card(q *broker.Question) broker.Card {
+	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name})
+}
+
+// message is a copy of a question as chat.postMessage and chat.update
+// take it: the blocks, and the plain text that notifications and clients
+// without blocks show.
+type message struct {
+	text   string
+	blocks []slackapi.Block
+}
+
+// questionMessage maps a pending card to its message, fitted to Slack's
+// limits (fit.go).
+func questionMessage(card broker.Card) message {
+	card, l := fitted(card, questionBlocks)
+	return message{text: fallbackText(card), blocks: l.blocks}
+}
+
+// outcomeMessage maps a resolved card to its message: the prompts and the
+// outcome, no buttons. The context is not shown there, so it is not what
+// fitting cuts.
+func outcomeMessage(card broker.Card) message {
+	card.Context = ""
+	card, l := fitted(card, outcomeBlocks)
+	return message{text: escapeLimit(card.Outcome.Text, maxFallbackText), blocks: l.blocks}
+}
 
 // mrkdwn returns a mrkdwn text object for text that is already escaped.
 // verbatim stops Slack from turning bare URLs and #channel names into links.
@@ -22,192 +52,193 @@ func plain(s string, n int) *slackapi.TextBlockObject {
 	return slackapi.NewTextBlockObject(slackapi.PlainTextType, limit(s, n), false, false)
 }
 
-func section(blockID, escaped string) *slackapi.SectionBlock {
-	return slackapi.NewSectionBlock(mrkdwn(escaped), nil, nil, slackapi.SectionBlockOptionBlockID(blockID))
-}
-
-func contextLine(blockID, escaped string) *slackapi.ContextBlock {
-	return slackapi.NewContextBlock(blockID, mrkdwn(escaped))
-}
-
-func blockID(q *broker.Question, parts ...any) string {
-	s := "ask." + q.ID
+func blockID(id string, parts ...any) string {
+	s := "ask." + id
 	for _, p := range parts {
 		s += "." + fmt.Sprint(p)
 	}
 	return s
 }
 
-// questionBlocks renders a pending question with its buttons. Prompts of a
+// questionBlocks renders a pending card with its buttons. Prompts of a
 // dialog that already have an answer show it instead of buttons.
-func questionBlocks(q *broker.Question, loc *time.Location) []slackapi.Block {
-	var blocks []slackapi.Block
-	for i, p := range q.Prompts {
-		blocks = append(blocks, promptHead(q, i)...)
+func questionBlocks(card broker.Card) *layout {
+	l := &layout{}
+	for i, p := range card.Prompts {
+		l.promptHead(card, i)
 		if len(p.Options) > 0 {
-			blocks = append(blocks, section(blockID(q, i, "options"), optionList(p)))
+			l.section(blockID(card.ID, i, "options"), "", optionList(p), shortenable)
 		}
-		if a := q.Given(i); a != nil {
-			blocks = append(blocks, contextLine(blockID(q, i, "done"), "Answered: "+escapeLimit(broker.AnswerValue(*a), maxContextText-10)))
+		if !p.Open {
+			l.context(blockID(card.ID, i, "done"), "", "Answered: "+escapeMrkdwn(p.Answer), fixed)
 			continue
 		}
-		if e := broker.ExpectText(p); e != "" {
-			blocks = append(blocks, contextLine(blockID(q, i, "expect"), "_"+escapeLimit(e, maxContextText-2)+"_"))
+		if p.Expect != "" {
+			l.context(blockID(card.ID, i, "expect"), "", "_"+escapeMrkdwn(p.Expect)+"_", fixed)
 		}
-		blocks = append(blocks, promptActions(q, i))
+		l.add(promptActions(card.ID, i, p))
 	}
-	blocks = append(blocks, footer(q, loc)...)
-	blocks = append(blocks, slackapi.NewActionBlock(blockID(q, "end"), endActions(q)...))
-	return clampBlocks(blocks)
+	if card.Context != "" {
+		l.context(blockID(card.ID, "context"), card.Context, escapeMrkdwn(card.Context), contextText)
+	}
+	l.context(blockID(card.ID, "deadline"), "", escapeMrkdwn(card.StateLine())+"  ·  question "+escapeMrkdwn(card.ID), fixed)
+	var end []slackapi.BlockElement
+	for _, ctl := range card.Controls {
+		end = append(end, controlButton(ctl))
+	}
+	l.add(slackapi.NewActionBlock(blockID(card.ID, "end"), end...))
+	l.clampBlocks()
+	return l
 }
 
-// outcomeBlocks renders a resolved question: the prompts, the outcome, no
+// outcomeBlocks renders a resolved card: the prompts, the outcome, no
 // buttons.
-func outcomeBlocks(q *broker.Question, loc *time.Location) []slackapi.Block {
-	var blocks []slackapi.Block
-	for i := range q.Prompts {
-		blocks = append(blocks, promptHead(q, i)...)
+func outcomeBlocks(card broker.Card) *layout {
+	l := &layout{}
+	for i := range card.Prompts {
+		l.promptHead(card, i)
 	}
-	blocks = append(blocks,
-		section("done."+q.ID+".outcome", "*"+escapeLimit(broker.OutcomeText(q, loc), maxSectionText-2)+"*"),
-		contextLine("done."+q.ID+".id", "Question "+escapeMrkdwn(q.ID)))
-	return clampBlocks(blocks)
+	l.section("done."+card.ID+".outcome", "", "*"+escapeMrkdwn(card.Outcome.Text)+"*", fixed)
+	l.context("done."+card.ID+".id", "", "Question "+escapeMrkdwn(card.ID), fixed)
+	l.clampBlocks()
+	return l
 }
 
 // promptHead is the header chip (and the prompt's place in a dialog)
 // followed by the question.
-func promptHead(q *broker.Question, i int) []slackapi.Block {
-	p := q.Prompts[i]
+func (l *layout) promptHead(card broker.Card, i int) {
+	p := card.Prompts[i]
 	var chips []string
 	if p.Header != "" {
 		chips = append(chips, "*"+escapeMrkdwn(p.Header)+"*")
 	}
-	if len(q.Prompts) > 1 {
-		chips = append(chips, fmt.Sprintf("Question %d of %d", i+1, len(q.Prompts)))
+	if n := len(card.Prompts); n > 1 {
+		chips = append(chips, fmt.Sprintf("Question %d of %d", i+1, n))
 	}
-	var out []slackapi.Block
 	if len(chips) > 0 {
-		out = append(out, contextLine(blockID(q, i, "chip"), strings.Join(chips, "  ·  ")))
+		l.context(blockID(card.ID, i, "chip"), "", strings.Join(chips, "  ·  "), fixed)
 	}
-	return append(out, section(blockID(q, i, "question"), escapeLimit(p.Question, maxSectionText)))
+	l.section(blockID(card.ID, i, "question"), p.Question, escapeMrkdwn(p.Question), shortenable)
+}
+
+// optionLabel is an option's label as buttons and lists show it: the
+// recommended one keeps the mark the agent wrote, which the hint under
+// the list explains.
+func optionLabel(o broker.CardOption) string {
+	if o.Recommended {
+		return o.Label + broker.RecommendedSuffix
+	}
+	return o.Label
 }
 
 // optionList numbers the options with their descriptions, so that typed
 // answers ("2") are obvious, and says what the recommended mark means.
-func optionList(p broker.Prompt) string {
-	var lines []string
-	for k, o := range p.Options {
-		line := fmt.Sprintf("*%d.* %s", k+1, escapeMrkdwn(o.Label))
+func optionList(p broker.CardPrompt) string {
+	lines := make([]string, 0, len(p.Options)+1)
+	for _, o := range p.Options {
+		line := fmt.Sprintf("*%d.* %s", o.Number, escapeMrkdwn(optionLabel(o)))
 		if o.Description != "" {
 			line += " — " + escapeMrkdwn(o.Description)
 		}
 		lines = append(lines, line)
 	}
-	s := strings.Join(lines, "\n")
-	hint := ""
-	if p.Recommended(0) {
-		hint = "\n_" + escapeMrkdwn(broker.RecommendedHint) + "_"
+	if p.Hint != "" {
+		lines = append(lines, "_"+escapeMrkdwn(p.Hint)+"_")
 	}
-	if len([]rune(s))+len([]rune(hint)) > maxSectionText {
-		s = string([]rune(s)[:maxSectionText-1-len([]rune(hint))]) + "…"
-	}
-	return s + hint
+	return strings.Join(lines, "\n")
 }
 
 // promptActions is the actions block of prompt i: option buttons (or
-// checkboxes and Submit), Other or note…, Skip.
-func promptActions(q *broker.Question, i int) *slackapi.ActionBlock {
-	p := q.Prompts[i]
+// checkboxes ticked as the question's selection stands), then the
+// prompt's controls (Submit, Other or note…, Skip).
+func promptActions(id string, i int, p broker.CardPrompt) *slackapi.ActionBlock {
 	var elems []slackapi.BlockElement
 	if p.MultiSelect && len(p.Options) > 0 {
 		opts := make([]*slackapi.OptionBlockObject, len(p.Options))
+		var ticked []*slackapi.OptionBlockObject
 		for k, o := range p.Options {
 			var desc *slackapi.TextBlockObject
 			if o.Description != "" {
 				desc = plain(o.Description, maxOptionDesc)
 			}
-			opts[k] = slackapi.NewOptionBlockObject(strconv.Itoa(k), plain(o.Label, maxOptionText), desc)
-		}
-		// Options ticked on another platform (Telegram's toggles) show
-		// ticked here too: every copy shows the question's selection.
-		boxes := slackapi.NewCheckboxGroupsBlockElement(actionPick, opts...)
-		for _, k := range broker.SelectedOptions(q.Selections[i]) {
-			if k >= 0 && k < len(opts) {
-				boxes.InitialOptions = append(boxes.InitialOptions, opts[k])
+			opts[k] = slackapi.NewOptionBlockObject(strconv.Itoa(o.Number-1), plain(optionLabel(o), maxOptionText), desc)
+			// Options ticked on another platform (Telegram's toggles)
+			// show ticked here too: every copy shows the selection.
+			if o.Selected {
+				ticked = append(ticked, opts[k])
 			}
 		}
-		elems = append(elems,
-			boxes,
-			slackapi.NewButtonBlockElement(actionSubmit, newRef(q, i).encode(), plain("Submit", maxButtonText)).WithStyle(slackapi.StylePrimary))
+		boxes := slackapi.NewCheckboxGroupsBlockElement(actionPick, opts...)
+		boxes.InitialOptions = ticked
+		elems = append(elems, boxes)
 	} else {
-		for k, o := range p.Options {
-			b := slackapi.NewButtonBlockElement(actionOptionPrefix+strconv.Itoa(k), limit(broker.FormatOption(q.Ref(i), k), maxButtonValue), plain(o.Label, maxButtonText))
-			if p.Recommended(k) {
+		for _, o := range p.Options {
+			b := slackapi.NewButtonBlockElement(actionOptionPrefix+strconv.Itoa(o.Number-1), o.Data, plain(optionLabel(o), maxButtonText))
+			if o.Recommended {
 				b = b.WithStyle(slackapi.StylePrimary)
 			}
 			elems = append(elems, b)
 		}
 	}
-	if p.AllowsOther() {
-		// The modal takes the Other answer, or a note beside options
-		// picked in it.
-		label := "Other or note…"
-		if len(p.Options) == 0 {
-			label = "Answer…"
-		}
-		elems = append(elems, slackapi.NewButtonBlockElement(actionOther, newRef(q, i).encodeWithin(maxButtonValue), plain(label, maxButtonText)))
+	for _, ctl := range p.Controls {
+		elems = append(elems, controlButton(ctl))
 	}
-	elems = append(elems, slackapi.NewButtonBlockElement(actionSkip, broker.FormatSkip(q.Ref(i)), plain("Skip", maxButtonText)))
 	if len(elems) > maxActionsElems {
 		elems = elems[:maxActionsElems]
 	}
-	return slackapi.NewActionBlock(blockID(q, i, "actions"), elems...)
+	return slackapi.NewActionBlock(blockID(id, i, "actions"), elems...)
 }
 
-// footer is the context of the question and its deadline and default.
-func footer(q *broker.Question, loc *time.Location) []slackapi.Block {
-	var out []slackapi.Block
-	if q.Context != "" {
-		out = append(out, contextLine(blockID(q, "context"), contextText(q.Context)))
+// controlButton is the button of a control: its words, its step as the
+// value, and its kind as the action id; Submit is the primary button.
+func controlButton(ctl broker.Control) *slackapi.ButtonBlockElement {
+	b := slackapi.NewButtonBlockElement(string(ctl.Kind), ctl.Data, plain(ctl.Label, maxButtonText))
+	if ctl.Kind == broker.ControlSubmit {
+		b = b.WithStyle(slackapi.StylePrimary)
 	}
-	line := escapeMrkdwn(broker.DeadlineText(q, loc)) + "  ·  question " + escapeMrkdwn(q.ID)
-	return append(out, contextLine(blockID(q, "deadline"), line))
+	return b
 }
 
 // fallbackText is the message's plain text: what notifications and
 // clients without blocks show, including the typed commands.
-func fallbackText(q *broker.Question, loc *time.Location) string {
+func fallbackText(card broker.Card) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Question %s", q.ID)
-	for i, p := range q.Prompts {
+	b.WriteString("Question " + card.ID)
+	for _, p := range card.Prompts {
 		b.WriteString("\n")
 		if p.Header != "" {
 			b.WriteString("[" + p.Header + "] ")
 		}
 		b.WriteString(limit(p.Question, 300))
-		for k, o := range p.Options {
-			fmt.Fprintf(&b, "\n  %d. %s", k+1, o.Label)
+		for _, o := range p.Options {
+			fmt.Fprintf(&b, "\n  %d. %s", o.Number, optionLabel(o))
 		}
-		ex := broker.FormatOption(q.Ref(i), 0)
-		if len(p.Options) == 0 {
-			ex = broker.FormatOther(q.Ref(i), "<text>")
-		} else if p.AllowsOther() {
-			ex += "  or  " + broker.FormatOther(q.Ref(i), "<text>") + "  or, with a note,  " + broker.FormatOptionsOther(q.Ref(i), []int{0}, "<note>")
+		if !p.Open {
+			b.WriteString("\n  Answered: " + p.Answer)
+			continue
 		}
-		b.WriteString("\n  Reply: " + ex)
+		reply := p.Example
+		if other, ok := p.Control(broker.ControlOther); ok && len(p.Options) > 0 {
+			note, _ := broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: []int{0}}.Command("<note>")
+			reply += "  or  " + other.Command + " <text>  or, with a note,  " + note
+		}
+		b.WriteString("\n  Reply: " + reply)
 	}
-	b.WriteString("\nNot ready: " + broker.FormatDiscuss(q.ID, "[message]"))
-	b.WriteString("\nDecline: " + broker.FormatDecline(q.ID, "[reason]"))
-	b.WriteString("\n" + broker.DeadlineText(q, loc))
+	for _, ctl := range card.Controls {
+		b.WriteString("\n" + ctl.Label + ": " + ctl.Command + placeholder(ctl))
+	}
+	b.WriteString("\n" + card.StateLine())
 	return escapeLimit(b.String(), maxFallbackText)
 }
 
-// clampBlocks keeps a message within Slack's 50 blocks, keeping the last
-// block (the Decline or outcome line) in place.
-func clampBlocks(blocks []slackapi.Block) []slackapi.Block {
-	if len(blocks) <= maxBlocks {
-		return blocks
+// placeholder shows, after the command of a control that takes text,
+// what the text is.
+func placeholder(ctl broker.Control) string {
+	switch {
+	case !ctl.TakesText:
+		return ""
+	case ctl.Kind == broker.ControlDecline:
+		return " [reason]"
 	}
-	out := append([]slackapi.Block(nil), blocks[:maxBlocks-1]...)
-	return append(out, blocks[len(blocks)-1])
+	return " [message]"
 }

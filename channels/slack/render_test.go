@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
@@ -57,7 +58,21 @@ func postOne(t *testing.T, e *testEnv, q *broker.Question, chat string) slackfak
 	return m
 }
 
-func TestPostRendersButtonsWithCommandValues(t *testing.T) {
+// sends is what tapping a button with value sends: the command of its
+// step, or "opens <kind>" for a step that only opens a box.
+func sends(t *testing.T, value string) string {
+	t.Helper()
+	s, err := broker.DecodeStep(value)
+	if err != nil {
+		t.Fatalf("button value %q: %v", value, err)
+	}
+	if cmd, ok := s.Command(""); ok {
+		return cmd
+	}
+	return "opens " + string(s.Kind)
+}
+
+func TestPostRendersButtonsWithSteps(t *testing.T) {
 	dialog := sampleQuestion()
 	dialog.Prompts = append(dialog.Prompts, broker.Prompt{Question: "Which cache?", Header: "Cache",
 		Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}, Other: boolp(false)})
@@ -65,61 +80,64 @@ func TestPostRendersButtonsWithCommandValues(t *testing.T) {
 	noOther.Prompts[0].Other = boolp(false)
 	freeText := sampleQuestion()
 	freeText.Prompts[0].Options = nil
+	other := "opens " + string(broker.StepOther)
 
+	type button struct{ Text, Sends, Style string }
 	tests := []struct {
 		name     string
 		q        *broker.Question
-		buttons  []slackfake.Button // Text, Value, Style
+		buttons  []button
 		inText   []string
 		inBlocks []string
 	}{
 		{
 			name: "single prompt",
 			q:    sampleQuestion(),
-			buttons: []slackfake.Button{
-				{Text: "Postgres (Recommended)", Value: "/answer k7m2qx 1", Style: "primary"},
-				{Text: "SQLite", Value: "/answer k7m2qx 2"},
-				{Text: "Other or note…"},
-				{Text: "Skip", Value: "/answer k7m2qx skip"},
-				{Text: "Not ready", Value: "/discuss k7m2qx"},
-				{Text: "Decline", Value: "/decline k7m2qx"},
+			buttons: []button{
+				{Text: "Postgres (Recommended)", Sends: "/answer k7m2qx 1", Style: "primary"},
+				{Text: "SQLite", Sends: "/answer k7m2qx 2"},
+				{Text: "Other or note…", Sends: other},
+				{Text: "Skip", Sends: "/answer k7m2qx skip"},
+				{Text: "Not ready", Sends: "/discuss k7m2qx"},
+				{Text: "Decline", Sends: "/decline k7m2qx"},
 			},
-			inText: []string{"/answer k7m2qx 1", "/answer k7m2qx other &lt;text&gt;", "/answer k7m2qx 1 other &lt;note&gt;",
-				"/discuss k7m2qx [message]", "/decline k7m2qx", "Which database?"},
+			inText: []string{"Reply: /answer k7m2qx 1", "/answer k7m2qx other &lt;text&gt;", "/answer k7m2qx 1 other &lt;note&gt;",
+				"Not ready: /discuss k7m2qx [message]", "Decline: /decline k7m2qx [reason]", "Which database?", "Expires 14:30 UTC · default: SQLite"},
 			inBlocks: []string{"*DB*", "Which database?", "*1.* Postgres (Recommended) — reliable", "*2.* SQLite — embedded",
-				"_" + broker.RecommendedHint + "_", "Expires 14:30 UTC · default: SQLite"},
+				"_" + broker.RecommendedHint + "_", "Expires 14:30 UTC · default: SQLite  ·  question k7m2qx"},
 		},
 		{
 			name: "other not allowed",
 			q:    noOther,
-			buttons: []slackfake.Button{
-				{Text: "Postgres (Recommended)", Value: "/answer k7m2qx 1", Style: "primary"},
-				{Text: "SQLite", Value: "/answer k7m2qx 2"},
-				{Text: "Skip", Value: "/answer k7m2qx skip"},
-				{Text: "Not ready", Value: "/discuss k7m2qx"},
-				{Text: "Decline", Value: "/decline k7m2qx"},
+			buttons: []button{
+				{Text: "Postgres (Recommended)", Sends: "/answer k7m2qx 1", Style: "primary"},
+				{Text: "SQLite", Sends: "/answer k7m2qx 2"},
+				{Text: "Skip", Sends: "/answer k7m2qx skip"},
+				{Text: "Not ready", Sends: "/discuss k7m2qx"},
+				{Text: "Decline", Sends: "/decline k7m2qx"},
 			},
 		},
 		{
 			name: "free text only",
 			q:    freeText,
-			buttons: []slackfake.Button{{Text: "Answer…"}, {Text: "Skip", Value: "/answer k7m2qx skip"},
-				{Text: "Not ready", Value: "/discuss k7m2qx"}, {Text: "Decline", Value: "/decline k7m2qx"}},
-			inText: []string{"/answer k7m2qx other &lt;text&gt;"},
+			buttons: []button{{Text: "Answer…", Sends: other}, {Text: "Skip", Sends: "/answer k7m2qx skip"},
+				{Text: "Not ready", Sends: "/discuss k7m2qx"}, {Text: "Decline", Sends: "/decline k7m2qx"}},
+			inText:   []string{"Reply: /answer k7m2qx other &lt;your answer&gt;"},
+			inBlocks: []string{"_Answer in your own words_"},
 		},
 		{
 			name: "dialog of two prompts",
 			q:    dialog,
-			buttons: []slackfake.Button{
-				{Text: "Postgres (Recommended)", Value: "/answer k7m2qx.1 1", Style: "primary"},
-				{Text: "SQLite", Value: "/answer k7m2qx.1 2"},
-				{Text: "Other or note…"},
-				{Text: "Skip", Value: "/answer k7m2qx.1 skip"},
-				{Text: "Redis", Value: "/answer k7m2qx.2 1"},
-				{Text: "None", Value: "/answer k7m2qx.2 2"},
-				{Text: "Skip", Value: "/answer k7m2qx.2 skip"},
-				{Text: "Not ready", Value: "/discuss k7m2qx"},
-				{Text: "Decline", Value: "/decline k7m2qx"},
+			buttons: []button{
+				{Text: "Postgres (Recommended)", Sends: "/answer k7m2qx.1 1", Style: "primary"},
+				{Text: "SQLite", Sends: "/answer k7m2qx.1 2"},
+				{Text: "Other or note…", Sends: other},
+				{Text: "Skip", Sends: "/answer k7m2qx.1 skip"},
+				{Text: "Redis", Sends: "/answer k7m2qx.2 1"},
+				{Text: "None", Sends: "/answer k7m2qx.2 2"},
+				{Text: "Skip", Sends: "/answer k7m2qx.2 skip"},
+				{Text: "Not ready", Sends: "/discuss k7m2qx"},
+				{Text: "Decline", Sends: "/decline k7m2qx"},
 			},
 			inBlocks: []string{"Question 1 of 2", "Question 2 of 2", "*Cache*"},
 		},
@@ -127,6 +145,7 @@ func TestPostRendersButtonsWithCommandValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, ModeSocket, &brokertest.Inbox{})
+			e.ch.now = func() time.Time { return sampleNow }
 			m := postOne(t, e, tt.q, general)
 			got := m.Buttons()
 			if len(got) != len(tt.buttons) {
@@ -134,8 +153,8 @@ func TestPostRendersButtonsWithCommandValues(t *testing.T) {
 			}
 			for i, w := range tt.buttons {
 				g := got[i]
-				if g.Text != w.Text || g.Style != w.Style || (w.Value != "" && g.Value != w.Value) {
-					t.Errorf("button %d = %q value %q style %q, want %q value %q style %q", i, g.Text, g.Value, g.Style, w.Text, w.Value, w.Style)
+				if g.Text != w.Text || g.Style != w.Style || sends(t, g.Value) != w.Sends {
+					t.Errorf("button %d = %q sends %q style %q, want %q sending %q style %q", i, g.Text, sends(t, g.Value), g.Style, w.Text, w.Sends, w.Style)
 				}
 			}
 			for _, s := range tt.inText {
@@ -150,6 +169,29 @@ func TestPostRendersButtonsWithCommandValues(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStateLineFromTheCard: the line under a question is the card's
+// state line as the channel's readers see it: the expiry's date when it
+// is not today, a snooze's policy button, and the other channels the
+// question went to.
+func TestStateLineFromTheCard(t *testing.T) {
+	e := newEnv(t, ModeSocket, &brokertest.Inbox{})
+	e.ch.now = func() time.Time { return sampleNow.Add(-24 * time.Hour) }
+	q := sampleQuestion()
+	q.Targets = append(q.Targets, broker.Target{Channel: "telegram", Chat: "1"}, broker.Target{Channel: "web"})
+	q.Policy.Snooze = &broker.SnoozePolicy{}
+	m := postOne(t, e, q, general)
+	want := "Expires Sun 29 Nov 14:30 UTC · default: SQLite · also in telegram, web"
+	if all := strings.Join(textObjects(t, m.Blocks, "mrkdwn"), "\n"); !strings.Contains(all, want) {
+		t.Errorf("blocks text lacks %q:\n%s", want, all)
+	}
+	if !strings.Contains(m.Text, want) || !strings.Contains(m.Text, "Snooze: /snooze k7m2qx") {
+		t.Errorf("fallback text lacks the state line or the Snooze command:\n%s", m.Text)
+	}
+	if b, ok := m.Button("Snooze"); !ok || sends(t, b.Value) != "/snooze k7m2qx" {
+		t.Errorf("Snooze button %+v", b)
 	}
 }
 
@@ -195,6 +237,9 @@ func TestPostMultiSelectHasCheckboxesAndSubmit(t *testing.T) {
 	}
 	if b, ok := m.Button("Submit"); !ok || b.Style != "primary" {
 		t.Errorf("no primary Submit button: %+v", m.Buttons())
+	}
+	if all := strings.Join(textObjects(t, m.Blocks, "mrkdwn"), "\n"); !strings.Contains(all, "_Choose one or more; you can add a note_") {
+		t.Errorf("the blocks do not say what the prompt takes:\n%s", all)
 	}
 	if _, ok := m.Button("SQLite"); ok {
 		t.Errorf("multi-select renders option buttons: %+v", m.Buttons())
@@ -250,8 +295,8 @@ func TestRenderRespectsSlackLimits(t *testing.T) {
 		name   string
 		blocks []any
 	}{
-		{"pending", toAny(questionBlocks(q, utcLoc()))},
-		{"resolved", toAny(outcomeBlocks(resolved(q), utcLoc()))},
+		{"pending", toAny(questionMessage(testCard(q)).blocks)},
+		{"resolved", toAny(outcomeMessage(testCard(resolved(q))).blocks)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := mustJSON(t, tc.blocks)
@@ -307,10 +352,8 @@ func BenchmarkQuestionBlocks(b *testing.B) {
 	q := sampleQuestion()
 	q.Context = strings.Repeat("some context & <details> ", 40)
 	for b.Loop() {
-		blocks := questionBlocks(q, utcLoc())
-		if len(blocks) == 0 {
+		if m := questionMessage(testCard(q)); len(m.blocks) == 0 || m.text == "" {
 			b.Fatal("no blocks")
 		}
-		_ = fallbackText(q, utcLoc())
 	}
 }

@@ -124,10 +124,10 @@ func (c *Channel) Name() string { return Name }
 // context shortened, the whole context follows in its thread
 // (wholecontext.go).
 func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (broker.MessageRef, error) {
-	blocks := questionBlocks(q, c.loc)
+	m := questionMessage(c.card(q))
 	ch, ts, err := c.paced.PostMessageContext(ctx, chat,
-		slackapi.MsgOptionText(fallbackText(q, c.loc), false),
-		slackapi.MsgOptionBlocks(blocks...),
+		slackapi.MsgOptionText(m.text, false),
+		slackapi.MsgOptionBlocks(m.blocks...),
 		slackapi.MsgOptionDisableLinkUnfurl(),
 		slackapi.MsgOptionDisableMediaUnfurl(),
 		slackapi.MsgOptionMetadata(copyMetadata(q, chat)),
@@ -139,7 +139,7 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 		ch = chat
 	}
 	c.log.Debug("question posted", "question_id", q.ID, "chat", ch, "ts", ts)
-	if !contextShown(q, blocks) {
+	if !contextShown(q, m.blocks) {
 		c.threadWholeContext(ctx, q, chat, ch, ts) // logs its failure, never returns it
 	}
 	ref := broker.MessageRef{Channel: Name, Chat: ch, MessageID: messageID(ch, ts), PostedAt: c.now()}
@@ -152,14 +152,15 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 // Update edits the posted copy m: the outcome without buttons once q is
 // resolved, or the dialog's progress while it is pending.
 func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
-	text, blocks := fallbackText(q, c.loc), questionBlocks(q, c.loc)
-	if q.Status.Terminal() {
-		text, blocks = escapeLimit(broker.OutcomeText(q, c.loc), maxFallbackText), outcomeBlocks(q, c.loc)
+	card := c.card(q)
+	msg := questionMessage(card)
+	if !card.Pending {
+		msg = outcomeMessage(card)
 	}
 	ch, ts := locate(m)
 	_, _, _, err := c.paced.UpdateMessageContext(ctx, ch, ts,
-		slackapi.MsgOptionText(text, false),
-		slackapi.MsgOptionBlocks(blocks...),
+		slackapi.MsgOptionText(msg.text, false),
+		slackapi.MsgOptionBlocks(msg.blocks...),
 	)
 	if err != nil {
 		return classify(fmt.Errorf("slack: update question %s in %s: %w", q.ID, m.Chat, err))
@@ -169,7 +170,7 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 
 // Remind replies in the thread of the posted copy m with the reminder.
 func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.MessageRef) error {
-	text := escapeMrkdwn(broker.ReminderText(q, c.now(), c.loc))
+	text := escapeMrkdwn(c.card(q).Reminder)
 	ch, ts := locate(m)
 	_, _, err := c.paced.PostMessageContext(ctx, ch,
 		slackapi.MsgOptionText(text, false),

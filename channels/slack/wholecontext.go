@@ -11,10 +11,10 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// A question's context block holds at most 3000 characters, and a dialog
-// that needs all of Slack's 50 blocks may leave it out. When the copy
-// shows less than the whole context, Post replies in the copy's thread
-// with the whole of it, in a code block. The approval hook of a coding
+// A question's context block holds at most 3000 characters: a longer
+// context is cut by the card (fit.go) and ends with broker.ContextCutMark.
+// When the copy shows less than the whole context, Post replies in the
+// copy's thread with the whole of it, in a code block. The approval hook of a coding
 // agent puts the whole command there when its preview is shortened, so
 // the thread is where a person reads what they approve.
 
@@ -24,27 +24,16 @@ const (
 	// about 4,000 into several, which tears a code block apart; a context
 	// longer than that goes in several replies, each a whole code block.
 	maxThreadText = 4000
-	// contextNote ends a context cut to fit its block.
-	contextNote = "(shortened: the whole text is in the thread)"
 	// fence opens and closes a code block.
 	fence = "```"
 )
-
-// contextText is the context block's text: the escaped context, or as
-// much of it as fits, ending with "…" and contextNote.
-func contextText(s string) string {
-	if e := escapeMrkdwn(s); utf8.RuneCountInString(e) <= maxContextText {
-		return e
-	}
-	return escapeLimit(s, maxContextText-utf8.RuneCountInString(contextNote)) + contextNote
-}
 
 // contextShown reports whether blocks show q's whole context.
 func contextShown(q *broker.Question, blocks []slackapi.Block) bool {
 	if q.Context == "" {
 		return true
 	}
-	whole, id := escapeMrkdwn(q.Context), blockID(q, "context")
+	whole, id := escapeMrkdwn(q.Context), blockID(q.ID, "context")
 	for _, b := range blocks {
 		cb, ok := b.(*slackapi.ContextBlock)
 		if !ok || cb.BlockID != id {

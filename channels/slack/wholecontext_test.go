@@ -97,7 +97,7 @@ func TestShortenedContextFollowsInThread(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newBrokerEnv(t, broker.Route{})
 			q, m := e.askPosted(t, approval(tt.ctx))
-			if shown := contextBlock(t, q, m); !strings.HasSuffix(shown, "…"+contextNote) {
+			if shown := contextBlock(t, q, m); !strings.HasSuffix(shown, broker.ContextCutMark) {
 				t.Errorf("the context block does not say where the whole text is: …%s", shown[len(shown)-80:])
 			}
 			replies := e.threadOf(m)
