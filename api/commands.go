@@ -76,18 +76,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request) {
 		res := reply.Question.Result()
 		out.Question = &res
 	}
-	writeCommandResponse(w, commandStatus(reply), out)
-}
-
-// writeCommandResponse writes out as the answer of POST /v1/commands:
-// the bytes writeJSON would write, with the question's own JSON put in as
-// it is instead of scanned and copied again.
-func writeCommandResponse(w http.ResponseWriter, status int, out CommandResponse) {
-	what := "reply"
-	if out.Question != nil {
-		what = "question"
-	}
-	writeAppended(w, status, what, func(b []byte) ([]byte, error) { return appendCommandResponse(b, out) })
+	writeJSON(w, commandStatus(reply), out)
 }
 
 // commandStatus maps a reply to a status code, so scripts can tell a

@@ -26,13 +26,55 @@ type errorDetail struct {
 	Status broker.Status `json:"status,omitempty"`
 }
 
+// writeJSON writes v as the answer with status: without HTML escaping,
+// ending in a newline. A value JSON cannot carry (a time past the year
+// 9999) is a 500 that names the problem, not a 2xx with a broken body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	buf := respBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuf {
+			buf.Reset()
+			respBufs.Put(buf)
+		}
+	}()
+	var err error
+	switch x := v.(type) {
+	case questionView:
+		// Their methods return json.Marshal's compact output, which an
+		// Encoder would check and copy again to the same bytes.
+		err = writeMarshaled(buf, x)
+	case broker.Result:
+		err = writeMarshaled(buf, x)
+	default:
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(v)
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "internal", "could not encode the answer: "+err.Error(), "")
+		return
+	}
+	writeBody(w, status, buf.Bytes())
 }
+
+// writeMarshaled writes what m's method returns to buf, and a newline as
+// an Encoder ends with.
+func writeMarshaled(buf *bytes.Buffer, m json.Marshaler) error {
+	data, err := m.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	buf.Write(data)
+	return buf.WriteByte('\n')
+}
+
+// respBufs holds the buffers answers are encoded into before they are
+// written: net/http copies what a handler writes, so a buffer goes back
+// at once. maxPooledBuf is the largest buffer kept, of an answer or of a
+// request body (decode): a large one is rare, and not worth holding on to.
+var respBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBuf = 64 << 10
 
 // writeBody writes body, JSON that ends in a newline as writeJSON's
 // does, as the answer with status.
@@ -95,10 +137,6 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, v any) bool {
 	}()
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
 	data := buf.Bytes()
-	if err == nil && fastDecode(data, v) {
-		// Valid UTF-8 throughout: the fast path declines anything else.
-		return false
-	}
 	if err == nil {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()

@@ -88,7 +88,7 @@ func BenchmarkWriteQuestionView(b *testing.B) {
 	w := &discardWriter{h: http.Header{}}
 	b.ReportAllocs()
 	for range b.N {
-		writeView(w, v)
+		writeJSON(w, http.StatusOK, v)
 	}
 }
 
@@ -100,6 +100,6 @@ func BenchmarkWriteCommandResponse(b *testing.B) {
 	w := &discardWriter{h: http.Header{}}
 	b.ReportAllocs()
 	for range b.N {
-		writeCommandResponse(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, out)
 	}
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -54,7 +55,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 func writeAsked(_ context.Context, w http.ResponseWriter, q *broker.Question) {
 	if q.Status == broker.StatusPending {
 		p := pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes)}
-		writeAppended(w, http.StatusAccepted, "answer", func(b []byte) ([]byte, error) { return appendPending(b, p) })
+		writeJSON(w, http.StatusAccepted, p)
 		return
 	}
 	writeJSON(w, http.StatusOK, q.Result())
@@ -94,14 +95,7 @@ func (s *Server) writeQuestion(ctx context.Context, w http.ResponseWriter, q *br
 		writeBrokerError(w, err)
 		return
 	}
-	writeView(w, view)
-}
-
-// writeView writes v as the 200 answer of GET /v1/questions/{id}: the
-// bytes writeJSON would write, made in one pass (writeJSON would scan and
-// copy the view's own JSON again, and the result's within it twice).
-func writeView(w http.ResponseWriter, v questionView) {
-	writeAppended(w, http.StatusOK, "question", v.appendJSON)
+	writeJSON(w, http.StatusOK, view)
 }
 
 // questionView is a question as GET /v1/questions/{id} shows it: its
@@ -218,24 +212,23 @@ func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request, agent str
 
 // MarshalJSON writes the result's own JSON with "copies" added (the
 // result marshals itself, which an embedding would otherwise inherit).
-func (v questionView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil) }
-
-// appendJSON appends what MarshalJSON returns to b.
-func (v questionView) appendJSON(b []byte) ([]byte, error) {
-	start := len(b)
-	out, err := broker.AppendResult(b, &v.Result)
+func (v questionView) MarshalJSON() ([]byte, error) {
+	res, err := v.Result.MarshalJSON()
 	if err != nil {
-		return b, err
+		return nil, err
 	}
-	if len(out)-start < 2 || out[len(out)-1] != '}' {
-		return b, fmt.Errorf("api: a result is not a JSON object: %s", out[start:])
+	if len(res) < 2 || res[len(res)-1] != '}' {
+		return nil, fmt.Errorf("api: a result is not a JSON object: %s", res)
 	}
-	out = out[:len(out)-1]
-	if out[len(out)-1] != '{' {
+	copies, err := json.Marshal(v.Copies)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(res)+len(copies)+12)
+	out = append(out, res[:len(res)-1]...)
+	if len(res) > 2 {
 		out = append(out, ',')
 	}
-	if out, err = broker.AppendCopies(append(out, `"copies":`...), v.Copies); err != nil {
-		return b, err
-	}
+	out = append(append(out, `"copies":`...), copies...)
 	return append(out, '}'), nil
 }

@@ -228,7 +228,7 @@ func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Quest
 		return nil, false, fmt.Errorf("broker: store question: %w", err)
 	}
 	if !created {
-		if stored.Fingerprint != q.Fingerprint {
+		if !sameAsk(stored.Fingerprint, q.Fingerprint) {
 			return stored, false, fmt.Errorf("%w: session_id %q and tool_call_id %q already name question %s (%s) with a different body", ErrConflict, req.SessionID, req.ToolCallID, stored.ID, stored.Status)
 		}
 		return stored, false, nil

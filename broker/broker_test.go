@@ -375,6 +375,43 @@ func TestMultiSelectAndDialog(t *testing.T) {
 	}
 }
 
+// TestIdempotentAskOfAnUnversionedFingerprint checks that a question
+// stored by the release before, whose fingerprint has no version, is
+// found again by an ask with the same body and refused (409) to one with
+// another body.
+func TestIdempotentAskOfAnUnversionedFingerprint(t *testing.T) {
+	// The fingerprint the release before stored for this request.
+	const unversioned = "80e44cdf12a36228f2eb08cb0eae0ec1"
+	ctx := context.Background()
+	req := dbQuestion()
+	req.ToolCallID = "call-1"
+	q, created, err := newEnv(t, nil).b.Ask(ctx, "agent", req)
+	if err != nil || !created {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(q.Fingerprint, "v2:") {
+		t.Fatalf("a new question's fingerprint is %q, want v2:…", q.Fingerprint)
+	}
+	e := newEnv(t, nil)
+	old := q.Clone()
+	old.Fingerprint = unversioned
+	if _, created, err := e.st.Create(ctx, old, nil); err != nil || !created {
+		t.Fatalf("storing the older question: created=%v %v", created, err)
+	}
+	same := dbQuestion()
+	same.ToolCallID = "call-1"
+	again, created, err := e.b.Ask(ctx, "agent", same)
+	if err != nil || created || again.ID != old.ID {
+		t.Fatalf("the same body again: created=%v %v %v, want question %s back", created, again, err, old.ID)
+	}
+	changed := dbQuestion()
+	changed.ToolCallID = "call-1"
+	changed.Question = "Which queue?"
+	if _, _, err := e.b.Ask(ctx, "agent", changed); !errors.Is(err, broker.ErrConflict) {
+		t.Fatalf("same key, other body: %v, want a conflict", err)
+	}
+}
+
 func TestIdempotentAsk(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math"
 	"slices"
 )
 
@@ -183,28 +182,4 @@ func valueOf(x any) (Value, error) {
 func plainValue(x any) Value {
 	v, _ := valueOf(x)
 	return v
-}
-
-// appendField writes f as json.Marshal does. Fields are rare: encoding/json
-// writes them. A field it refuses (a bound that is not a finite number)
-// never gets here: fieldsMarshal sends its question to encoding/json
-// whole, for the error.
-func appendField(b []byte, f *Field) []byte {
-	data, _ := json.Marshal(f)
-	return append(b, data...)
-}
-
-// fieldsMarshal reports whether json.Marshal writes the field of every
-// prompt of ps.
-func fieldsMarshal(ps []Prompt) bool {
-	for _, p := range ps {
-		if f := p.Field; f != nil {
-			for _, x := range []*float64{f.Minimum, f.Maximum} {
-				if x != nil && (math.IsNaN(*x) || math.IsInf(*x, 0)) {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }

@@ -4,12 +4,7 @@ import "encoding/json"
 
 // MarshalJSON writes r; answered_by is the array of Voters when the
 // question needed several people, and the one responder otherwise.
-// It writes by hand what the code below writes with encoding/json
-// (jsonenc.go), which it still does for what that would refuse.
 func (r Result) MarshalJSON() ([]byte, error) {
-	if b, ok := appendResult(make([]byte, 0, 1536), &r); ok {
-		return b, nil
-	}
 	type plain Result
 	if len(r.Voters) == 0 {
 		return json.Marshal(plain(r))

@@ -361,46 +361,35 @@ func validateRouted(r *AskRequest, route Route, timeout time.Duration, people *P
 	return ValidateReminders("reminders", r.Reminders, timeout)
 }
 
+// fingerprintVersion names how a fingerprint is made: the SHA-256 of
+// fingerprintJSON, written with encoding/json. A change to either gets a
+// new version, so that a stored fingerprint is never compared with one
+// made another way.
+const fingerprintVersion = "v2:"
+
 // Fingerprint returns a digest of the parts of a request that define the
 // question, so that a second ask with the same idempotency key and another
-// body is told apart (409) from a re-attach.
+// body is told apart (409) from a re-attach: fingerprintVersion, then the
+// first 16 bytes of the SHA-256 of fingerprintJSON in hex (enough to tell
+// two bodies apart, and every stored question keeps it).
 func Fingerprint(r *AskRequest, prompts []Prompt) string {
-	var b []byte
-	if r.Policy == nil && len(r.Reminders) == 0 {
-		b = appendFingerprint(make([]byte, 0, 1024), r, prompts)
-	} else {
-		b = fingerprintJSON(r, prompts)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16])
+	sum := sha256.Sum256(fingerprintJSON(r, prompts))
+	return fingerprintVersion + hex.EncodeToString(sum[:16])
 }
 
-// appendFingerprint writes what fingerprintJSON writes, by hand, for a
-// request without a policy or reminders (every stored fingerprint depends
-// on these bytes: TestFingerprintBytes compares them).
-func appendFingerprint(b []byte, r *AskRequest, prompts []Prompt) []byte {
-	dur := func(b []byte, d *Duration) []byte {
-		if d == nil {
-			return append(b, "null"...)
-		}
-		return appendString(b, time.Duration(*d).String())
+// sameAsk reports whether stored, the fingerprint of a stored question,
+// is that of r and prompts, whose Fingerprint is fp. A fingerprint stored
+// before fingerprints had a version (no prefix; read for one release) is
+// compared in its own form, the same digest without the version. A
+// version this bridge does not know never matches.
+func sameAsk(stored, fp string) bool {
+	if strings.HasPrefix(stored, fingerprintVersion) {
+		return stored == fp
 	}
-	b = appendPrompts(append(b, `{"P":`...), prompts)
-	b = appendString(append(b, `,"R":`...), r.Route)
-	b = dur(append(b, `,"T":`...), r.Timeout)
-	b = appendString(append(b, `,"C":`...), r.Context)
-	b = appendStrings(append(b, `,"S":`...), r.Responders)
-	b = appendString(append(b, `,"CB":`...), r.CallbackURL)
-	b = dur(append(b, `,"L":`...), r.Lease)
-	if r.Reminders == nil {
-		b = append(b, `,"RM":null`...)
-	} else {
-		b = append(b, `,"RM":[]`...)
+	if strings.Contains(stored, ":") {
+		return false
 	}
-	if len(r.RequestedBy) > 0 {
-		b = appendStrings(append(b, `,"RB":`...), r.RequestedBy)
-	}
-	return append(b, '}')
+	return stored == strings.TrimPrefix(fp, fingerprintVersion)
 }
 
 // fingerprintJSON is the JSON whose digest is the fingerprint.

@@ -19,8 +19,8 @@ var Awkward = []string{
 // Filler fills values with random contents: every field of every struct,
 // nested ones too, each slice, map and pointer either nil, empty or
 // holding values, strings from Awkward, times JSON can and cannot carry.
-// A test that compares a hand-written encoder with encoding/json over
-// filled values sees a field the encoder does not know as a difference.
+// A test that writes filled values as JSON and reads them back sees a
+// field that does not survive the round trip as a difference.
 type Filler struct {
 	rng *rand.Rand
 	// Strings, when set, are the strings filled in instead of Awkward.

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -65,13 +64,6 @@ type createKeys struct {
 	// audit is the end of the question's audit trail once created.
 	audit auditTail
 }
-
-// encodeBufs holds the buffers new questions' bodies are encoded into
-// before they become the string the script is sent; a buffer grown past
-// maxEncodeBuf by an unusually large question is not kept.
-var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
-
-const maxEncodeBuf = 64 << 10
 
 // createArgs returns the KEYS and ARGV of createScript for q (see
 // createWrite): fixedArgs arguments, then field/value pairs; and its
@@ -134,10 +126,8 @@ func (s *Store) createArgs(q *broker.Question, inProcess []broker.Target, idemKe
 	bare.Progress, bare.Selections = nil, nil
 	bare.Agent, bare.SessionID, bare.Status, bare.CreatedAt = "", "", "", time.Time{}
 	bare.Reminders, bare.RemindersSent, bare.LeaseUntil = nil, 0, time.Time{}
-	bp := encodeBufs.Get().(*[]byte)
-	raw, err := broker.AppendQuestion((*bp)[:0], &bare)
+	raw, err := json.Marshal(&bare)
 	if err != nil {
-		encodeBufs.Put(bp)
 		return nil, nil, cachedBody{}, createKeys{}, fmt.Errorf("redis store: create: encode: %w", err)
 	}
 	body := string(raw)
@@ -147,10 +137,6 @@ func (s *Store) createArgs(q *broker.Question, inProcess []broker.Target, idemKe
 		// decoding it (TestCreateKeepsItsBodyAsDecoded). It shares q's
 		// slices and maps: q is the store's own copy (CreateCapped).
 		cb.q = &bare
-	}
-	if cap(raw) <= maxEncodeBuf {
-		*bp = raw[:0]
-		encodeBufs.Put(bp)
 	}
 	var expires, next, leaseNs, leaseUs string
 	if !q.ExpiresAt.IsZero() {

@@ -108,35 +108,6 @@ type sentResolution struct {
 	res resolution
 }
 
-// encodeResolution returns the JSON of res, the bytes json.Marshal
-// writes, written by hand (broker's encoders) as Resolve does at every
-// resolution; what encoding/json refuses (a time beyond the year 9999)
-// goes to it for its error.
-func encodeResolution(res *resolution) ([]byte, error) {
-	b := make([]byte, 0, 512)
-	b = append(b, '{')
-	if len(res.Answers) > 0 {
-		b = append(broker.AppendAnswers(append(b, `"answers":`...), res.Answers), ',')
-	}
-	if res.Fallback != "" {
-		b = append(broker.AppendString(append(b, `"fallback":`...), res.Fallback), ',')
-	}
-	if res.Reason != "" {
-		b = append(broker.AppendString(append(b, `"reason":`...), res.Reason), ',')
-	}
-	if res.NotReady {
-		b = append(b, `"not_ready":true,`...)
-	}
-	if res.AnsweredBy != nil {
-		b = append(broker.AppendResponder(append(b, `"answered_by":`...), *res.AnsweredBy), ',')
-	}
-	b, ok := broker.AppendTime(append(b, `"resolved_at":`...), res.ResolvedAt)
-	if !ok {
-		return json.Marshal(res)
-	}
-	return append(b, '}'), nil
-}
-
 // asDecoded reports whether a copy of res is what decoding body, its
 // JSON, gives: its time is in UTC, json.Marshal mended no text
 // (broker.MendedJSON), and no map or list is empty without being nil

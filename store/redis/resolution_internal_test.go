@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
-	"github.com/askbridge/askbridge/internal/testutil"
 )
 
 // A resolution that Resolve reads back without decoding is exactly what
@@ -79,43 +78,4 @@ func TestResolutionAsDecoded(t *testing.T) {
 	if after, _ := json.Marshal(full); string(after) != string(before) {
 		t.Fatalf("changing the copy changed the resolution written:\n%s\n%s", before, after)
 	}
-}
-
-// TestResolutionJSONMatchesEncodingJSON checks that encodeResolution
-// writes byte for byte what json.Marshal writes, over resolutions filled
-// at random in every field (text that needs escaping, nil and empty maps
-// and lists, times JSON cannot carry).
-func TestResolutionJSONMatchesEncodingJSON(t *testing.T) {
-	f := testutil.NewFiller(11, 12)
-	for i := range 20000 {
-		var res resolution
-		f.Fill(&res)
-		got, gotErr := encodeResolution(&res)
-		want, wantErr := json.Marshal(res)
-		if (gotErr != nil) != (wantErr != nil) || string(got) != string(want) {
-			t.Fatalf("resolution %d: encodeResolution = %s, %v; json.Marshal = %s, %v\nvalue: %#v", i, got, gotErr, want, wantErr, res)
-		}
-	}
-}
-
-// BenchmarkResolutionJSON is the JSON Resolve writes for an answer given
-// by a person, by encoding/json and by encodeResolution.
-func BenchmarkResolutionJSON(b *testing.B) {
-	by := &broker.Responder{Channel: "cli", User: "u1", Name: "u1"}
-	res := resolution{
-		Answers:    map[string]broker.Answer{"Which database should the service use?": {Selected: []string{"SQLite"}, AnsweredBy: by}},
-		AnsweredBy: by, ResolvedAt: time.Date(2026, 3, 2, 14, 0, 42, 0, time.UTC),
-	}
-	b.Run("encoding-json", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			_, _ = json.Marshal(res)
-		}
-	})
-	b.Run("by-hand", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			_, _ = encodeResolution(&res)
-		}
-	})
 }

@@ -34,7 +34,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 		Answers: r.Answers, Fallback: r.Fallback, Reason: r.Reason, NotReady: r.NotReady,
 		AnsweredBy: r.AnsweredBy, ResolvedAt: r.ResolvedAt,
 	}
-	body, err := encodeResolution(&res)
+	body, err := json.Marshal(&res)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: resolve %s: encode: %w", id, err)
 	}

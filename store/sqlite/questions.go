@@ -35,7 +35,7 @@ func (s *Store) CreateCapped(ctx context.Context, q *broker.Question, inProcess 
 	}
 	nq := normalized(q)
 	nq.Status = broker.StatusPending
-	data, err := broker.EncodeQuestion(nq)
+	data, err := json.Marshal(nq)
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlite: create %s: encode: %w", q.ID, err)
 	}
@@ -208,7 +208,7 @@ func (s *Store) Resolve(ctx context.Context, id string, r broker.Resolution) (*b
 			}
 			q.Status, q.Answers, q.Fallback, q.Reason = r.Status, r.Answers, r.Fallback, r.Reason
 			q.NotReady, q.AnsweredBy, q.ResolvedAt = r.NotReady, r.AnsweredBy, at
-			data, err := broker.EncodeQuestion(q)
+			data, err := json.Marshal(q)
 			if err != nil {
 				return fmt.Errorf("encode: %w", err)
 			}
@@ -352,7 +352,7 @@ func (s *Store) loadTx(ctx context.Context, tx *wtx, id string) (*broker.Questio
 
 // saveTx writes back a pending question changed in a write transaction.
 func (s *Store) saveTx(ctx context.Context, tx *wtx, q *broker.Question) error {
-	data, err := broker.EncodeQuestion(q)
+	data, err := json.Marshal(q)
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}

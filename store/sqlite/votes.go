@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -40,7 +41,7 @@ func (s *Store) Amend(ctx context.Context, id string, rev int64, a broker.Amendm
 				q.Reminders = append(q.Reminders, utcMS(t))
 			}
 		}
-		data, err := broker.EncodeQuestion(q)
+		data, err := json.Marshal(q)
 		if err != nil {
 			return fmt.Errorf("encode: %w", err)
 		}
