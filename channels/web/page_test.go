@@ -43,7 +43,7 @@ func TestPage(t *testing.T) {
 		waitText(t, page, c+" .chip", "Database")
 		waitText(t, page, c+" .prompt-text", "Which database should the service use?")
 		waitText(t, page, c+" .context", "10 GB of orders")
-		waitText(t, page, c+" .deadline", broker.DeadlineText(q, time.UTC))
+		waitText(t, page, c+" .deadline", render(q, time.Now(), time.UTC).Deadline)
 		// The recommended option wears a badge that says so, beside a
 		// hint; it is not a filled control, and nothing is chosen yet.
 		waitText(t, page, c+" .choice:nth-child(1) .label", "Postgres")
@@ -60,9 +60,11 @@ func TestPage(t *testing.T) {
 			t.Errorf("%d filled or checked controls before any answer, want none but Submit", n)
 		}
 		for k := range q.Prompts[0].Options {
-			want := broker.FormatOption(q.Ref(0), k)
+			// A choice carries its number, which the form posts with
+			// its pick step.
+			want := fmt.Sprint(k + 1)
 			sel := fmt.Sprintf(`#q-%s-0-%d`, q.ID, k)
-			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).dataset.command`, sel)); v != want {
+			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).value`, sel)); v != want {
 				t.Errorf("choice %d carries %q, want %q", k+1, v, want)
 			}
 			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).type`, sel)); v != "radio" {
