@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
 )
@@ -176,4 +177,44 @@ func TestBiggestQuestionSteps(t *testing.T) {
 	if want := 3 + broker.MaxPrompts*4 - 2; steps != want {
 		t.Errorf("%d steps checked, want %d", steps, want)
 	}
+}
+
+// FuzzTap holds a tap, which any page (or anyone) may post, to its
+// contract: it never panics; what it refuses it refuses with words; what
+// it accepts sends a command the grammar reads, for the prompt the step
+// names.
+func FuzzTap(f *testing.F) {
+	pick := broker.EncodeStep(broker.Step{Kind: broker.StepPick, Ref: broker.PromptRef{ID: "k7m2qx", Index: 1, Count: 3}})
+	for _, s := range []string{pick, "1c:k7m2qx.1/1", "1s:k7m2qx.2/2", "1o:k7m2qx.1/1:2", "/answer k7m2qx 2", "", "1p:k7m2qx"} {
+		f.Add(s, []byte{1, 3}, "a note")
+	}
+	f.Fuzz(func(t *testing.T, step string, options []byte, text string) {
+		if len(text) > maxCommandLen || !utf8.ValidString(text) {
+			return
+		}
+		numbers := make([]int, len(options))
+		for i, o := range options {
+			numbers[i] = int(o)
+		}
+		s, cmd, ok, err := tap{Step: step, Options: numbers, Text: strings.TrimSpace(text)}.command()
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatalf("%q refused without words", step)
+			}
+			return
+		}
+		if !ok {
+			return
+		}
+		c, perr := broker.Parse(cmd)
+		if perr != nil {
+			if strings.ContainsAny(text, "\n\r") {
+				return // a typed line break is the broker's to refuse
+			}
+			t.Fatalf("%q %v %q sends %q, which the grammar refuses: %v", step, options, text, cmd, perr)
+		}
+		if s.Legacy == "" && c.ID != s.Ref.ID {
+			t.Fatalf("%q sends %q, for question %q", step, cmd, c.ID)
+		}
+	})
 }
