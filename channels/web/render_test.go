@@ -114,3 +114,38 @@ func sends(t *testing.T, step, text string) string {
 	}
 	return cmd
 }
+
+// TestViewCardWords: the view says what the card says, for the words
+// that differ from what the inbox wrote before the card: the expiry's
+// day when it is not today, the other apps, a dialog's title, what a
+// prompt takes, and the controls' labels.
+func TestViewCardWords(t *testing.T) {
+	now := time.Date(2026, 12, 3, 14, 0, 0, 0, time.UTC)
+	q := &broker.Question{ID: "k7m2qx", Status: broker.StatusPending, ExpiresAt: now.Add(20 * time.Hour),
+		Targets: []broker.Target{{Channel: Name}, {Channel: "slack", Chat: "C1"}},
+		Prompts: []broker.Prompt{
+			{Question: "Which caches?", MultiSelect: true, Options: []broker.Option{{Label: "Redis"}, {Label: "None"}}},
+			{Question: "Anything else?"},
+		}}
+	v := render(q, now, time.UTC)
+	if want := "Expires Fri 4 Dec 10:00 UTC · also in slack"; v.Deadline != want {
+		t.Errorf("state line %q, want %q", v.Deadline, want)
+	}
+	if v.Title != "2 questions, answered one after the other" || v.Progress != "0 of 2 answered" {
+		t.Errorf("title %q, progress %q", v.Title, v.Progress)
+	}
+	multi, free := v.Prompts[0], v.Prompts[1]
+	if multi.Expect != "Choose one or more; you can add a note" || free.Expect != "Answer in your own words" {
+		t.Errorf("expect %q and %q", multi.Expect, free.Expect)
+	}
+	var labels []string
+	for _, c := range append(append(multi.Controls, free.Controls...), v.Controls...) {
+		labels = append(labels, c.Label)
+	}
+	if got, want := strings.Join(labels, "|"), "Submit|Other or note…|Skip|Answer…|Skip|Not ready|Decline"; got != want {
+		t.Errorf("control labels %s, want %s", got, want)
+	}
+	if multi.Submit != "Submit" || free.Submit != "Submit" {
+		t.Errorf("form buttons %q and %q", multi.Submit, free.Submit)
+	}
+}
