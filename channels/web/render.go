@@ -1,6 +1,7 @@
 package web
 
 import (
+	"slices"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -20,8 +21,9 @@ type view struct {
 	Prompts []promptView `json:"prompts"`
 	// Progress is "1 of 3 answered" in a dialog of several prompts.
 	Progress string `json:"progress,omitempty"`
-	// Deadline is the card's state line (Card.StateLine): "Expires 14:30
-	// UTC · default: SQLite · also in slack".
+	// Deadline is the card's state line (Card.StateLine) without the
+	// copies elsewhere, which Copies shows: "Expires 14:30 UTC · default:
+	// SQLite".
 	Deadline string `json:"deadline"`
 	// Reminder is set while a reminder for a pending question stands.
 	Reminder string `json:"reminder,omitempty"`
@@ -154,6 +156,10 @@ const submitLabel = "Submit"
 // inbox has no size limit, so the card is never shortened.
 func render(q *broker.Question, now time.Time, loc *time.Location) view {
 	c := broker.BuildCard(q, broker.Viewer{Now: now, Loc: loc, Channel: Name})
+	// The inbox names the question's copies elsewhere with how each
+	// stands (copies.go), so its state line leaves out the chip that
+	// only names them.
+	c.Chips = slices.DeleteFunc(c.Chips, func(ch broker.Chip) bool { return ch.Kind == broker.ChipElsewhere })
 	v := view{
 		ID:        c.ID,
 		Status:    c.Status,

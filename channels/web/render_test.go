@@ -117,8 +117,9 @@ func sends(t *testing.T, step, text string) string {
 
 // TestViewCardWords: the view says what the card says, for the words
 // that differ from what the inbox wrote before the card: the expiry's
-// day when it is not today, the other apps, a dialog's title, what a
-// prompt takes, and the controls' labels.
+// day when it is not today, a dialog's title, what a prompt takes, and
+// the controls' labels. The state line leaves out the other apps, which
+// the copies line names with their states.
 func TestViewCardWords(t *testing.T) {
 	now := time.Date(2026, 12, 3, 14, 0, 0, 0, time.UTC)
 	q := &broker.Question{ID: "k7m2qx", Status: broker.StatusPending, ExpiresAt: now.Add(20 * time.Hour),
@@ -128,7 +129,7 @@ func TestViewCardWords(t *testing.T) {
 			{Question: "Anything else?"},
 		}}
 	v := render(q, now, time.UTC)
-	if want := "Expires Fri 4 Dec 10:00 UTC · also in slack"; v.Deadline != want {
+	if want := "Expires Fri 4 Dec 10:00 UTC"; v.Deadline != want {
 		t.Errorf("state line %q, want %q", v.Deadline, want)
 	}
 	if v.Title != "2 questions, answered one after the other" || v.Progress != "0 of 2 answered" {
