@@ -29,7 +29,7 @@ func testAnswerForm(t *testing.T, browser context.Context) {
 		got := e.wait(t, q.ID)
 		page := tab(t, browser, false)
 		open(t, page, e.url)
-		waitText(t, page, card(q.ID)+" .other label", "Other answer, or a note to go with your choice")
+		waitText(t, page, card(q.ID)+" .other label", "Other or note")
 		click(t, page, fmt.Sprintf("#q-%s-0-0", q.ID))
 		typeInto(t, page, fmt.Sprintf("#q-%s-0-other", q.ID), "and tags")
 		click(t, page, card(q.ID)+" button.submit")

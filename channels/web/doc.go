@@ -9,10 +9,17 @@
 // events). A page that connects or reconnects first reads the whole state
 // from GET /inbox/state, which lists open and recently resolved questions
 // from the store through a Lister, so a reload never shows a stale question.
-// A click on a button posts the button's command, exactly the string
-// broker.FormatOption (or FormatOptionsOther, FormatOther, FormatSkip,
-// FormatDiscuss, FormatDecline) gives, to POST /inbox/command, which hands it to the broker as a broker.Inbound
-// and returns the broker's reply sentence for the page to show.
+// The view is the question's card (broker.BuildCard, for the inbox's time
+// zone and clock) mapped in one pass (render.go): every word the page
+// shows of a question comes from the card, and every control carries the
+// step it takes (broker.EncodeStep). A click posts that step, with the
+// options ticked in a prompt's form and the text typed beside it, to POST
+// /inbox/command (tap.go), which reads the step (broker.DecodeStep), makes
+// its command (Step.Command) and hands it to the broker as a
+// broker.Inbound, and returns the broker's reply sentence for the page to
+// show. The page's command box posts typed commands there too. Views also
+// carry, for one release, the command fields pages loaded before steps
+// read (legacy.go).
 //
 // The Rules page (GET /rules, rules.go) lists the bridge's approval rules
 // and revokes one with a form post, as DELETE /v1/rules/{id} does, in the

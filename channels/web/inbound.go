@@ -151,20 +151,37 @@ func (c *Channel) postedUpTo(limit int64, next http.HandlerFunc) http.HandlerFun
 	}
 }
 
-// serveCommand hands a command to the broker and returns its reply.
+// serveCommand hands a command to the broker and returns its reply:
+// one typed in the page's command box ({"text"}), or the one a card's
+// control sends ({"step","options","text"}: the control's step, the
+// options ticked in a prompt's form, and the text typed beside them).
 func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
 	who, ok := c.signedIn(w, r)
 	if !ok {
 		return
 	}
 	var body struct {
-		Text string `json:"text"`
+		Text    string `json:"text"`
+		Step    string `json:"step"`
+		Options []int  `json:"options"`
 	}
 	if err := decode(r, &body); err != nil {
 		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
 		return
 	}
 	text := strings.TrimSpace(body.Text)
+	if body.Step != "" {
+		_, cmd, ok, err := tap{Step: body.Step, Options: body.Options, Text: text}.command()
+		switch {
+		case err != nil:
+			writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+			return
+		case !ok:
+			writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + errNothingChosen.Error()})
+			return
+		}
+		text = cmd
+	}
 	switch {
 	case text == "":
 		writeJSON(w, http.StatusBadRequest, reply{Reply: "Type a command, such as /answer k7m2qx 2"})

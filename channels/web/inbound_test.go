@@ -276,8 +276,11 @@ func TestEvents(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(next("data: "), "data: ")), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.ID != q.ID || v.Prompts[0].Question != "Which <b>region</b>?" || v.Prompts[0].Options[1].Command != broker.FormatOption(q.Ref(0), 1) {
+	if v.ID != q.ID || v.Prompts[0].Question != "Which <b>region</b>?" || v.Prompts[0].Options[1].Label != "us-east" {
 		t.Fatalf("event %+v", v)
+	}
+	if _, cmd, _, err := (tap{Step: v.Prompts[0].Pick, Options: []int{2}}).command(); err != nil || cmd != broker.FormatOption(q.Ref(0), 1) {
+		t.Fatalf("the event's form sends %q (%v), want %q", cmd, err, broker.FormatOption(q.Ref(0), 1))
 	}
 	e.ch.Close()
 	if _, err := io.Copy(io.Discard, res.Body); err != nil {

@@ -43,7 +43,7 @@ func TestPage(t *testing.T) {
 		waitText(t, page, c+" .chip", "Database")
 		waitText(t, page, c+" .prompt-text", "Which database should the service use?")
 		waitText(t, page, c+" .context", "10 GB of orders")
-		waitText(t, page, c+" .deadline", broker.DeadlineText(q, time.UTC))
+		waitText(t, page, c+" .deadline", render(q, time.Now(), time.UTC).Deadline)
 		// The recommended option wears a badge that says so, beside a
 		// hint; it is not a filled control, and nothing is chosen yet.
 		waitText(t, page, c+" .choice:nth-child(1) .label", "Postgres")
@@ -60,9 +60,11 @@ func TestPage(t *testing.T) {
 			t.Errorf("%d filled or checked controls before any answer, want none but Submit", n)
 		}
 		for k := range q.Prompts[0].Options {
-			want := broker.FormatOption(q.Ref(0), k)
+			// A choice carries its number, which the form posts with
+			// its pick step.
+			want := fmt.Sprint(k + 1)
 			sel := fmt.Sprintf(`#q-%s-0-%d`, q.ID, k)
-			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).dataset.command`, sel)); v != want {
+			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).value`, sel)); v != want {
 				t.Errorf("choice %d carries %q, want %q", k+1, v, want)
 			}
 			if v := eval[string](t, page, fmt.Sprintf(`document.querySelector(%q).type`, sel)); v != "radio" {
@@ -206,6 +208,7 @@ func TestPage(t *testing.T) {
 	t.Run("forged cross-site post", func(t *testing.T) { testForgedPost(t, browser) })
 	t.Run("web token", func(t *testing.T) { testToken(t, browser) })
 	t.Run("phone, dark mode, keyboard", func(t *testing.T) { testPhoneDarkKeyboard(t, browser) })
+	t.Run("the card's words", func(t *testing.T) { testCardWords(t, browser) })
 
 	if path := os.Getenv("ASKBRIDGE_SCREENSHOT"); path != "" {
 		t.Run("screenshot", func(t *testing.T) { screenshot(t, browser, path) })
@@ -247,4 +250,39 @@ func eval0[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 		t.Fatalf("browser: %v", err)
 	}
 	return v
+}
+
+// testCardWords: the page shows the words of the question's card: a
+// dialog's title, what a prompt takes, the text box and every control
+// named as the card names them.
+func testCardWords(t *testing.T, browser context.Context) {
+	e := newEnv(t, Config{}, Options{Loopback: true})
+	q := e.ask(t, &broker.AskRequest{Route: "snooze", Questions: []broker.Prompt{
+		{Question: "Which caches?", Header: "Caches", MultiSelect: true, Options: []broker.Option{opt("Redis", ""), opt("None", "")}},
+		{Question: "Anything else?", Header: "Notes"},
+	}})
+	page := tab(t, browser, false)
+	open(t, page, e.url)
+	c := card(q.ID)
+	want := render(e.get(t, q.ID), time.Now(), time.UTC)
+	for _, w := range []struct{ css, text string }{
+		{c + " .deadline", want.Deadline},
+		{c + " .title", "2 questions, answered one after the other"},
+		{c + " .progress", "0 of 2 answered"},
+		{c + " fieldset:nth-of-type(1) .expect", "Choose one or more; you can add a note"},
+		{c + " fieldset:nth-of-type(1) .other label", "Other or note"},
+		{c + " fieldset:nth-of-type(2) .expect", "Answer in your own words"},
+		{c + " fieldset:nth-of-type(2) .other label", "Answer"},
+		{c + " fieldset:nth-of-type(1) button.submit", "Submit"},
+		{c + " fieldset:nth-of-type(1) button.skip", "Skip"},
+		{c + " details.discuss summary", "Not ready…"},
+		{c + " button.discuss-button", "Not ready"},
+		{c + " details.decline summary", "Decline…"},
+		{c + " button.decline-button", "Decline"},
+		{c + " button.snooze", "Snooze"},
+	} {
+		if got := eval[string](t, page, fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ''`, w.css)); got != w.text {
+			t.Errorf("%s reads %q, want %q", w.css, got, w.text)
+		}
+	}
 }

@@ -1,36 +1,36 @@
 package web
 
 import (
-	"fmt"
+	"slices"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 )
 
-// view is a question as the page shows it. Every text in it is plain text
-// that the page inserts with textContent; every command is the exact string
-// the broker's formatters give, so the page never builds a second encoding.
+// view is a question as the page shows it: its card (broker.Card),
+// mapped in one pass. Every text in it is plain text that the page
+// inserts with textContent; every control carries the step it takes
+// (broker.EncodeStep), which the page posts back with what the person
+// chose and typed, so the page never builds a command itself.
 type view struct {
-	ID      string        `json:"id"`
-	Status  broker.Status `json:"status"`
-	Context string        `json:"context,omitempty"`
-	Prompts []promptView  `json:"prompts"`
+	ID     string        `json:"id"`
+	Status broker.Status `json:"status"`
+	// Title heads a dialog of several prompts (Card.Title).
+	Title   string       `json:"title,omitempty"`
+	Context string       `json:"context,omitempty"`
+	Prompts []promptView `json:"prompts"`
 	// Progress is "1 of 3 answered" in a dialog of several prompts.
 	Progress string `json:"progress,omitempty"`
-	// Deadline is broker.DeadlineText: "Expires 14:30 UTC · default: SQLite".
+	// Deadline is the card's state line (Card.StateLine) without the
+	// copies elsewhere, which Copies shows: "Expires 14:30 UTC · default:
+	// SQLite".
 	Deadline string `json:"deadline"`
 	// Reminder is set while a reminder for a pending question stands.
 	Reminder string `json:"reminder,omitempty"`
-	// Decline is the command that declines the question without a reason;
-	// a reason is appended after a space (broker.FormatDecline).
-	Decline string `json:"decline,omitempty"`
-	// Discuss is the command that says "not ready to answer" without a
-	// message; a message is appended after a space (broker.FormatDiscuss).
-	Discuss string `json:"discuss,omitempty"`
-	// Snooze is the /snooze command of a question whose route allows
-	// snoozing (broker.FormatSnooze); empty otherwise.
-	Snooze string `json:"snooze,omitempty"`
-	// Outcome is broker.OutcomeText for a resolved question.
+	// Controls are the question's own: Not ready, Decline and, where the
+	// route allows it, Snooze. Pending questions only.
+	Controls []controlView `json:"controls,omitempty"`
+	// Outcome is what became of a resolved question (Card.Outcome).
 	Outcome    string     `json:"outcome,omitempty"`
 	AnsweredBy string     `json:"answered_by,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
@@ -48,6 +48,17 @@ type view struct {
 	// Rank orders versions of one question: a page keeps the version with
 	// the higher rank, so a late, older copy never replaces a newer one.
 	Rank int `json:"rank"`
+	legacyCommands
+}
+
+// controlView is one control of a card: its words, the step a tap
+// takes (broker.EncodeStep), and whether it takes a text (a reason, a
+// message), which the page posts with the step.
+type controlView struct {
+	Kind  broker.ControlKind `json:"kind"`
+	Label string             `json:"label"`
+	Step  string             `json:"step"`
+	Text  bool               `json:"text,omitempty"`
 }
 
 // promptView is one prompt of a question.
@@ -58,26 +69,24 @@ type promptView struct {
 	Options     []optionView `json:"options,omitempty"`
 	// Answer is the answer already given to this prompt of a dialog.
 	Answer string `json:"answer,omitempty"`
-	// Choose is the command prefix for picking options: the page appends
-	// the 1-based option numbers joined by commas, which is exactly
-	// broker.FormatOption(q.Ref(i), picked...).
-	Choose string `json:"choose,omitempty"`
-	// Note joins the picked options and the text typed in the Other box
-	// (absent when the prompt takes no free text): Choose + numbers +
-	// Note + text is exactly broker.FormatOptionsOther(q.Ref(i), picked, text).
-	Note string `json:"note,omitempty"`
-	// Other is the command prefix for a free-text answer (absent when the
-	// prompt accepts none): the page appends the text, which is exactly
-	// broker.FormatOther(q.Ref(i), text).
-	Other string `json:"other,omitempty"`
-	// Skip is broker.FormatSkip(q.Ref(i)).
-	Skip string `json:"skip,omitempty"`
-	// Hint explains the recommended option (broker.RecommendedHint).
+	// Pick is the step the prompt's form sends on Submit: a pick
+	// (broker.StepPick) that the page posts with the numbers of the
+	// options ticked and the text of the box, the answer or a note
+	// beside them. Absent when the prompt takes no answer here.
+	Pick string `json:"pick,omitempty"`
+	// Submit is the words of the form's button.
+	Submit string `json:"submit,omitempty"`
+	// Controls are the prompt's own (Card's): Submit on a multi-select
+	// prompt, Other (whose label names the text box; absent when the
+	// prompt takes no free text) and Skip. Open prompts only.
+	Controls []controlView `json:"controls,omitempty"`
+	// Hint explains the recommended option (Card's Hint).
 	Hint string `json:"hint,omitempty"`
-	// Expect says what a typed prompt takes (broker.ExpectText), and
-	// Input is the native input its answer is typed in.
+	// Expect says what the prompt takes when its options do not say it,
+	// and Input is the native input a typed prompt's answer is typed in.
 	Expect string     `json:"expect,omitempty"`
 	Input  *inputView `json:"input,omitempty"`
+	legacyPromptCommands
 }
 
 // inputView is the native input of a typed prompt's answer: its type
@@ -120,98 +129,111 @@ func inputOf(f *broker.Field) *inputView {
 
 // optionView is one option of a prompt.
 type optionView struct {
+	// Number is the option's 1-based number, which the page posts with
+	// the prompt's pick step when the option is ticked.
+	Number int `json:"number"`
 	// Label is the option's label; the recommended one's without its
 	// " (Recommended)" mark, which the page shows as a badge.
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
 	Recommended bool   `json:"recommended,omitempty"`
-	// Command is broker.FormatOption(q.Ref(i), k).
-	Command string `json:"command"`
-	// Selected is set on multi-select options toggled so far.
+	// Selected is set on multi-select options ticked so far.
 	Selected bool `json:"selected,omitempty"`
 	// Edit is the text the note box takes when the option is picked
 	// (broker.Option.Edit), for the person to change.
 	Edit string `json:"edit,omitempty"`
+	legacyOptionCommand
 }
 
-// render builds the view of q; now and loc place the countdown of a
-// reminder sent for it and the times.
+// submitLabel is the words of a prompt form's button. The card names
+// Submit only on multi-select prompts (their Submit control), whose
+// label the form takes; a form of radio buttons or a text box needs the
+// button too.
+const submitLabel = "Submit"
+
+// render builds the view of q as the inbox shows it at now, its times
+// in loc: the question's card (broker.BuildCard) mapped in one pass. The
+// inbox has no size limit, so the card is never shortened.
 func render(q *broker.Question, now time.Time, loc *time.Location) view {
+	c := broker.BuildCard(q, broker.Viewer{Now: now, Loc: loc, Channel: Name})
+	// The inbox names the question's copies elsewhere with how each
+	// stands (copies.go), so its state line leaves out the chip that
+	// only names them.
+	c.Chips = slices.DeleteFunc(c.Chips, func(ch broker.Chip) bool { return ch.Kind == broker.ChipElsewhere })
 	v := view{
-		ID:        q.ID,
-		Status:    q.Status,
-		Context:   q.Context,
-		Deadline:  broker.DeadlineText(q, loc),
+		ID:        c.ID,
+		Status:    c.Status,
+		Title:     c.Title,
+		Context:   c.Context,
+		Progress:  c.Progress,
+		Deadline:  c.StateLine(),
+		Controls:  controlViews(c.Controls),
 		CreatedAt: q.CreatedAt,
 		ExpiresAt: q.ExpiresAt,
 	}
 	answered := 0
-	for i, p := range q.Prompts {
-		pv := promptView{Header: p.Header, Question: p.Question, MultiSelect: p.MultiSelect}
-		given := q.Given(i)
-		if given != nil {
+	for _, p := range c.Prompts {
+		if p.Answer != "" {
 			answered++
-			pv.Answer = broker.AnswerValue(*given)
 		}
-		selected := map[int]bool{}
-		for _, k := range q.Selections[i] {
-			selected[k] = true
-		}
-		for k, o := range p.Options {
-			ov := optionView{
-				Label:       o.Label,
-				Description: o.Description,
-				Command:     broker.FormatOption(q.Ref(i), k),
-				Selected:    selected[k],
-				Edit:        o.Edit,
-			}
-			if p.Recommended(k) {
-				ov.Label, ov.Recommended = broker.BareLabel(o.Label), true
-			}
-			pv.Options = append(pv.Options, ov)
-		}
-		if q.Status == broker.StatusPending && given == nil {
-			if len(p.Options) > 0 {
-				pv.Choose = broker.FormatAnswer(q.Ref(i), "")
-				if p.Recommended(0) {
-					pv.Hint = broker.RecommendedHint
-				}
-			}
-			if p.AllowsOther() {
-				pv.Other = broker.FormatOther(q.Ref(i), "")
-				if len(p.Options) > 0 {
-					pv.Note = " " + broker.OtherWord + " "
-				}
-			}
-			pv.Skip = broker.FormatSkip(q.Ref(i))
-			if p.Field != nil {
-				pv.Expect, pv.Input = broker.ExpectText(p), inputOf(p.Field)
-			}
-		}
-		v.Prompts = append(v.Prompts, pv)
+		v.Prompts = append(v.Prompts, renderPrompt(p))
 	}
-	if len(q.Prompts) > 1 {
-		v.Progress = fmt.Sprintf("%d of %d answered", answered, len(q.Prompts))
-	}
+	v.legacyCommands = legacyOf(c)
 	v.Rank = answered
-	if q.Status == broker.StatusPending {
-		v.Decline = broker.FormatDecline(q.ID, "")
-		v.Discuss = broker.FormatDiscuss(q.ID, "")
-		v.Snooze = broker.FormatSnooze(q)
-		if q.RemindersSent > 0 {
-			v.Reminder = broker.ReminderText(q, now, loc)
+	if c.Pending {
+		if c.Reminded {
+			v.Reminder = c.Reminder
 			v.Rank += 100 * (q.RemindersSent + 1)
 		}
 		return v
 	}
 	v.Rank = 1 << 20
-	v.Outcome = broker.OutcomeText(q, loc)
-	if q.AnsweredBy != nil {
-		v.AnsweredBy = broker.WhoText(q.AnsweredBy)
+	if c.Outcome != nil {
+		v.Outcome, v.AnsweredBy = c.Outcome.Text, c.Outcome.By
 	}
 	if !q.ResolvedAt.IsZero() {
 		t := q.ResolvedAt
 		v.ResolvedAt = &t
 	}
 	return v
+}
+
+// renderPrompt maps one prompt of a card. An open prompt's form sends
+// a pick step when it has options to tick or a box to type in.
+func renderPrompt(p broker.CardPrompt) promptView {
+	pv := promptView{
+		Header: p.Header, Question: p.Question, MultiSelect: p.MultiSelect, Answer: p.Answer,
+		Hint: p.Hint, Expect: p.Expect, Controls: controlViews(p.Controls),
+	}
+	for _, o := range p.Options {
+		pv.Options = append(pv.Options, optionView{
+			Number: o.Number, Label: o.Label, Description: o.Description,
+			Recommended: o.Recommended, Selected: o.Selected, Edit: o.Edit,
+			legacyOptionCommand: legacyOptionCommand{Command: o.Command},
+		})
+	}
+	if !p.Open {
+		return pv
+	}
+	if _, other := p.Control(broker.ControlOther); len(p.Options) > 0 || other {
+		pv.Pick = broker.EncodeStep(broker.Step{Kind: broker.StepPick, Ref: p.Ref})
+		pv.Submit = submitLabel
+		if s, ok := p.Control(broker.ControlSubmit); ok {
+			pv.Submit = s.Label
+		}
+	}
+	if p.Field != nil {
+		pv.Input = inputOf(p.Field)
+	}
+	pv.legacyPromptCommands = legacyPromptOf(p)
+	return pv
+}
+
+// controlViews maps a card's controls.
+func controlViews(cs []broker.Control) []controlView {
+	var out []controlView
+	for _, c := range cs {
+		out = append(out, controlView{Kind: c.Kind, Label: c.Label, Step: c.Data, Text: c.TakesText})
+	}
+	return out
 }

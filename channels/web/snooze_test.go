@@ -7,22 +7,23 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// A pending question whose route allows snoozing carries the /snooze
-// command the page's Snooze button sends; others carry none.
+// A pending question whose route allows snoozing carries the Snooze
+// control whose step the page's Snooze button posts; others carry none.
 func TestViewSnooze(t *testing.T) {
 	q := &broker.Question{ID: "k7m2qx", Status: broker.StatusPending, Prompts: []broker.Prompt{
 		{Question: "Deploy?", Options: []broker.Option{{Label: "Allow"}, {Label: "Deny"}}},
 	}}
-	if v := render(q, time.Now(), time.UTC); v.Snooze != "" {
-		t.Fatalf("snooze %q on a route without snoozes, want none", v.Snooze)
+	if c, ok := control(render(q, time.Now(), time.UTC).Controls, broker.ControlSnooze); ok {
+		t.Fatalf("snooze %+v on a route without snoozes, want none", c)
 	}
 	q.Policy.Snooze = &broker.SnoozePolicy{By: broker.Duration(30 * time.Minute), Max: 2}
-	if v := render(q, time.Now(), time.UTC); v.Snooze != "/snooze k7m2qx" {
-		t.Fatalf("snooze %q, want /snooze k7m2qx", v.Snooze)
+	c, ok := control(render(q, time.Now(), time.UTC).Controls, broker.ControlSnooze)
+	if !ok || c.Label != "Snooze" || c.Text || sends(t, c.Step, "") != "/snooze k7m2qx" {
+		t.Fatalf("snooze %+v, want a Snooze button that sends /snooze k7m2qx", c)
 	}
 	q.Status = broker.StatusAnswered
-	if v := render(q, time.Now(), time.UTC); v.Snooze != "" {
-		t.Fatalf("snooze %q on an answered question, want none", v.Snooze)
+	if v := render(q, time.Now(), time.UTC); len(v.Controls) != 0 {
+		t.Fatalf("controls %+v on an answered question, want none", v.Controls)
 	}
 }
 
@@ -46,5 +47,5 @@ func TestPageSnooze(t *testing.T) {
 	if !moved.ExpiresAt.Equal(q.ExpiresAt.Add(30 * time.Minute)) {
 		t.Fatalf("expires_at %v, want %v", moved.ExpiresAt, q.ExpiresAt.Add(30*time.Minute))
 	}
-	waitText(t, page, card(q.ID)+" .deadline", broker.DeadlineText(moved, time.UTC))
+	waitText(t, page, card(q.ID)+" .deadline", render(moved, time.Now(), time.UTC).Deadline)
 }

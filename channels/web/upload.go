@@ -28,9 +28,12 @@ type uploadFile struct {
 	Data []byte `json:"data"`
 }
 
-// serveAnswer takes an answer with files from the Other box of a prompt:
-// text is the command the box would send ("/answer k7m2qx.2 other …"),
-// or empty when only files are sent; question and prompt (1-based) name
+// serveAnswer takes an answer with files from the form of a prompt:
+// the form's pick step with the options ticked and the text typed, as
+// POST /inbox/command takes them, the files going with the command the
+// step sends, or alone on the step's prompt when nothing was chosen.
+// Without a step, text is a command ("/answer k7m2qx.2 other …"), or
+// empty when only files are sent; question and prompt (1-based) name
 // the prompt then. The broker checks the files (size, type sniffed from
 // the bytes) as it does for every channel.
 //
@@ -49,6 +52,8 @@ func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	_ = rc.SetWriteDeadline(time.Now().Add(uploadTimeout + time.Minute))
 	var body struct {
 		Text     string       `json:"text"`
+		Step     string       `json:"step"`
+		Options  []int        `json:"options"`
 		Question string       `json:"question"`
 		Prompt   int          `json:"prompt"`
 		Files    []uploadFile `json:"files"`
@@ -63,6 +68,17 @@ func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := strings.TrimSpace(body.Text)
+	if body.Step != "" {
+		s, cmd, ok, err := tap{Step: body.Step, Options: body.Options, Text: text}.command()
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+			return
+		}
+		text, body.Question, body.Prompt = cmd, s.Ref.ID, s.Ref.Index+1
+		if !ok {
+			text = ""
+		}
+	}
 	switch {
 	case len(body.Files) == 0:
 		writeJSON(w, http.StatusBadRequest, reply{Reply: "Choose a file to send, or send your answer as text"})

@@ -1,7 +1,9 @@
 // Cards of the askbridge web inbox: one open question with its controls,
 // or one resolved question in the history. Every text an agent wrote goes
-// in with textContent, never as markup; every control sends the exact
-// command string the server rendered for it.
+// in with textContent, never as markup. The words of every control come
+// from the server's view (the question's card); every control posts the
+// step the server rendered for it, with the options ticked and the text
+// typed beside it, and the server turns that into the command.
 
 // text makes an element holding s as plain text.
 function text(tag, cls, s) {
@@ -118,6 +120,19 @@ function fileInput(id, textField, act) {
   };
 }
 
+// control returns the control of kind in a view's or a prompt's
+// controls, or null.
+function control(x, kind) {
+  return (x.controls || []).find((c) => c.kind === kind) || null;
+}
+
+// boxLabel is the words of a control that opens a text box, for the box
+// itself, which the page shows open: "Other or note…" labels it "Other
+// or note".
+function boxLabel(c) {
+  return c.label.replace(/…$/, '');
+}
+
 function button(label, cls, onClick) {
   const b = text('button', cls, label);
   b.type = 'button';
@@ -133,9 +148,8 @@ function choiceRow(p, o, k, base) {
   box.type = p.multi_select ? 'checkbox' : 'radio';
   box.name = base;
   box.id = base + '-' + k;
-  box.value = String(k + 1);
+  box.value = String(o.number);
   box.checked = !!o.selected;
-  box.dataset.command = o.command;
   const words = el('span', 'words');
   const head = el('span', 'head');
   head.append(text('span', 'label', o.label));
@@ -218,6 +232,8 @@ function promptBlock(v, p, i, card, act) {
   const form = el('form', 'answer');
   const boxes = [];
   const hasOptions = !!(p.options && p.options.length);
+  const other = control(p, 'other');
+  const skip = control(p, 'skip');
   if (hasOptions) {
     const opts = el('div', 'options');
     p.options.forEach((o, k) => {
@@ -236,12 +252,12 @@ function promptBlock(v, p, i, card, act) {
     expect.id = base + '-expect';
     form.append(expect);
   }
-  if (p.input) {
+  if (p.input && other) {
     // The bridge's words say what is wrong, beside the field: the
     // browser's own checks would stop the answer before it.
     form.noValidate = true;
     const box = el('div', 'other typed');
-    const lab = text('label', '', 'Your answer');
+    const lab = text('label', '', boxLabel(other));
     lab.htmlFor = base + '-other';
     input = typedInput(p, base + '-other');
     said = text('p', 'field-reply', '');
@@ -254,11 +270,9 @@ function promptBlock(v, p, i, card, act) {
       files = fileInput(base + '-files', input, act);
       box.append(files.row);
     }
-  } else if (p.other) {
+  } else if (other) {
     const box = el('div', 'other');
-    const lab = text('label', '', hasOptions
-      ? (p.note ? 'Other answer, or a note to go with your choice' : 'Other answer')
-      : 'Your answer');
+    const lab = text('label', '', boxLabel(other));
     lab.htmlFor = base + '-other';
     // An option with a text to edit (a command, a path) makes the box
     // one that keeps lines.
@@ -275,23 +289,22 @@ function promptBlock(v, p, i, card, act) {
     if (editable) fillOnPick(p, boxes, input, lab);
   }
   const actions = el('div', 'actions');
-  const submit = text('button', 'primary submit', 'Submit');
-  submit.type = 'submit';
-  actions.append(submit);
-  if (p.skip) actions.append(button('Skip', 'skip', () => act.send(p.skip, card)));
+  if (p.pick) {
+    const submit = text('button', 'primary submit', p.submit);
+    submit.type = 'submit';
+    actions.append(submit);
+  }
+  if (skip) actions.append(button(skip.label, 'skip', () => act.tap({ step: skip.step }, card)));
   form.append(actions);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const picked = boxes.filter((b) => b.checked).map((b) => b.value);
+    if (!p.pick) return;
+    const picked = boxes.filter((b) => b.checked).map((b) => Number(b.value));
     const t = input ? typedValue(p, input) : '';
-    let command;
-    if (picked.length && t && p.note) command = p.choose + picked.join(',') + p.note + t;
-    else if (picked.length) command = p.choose + picked.join(',');
-    else if (t) command = p.other + t;
     const chosen = files ? Array.from(files.input.files) : [];
-    if (!command && !chosen.length) {
-      act.notice(hasOptions ? (p.other ? 'Choose an option, type an answer or attach a file, then Submit.'
-        : 'Choose an option, then Submit.') : 'Type an answer or attach a file first.', false);
+    if (!picked.length && !t && !chosen.length) {
+      act.notice(hasOptions ? (other ? 'Choose an option, type an answer or attach a file, then ' + p.submit + '.'
+        : 'Choose an option, then ' + p.submit + '.') : 'Type an answer or attach a file first.', false);
       (boxes[0] || input).focus();
       return;
     }
@@ -299,9 +312,10 @@ function promptBlock(v, p, i, card, act) {
       said.textContent = ok ? '' : reply;
       input.setAttribute('aria-invalid', ok ? 'false' : 'true');
     });
+    const step = { step: p.pick, options: picked, text: t };
     const done = chosen.length
-      ? await act.upload(command || '', v.id, i + 1, chosen, card)
-      : await act.send(command, card, show);
+      ? await act.upload(step, chosen, card)
+      : await act.tap(step, card, show);
     if (done) {
       if (input) live(input).value = '';
       if (files) files.clear();
@@ -311,20 +325,26 @@ function promptBlock(v, p, i, card, act) {
   return fs;
 }
 
-// footerForm is a disclosure with an optional text and a button that
-// sends command, with the text after a space when there is one.
-function footerForm(v, cls, field, summary, label, buttonText, command, li, act) {
+// footerForm is a disclosure named after control c ("Not ready…") with
+// an optional text and c's button, which posts c's step with the text.
+function footerForm(v, c, cls, field, label, li, act) {
   const d = el('details', cls);
-  d.append(text('summary', '', summary));
-  const { form, input } = textForm('', 'q-' + v.id + '-' + field, label, cls + '-button', buttonText);
+  d.append(text('summary', '', c.label + '…'));
+  const { form, input } = textForm('', 'q-' + v.id + '-' + field, label, cls + '-button', c.label);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    const r = input.value.trim();
-    act.send(r ? command + ' ' + r : command, li);
+    act.tap({ step: c.step, text: input.value.trim() }, li);
   });
   d.append(form);
   return d;
 }
+
+// footers are how the page shows the question-wide controls that take a
+// text: the class and field of the disclosure, and the field's label.
+const footers = {
+  not_ready: ['discuss', 'message', 'What would you like to discuss first? (optional)'],
+  decline: ['decline', 'reason', 'Reason (optional)'],
+};
 
 // copiesLine lists where else the question was posted and how each copy
 // stands ("Slack C0OPS: posted · Telegram -100…: retrying"), or is null.
@@ -351,20 +371,18 @@ export function openCard(v, act) {
   if (v.progress) meta.append(text('span', 'progress', v.progress));
   meta.append(text('span', 'deadline', v.deadline));
   li.append(meta);
+  if (v.title) li.append(text('p', 'title', v.title));
   if (v.reminder) li.append(text('p', 'reminder', v.reminder));
   if (v.context) li.append(text('p', 'context', v.context));
   const copies = copiesLine(v);
   if (copies) li.append(copies);
   v.prompts.forEach((p, i) => li.append(promptBlock(v, p, i, li, act)));
   const footer = el('div', 'card-actions');
-  if (v.discuss) {
-    footer.append(footerForm(v, 'discuss', 'message', 'Not ready…', 'What would you like to discuss first? (optional)',
-      'Not ready to answer', v.discuss, li, act));
-  }
-  if (v.decline) {
-    footer.append(footerForm(v, 'decline', 'reason', 'Decline…', 'Reason (optional)', 'Decline', v.decline, li, act));
-  }
-  if (v.snooze) footer.append(button('Snooze', 'snooze', () => act.send(v.snooze, li)));
+  (v.controls || []).forEach((c) => {
+    const f = footers[c.kind];
+    if (c.text && f) footer.append(footerForm(v, c, f[0], f[1], f[2], li, act));
+    else footer.append(button(c.label, c.kind.replace('_', '-'), () => act.tap({ step: c.step }, li)));
+  });
   if (footer.children.length) li.append(footer);
   return li;
 }

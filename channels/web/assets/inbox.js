@@ -41,10 +41,17 @@ import { carry, openCard, pastItem } from './cards.js';
     n.textContent = msg;
   }
 
-  // send posts one command and shows the bridge's reply; said, when
-  // given, gets the reply too, to show it beside the field it is about.
-  function send(command, card, said) {
-    return post('/inbox/command', { text: command }, card, said);
+  // send posts one typed command and shows the bridge's reply.
+  function send(command, card) {
+    return post('/inbox/command', { text: command }, card);
+  }
+
+  // tap posts what a card's control does: its step, with the options
+  // ticked and the text typed beside it ({step, options, text}); said,
+  // when given, gets the reply too, to show it beside the field it is
+  // about.
+  function tap(step, card, said) {
+    return post('/inbox/command', step, card, said);
   }
 
   // say sends a message to the agent's session under question id.
@@ -104,9 +111,10 @@ import { carry, openCard, pastItem } from './cards.js';
     });
   }
 
-  // upload sends an answer with files: command is what the Other box
-  // would send, or empty for files alone on prompt n of question id.
-  async function upload(command, id, n, files, card) {
+  // upload sends an answer with files: step is what the prompt's form
+  // would post without them ({step, options, text}); with nothing
+  // chosen nor typed the files go alone.
+  async function upload(step, files, card) {
     const big = files.find((f) => f.size > maxFile);
     if (big) {
       notice(big.name + ' is ' + mib(big.size) + '; files may be at most 10 MiB each. Nothing was sent.', false);
@@ -123,7 +131,7 @@ import { carry, openCard, pastItem } from './cards.js';
       notice('Could not read the file: ' + e, false);
       return false;
     }
-    return post('/inbox/answer', { text: command, question: id, prompt: n, files: payload }, card);
+    return post('/inbox/answer', Object.assign({}, step, { files: payload }), card);
   }
 
   // place puts nodes into list in order, moving only what must move, so
@@ -189,7 +197,7 @@ import { carry, openCard, pastItem } from './cards.js';
       .sort((a, b) => (b.resolved_at || '').localeCompare(a.resolved_at || ''))
       .slice(0, historyLimit);
     const f = focused();
-    place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { send, upload, notice }))));
+    place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { tap, upload, notice }))));
     place($('history'), past.map((v) => nodeFor(v, (x) => pastItem(x, { say, notice }))));
     refocus(f);
     const kept = new Set(open.concat(past).map((v) => v.id));
