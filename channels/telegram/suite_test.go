@@ -36,6 +36,6 @@ func TestChannelSuiteTelegram(t *testing.T) {
 	channeltest.Run(t, func(t *testing.T) channeltest.Platform {
 		fake := telegramfake.New(testToken, botUser)
 		t.Cleanup(fake.Close)
-		return &suitePlatform{Fake: fake.Harness(ana, team, outside), fake: fake}
+		return &suitePlatform{Fake: fake.Harness(ana, bob, team, outside), fake: fake}
 	})
 }
