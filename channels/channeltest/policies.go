@@ -21,10 +21,11 @@ func quorum(t *testing.T, s *session) {
 	m := s.posted(t, s.chats[0], q)
 	ana, bob := s.p, s.p.As(1)
 
-	if told := tap(t, ana, s.chats[0], m, "Allow"); !strings.Contains(told.Text, "1 of 2") {
-		t.Errorf("the first vote tells %q, want that it is 1 of 2", told.Text)
+	votes := "1 of 2: Allow by " + s.names[0]
+	if told := tap(t, ana, s.chats[0], m, "Allow"); !strings.Contains(told.Text, votes) {
+		t.Errorf("the first vote tells %q, want %q", told.Text, votes)
 	}
-	s.shows(t, s.chats[0], m.ID, "1 of 2: Allow by "+s.names[0])
+	s.shows(t, s.chats[0], m.ID, votes)
 
 	told := tap(t, ana, s.chats[0], m, "Allow")
 	if want := "You already chose Allow on " + q.ID + "; nothing changed."; !strings.Contains(told.Text, want) || !told.Private {
@@ -34,7 +35,12 @@ func quorum(t *testing.T, s *session) {
 		t.Fatalf("after the same person's second vote the question is %s with %d votes, want pending with one", got.Status, len(got.State.Votes))
 	}
 
-	tap(t, bob, s.chats[0], m, "Allow")
+	// Told privately, the voter learns the quorum is reached; else the
+	// copy they see is the outcome.
+	told = tap(t, bob, s.chats[0], m, "Allow")
+	if told.Private && !strings.Contains(told.Text, "The quorum is reached") || !told.Private && !strings.Contains(told.Text, "Answered by ") {
+		t.Errorf("the second person's vote tells %+v, want that the quorum is reached", told)
+	}
 	got := s.resolved(t, q.ID, "Allow")
 	voters := got.Result().Voters
 	if len(voters) != 2 || voters[0].User != s.people[0].ID || voters[1].User != s.people[1].ID {
@@ -57,9 +63,11 @@ func snooze(t *testing.T, s *session) {
 		t.Fatalf("after the Snooze button the question expires %v after %+v, want %v after one snooze by %s",
 			moved.ExpiresAt, moved.State.Snoozes, q.ExpiresAt.Add(snoozeBy), s.people[0].ID)
 	}
+	// Told privately, the person reads the snooze; else the copy they
+	// see shows it.
 	deadline := moved.ExpiresAt.In(loc).Format("15:04 MST")
-	if !strings.Contains(told.Text, deadline) {
-		t.Errorf("the Snooze button tells %q, want the new deadline %s", told.Text, deadline)
+	if told.Private && !strings.Contains(told.Text, "Snoozed: "+q.ID+" now expires at ") || !strings.Contains(told.Text, deadline) {
+		t.Errorf("the Snooze button tells %+v, want the new deadline %s", told, deadline)
 	}
 	shown := s.shows(t, s.chats[0], m.ID, "snoozed by "+s.names[0])
 	if !strings.Contains(shown.Text, deadline) {

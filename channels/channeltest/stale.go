@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 )
@@ -37,6 +38,34 @@ func staleTap(t *testing.T, s *session) {
 			got.AnsweredBy, got.ResolvedAt, s.people[0].ID, answered.ResolvedAt)
 	}
 	if after := s.p.Messages(s.chats[1]); !reflect.DeepEqual(after, before) {
+		t.Errorf("a stale tap changed the chat's messages:\nbefore %+v\nafter  %+v", before, after)
+	}
+}
+
+// staleTapExpired: once the question has expired, a button of its copy
+// tells the person alone when it expired, and changes nothing.
+func staleTapExpired(t *testing.T, s *session) {
+	q := s.Ask(dbQuestion("first"))
+	m := s.posted(t, s.chats[0], q)
+	expired, err := s.Broker.Resolve(s.Ctx, q.ID, broker.TimedOut(q, time.Now()))
+	if err != nil {
+		t.Fatalf("time out %s: %v", q.ID, err)
+	}
+	var last Message
+	if !Within(WaitLimit, func() bool { last, _ = s.message(s.chats[0], m.ID); return len(last.Buttons) == 0 }) {
+		t.Fatalf("the copy %s never lost its buttons at the timeout; it reads:\n%s", m.ID, last.Text)
+	}
+	before := s.p.Messages(s.chats[0])
+
+	told := tap(t, s.p, s.chats[0], m, "Postgres")
+	want := broker.ClosedText(expired, s.Broker.Location())
+	if !strings.HasPrefix(want, "This question expired at ") || !strings.Contains(told.Text, want) || !told.Private {
+		t.Errorf("a tap on an expired question tells the person %+v, want %q for them alone", told, want)
+	}
+	if got := s.Question(q.ID); got.Status != broker.StatusTimedOut || got.AnsweredBy != nil {
+		t.Errorf("after a stale tap the question is %s by %+v, want timed out by no one", got.Status, got.AnsweredBy)
+	}
+	if after := s.p.Messages(s.chats[0]); !reflect.DeepEqual(after, before) {
 		t.Errorf("a stale tap changed the chat's messages:\nbefore %+v\nafter  %+v", before, after)
 	}
 }

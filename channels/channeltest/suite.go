@@ -21,6 +21,7 @@ func Run(t *testing.T, build Build) {
 		{"typed command", typedCommand},
 		{"reply with a number", replyWithNumber},
 		{"stale tap", staleTap},
+		{"stale tap after expiry", staleTapExpired},
 		{"429 waited out", rateLimitWaitedOut},
 		{"permanent failure", permanentFailure},
 		{"quorum", quorum},
