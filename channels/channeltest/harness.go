@@ -2,6 +2,7 @@ package channeltest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
@@ -15,6 +16,8 @@ type Message struct {
 	Text string
 	// Buttons are the message's buttons as they stand, in order.
 	Buttons []Button
+	// Edits counts the bot's edits of the message.
+	Edits int
 }
 
 // Button is a button of a message. It keeps what pressing it sends, so
@@ -26,6 +29,28 @@ type Button struct {
 	// Value is what pressing it sends (callback data, a value, a custom
 	// id); the platform's harness interprets it.
 	Value string
+	// Data is the step data the button carries, as the platform holds
+	// it: Telegram's callback data, Discord's custom id, the value of
+	// Slack's button. broker.DecodeStep reads it.
+	Data string
+}
+
+// Told is what a person is told after an action.
+type Told struct {
+	// Text is the words.
+	Text string
+	// Private is whether only that person sees them (a toast or alert,
+	// an ephemeral message), not everyone in the chat.
+	Private bool
+}
+
+// Person is someone of the platform the fake acts as.
+type Person struct {
+	// ID is the platform's user id, as broker.Inbound.User writes it and
+	// a route's responders name it after "<channel>:".
+	ID string
+	// Name is how the platform names the person.
+	Name string
 }
 
 // Platform is a fake platform with the channel that talks to it: what
@@ -42,9 +67,14 @@ type Platform interface {
 
 // Fake drives a fake chat platform as people do: each fake server offers
 // one (telegramfake, slackfake and discordfake's Harness). Every method
-// acts as one person of the platform, a member of every chat. Chats are
-// route chats as broker.Target writes them.
+// acts as one person of the platform, a member of every chat: the first
+// of People, or the one As names. Chats are route chats as broker.Target
+// writes them.
 type Fake interface {
+	// People returns the two people the fake can act as.
+	People() [2]Person
+	// As returns the fake acting as People()[i].
+	As(i int) Fake
 	// Chats returns two chats the bot can post to.
 	Chats() [2]string
 	// Messages returns the bot's messages in chat, oldest first, as they
@@ -53,21 +83,26 @@ type Fake interface {
 	// Tap presses b on message m in chat and returns what the person is
 	// told (a toast, an ephemeral message, an interaction reply) once the
 	// bridge has answered.
-	Tap(chat string, m Message, b Button) (told string, err error)
+	Tap(chat string, m Message, b Button) (Told, error)
 	// Type sends text to chat as a message of its own.
 	Type(chat, text string) error
 	// Reply sends text as a reply to message m in chat (in its thread,
 	// where the platform threads replies).
 	Reply(chat string, m Message, text string) error
-	// RateLimitPosts makes the next n posts answer 429 (with a short
-	// retry-after); the posts after them succeed.
-	RateLimitPosts(n int)
+	// RateLimitPost makes the next post answer 429 with retryAfter as
+	// the platform writes it (whole seconds on Telegram and Slack); the
+	// posts after it succeed.
+	RateLimitPost(retryAfter time.Duration)
 	// RefuseChat makes every call naming chat fail in a way retrying
 	// cannot fix (the chat is gone, the bot was removed).
 	RefuseChat(chat string)
-	// PostAttempts counts the posting calls the platform received,
-	// refused ones included.
-	PostAttempts() int
+	// PostAttempts returns when each posting call the platform received
+	// arrived, refused ones included, oldest first.
+	PostAttempts() []time.Time
+	// ButtonDataLimit is the most bytes the platform lets a button carry
+	// (Telegram's 64-byte callback data, Discord's 100-character custom
+	// id, Slack's 2,000-character value).
+	ButtonDataLimit() int
 }
 
 // Build starts a fake platform for one case of the suite.

@@ -3,6 +3,7 @@ package channeltest
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
@@ -20,8 +21,12 @@ func Run(t *testing.T, build Build) {
 		{"typed command", typedCommand},
 		{"reply with a number", replyWithNumber},
 		{"stale tap", staleTap},
-		{"429 then success", rateLimitedThenPosted},
+		{"stale tap after expiry", staleTapExpired},
+		{"429 waited out", rateLimitWaitedOut},
 		{"permanent failure", permanentFailure},
+		{"quorum", quorum},
+		{"snooze", snooze},
+		{"button data", buttonData},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -36,18 +41,42 @@ type session struct {
 	ch    broker.Channel
 	p     Platform
 	chats [2]string
+	// people are the platform's two people; names are how the bridge's
+	// directory names them.
+	people [2]Person
+	names  [2]string
 }
+
+// snoozeBy is how far the Snooze button moves a deadline on the routes
+// "prod" and "snooze", which allow one snooze.
+const snoozeBy = 30 * time.Minute
 
 func start(t *testing.T, build Build) *session {
 	t.Helper()
-	s := &session{p: build(t)}
-	s.chats = s.p.Chats()
+	s := &session{p: build(t), names: [2]string{"Ana Lima", "Bob Reis"}}
+	s.chats, s.people = s.p.Chats(), s.p.People()
 	name := s.p.Name()
 	target := func(i int) broker.Target { return broker.Target{Channel: name, Chat: s.chats[i]} }
+	account := func(i int) string { return name + ":" + s.people[i].ID }
+	snoozeOnce := &broker.SnoozePolicy{By: broker.Duration(snoozeBy), Max: 1}
 	s.Bridge = NewBridge(t, map[string]broker.Route{
 		broker.DefaultRoute: {Targets: []broker.Target{target(0), target(1)}},
 		"first":             {Targets: []broker.Target{target(0)}},
 		"second":            {Targets: []broker.Target{target(1)}},
+		// Two of the two people must approve.
+		"prod": {Targets: []broker.Target{target(0)}, Responders: []string{account(0), account(1)},
+			Policy: broker.Policy{Quorum: 2, Snooze: snoozeOnce}},
+		"snooze": {Targets: []broker.Target{target(0)}, Policy: broker.Policy{Snooze: snoozeOnce}},
+	}, WithPeople(t,
+		broker.Person{ID: "ana", Name: s.names[0], Accounts: []string{account(0)}},
+		broker.Person{ID: "bob", Name: s.names[1], Accounts: []string{account(1)}},
+	), func(c *broker.Config) {
+		// The outbox paces the platforms the bridge paces by default, so
+		// that a 429's hold on a chat applies as it does there; a
+		// millisecond apart, so that the suite runs fast.
+		if _, ok := broker.DefaultPacing()[name]; ok {
+			c.Outbox.Pacing = map[string]broker.Pacing{name: {PerChat: time.Millisecond, PerGroup: time.Millisecond}}
+		}
 	})
 	s.ch = s.p.NewChannel(t, s.Broker, channels.Options{Logger: s.Logger})
 	s.Start(s.ch)
@@ -61,25 +90,49 @@ func dbQuestion(route string) *broker.AskRequest {
 	}
 }
 
-// posted waits for the message of q in chat, and for the bridge to have
-// recorded it as q's copy, and returns it.
+// posted waits for the bridge to have recorded the copy of q in chat,
+// and for that message to show q, and returns it.
 func (s *session) posted(t *testing.T, chat string, q *broker.Question) Message {
 	t.Helper()
 	ref := WaitCopy(t, s.Store, q.ID, broker.Target{Channel: s.p.Name(), Chat: chat})
 	var m Message
-	Eventually(t, "the question "+q.ID+" posted in "+chat, func() bool {
-		for _, got := range s.p.Messages(chat) {
-			if strings.Contains(got.Text, "Which database should we use?") {
-				m = got
-				return true
-			}
-		}
-		return false
+	Eventually(t, "the copy "+ref.MessageID+" of "+q.ID+" shown in "+chat, func() bool {
+		var ok bool
+		m, ok = s.message(chat, ref.MessageID)
+		return ok && strings.Contains(m.Text, q.Prompts[0].Question)
 	})
-	if m.ID != ref.MessageID {
-		t.Fatalf("the copy of %s recorded in %s is message %s, want the one posted there, %s", q.ID, chat, ref.MessageID, m.ID)
+	return m
+}
+
+// message returns the message id in chat as it stands.
+func (s *session) message(chat, id string) (Message, bool) {
+	for _, m := range s.p.Messages(chat) {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return Message{}, false
+}
+
+// shows waits until the message id in chat reads want, and returns it.
+func (s *session) shows(t *testing.T, chat, id, want string) Message {
+	t.Helper()
+	var m Message
+	if !Within(WaitLimit, func() bool { m, _ = s.message(chat, id); return strings.Contains(m.Text, want) }) {
+		t.Fatalf("the copy %s in %s never showed %q; it reads:\n%s", id, chat, want, m.Text)
 	}
 	return m
+}
+
+// tap presses the button of m labelled label as f's person and returns
+// what they are told.
+func tap(t *testing.T, f Fake, chat string, m Message, label string) Told {
+	t.Helper()
+	told, err := f.Tap(chat, m, button(t, m, label))
+	if err != nil {
+		t.Fatalf("tap %q: %v", label, err)
+	}
+	return told
 }
 
 // button returns m's button whose label contains label.
@@ -137,12 +190,9 @@ func (s *session) edited(t *testing.T, chat, id, choice string) {
 func tapEditsEveryCopy(t *testing.T, s *session) {
 	q := s.Ask(dbQuestion(""))
 	first, second := s.posted(t, s.chats[0], q), s.posted(t, s.chats[1], q)
-	told, err := s.p.Tap(s.chats[0], first, button(t, first, "SQLite"))
-	if err != nil {
-		t.Fatalf("tap: %v", err)
-	}
-	if !strings.Contains(told, "SQLite") {
-		t.Errorf("after the tap the person is told %q, want the recorded choice", told)
+	told := tap(t, s.p, s.chats[0], first, "SQLite")
+	if !strings.Contains(told.Text, "SQLite") {
+		t.Errorf("after the tap the person is told %q, want the recorded choice", told.Text)
 	}
 	s.resolved(t, q.ID, "SQLite")
 	s.edited(t, s.chats[0], first.ID, "SQLite")
@@ -169,44 +219,9 @@ func replyWithNumber(t *testing.T, s *session) {
 	s.edited(t, s.chats[0], m.ID, "Postgres")
 }
 
-func staleTap(t *testing.T, s *session) {
-	q := s.Ask(dbQuestion(""))
-	first, second := s.posted(t, s.chats[0], q), s.posted(t, s.chats[1], q)
-	if _, err := s.p.Tap(s.chats[0], first, button(t, first, "Postgres")); err != nil {
-		t.Fatalf("tap: %v", err)
-	}
-	s.resolved(t, q.ID, "Postgres")
-	// The second copy's button, pressed as it was before its copy was
-	// edited: the answer stands, and the person is told so.
-	told, err := s.p.Tap(s.chats[1], second, button(t, second, "SQLite"))
-	if err != nil {
-		t.Fatalf("stale tap: %v", err)
-	}
-	if !strings.Contains(strings.ToLower(told), "already answered") {
-		t.Errorf("a stale tap tells the person %q, want that it was already answered", told)
-	}
-	if got := s.resolved(t, q.ID, "Postgres"); got.Status != broker.StatusAnswered {
-		t.Errorf("after a stale tap the question is %s", got.Status)
-	}
-	s.edited(t, s.chats[1], second.ID, "Postgres")
-}
-
-func rateLimitedThenPosted(t *testing.T, s *session) {
-	s.p.RateLimitPosts(1)
-	before := s.p.PostAttempts()
-	q := s.Ask(dbQuestion("first"))
-	s.posted(t, s.chats[0], q)
-	if n := s.p.PostAttempts() - before; n != 2 {
-		t.Errorf("the post took %d attempts, want 2 (one 429, then the post)", n)
-	}
-	if got := s.Question(q.ID); got.Status != broker.StatusPending {
-		t.Errorf("after a 429 the question is %s: %s", got.Status, got.Reason)
-	}
-}
-
 func permanentFailure(t *testing.T, s *session) {
 	s.p.RefuseChat(s.chats[1])
-	before := s.p.PostAttempts()
+	before := len(s.p.PostAttempts())
 	q, _, err := s.Broker.Ask(s.Ctx, "agent", dbQuestion("second"))
 	if err != nil {
 		t.Fatalf("ask: %v", err)
@@ -214,7 +229,7 @@ func permanentFailure(t *testing.T, s *session) {
 	if q.Status != broker.StatusUnsupported || !strings.Contains(q.Reason, "no channel could take the question") {
 		t.Errorf("a question no chat can take is %s (%q), want unsupported with the reason", q.Status, q.Reason)
 	}
-	if n := s.p.PostAttempts() - before; n != 1 {
+	if n := len(s.p.PostAttempts()) - before; n != 1 {
 		t.Errorf("a permanent refusal was tried %d times, want 1", n)
 	}
 	// The other chat still works.

@@ -48,7 +48,6 @@ func newWorld(t *testing.T, mutate func(*Config)) *world {
 			Responders: []string{"discord:" + w.ana.ID, "discord:role:" + w.role},
 		},
 		"denied": {Targets: []broker.Target{{Channel: Name, Chat: w.other}}},
-		"prod":   prodRoute(w),
 		"dm":     {Targets: []broker.Target{{Channel: Name, Chat: "user:" + w.ana.ID}}},
 	}, func(c *broker.Config) { c.Location, c.Logger = time.UTC, slog.New(slog.NewTextHandler(w.logs, nil)) }, channeltest.WithPeople(t,
 		broker.Person{ID: "ana", Accounts: []string{"discord:" + w.ana.ID}},

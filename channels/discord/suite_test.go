@@ -34,6 +34,6 @@ func TestChannelSuiteDiscord(t *testing.T) {
 		fake := discordfake.New()
 		t.Cleanup(fake.Close)
 		guild := fake.NewGuild()
-		return &suitePlatform{Fake: fake.Harness(guild, "ana"), fake: fake, guild: guild}
+		return &suitePlatform{Fake: fake.Harness(guild, "ana", "bo"), fake: fake, guild: guild}
 	})
 }

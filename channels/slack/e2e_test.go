@@ -339,20 +339,6 @@ func TestEndToEndAfterResolution(t *testing.T) {
 		}
 		e.copyShows(t, m, "No answer in 30 min: used the default, SQLite")
 	})
-	t.Run("stale click changes nothing", func(t *testing.T) {
-		before, _ := e.fake.Message(m.Channel, m.TS)
-		e.send(t, "interactive", slackfake.ClickButton(m, ana, e.button(t, m, "Postgres (Recommended)")))
-		waitEphemeral(t, e.fake, ana.ID, "This question expired at")
-		e.ch.drain()
-		got, _ := e.b.Get(context.Background(), "agent", q.ID)
-		if got.Status != broker.StatusTimedOut || got.AnsweredBy != nil {
-			t.Errorf("question is now %s by %+v", got.Status, got.AnsweredBy)
-		}
-		after, _ := e.fake.Message(m.Channel, m.TS)
-		if after.Updates != before.Updates || after.Text != before.Text {
-			t.Errorf("the copy changed after a stale click: %q", after.Text)
-		}
-	})
 }
 
 func TestEndToEndRefusals(t *testing.T) {
@@ -449,45 +435,4 @@ func TestEndToEndPostFailures(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestOutboxWaitsOutRetryAfter: a post refused with 429 and Retry-After
-// 1 is posted once, no sooner than a second after the refusal, and so is
-// the next question to the same channel, paced behind the hold.
-func TestOutboxWaitsOutRetryAfter(t *testing.T) {
-	br := channeltest.NewBridge(t, map[string]broker.Route{"default": {Targets: []broker.Target{{Channel: Name, Chat: general}}}},
-		func(c *broker.Config) {
-			c.Outbox.Pacing = map[string]broker.Pacing{Name: {PerChat: 10 * time.Millisecond}}
-		})
-	e := newEnv(t, ModeSocket, br)
-	br.Register(e.ch)
-	e.run(t)
-	e.fake.RateLimit("chat.postMessage", 1, 1)
-	t0 := time.Now()
-	var ids []string
-	for range 2 {
-		q, _, err := br.Broker.Ask(context.Background(), "agent", &broker.AskRequest{Question: "Deploy?", Options: []broker.Option{{Label: "Yes"}, {Label: "No"}}})
-		if err != nil || q.Status != broker.StatusPending {
-			t.Fatalf("ask: %v (%+v)", err, q)
-		}
-		ids = append(ids, q.ID)
-	}
-	waitFake(t, e.fake, "both questions posted", func() bool { return len(e.fake.Messages()) >= 2 })
-	if n := e.fake.Calls("chat.postMessage"); n != 3 {
-		t.Errorf("chat.postMessage called %d times, want 3: the refused one, then one per question", n)
-	}
-	for _, id := range ids {
-		n := 0
-		for _, m := range e.fake.Messages() {
-			if strings.Contains(m.Text, id) {
-				n++
-				if gap := m.PostedAt.Sub(t0); gap < time.Second {
-					t.Errorf("question %s posted %s after the ask, inside the 429's Retry-After of 1s", id, gap)
-				}
-			}
-		}
-		if n != 1 {
-			t.Errorf("question %s posted %d times, want once", id, n)
-		}
-	}
 }

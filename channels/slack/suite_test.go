@@ -31,6 +31,6 @@ func (p *suitePlatform) NewChannel(t *testing.T, h broker.InboundHandler, opts c
 func TestChannelSuiteSlack(t *testing.T) {
 	channeltest.Run(t, func(t *testing.T) channeltest.Platform {
 		fake := slackfake.New(t)
-		return &suitePlatform{Fake: fake.Harness(ana, general, random), fake: fake}
+		return &suitePlatform{Fake: fake.Harness(ana, bob, general, random), fake: fake}
 	})
 }

@@ -274,28 +274,6 @@ func TestSkipSingleQuestion(t *testing.T) {
 	})
 }
 
-func TestStaleTapAfterResolution(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	q, m := e.ask(dbRequest(), team)
-	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "/answer "+q.ID+" 1"))
-	e.waitResolved(q.ID)
-	resolved := e.waitMessage(team.ID, m.ID, "showed the outcome", func(m telegramfake.Message) bool {
-		return strings.Contains(m.Text, "Answered by @ana")
-	})
-	// Bob's client still showed the old buttons.
-	got := e.waitCallback(e.fake.Tap(bob, team.ID, m.ID, "/answer "+q.ID+" 2"))
-	if !strings.HasPrefix(got.Text, "Already answered by @ana at ") || !got.ShowAlert {
-		t.Errorf("stale tap told %+v", got)
-	}
-	after, _ := e.fake.Message(team.ID, m.ID)
-	if after.Edits != resolved.Edits || after.Text != resolved.Text {
-		t.Errorf("the message changed after a stale tap: %q", after.Text)
-	}
-	if a := e.get(q.ID).Answers[q.Prompts[0].Question]; !reflect.DeepEqual(a.Selected, []string{"Postgres (Recommended)"}) {
-		t.Errorf("answer changed to %v", a.Selected)
-	}
-}
-
 func TestDialogAdvancesPromptByPrompt(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	q, m := e.ask(&broker.AskRequest{Questions: []broker.Prompt{

@@ -5,23 +5,37 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/askbridge/askbridge/channels/channeltest"
 	"github.com/bwmarrin/discordgo"
 )
 
 // Harness is the fake driven through the harness every fake platform
-// offers: a new person acts in two new text channels of guild, over the
-// gateway the bot connects to.
-func (s *Server) Harness(guild, person string) channeltest.Fake {
-	return &harness{s: s, guild: guild, person: s.NewUser(person), chats: [2]string{s.AddChannel(guild), s.AddChannel(guild)}}
+// offers: two new people, named first and second, act in two new text
+// channels of guild, over the gateway the bot connects to, first unless
+// As says otherwise.
+func (s *Server) Harness(guild, first, second string) channeltest.Fake {
+	people := [2]User{s.NewUser(first), s.NewUser(second)}
+	return &harness{s: s, guild: guild, people: people, person: people[0], chats: [2]string{s.AddChannel(guild), s.AddChannel(guild)}}
 }
 
 type harness struct {
 	s      *Server
 	guild  string
+	people [2]User
 	person User
 	chats  [2]string
+}
+
+func (h *harness) People() [2]channeltest.Person {
+	return [2]channeltest.Person{{ID: h.people[0].ID, Name: h.people[0].Username}, {ID: h.people[1].ID, Name: h.people[1].Username}}
+}
+
+func (h *harness) As(i int) channeltest.Fake {
+	as := *h
+	as.person = h.people[i]
+	return &as
 }
 
 // ready waits until the bot is connected and has registered its
@@ -44,43 +58,63 @@ func (h *harness) Messages(chat string) []channeltest.Message {
 		if !m.Author.Bot || m.Reference != nil {
 			continue // a person's message, or the bot's reply to one
 		}
-		cm := channeltest.Message{ID: m.ID, Text: m.Content}
+		cm := channeltest.Message{ID: m.ID, Text: m.Content, Edits: m.Edits}
 		for _, b := range m.Buttons() {
-			cm.Buttons = append(cm.Buttons, channeltest.Button{Label: b.Label, Value: b.CustomID})
+			cm.Buttons = append(cm.Buttons, channeltest.Button{Label: b.Label, Value: b.CustomID, Data: b.CustomID})
 		}
 		out = append(out, cm)
 	}
 	return out
 }
 
-func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) (string, error) {
+// Tap answers with the interaction's reply: private when it is
+// ephemeral, else the message for everyone (the tapped copy, edited).
+func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) (channeltest.Told, error) {
 	if err := h.ready(); err != nil {
-		return "", err
+		return channeltest.Told{}, err
 	}
 	msg := h.s.Message(m.ID)
 	if msg == nil {
-		return "", fmt.Errorf("discordfake: no message %s in %s", m.ID, chat)
+		return channeltest.Told{}, fmt.Errorf("discordfake: no message %s in %s", m.ID, chat)
 	}
 	id := h.s.Click(h.person, msg, b.Value)
 	ctx, cancel := context.WithTimeout(context.Background(), channeltest.WaitLimit)
 	defer cancel()
 	r, err := h.s.WaitResponse(ctx, id)
 	if err != nil {
-		return "", err
+		return channeltest.Told{}, err
 	}
 	switch discordgo.InteractionResponseType(r.Type) {
-	case discordgo.InteractionResponseDeferredMessageUpdate, discordgo.InteractionResponseDeferredChannelMessageWithSource:
-		// The bot took longer than Discord's deadline: its words come
-		// as the edit of the deferred reply.
+	case discordgo.InteractionResponseDeferredMessageUpdate:
+		// The bot took longer than Discord's deadline: its words come as
+		// the edit of the message, for everyone, or as an ephemeral
+		// follow-up when the message is to stay as it is.
+		var told channeltest.Told
+		err = Until(ctx, func() bool {
+			if o, ok := h.s.Original(id); ok && o.Data != nil {
+				told = channeltest.Told{Text: o.Content()}
+				return true
+			}
+			if f := h.s.FollowUps(id); len(f) > 0 {
+				told = channeltest.Told{Text: f[0].Content(), Private: f[0].Ephemeral()}
+				return true
+			}
+			return false
+		})
+		if err != nil {
+			return channeltest.Told{}, fmt.Errorf("discordfake: the deferred reply to %s never came: %w", id, err)
+		}
+		return told, nil
+	case discordgo.InteractionResponseDeferredChannelMessageWithSource:
+		// The deferred reply is edited; it keeps the deferral's flags.
+		private := r.Data != nil && r.Data.Flags&FlagEphemeral != 0
 		err = Until(ctx, func() bool { r, _ = h.s.Original(id); return r.Data != nil })
 		if err != nil {
-			return "", fmt.Errorf("discordfake: the deferred reply to %s was never edited: %w", id, err)
+			return channeltest.Told{}, fmt.Errorf("discordfake: the deferred reply to %s was never edited: %w", id, err)
 		}
+		return channeltest.Told{Text: r.Content(), Private: private}, nil
 	}
-	if r.Data == nil {
-		return "", nil
-	}
-	return r.Data.Content, nil
+	return channeltest.Told{Text: r.Content(), Private: r.Ephemeral()}, nil
 }
 
 // answerCommand is "/answer <id> <choice…>" as a person types it; the
@@ -110,20 +144,24 @@ func (h *harness) Reply(chat string, m channeltest.Message, text string) error {
 	return nil
 }
 
-func (h *harness) RateLimitPosts(n int) {
+// RateLimitPost makes the next REST request, once the bot is ready,
+// answer 429: the next the suite makes the bot send is a post.
+func (h *harness) RateLimitPost(retryAfter time.Duration) {
 	if h.ready() == nil {
-		h.s.RateLimitNext(n, 0.05)
+		h.s.RateLimitNext(1, retryAfter.Seconds())
 	}
 }
 
 func (h *harness) RefuseChat(chat string) { h.s.Deny(chat, 50001) }
 
-func (h *harness) PostAttempts() int {
-	n := 0
+func (h *harness) PostAttempts() []time.Time {
+	var out []time.Time
 	for _, r := range h.s.Requests() {
 		if r.Method == "POST" && strings.HasPrefix(r.Path, "/api/v9/channels/") && strings.HasSuffix(r.Path, "/messages") {
-			n++
+			out = append(out, r.At)
 		}
 	}
-	return n
+	return out
 }
+
+func (h *harness) ButtonDataLimit() int { return 100 }

@@ -301,7 +301,7 @@ func (s *Server) rest(h handler) http.HandlerFunc {
 		body, _ := io.ReadAll(r.Body)
 		auth := r.Header.Get("Authorization") == "Bot "+s.Token
 		s.mu.Lock()
-		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Body: body, Auth: auth})
+		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Body: body, Auth: auth, At: time.Now()})
 		var rl *rateLimit
 		if len(s.rateLimits) > 0 {
 			rl = &s.rateLimits[0]

@@ -242,4 +242,6 @@ type Request struct {
 	Body   []byte
 	// Auth is whether the request carried the bot token.
 	Auth bool
+	// At is when the request arrived.
+	At time.Time
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +86,7 @@ type Server struct {
 	ephemerals []Ephemeral
 	views      []OpenedView
 	calls      map[string]int
+	callTimes  map[string][]time.Time
 	failChan   map[string]string
 	failMethod map[string]string
 	limited    map[string]int
@@ -144,6 +146,14 @@ func (s *Server) Calls(method string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[method]
+}
+
+// CallTimes returns when each call of method arrived (429s included),
+// oldest first.
+func (s *Server) CallTimes(method string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.callTimes[method])
 }
 
 // Messages returns copies of the posted messages, oldest first.
@@ -231,6 +241,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[method]++
+	s.callTimes[method] = append(s.callTimes[method], time.Now())
 	if n := s.limited[method]; n > 0 {
 		s.limited[method] = n - 1
 		w.Header().Set("Retry-After", strconv.Itoa(s.retryAfter))

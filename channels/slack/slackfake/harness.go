@@ -5,22 +5,36 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/askbridge/askbridge/channels/channeltest"
 )
 
 // Harness is the fake driven through the harness every fake platform
-// offers: person (added to the workspace) acts in the conversations a and
-// b, over the Socket Mode connection of the app.
-func (s *Server) Harness(person User, a, b string) channeltest.Fake {
-	s.AddUser(person)
-	return &harness{s: s, person: person, chats: [2]string{a, b}}
+// offers: first and second (added to the workspace) act in the
+// conversations a and b, over the Socket Mode connection of the app,
+// first unless As says otherwise.
+func (s *Server) Harness(first, second User, a, b string) channeltest.Fake {
+	s.AddUser(first)
+	s.AddUser(second)
+	return &harness{s: s, people: [2]User{first, second}, person: first, chats: [2]string{a, b}}
 }
 
 type harness struct {
 	s      *Server
+	people [2]User
 	person User
 	chats  [2]string
+}
+
+func (h *harness) People() [2]channeltest.Person {
+	return [2]channeltest.Person{{ID: h.people[0].ID, Name: h.people[0].Name}, {ID: h.people[1].ID, Name: h.people[1].Name}}
+}
+
+func (h *harness) As(i int) channeltest.Fake {
+	as := *h
+	as.person = h.people[i]
+	return &as
 }
 
 func (h *harness) Chats() [2]string { return h.chats }
@@ -31,10 +45,10 @@ func (h *harness) Messages(chat string) []channeltest.Message {
 		if m.Channel != chat || m.ThreadTS != "" {
 			continue // another conversation, or a reply in a thread
 		}
-		cm := channeltest.Message{ID: m.TS, Text: m.Text}
+		cm := channeltest.Message{ID: m.TS, Text: m.Text, Edits: m.Updates}
 		for _, b := range m.Buttons() {
 			v, _ := json.Marshal(b)
-			cm.Buttons = append(cm.Buttons, channeltest.Button{Label: b.Text, Value: string(v)})
+			cm.Buttons = append(cm.Buttons, channeltest.Button{Label: b.Text, Value: string(v), Data: b.Value})
 		}
 		out = append(out, cm)
 	}
@@ -56,18 +70,20 @@ func (h *harness) deliver(typ string, payload any) error {
 	return err
 }
 
-func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) (string, error) {
+// Tap answers with the ephemeral message the app posts for the person,
+// which only they see.
+func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) (channeltest.Told, error) {
 	var sb Button
 	if err := json.Unmarshal([]byte(b.Value), &sb); err != nil {
-		return "", fmt.Errorf("slackfake: button %q: %w", b.Label, err)
+		return channeltest.Told{}, fmt.Errorf("slackfake: button %q: %w", b.Label, err)
 	}
 	msg, ok := h.s.Message(chat, m.ID)
 	if !ok {
-		return "", fmt.Errorf("slackfake: no message %s in %s", m.ID, chat)
+		return channeltest.Told{}, fmt.Errorf("slackfake: no message %s in %s", m.ID, chat)
 	}
 	before := len(h.s.Ephemerals())
 	if err := h.deliver("interactive", ClickButton(msg, h.person, sb)); err != nil {
-		return "", err
+		return channeltest.Told{}, err
 	}
 	var told string
 	ok = channeltest.Within(channeltest.WaitLimit, func() bool {
@@ -80,9 +96,9 @@ func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) 
 		return false
 	})
 	if !ok {
-		return "", fmt.Errorf("slackfake: the app told %s nothing after the tap", h.person.Name)
+		return channeltest.Told{}, fmt.Errorf("slackfake: the app told %s nothing after the tap", h.person.Name)
 	}
-	return told, nil
+	return channeltest.Told{Text: told, Private: true}, nil
 }
 
 // Type sends text typed in chat: a slash command when it starts with
@@ -99,8 +115,14 @@ func (h *harness) Reply(chat string, m channeltest.Message, text string) error {
 	return h.deliver("events_api", MessageEvent(MessageOpts{User: h.person, Channel: chat, Text: text, ThreadTS: m.ID}))
 }
 
-func (h *harness) RateLimitPosts(n int) { h.s.RateLimit("chat.postMessage", n, 1) }
+// RateLimitPost rounds retryAfter up to whole seconds, as Slack's
+// Retry-After header writes it.
+func (h *harness) RateLimitPost(retryAfter time.Duration) {
+	h.s.RateLimit("chat.postMessage", 1, int((retryAfter+time.Second-1)/time.Second))
+}
 
 func (h *harness) RefuseChat(chat string) { h.s.FailChannel(chat, "channel_not_found") }
 
-func (h *harness) PostAttempts() int { return h.s.Calls("chat.postMessage") }
+func (h *harness) PostAttempts() []time.Time { return h.s.CallTimes("chat.postMessage") }
+
+func (h *harness) ButtonDataLimit() int { return 2000 }

@@ -3,13 +3,14 @@ package slackfake
 import (
 	"net/http"
 	"net/http/httptest"
+	"time"
 )
 
 // Start starts a fake Slack outside a test (the bench tool's runs); it
 // serves until Close.
 func Start() *Server {
 	s := &Server{
-		calls: map[string]int{}, failChan: map[string]string{}, failMethod: map[string]string{},
+		calls: map[string]int{}, callTimes: map[string][]time.Time{}, failChan: map[string]string{}, failMethod: map[string]string{},
 		limited: map[string]int{}, users: map[string]User{}, changed: make(chan struct{}),
 	}
 	s.sock.init()

@@ -3,22 +3,43 @@ package telegramfake
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/askbridge/askbridge/channels/channeltest"
 )
 
 // Harness is the fake driven through the harness every fake platform
-// offers: person acts in chats a and b (both made known to the server).
-func (s *Server) Harness(person User, a, b Chat) channeltest.Fake {
+// offers: first and second act in chats a and b (both made known to the
+// server), first unless As says otherwise.
+func (s *Server) Harness(first, second User, a, b Chat) channeltest.Fake {
 	s.AddChat(a)
 	s.AddChat(b)
-	return &harness{s: s, person: person, chats: [2]Chat{a, b}}
+	return &harness{s: s, people: [2]User{first, second}, person: first, chats: [2]Chat{a, b}}
 }
 
 type harness struct {
 	s      *Server
+	people [2]User
 	person User
 	chats  [2]Chat
+}
+
+func (h *harness) People() [2]channeltest.Person {
+	var out [2]channeltest.Person
+	for i, u := range h.people {
+		name := u.FirstName
+		if u.Username != "" {
+			name = "@" + u.Username
+		}
+		out[i] = channeltest.Person{ID: strconv.FormatInt(u.ID, 10), Name: name}
+	}
+	return out
+}
+
+func (h *harness) As(i int) channeltest.Fake {
+	as := *h
+	as.person = h.people[i]
+	return &as
 }
 
 func chatID(chat string) int64 {
@@ -36,10 +57,10 @@ func (h *harness) Messages(chat string) []channeltest.Message {
 		if m.ReplyTo != 0 {
 			continue // the bot's answer to a person
 		}
-		cm := channeltest.Message{ID: strconv.Itoa(m.ID), Text: m.Text}
+		cm := channeltest.Message{ID: strconv.Itoa(m.ID), Text: m.Text, Edits: m.Edits}
 		for _, row := range m.Keyboard {
 			for _, b := range row {
-				cm.Buttons = append(cm.Buttons, channeltest.Button{Label: b.Text, Value: b.CallbackData})
+				cm.Buttons = append(cm.Buttons, channeltest.Button{Label: b.Text, Value: b.CallbackData, Data: b.CallbackData})
 			}
 		}
 		out = append(out, cm)
@@ -47,16 +68,18 @@ func (h *harness) Messages(chat string) []channeltest.Message {
 	return out
 }
 
-func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) (string, error) {
+// Tap answers with the callback query's answer, which Telegram shows
+// only to the person who tapped.
+func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) (channeltest.Told, error) {
 	id, err := strconv.Atoi(m.ID)
 	if err != nil {
-		return "", fmt.Errorf("telegramfake: message id %q: %w", m.ID, err)
+		return channeltest.Told{}, fmt.Errorf("telegramfake: message id %q: %w", m.ID, err)
 	}
 	cb := h.s.Tap(h.person, chatID(chat), id, b.Value)
 	if !h.s.WaitFor(channeltest.WaitLimit, func() bool { return h.s.Callback(cb).Answered }) {
-		return "", fmt.Errorf("telegramfake: the bot never answered the tap %s", cb)
+		return channeltest.Told{}, fmt.Errorf("telegramfake: the bot never answered the tap %s", cb)
 	}
-	return h.s.Callback(cb).Text, nil
+	return channeltest.Told{Text: h.s.Callback(cb).Text, Private: true}, nil
 }
 
 func (h *harness) Type(chat, text string) error {
@@ -73,12 +96,20 @@ func (h *harness) Reply(chat string, m channeltest.Message, text string) error {
 	return nil
 }
 
-func (h *harness) RateLimitPosts(n int) {
-	for range n {
-		h.s.FailNext("sendMessage", TooManyRequests(1))
-	}
+// RateLimitPost rounds retryAfter up to whole seconds, as the Bot API
+// writes retry_after.
+func (h *harness) RateLimitPost(retryAfter time.Duration) {
+	h.s.FailNext("sendMessage", TooManyRequests(int((retryAfter+time.Second-1)/time.Second)))
 }
 
 func (h *harness) RefuseChat(chat string) { h.s.Block(chatID(chat)) }
 
-func (h *harness) PostAttempts() int { return len(h.s.Calls("sendMessage")) }
+func (h *harness) PostAttempts() []time.Time {
+	var out []time.Time
+	for _, c := range h.s.Calls("sendMessage") {
+		out = append(out, c.At)
+	}
+	return out
+}
+
+func (h *harness) ButtonDataLimit() int { return 64 }
