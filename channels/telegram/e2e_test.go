@@ -47,7 +47,6 @@ func TestPostedQuestionReadsWell(t *testing.T) {
 		"⭐ 1. Postgres":  stepData(broker.StepOption, ref, 0),
 		"2. SQLite":      stepData(broker.StepOption, ref, 1),
 		"Other or note…": stepData(broker.StepOther, ref),
-		"📝 Note…":        stepData(broker.StepNote, ref),
 		"Skip":           stepData(broker.StepSkip, ref),
 		"Not ready":      stepData(broker.StepNotReady, ref),
 		"Decline":        stepData(broker.StepDecline, ref),
@@ -91,21 +90,24 @@ func TestAnswers(t *testing.T) {
 			selected: []string{"SQLite"},
 		},
 		{
-			name: "Other button then free text",
+			name: "Other button, free text, then Send as my answer",
 			req:  dbRequest(),
 			act: func(e *env, q *broker.Question, m telegramfake.Message) {
 				cb := e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other or note…"])
-				if got := e.waitCallback(cb); got.Text != "Type your answer in the reply box." {
+				if got := e.waitCallback(cb); got.Text != "Type in the reply box, then tap the option it goes with or Send as my answer." {
 					t.Errorf("toast %q", got.Text)
 				}
 				msgs := e.fake.BotMessages(team.ID)
 				prompt := msgs[len(msgs)-1]
-				if !prompt.ForceReply || !strings.Contains(prompt.Text, "Ana, type your answer for: Which database should we use?") || prompt.ReplyTo != m.ID {
+				if !prompt.ForceReply || !strings.Contains(prompt.Text, "Ana, type your answer, or a note to go with an option, for: Which database should we use?") || prompt.ReplyTo != m.ID {
 					t.Fatalf("free-text prompt %+v", prompt)
 				}
-				mine := e.fake.Send(ana, team.ID, "MariaDB, <b>please</b>", prompt.ID)
-				if r := e.waitReply(team.ID, mine); r.Text != "Recorded: “MariaDB, <b>please</b>”" {
-					t.Errorf("reply %q", r.Text)
+				e.waitReply(team.ID, e.fake.Send(ana, team.ID, "MariaDB, <b>please</b>", prompt.ID))
+				m = e.waitMessage(team.ID, m.ID, "offered the text as the answer", func(m telegramfake.Message) bool {
+					return buttons(m)["Send as my answer"] != ""
+				})
+				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Send as my answer"])); got.Text != "Recorded: “MariaDB, <b>please</b>”" {
+					t.Errorf("toast %q", got.Text)
 				}
 			},
 			selected: []string{},

@@ -134,3 +134,22 @@ func TestFilesRefusedInTelegram(t *testing.T) {
 		}
 	})
 }
+
+// TestFileInTheBoxWithTicks: a file cannot wait in memory for a tap, so
+// a photo sent into the Other or note… box of a multi-select prompt is
+// the answer at once, with the options ticked so far.
+func TestFileInTheBoxWithTicks(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	q, m := e.ask(regionsRequest(), team)
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["☐ 3. Asia"]))
+	m = e.waitMessage(team.ID, m.ID, "showed the tick", func(m telegramfake.Message) bool { return buttons(m)["✓ 3. Asia"] != "" })
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other or note…"]))
+	mine := e.fake.SendPhoto(ana, team.ID, photoJPEG, "the map", e.lastPrompt(team.ID, m.ID).ID)
+	if r := e.waitReply(team.ID, mine); r.Text != "Recorded: Asia (note: “the map [Image #1]”)" {
+		t.Errorf("reply %q", r.Text)
+	}
+	a := e.waitResolved(q.ID).Answers[q.Prompts[0].Question]
+	if len(a.Selected) != 1 || a.Selected[0] != "Asia" || a.CustomText != "the map [Image #1]" || len(a.Attachments) != 1 {
+		t.Errorf("answer %+v, want Asia with the map and its photo", a)
+	}
+}

@@ -131,36 +131,42 @@ func (c *Channel) tapToast(s broker.Step, reply broker.Reply) string {
 	return reply.Text
 }
 
-// freeTextPrompt reads the command shown in a force-reply message this
-// channel sent after "Other…" or "Note…" (its code entity, "/answer
-// k7m2qx.2 other …" or "/answer k7m2qx 1,3 other …"), so that a reply to
-// it is understood even after a restart. ok is false when the message
-// shows no such command; note is true for a note prompt, whose reply
-// after a restart is refused: the choice it went with is gone.
+// freeTextPrompt reads the commands shown in a force-reply message this
+// channel sent after Other (its code entities, "/answer k7m2qx.2 other …"
+// and "/answer k7m2qx 1,3 other …"), so that a reply to it is understood
+// even after a restart. ok is false when the message shows no such
+// command; note is true when one of them carries options: the box held
+// its reply for a choice, and a reply after a restart is refused, since
+// the keyboard that would send it can no longer be drawn.
 func freeTextPrompt(m *tgbotapi.Message) (cmd broker.Command, note, ok bool) {
 	text := utf16.Encode([]rune(m.Text))
 	for _, e := range m.Entities {
 		if e.Type != "code" || e.Offset < 0 || e.Length < 0 || e.Offset+e.Length > len(text) {
 			continue
 		}
-		cmd, err := broker.Parse(string(utf16.Decode(text[e.Offset : e.Offset+e.Length])))
-		if err != nil || cmd.Verb != broker.VerbAnswer || !strings.HasSuffix(cmd.Choice, " …") {
+		c, err := broker.Parse(string(utf16.Decode(text[e.Offset : e.Offset+e.Length])))
+		if err != nil || c.Verb != broker.VerbAnswer || !strings.HasSuffix(c.Choice, " …") {
 			continue
 		}
-		switch c := broker.ParseChoice(cmd.Choice); {
-		case c.Kind == broker.ChoiceOther:
-			return cmd, false, true
-		case strings.HasSuffix(cmd.Choice, " "+broker.OtherWord+" …"):
-			return cmd, true, true
+		switch {
+		case broker.ParseChoice(c.Choice).Kind == broker.ChoiceOther:
+			if !ok {
+				cmd, ok = c, true
+			}
+		case strings.HasSuffix(c.Choice, " "+broker.OtherWord+" …"):
+			cmd, note, ok = c, true, true
 		}
 	}
-	return broker.Command{}, false, false
+	return cmd, note, ok
 }
 
-// askText answers the Other control (StepOther) or "Note…" (StepNote)
-// with a force-reply message that asks for text. The reply becomes the
-// Other answer, or is held as a note when it goes with a choice: after
-// "Note…", or after Other with options ticked.
+// askText answers the Other control (StepOther, and the "Note…" of
+// buttons posted before it was folded into Other: StepNote) with a
+// force-reply message that asks for text. On a prompt without options the
+// reply is the Other answer. On a prompt with options the box is the
+// card's one "Other or note…": the reply is held (holdNote) and the
+// keyboard then offers each option, or Submit, with it as the note, and
+// "Send as my answer" for the text alone.
 func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, s broker.Step) {
 	q, refused := c.read(ctx, in, s.Ref.ID)
 	if q == nil {
@@ -173,8 +179,11 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in br
 		return
 	}
 	p := c.card(q).Prompts[i]
-	ticked := tickedOptions(p)
-	note := s.Kind == broker.StepNote || (p.MultiSelect && len(ticked) > 0)
+	if _, ok := p.Control(broker.ControlOther); !ok {
+		c.answerCallback(ctx, cq.ID, "This question takes no typed answer: tap one of its options.", true)
+		return
+	}
+	hold := len(p.Options) > 0
 	chat := cq.Message.Chat
 	var b strings.Builder
 	b.WriteString("✍️ ")
@@ -186,43 +195,54 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in br
 		b.WriteString(`<a href="tg://user?id=` + strconv.FormatInt(cq.From.ID, 10) + `">` + esc(name) + "</a>, ")
 	}
 	question := "<b>" + esc(trim(p.Question, 1000, shortenedMark)) + "</b>\n"
-	toast := "Type your answer in the reply box."
+	answer := "<code>" + esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref}, "…")) + "</code>"
+	toast, placeholder := "Type your answer in the reply box.", "Your answer"
+	if hold {
+		toast, placeholder = "Type in the reply box, then tap the option it goes with or "+labelSendAsAnswer+".", "Your answer or note"
+	}
 	switch {
-	case s.Kind == broker.StepNote:
-		first := stepCommand(broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: []int{0}}, "…")
-		b.WriteString("type a note for: " + question)
-		b.WriteString("<i>(then tap the option it goes with; for option 1 the same as typing</i> <code>" + esc(first) + "</code><i>)</i>")
-		toast = "Type your note in the reply box, then tap the option."
-	case note:
-		nums := make([]string, len(ticked))
-		for k, v := range ticked {
-			nums[k] = strconv.Itoa(v + 1)
-		}
-		submit, _ := p.Control(broker.ControlSubmit)
-		b.WriteString("type a note to go with " + strings.Join(nums, ", ") + " for: " + question)
-		b.WriteString("<i>(then tap " + esc(submit.Label) + "; the same as typing</i> <code>" +
-			esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: ticked}, "…")) + "</code><i>)</i>")
-		toast = "Type your note in the reply box, then tap " + submit.Label + "."
-	default:
+	case !hold:
 		b.WriteString("type your answer for: " + question)
-		b.WriteString("<i>(same as typing</i> <code>" + esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref}, "…")) + "</code><i>)</i>")
+		b.WriteString("<i>(same as typing</i> " + answer + "<i>)</i>")
+	case p.MultiSelect:
+		submit, _ := p.Control(broker.ControlSubmit)
+		ticked := tickedOptions(p)
+		with, then := "the options you tick", "tick options and tap "+esc(submit.Label)
+		if len(ticked) > 0 {
+			nums := make([]string, len(ticked))
+			for k, v := range ticked {
+				nums[k] = strconv.Itoa(v + 1)
+			}
+			with, then = strings.Join(nums, ", "), "tap "+esc(submit.Label)
+		} else {
+			ticked = []int{0}
+		}
+		withNote := "<code>" + esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: ticked}, "…")) + "</code>"
+		b.WriteString("type your answer, or a note to go with " + with + ", for: " + question)
+		b.WriteString("<i>(then " + then + " to send it as the note, or " + labelSendAsAnswer + " to send it alone; the same as typing</i> " +
+			withNote + " <i>or</i> " + answer + "<i>)</i>")
+		toast = "Type in the reply box, then tap " + submit.Label + " or " + labelSendAsAnswer + "."
+	default:
+		first := "<code>" + esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: []int{0}}, "…")) + "</code>"
+		b.WriteString("type your answer, or a note to go with an option, for: " + question)
+		b.WriteString("<i>(then tap the option it goes with, or " + labelSendAsAnswer + " to send it alone; the same as typing</i> " +
+			first + " <i>for option 1, or</i> " + answer + "<i>)</i>")
+	}
+	if held, ok := c.notes.get(noteKey{q.ID, i}); ok && hold {
+		b.WriteString("\n<i>It replaces “" + esc(trim(held, 200, shortenedMark)) + "”.</i>")
 	}
 	msg := tgbotapi.NewMessage(chat.ID, b.String())
 	msg.ParseMode = tgbotapi.ModeHTML
 	msg.ReplyToMessageID = cq.Message.MessageID
 	msg.AllowSendingWithoutReply = true
-	placeholder := "Your answer"
-	if note {
-		placeholder = "Your note"
-	}
 	msg.ReplyMarkup = tgbotapi.ForceReply{ForceReply: true, Selective: true, InputFieldPlaceholder: placeholder}
 	sent, err := c.send(ctx, "ask free text for "+q.ID, msg)
 	if err != nil {
 		c.log.Warn("asking for free text failed", "question_id", q.ID, "chat", chat.ID, "err", err)
-		c.answerCallback(ctx, cq.ID, "Could not open the answer box; reply to the question message with your answer.", true)
+		c.answerCallback(ctx, cq.ID, "Could not open the reply box; reply to the question message with your answer.", true)
 		return
 	}
-	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{ref: p.Ref, note: note, message: cq.Message.MessageID}, c.now())
+	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{ref: p.Ref, note: hold, message: cq.Message.MessageID}, c.now())
 	c.answerCallback(ctx, cq.ID, toast, false)
 }
 
@@ -249,11 +269,17 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 		in.ReplyTo = strconv.Itoa(r.MessageID)
 		if !strings.HasPrefix(strings.TrimSpace(text), "/") {
 			if p, ok := c.others.get(chatMessage{m.Chat.ID, r.MessageID}); ok {
-				if p.note {
+				var ticked []int
+				switch {
+				case p.note && len(files) == 0:
 					c.others.drop(chatMessage{m.Chat.ID, r.MessageID})
 					reply = broker.Reply{OK: true, Text: c.holdNote(ctx, in, m.Chat.ID, p, strings.TrimSpace(text))}
+				case p.note:
+					// A file cannot wait in memory for a tap: it is the
+					// answer now, with the options ticked so far.
+					ticked = c.ticked(ctx, in, p.ref)
 				}
-				cmd, ok := broker.Step{Kind: broker.StepOther, Ref: p.ref}.Command(text)
+				cmd, ok := broker.Step{Kind: broker.StepOther, Ref: p.ref, Options: ticked}.Command(text)
 				in.Text, in.ReplyTo = cmd, ""
 				if !ok {
 					// No text, a file perhaps: the answer of the prompt
@@ -264,7 +290,7 @@ func (c *Channel) handleMessage(ctx context.Context, m *tgbotapi.Message) {
 			} else if r.From != nil && r.From.ID == c.self().ID {
 				switch cmd, note, ok := freeTextPrompt(r); {
 				case ok && note:
-					reply = broker.Reply{Text: "Your note was not kept (the bridge restarted); nothing was recorded. Open the reply box again, or type the command shown above with your note.", Err: broker.ErrInvalid}
+					reply = broker.Reply{Text: c.notKept(ctx, in, cmd.ID), Err: broker.ErrInvalid}
 				case ok:
 					// The prompt named the question: the reply is its
 					// free-text answer, whatever it says.

@@ -11,10 +11,20 @@ import (
 
 // Every button carries a broker.Step (broker.EncodeStep, at most
 // broker.MaxStepData bytes): the card's own for options and controls,
-// and steps this channel builds for its notes (StepNote, StepWithNote,
-// StepDropNote), since Telegram holds a note in memory between the reply
-// box and the tap that sends it (notes.go). Buttons posted by earlier
-// releases carry other data, read in legacy.go.
+// and steps this channel builds for the text held from the card's one
+// reply box (StepWithNote, StepDropNote), since Telegram holds that text
+// in memory between the reply and the tap that sends it (notes.go).
+// Buttons posted by earlier releases carry other data, read in
+// legacy.go.
+
+// The words of this channel's own buttons, for the text held from the
+// reply box; every other word comes from the card.
+const (
+	labelSendAsAnswer = "Send as my answer"
+	labelChangeText   = "📝 Change…"
+	labelDropNote     = "✖ Drop note"
+	withNoteMark      = " + note"
+)
 
 // keyboard builds the inline keyboard of card's current prompt, and the
 // buttons whose callback data would not fit in Telegram's 64 bytes:
@@ -36,72 +46,7 @@ func (c *Channel) keyboard(card broker.Card) ([][]tgbotapi.InlineKeyboardButton,
 		*row = append(*row, tgbotapi.NewInlineKeyboardButtonData(text, data))
 	}
 	if card.Current >= 0 {
-		p := card.Prompts[card.Current]
-		_, hasNote := c.notes.get(noteKey{card.ID, card.Current})
-		ticked := tickedOptions(p)
-		for _, o := range p.Options {
-			var row []tgbotapi.InlineKeyboardButton
-			label := strconv.Itoa(o.Number) + ". " + o.Label
-			if o.Recommended {
-				label = "⭐ " + label
-			}
-			switch {
-			case p.MultiSelect:
-				box := "☐ "
-				if o.Selected {
-					box = "✓ "
-				}
-				add(&row, box+label, o.Data, o.Command)
-			case hasNote:
-				s := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: []int{o.Number - 1}}
-				add(&row, label+" + note", broker.EncodeStep(s), stepCommand(s, "<note>"))
-			default:
-				add(&row, label, o.Data, o.Command)
-			}
-			if len(row) > 0 {
-				rows = append(rows, row)
-			}
-		}
-		var row []tgbotapi.InlineKeyboardButton
-		if submit, ok := p.Control(broker.ControlSubmit); ok {
-			nums := make([]string, len(ticked))
-			for k, v := range ticked {
-				nums[k] = strconv.Itoa(v + 1)
-			}
-			withNote := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: ticked}
-			switch {
-			case hasNote && len(ticked) > 0:
-				add(&row, submit.Label+" ("+strings.Join(nums, ", ")+" + note)", broker.EncodeStep(withNote), stepCommand(withNote, "<note>"))
-			case hasNote:
-				add(&row, submit.Label+" (note only)", broker.EncodeStep(withNote), stepCommand(withNote, "<note>"))
-			case len(ticked) > 0:
-				add(&row, submit.Label+" ("+strings.Join(nums, ", ")+")", submit.Data, submit.Command)
-			default:
-				add(&row, submit.Label, submit.Data, "")
-			}
-		}
-		if other, ok := p.Control(broker.ControlOther); ok {
-			add(&row, other.Label, other.Data, other.Command+" <text>")
-			// With toggles the Other reply is the note when options
-			// are ticked; otherwise Note… holds one for an option.
-			if !p.MultiSelect && len(p.Options) > 0 {
-				text := "📝 Note…"
-				if hasNote {
-					text = "📝 Change note…"
-				}
-				first := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: []int{0}}
-				add(&row, text, broker.EncodeStep(broker.Step{Kind: broker.StepNote, Ref: p.Ref}), stepCommand(first, "<note>"))
-			}
-			if hasNote {
-				add(&row, "✖ Drop note", broker.EncodeStep(broker.Step{Kind: broker.StepDropNote, Ref: p.Ref}), "")
-			}
-		}
-		if skip, ok := p.Control(broker.ControlSkip); ok {
-			add(&row, skip.Label, skip.Data, skip.Command)
-		}
-		if len(row) > 0 {
-			rows = append(rows, row)
-		}
+		rows = append(rows, c.promptRows(card.ID, card.Prompts[card.Current], add)...)
 	}
 	var row []tgbotapi.InlineKeyboardButton
 	for _, ctl := range card.Controls {
@@ -115,6 +60,86 @@ func (c *Channel) keyboard(card broker.Card) ([][]tgbotapi.InlineKeyboardButton,
 		rows = append(rows, row)
 	}
 	return rows, dropped
+}
+
+// addButton adds a button to a row, or leaves it out when its data would
+// not fit (keyboard).
+type addButton func(row *[]tgbotapi.InlineKeyboardButton, text, data, command string)
+
+// promptRows are the rows of the current prompt p of question id: its
+// options and its controls. While the prompt holds text from the reply
+// box (heldNotes), the options and Submit carry it as their note,
+// "Send as my answer" sends it alone, and the Other control reads
+// "Change…" beside "Drop note".
+func (c *Channel) promptRows(id string, p broker.CardPrompt, add addButton) [][]tgbotapi.InlineKeyboardButton {
+	var rows [][]tgbotapi.InlineKeyboardButton
+	other, hasOther := p.Control(broker.ControlOther)
+	held := c.holding(id, p)
+	ticked := tickedOptions(p)
+	for _, o := range p.Options {
+		var row []tgbotapi.InlineKeyboardButton
+		label := strconv.Itoa(o.Number) + ". " + o.Label
+		if o.Recommended {
+			label = "⭐ " + label
+		}
+		switch {
+		case p.MultiSelect:
+			box := "☐ "
+			if o.Selected {
+				box = "✓ "
+			}
+			add(&row, box+label, o.Data, o.Command)
+		case held:
+			s := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: []int{o.Number - 1}}
+			add(&row, label+withNoteMark, broker.EncodeStep(s), stepCommand(s, "<note>"))
+		default:
+			add(&row, label, o.Data, o.Command)
+		}
+		if len(row) > 0 {
+			rows = append(rows, row)
+		}
+	}
+	if held {
+		var row []tgbotapi.InlineKeyboardButton
+		alone := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref}
+		add(&row, labelSendAsAnswer, broker.EncodeStep(alone), stepCommand(alone, "<text>"))
+		if len(row) > 0 {
+			rows = append(rows, row)
+		}
+	}
+	var row []tgbotapi.InlineKeyboardButton
+	if submit, ok := p.Control(broker.ControlSubmit); ok {
+		nums := make([]string, len(ticked))
+		for k, v := range ticked {
+			nums[k] = strconv.Itoa(v + 1)
+		}
+		withNote := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: ticked}
+		switch {
+		case held && len(ticked) > 0:
+			add(&row, submit.Label+" ("+strings.Join(nums, ", ")+withNoteMark+")", broker.EncodeStep(withNote), stepCommand(withNote, "<note>"))
+		case len(ticked) > 0:
+			add(&row, submit.Label+" ("+strings.Join(nums, ", ")+")", submit.Data, submit.Command)
+		default:
+			add(&row, submit.Label, submit.Data, "")
+		}
+	}
+	if hasOther {
+		label := other.Label
+		if held {
+			label = labelChangeText
+		}
+		add(&row, label, other.Data, other.Command+" <text>")
+		if held {
+			add(&row, labelDropNote, broker.EncodeStep(broker.Step{Kind: broker.StepDropNote, Ref: p.Ref}), "")
+		}
+	}
+	if skip, ok := p.Control(broker.ControlSkip); ok {
+		add(&row, skip.Label, skip.Data, skip.Command)
+	}
+	if len(row) > 0 {
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // tickedOptions are the options of p ticked so far (0-based, in order).

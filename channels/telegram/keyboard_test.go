@@ -63,7 +63,21 @@ func TestKeyboards(t *testing.T) {
 			name: "a held note rides on the option buttons",
 			h:    &brokertest.Inbox{},
 			q:    q(broker.Prompt{Question: "Held?", Options: two}),
-			want: [][]string{{"1a:k7m2qx.1/1:1"}, {"1a:k7m2qx.1/1:2"}, {"1x:k7m2qx.1/1", "1n:k7m2qx.1/1", "1r:k7m2qx.1/1", "1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
+			want: [][]string{{"1a:k7m2qx.1/1:1"}, {"1a:k7m2qx.1/1:2"}, {"1a:k7m2qx.1/1"}, {"1x:k7m2qx.1/1", "1r:k7m2qx.1/1", "1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
+			hint: "Tap a button",
+		},
+		{
+			name: "one box: Other or note… alone, no Note… beside it",
+			h:    &brokertest.Inbox{},
+			q:    q(broker.Prompt{Question: "Q?", Options: two}),
+			want: [][]string{{"1o:k7m2qx.1/1:1"}, {"1o:k7m2qx.1/1:2"}, {"1x:k7m2qx.1/1", "1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
+			hint: "Tap a button, reply to this message with a number or your own answer",
+		},
+		{
+			name: "held text with no Other control is not offered",
+			h:    &brokertest.Inbox{},
+			q:    q(broker.Prompt{Question: "Held?", Options: two, Other: &no}),
+			want: [][]string{{"1o:k7m2qx.1/1:1"}, {"1o:k7m2qx.1/1:2"}, {"1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
 			hint: "Tap a button",
 		},
 		{
@@ -74,7 +88,14 @@ func TestKeyboards(t *testing.T) {
 				x.Selections = map[int][]int{0: {2, 0}}
 				return x
 			}(),
-			want: [][]string{{"1t:k7m2qx.1/1:1"}, {"1t:k7m2qx.1/1:2"}, {"1t:k7m2qx.1/1:3"}, {"1a:k7m2qx.1/1:13", "1x:k7m2qx.1/1", "1r:k7m2qx.1/1", "1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
+			want: [][]string{{"1t:k7m2qx.1/1:1"}, {"1t:k7m2qx.1/1:2"}, {"1t:k7m2qx.1/1:3"}, {"1a:k7m2qx.1/1"}, {"1a:k7m2qx.1/1:13", "1x:k7m2qx.1/1", "1r:k7m2qx.1/1", "1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
+			hint: "then Submit",
+		},
+		{
+			name: "held text with nothing ticked: Submit stays plain",
+			h:    &brokertest.Inbox{},
+			q:    q(broker.Prompt{Question: "Held?", Options: []broker.Option{{Label: "A"}, {Label: "B"}, {Label: "C"}}, MultiSelect: true}),
+			want: [][]string{{"1t:k7m2qx.1/1:1"}, {"1t:k7m2qx.1/1:2"}, {"1t:k7m2qx.1/1:3"}, {"1a:k7m2qx.1/1"}, {"1d:k7m2qx.1/1", "1x:k7m2qx.1/1", "1r:k7m2qx.1/1", "1s:k7m2qx.1/1"}, {"1w:k7m2qx.1/1", "1c:k7m2qx.1/1"}},
 			hint: "then Submit",
 		},
 		{
@@ -171,11 +192,15 @@ func TestBiggestQuestionButtonsFit(t *testing.T) {
 					t.Errorf("prompt %d (note %v): button %q carries %q (%d bytes): %v", cur+1, note, text, data, len(data), err)
 				}
 			}
-			// The options, Submit or Note…, Other, Skip, Not ready and
-			// Decline, and Drop note with a note.
-			want := broker.MaxOptions + 5
-			if note {
+			// The options, Submit (multi-select), Other, Skip, Not ready
+			// and Decline; with held text, Send as my answer and Drop
+			// note too.
+			want := broker.MaxOptions + 4
+			if q.Prompts[cur].MultiSelect {
 				want++
+			}
+			if note {
+				want += 2
 			}
 			if n != want || strings.Contains(m.Text, "could not be shown") {
 				t.Errorf("prompt %d (note %v): %d buttons, want %d; text ends:\n%s", cur+1, note, n, want, m.Text[max(0, len(m.Text)-300):])

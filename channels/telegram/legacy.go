@@ -17,7 +17,8 @@ import (
 // own formats:
 //
 //	o:<id>:<prompt>            Other… (StepOther)
-//	n:<id>:<prompt>            📝 Note… (StepNote)
+//	n:<id>:<prompt>            📝 Note… (StepNote, which now opens
+//	                           the one reply box of Other)
 //	x:<id>:<prompt>            ✖ Drop note (StepDropNote)
 //	d:<id>:<prompt>            Done with nothing ticked (StepSubmit)
 //	a:<id>:<prompt>:<prompts>:<options>

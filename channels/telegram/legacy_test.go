@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/askbridge/askbridge/broker"
@@ -12,9 +13,10 @@ import (
 // each format the release before broker steps posted (legacy.go), on a
 // question posted now, and checks that what it did then is recorded.
 func TestOldButtonsStillWork(t *testing.T) {
-	// holdNote keeps a note for prompt 1 of q, as Note… and a reply do.
+	// holdNote keeps a note for prompt 1 of q, as Other or note… and a
+	// reply do.
 	holdNote := func(e *env, q *broker.Question, m telegramfake.Message) telegramfake.Message {
-		e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["📝 Note…"]))
+		e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other or note…"]))
 		e.waitReply(team.ID, e.fake.Send(ana, team.ID, "with WAL", e.lastPrompt(team.ID, m.ID).ID))
 		return e.waitMessage(team.ID, m.ID, "offered the note", func(m telegramfake.Message) bool { return buttons(m)["✖ Drop note"] != "" })
 	}
@@ -52,10 +54,13 @@ func TestOldButtonsStillWork(t *testing.T) {
 			name: "Other…: o:<id>:<prompt>",
 			req:  dbRequest(),
 			act: func(e *env, q *broker.Question, m telegramfake.Message) {
-				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "o:"+q.ID+":0")); got.Text != "Type your answer in the reply box." {
+				// It opens the one reply box, as Other or note… does now.
+				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "o:"+q.ID+":0")); got.Text != "Type in the reply box, then tap the option it goes with or Send as my answer." {
 					t.Errorf("toast %q", got.Text)
 				}
 				e.waitReply(team.ID, e.fake.Send(ana, team.ID, "CockroachDB", e.lastPrompt(team.ID, m.ID).ID))
+				m = e.waitMessage(team.ID, m.ID, "offered the text as the answer", func(m telegramfake.Message) bool { return buttons(m)["Send as my answer"] != "" })
+				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Send as my answer"]))
 			},
 			selected: []string{}, custom: "CockroachDB",
 		},
@@ -63,7 +68,25 @@ func TestOldButtonsStillWork(t *testing.T) {
 			name: "Note…: n:<id>:<prompt>",
 			req:  dbRequest(),
 			act: func(e *env, q *broker.Question, m telegramfake.Message) {
-				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "n:"+q.ID+":0")); got.Text != "Type your note in the reply box, then tap the option." {
+				// It opens the one reply box of Other or note….
+				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, "n:"+q.ID+":0")); got.Text != "Type in the reply box, then tap the option it goes with or Send as my answer." {
+					t.Errorf("toast %q", got.Text)
+				}
+				box := e.lastPrompt(team.ID, m.ID)
+				if !strings.Contains(box.Text, "type your answer, or a note to go with an option, for: Which database should we use?") {
+					t.Errorf("the box reads %q", box.Text)
+				}
+				e.waitReply(team.ID, e.fake.Send(ana, team.ID, "with WAL", box.ID))
+				m = e.waitMessage(team.ID, m.ID, "offered the note", func(m telegramfake.Message) bool { return buttons(m)["2. SQLite + note"] != "" })
+				e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["2. SQLite + note"]))
+			},
+			selected: []string{"SQLite"}, custom: "with WAL",
+		},
+		{
+			name: "📝 Note… posted beside Other or note…: a StepNote",
+			req:  dbRequest(),
+			act: func(e *env, q *broker.Question, m telegramfake.Message) {
+				if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, stepData(broker.StepNote, q.Ref(0)))); got.Text != "Type in the reply box, then tap the option it goes with or Send as my answer." {
 					t.Errorf("toast %q", got.Text)
 				}
 				e.waitReply(team.ID, e.fake.Send(ana, team.ID, "with WAL", e.lastPrompt(team.ID, m.ID).ID))

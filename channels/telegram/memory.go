@@ -16,11 +16,13 @@ const (
 	recentUpdateN  = 1024
 )
 
-// otherPrompt is a force-reply message that asked for free text: an
-// answer, or (note) a note to hold until the choice is tapped.
+// otherPrompt is a force-reply message that asked for free text: the
+// answer of a prompt without options, or (note) the one box of a prompt
+// with options, whose reply is held until an option, Submit or "Send as
+// my answer" is tapped.
 type otherPrompt struct {
 	ref broker.PromptRef
-	// note is set when the reply is a note for the choice, not an answer.
+	// note is set when the reply is held, not sent as the answer.
 	note bool
 	// message is the question message, whose keyboard shows a held note.
 	message int
@@ -44,12 +46,12 @@ type otherPrompts = memo[chatMessage, otherPrompt]
 
 func newOtherPrompts() *otherPrompts { return newMemo[chatMessage, otherPrompt](otherPromptTTL) }
 
-// heldNotes keeps the notes people typed after "Other…" (with options
-// ticked) or "Note…", until the option or Done button that sends the
-// choice with the note is tapped. Like the ticked options in the store,
-// a note belongs to the question, not to one person. A note lost in a
-// restart is said so when the button is tapped; nothing is sent without
-// it.
+// heldNotes keeps the text people typed in the reply box of a prompt
+// with options ("Other or note…"), until the button that sends it is
+// tapped: an option or Submit with it as the note, or "Send as my
+// answer". Like the ticked options in the store, it belongs to the
+// question, not to one person. Text lost in a restart is said so when
+// the button is tapped; nothing is sent without it.
 type heldNotes = memo[noteKey, string]
 
 func newHeldNotes() *heldNotes { return newMemo[noteKey, string](otherPromptTTL) }

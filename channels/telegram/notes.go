@@ -8,11 +8,14 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// Notes beside options. A button's callback data holds 64 bytes, too few
-// for a note, so the note a person types after "Note…" (or after Other
-// with options ticked) is held in memory (heldNotes) and the keyboard
-// offers the choice with it: those buttons carry a broker.StepWithNote,
-// and the tap sends the step's command with the held note.
+// The text typed in the card's one reply box ("Other or note…") on a
+// prompt with options. A button's callback data holds 64 bytes, too few
+// for text, so the reply is held in memory (heldNotes) and the keyboard
+// offers what to do with it: each option (or Submit, with the ticks) with
+// it as the note, "Send as my answer" for the text alone, "Change…" and
+// "Drop note". Those buttons carry a broker.StepWithNote (with options,
+// or none for the answer alone), and the tap sends the step's command
+// with the held text.
 
 // holdNote keeps text as the note of the prompt p asked about, redraws
 // the question message's keyboard to offer the choice with it, and says
@@ -20,19 +23,73 @@ import (
 func (c *Channel) holdNote(ctx context.Context, in broker.Inbound, chat int64, p otherPrompt, text string) string {
 	i := p.ref.Index
 	c.notes.put(noteKey{p.ref.ID, i}, text, c.now())
+	kept := "Kept: “" + text + "”. "
+	alone := labelSendAsAnswer + " to send it alone."
 	q := c.question(ctx, in, p.ref.ID)
 	if q == nil {
-		return "Note kept: “" + text + "”. Now tap the option it goes with."
+		return kept + "Tap an option to send it as that option's note, or " + alone
 	}
 	c.redraw(ctx, chat, p.message, q, i)
 	if p := c.card(q).Prompts[i]; p.MultiSelect {
 		submit, _ := p.Control(broker.ControlSubmit)
 		if len(tickedOptions(p)) == 0 {
-			return "Note kept: “" + text + "”. Tick options, then tap " + submit.Label + "; " + submit.Label + " alone sends the note as your answer."
+			return kept + "Tick options, then tap " + submit.Label + " to send it as their note; or tap " + alone
 		}
-		return "Note kept: “" + text + "”. Tap " + submit.Label + " to send it with your choice."
+		return kept + "Tap " + submit.Label + " to send it with your choice, or " + alone
 	}
-	return "Note kept: “" + text + "”. Now tap the option it goes with."
+	return kept + "Tap an option to send it as that option's note, or " + alone
+}
+
+// ticked are the options of prompt ref ticked so far, as the store holds
+// them; none when the question cannot be read.
+func (c *Channel) ticked(ctx context.Context, in broker.Inbound, ref broker.PromptRef) []int {
+	q := c.question(ctx, in, ref.ID)
+	if q == nil || ref.Index >= len(q.Prompts) {
+		return nil
+	}
+	return tickedOptions(c.card(q).Prompts[ref.Index])
+}
+
+// otherLabel is the label of the button that opens the reply box of q's
+// current prompt, as its keyboard shows it now ("Other or note…", or
+// "📝 Change…" while text is held), or "" when there is none.
+func (c *Channel) otherLabel(q *broker.Question) string {
+	card := c.card(q)
+	if card.Current < 0 {
+		return ""
+	}
+	p := card.Prompts[card.Current]
+	other, ok := p.Control(broker.ControlOther)
+	switch {
+	case !ok:
+		return ""
+	case c.holding(q.ID, p):
+		return labelChangeText
+	}
+	return other.Label
+}
+
+// holding reports whether prompt p of question id holds text from its
+// reply box for the keyboard to offer: only a prompt with options and
+// an Other control does.
+func (c *Channel) holding(id string, p broker.CardPrompt) bool {
+	if _, ok := p.Control(broker.ControlOther); !ok || len(p.Options) == 0 {
+		return false
+	}
+	_, ok := c.notes.get(noteKey{id, p.Ref.Index})
+	return ok
+}
+
+// notKept is the reply to text typed in a reply box that a restart
+// forgot: nothing was recorded, and what to tap or type instead.
+func (c *Channel) notKept(ctx context.Context, in broker.Inbound, id string) string {
+	text := "Your reply was not kept (the bridge restarted); nothing was recorded. "
+	if q := c.question(ctx, in, id); q != nil {
+		if label := c.otherLabel(q); label != "" {
+			return text + "Tap " + label + " and type it again, or type one of the commands shown above."
+		}
+	}
+	return text + "Type one of the commands shown above."
 }
 
 // question reads question id as it stands through the broker ("/pending
@@ -69,13 +126,21 @@ func (c *Channel) redraw(ctx context.Context, chat int64, msg int, q *broker.Que
 	}
 }
 
-// sendWithNote answers a button that sends options with the held note.
+// sendWithNote answers a button that sends the held text: with options
+// as their note, or alone as the Other answer ("Send as my answer").
 func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, s broker.Step) {
 	key := noteKey{s.Ref.ID, s.Ref.Index}
 	note, ok := c.notes.get(key)
 	if !ok {
-		c.answerCallback(ctx, cq.ID, "Your note was lost (the bridge restarted, or it was sent already); nothing was recorded. Type it again in the reply box.", true)
-		if q := c.question(ctx, in, s.Ref.ID); q != nil {
+		lost := "Your text was lost (the bridge restarted, or it was sent already); nothing was recorded."
+		q := c.question(ctx, in, s.Ref.ID)
+		if q != nil {
+			if label := c.otherLabel(q); label != "" {
+				lost += " Tap " + label + " and type it again."
+			}
+		}
+		c.answerCallback(ctx, cq.ID, lost, true)
+		if q != nil {
 			c.redraw(ctx, cq.Message.Chat.ID, cq.Message.MessageID, q, s.Ref.Index)
 		}
 		return
@@ -94,7 +159,7 @@ func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, 
 	c.answerCallback(ctx, cq.ID, reply.Text, !reply.OK)
 }
 
-// dropNote forgets the held note of a prompt and redraws the keyboard.
+// dropNote forgets the held text of a prompt and redraws the keyboard.
 func (c *Channel) dropNote(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, s broker.Step) {
 	c.notes.drop(noteKey{s.Ref.ID, s.Ref.Index})
 	if q := c.question(ctx, in, s.Ref.ID); q != nil {

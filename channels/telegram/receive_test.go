@@ -110,15 +110,18 @@ func TestWebhookDeliveredTwiceIsHandledOnce(t *testing.T) {
 	}
 }
 
+// TestOtherReplyAfterRestart: a restart forgets the reply boxes, but the
+// box's own text still names the question. The Answer… box of a prompt
+// without options records the reply; the Other or note… box of a prompt
+// with options, whose reply waits for a tap, records nothing and says
+// what to do (TestNoteLostInARestart).
 func TestOtherReplyAfterRestart(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	q, m := e.ask(dbRequest(), team)
-	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Other or note…"]))
+	q, m := e.ask(&broker.AskRequest{Question: "Which database, if none of ours?"}, team)
+	e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["Answer…"]))
 	msgs := e.fake.BotMessages(team.ID)
 	prompt := msgs[len(msgs)-1]
-	// A restart forgets the free-text prompts; the prompt's own text
-	// still names the question.
-	e.ch.others = newOtherPrompts()
+	e.ch.others = newOtherPrompts() // a restart
 	mine := e.fake.Send(ana, team.ID, "CockroachDB", prompt.ID)
 	if r := e.waitReply(team.ID, mine); r.Text != "Recorded: “CockroachDB”" {
 		t.Errorf("reply %q", r.Text)

@@ -101,7 +101,7 @@ func TestNoOptionsPromptOffersAnswerButton(t *testing.T) {
 	want := map[string]string{"Answer…": stepData(broker.StepOther, q.Ref(0)), "Skip": stepData(broker.StepSkip, q.Ref(0)),
 		"Not ready": stepData(broker.StepNotReady, q.Ref(0)), "Decline": stepData(broker.StepDecline, q.Ref(0))}
 	if got := buttons(m); !reflect.DeepEqual(got, want) {
-		t.Errorf("buttons %v, want %v (no Note…: there is no option for a note)", got, want)
+		t.Errorf("buttons %v, want %v (Answer…: there is no option for a note)", got, want)
 	}
 	if !strings.Contains(m.Text, "Reply to this message with your answer, or type /answer "+q.ID+" other <your answer>") {
 		t.Errorf("hint missing:\n%s", m.Text)

@@ -106,7 +106,7 @@ func TestOtherReadsTheQuestionThroughTheBroker(t *testing.T) {
 	if n := len(e.fake.BotMessages(team.ID)); n != before {
 		t.Errorf("a reply box opened for someone who may not answer")
 	}
-	if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, other)); got.Text != "Type your answer in the reply box." {
+	if got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, other)); got.Text != "Type in the reply box, then tap the option it goes with or Send as my answer." {
 		t.Errorf("Other… by ana told %+v", got)
 	}
 	if r := e.b.HandleInbound(e.ctx, broker.Inbound{Channel: Name, Chat: chatID(team), User: "42", Name: "@ana", Text: "/decline " + q.ID}); !r.OK {
