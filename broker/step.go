@@ -46,8 +46,9 @@ const (
 	// StepOther opens a box for free text: the Other answer, or a note
 	// beside Options.
 	StepOther StepKind = 'x'
-	// StepNote opens a box for a note that goes with an option chosen
-	// after it, on channels that hold it (Telegram).
+	// StepNote opens a box for text that may go with options chosen in
+	// it or after it: Discord's "Other or note…" form, and the note box
+	// of Telegram buttons posted before its one reply box.
 	StepNote StepKind = 'n'
 	// StepWithNote sends Options (or none) with the note the channel
 	// holds for the prompt.
