@@ -96,6 +96,16 @@ func startTestBridge(t *testing.T, answer func(q *broker.Question) string) *test
 	})
 	ch := &chatChannel{b: sb, answer: answer}
 	sb.Register(ch)
+	// The outbox loop, as the bridge runs it: an edit asked for while
+	// the copy was being posted is retried by it, not by the direct
+	// attempt that found no copy yet.
+	outboxCtx, stopOutbox := context.WithCancel(context.Background())
+	outboxDone := make(chan struct{})
+	go func() { defer close(outboxDone); sb.RunOutbox(outboxCtx) }()
+	t.Cleanup(func() {
+		stopOutbox()
+		<-outboxDone
+	})
 	srv := api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, sb.Broker, sb.Store)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {

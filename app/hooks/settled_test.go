@@ -52,6 +52,17 @@ func TestHookClosesSettledPrompts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			waiting := backgroundHook(t, claudeAgent, tt.request)
 			q := b.pendingIn(t, session, 1)[0]
+			// Settled once the person could see it: a question closed
+			// before its copy was posted is never posted, so has no
+			// copy to edit.
+			for posted := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if refs, err := b.Store.Messages(t.Context(), q.ID); err == nil && len(refs) > 0 {
+					break
+				}
+				if time.Now().After(posted) {
+					t.Fatal("the question was not posted to the chat")
+				}
+			}
 			for _, ev := range tt.unrelated {
 				out, errOut, code := runHook(t, claudeAgent, ev)
 				if code != 0 || out != "" || errOut != "" {
@@ -71,7 +82,9 @@ func TestHookClosesSettledPrompts(t *testing.T) {
 			deadline := time.Now().Add(10 * time.Second)
 			for !b.chat.updatedTo(q.ID, broker.StatusCancelled, "answered at the terminal") {
 				if time.Now().After(deadline) {
-					t.Fatal("the chat copy was not edited")
+					tasks, err := b.Store.PlatformWork(t.Context(), q.ID)
+					refs, _ := b.Store.Messages(t.Context(), q.ID)
+					t.Fatalf("the chat copy was not edited: outbox %+v (%v), copies %+v", tasks, err, refs)
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
