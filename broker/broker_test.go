@@ -188,8 +188,8 @@ func TestInboundForms(t *testing.T) {
 	}{
 		{"number", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" 3") }, true, "Recorded: MySQL", "MySQL", ""},
 		{"label any case", func(q *broker.Question) broker.Inbound { return in("c1", "u", "answer "+q.ID+" sqlite") }, true, "Recorded: SQLite", "SQLite", ""},
-		{"bang and bot name", func(q *broker.Question) broker.Inbound { return in("c1", "u", "!answer@askbot "+q.ID+" 1") }, true, "Recorded: Postgres (Recommended)", "Postgres (Recommended)", ""},
-		{"label without recommended mark", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" Postgres") }, true, "Recorded: Postgres (Recommended)", "Postgres (Recommended)", ""},
+		{"bang and bot name", func(q *broker.Question) broker.Inbound { return in("c1", "u", "!answer@askbot "+q.ID+" 1") }, true, "Recorded: Postgres", "Postgres (Recommended)", ""},
+		{"label without recommended mark", func(q *broker.Question) broker.Inbound { return in("c1", "u", "/answer "+q.ID+" Postgres") }, true, "Recorded: Postgres", "Postgres (Recommended)", ""},
 		{"other text", func(q *broker.Question) broker.Inbound {
 			return in("c1", "u", "/answer "+q.ID+" other CockroachDB, please")
 		}, true, "Recorded: “CockroachDB, please”", "", "CockroachDB, please"},

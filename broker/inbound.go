@@ -139,7 +139,7 @@ func (b *Broker) pendingHere(ctx context.Context, in Inbound) Reply {
 func (b *Broker) listText(qs []*Question) string {
 	var sb strings.Builder
 	for _, q := range qs {
-		fmt.Fprintf(&sb, "%s: %s (%s)\n", q.ID, q.Prompts[0].Question, DeadlineText(q, b.cfg.Location))
+		fmt.Fprintf(&sb, "%s: %s (%s)\n", q.ID, q.Prompts[0].Question, BuildCard(q, Viewer{Now: b.cfg.Now(), Loc: b.cfg.Location}).StateLine())
 	}
 	return strings.TrimRight(sb.String(), "\n")
 }

@@ -373,3 +373,23 @@ func TestPolicyBadInputs(t *testing.T) {
 		t.Errorf("refused asks stored %d questions", len(qs))
 	}
 }
+
+// TestRepliesDateADeadlineNotToday checks that /pending and a snooze's
+// reply name the day of a deadline that is not today, as the card does:
+// a question of 3 days read "expires at 14:00 UTC" on the day it was
+// asked.
+func TestRepliesDateADeadlineNotToday(t *testing.T) {
+	e := newPolicyEnv(t, nil, broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(30 * time.Minute), Max: 3}})
+	req := allowDeny()
+	req.Timeout = dur(3 * 24 * time.Hour)
+	q := e.ask(t, req)
+	ctx := context.Background()
+	r := e.b.HandleInbound(ctx, in("c1", "ana", "/pending"))
+	if want := q.ID + ": Deploy build 412 to production? (Expires Wed 2 Dec 14:00 UTC)"; !r.OK || !strings.Contains(r.Text, want) {
+		t.Fatalf("/pending: %q, want a line %q", r.Text, want)
+	}
+	r = e.b.HandleInbound(ctx, in("c1", "ana", "/snooze "+q.ID))
+	if want := "Snoozed: " + q.ID + " now expires at Wed 2 Dec 14:30 UTC (1 of 3 snoozes)."; !r.OK || r.Text != want {
+		t.Fatalf("snooze: %q, want %q", r.Text, want)
+	}
+}

@@ -141,19 +141,30 @@ func severalAnswerers(q *Question) bool {
 
 // AnswerValue renders one prompt's answer for people: "Postgres",
 // "Redis, Memcached", "“free text”", "Search (note: “and tags”)",
-// "skipped".
+// "skipped". An option's " (Recommended)" mark is the agent's suggestion
+// before the answer, so a chosen label is shown without it.
 func AnswerValue(a Answer) string {
 	switch {
 	case a.Skipped:
 		return "skipped"
 	case len(a.Selected) > 0 && a.CustomText != "":
-		return strings.Join(a.Selected, ", ") + " (note: “" + a.CustomText + "”)"
+		return chosenLabels(a.Selected) + " (note: “" + a.CustomText + "”)"
 	case a.CustomText != "":
 		return "“" + a.CustomText + "”"
 	case len(a.Selected) > 0:
-		return strings.Join(a.Selected, ", ")
+		return chosenLabels(a.Selected)
 	}
 	return "nothing"
+}
+
+// chosenLabels joins the labels of chosen options without their
+// recommended mark.
+func chosenLabels(labels []string) string {
+	bare := make([]string, len(labels))
+	for i, l := range labels {
+		bare[i] = BareLabel(l)
+	}
+	return strings.Join(bare, ", ")
 }
 
 // WhoText names a responder: "@ana" style for people, or the channel.

@@ -27,10 +27,10 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 			r := Reply{Text: ClosedText(q, b.cfg.Location), Question: q, Err: ErrClosed}
 			return Amendment{}, &r
 		case len(q.State.Snoozes) >= sp.Max:
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", q.ID, len(q.State.Snoozes), sp.Max, q.ExpiresAt.In(b.cfg.Location).Format(timeFormat)))
+			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", q.ID, len(q.State.Snoozes), sp.Max, whenText(q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
 			return Amendment{}, &r
 		case !q.ExpiresAt.Before(limit):
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s already has its latest deadline allowed (%s). Nothing changed.", q.ID, q.ExpiresAt.In(b.cfg.Location).Format(timeFormat)))
+			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s already has its latest deadline allowed (%s). Nothing changed.", q.ID, whenText(q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
 			return Amendment{}, &r
 		}
 		next := q.ExpiresAt.Add(time.Duration(sp.By))
@@ -56,7 +56,7 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 	}
 	b.log.Info("question snoozed", "question_id", q.ID, "expires_at", q.ExpiresAt)
 	b.updateCopies(q)
-	return Reply{OK: true, Text: fmt.Sprintf("Snoozed: %s now expires at %s (%d of %d snoozes).", q.ID, q.ExpiresAt.In(b.cfg.Location).Format(timeFormat), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
+	return Reply{OK: true, Text: fmt.Sprintf("Snoozed: %s now expires at %s (%d of %d snoozes).", q.ID, whenText(q.ExpiresAt, b.cfg.Now(), b.cfg.Location), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
 }
 
 // longest is how far from its creation a question's deadline may be

@@ -134,7 +134,7 @@ func TestForgedWebhookIsRefused(t *testing.T) {
 	}
 	// The real thing, delivered by Telegram with the secret, works.
 	cb := e.fake.Tap(ana, team.ID, m.ID, "/answer "+q.ID+" 1")
-	if got := e.waitCallback(cb); got.Text != "Recorded: Postgres (Recommended)" {
+	if got := e.waitCallback(cb); got.Text != "Recorded: Postgres" {
 		t.Errorf("toast %q", got.Text)
 	}
 	if st := e.fake.WebhookStatuses(); len(st) != 1 || st[0] != http.StatusOK {

@@ -114,7 +114,7 @@ func TestNotesAndButtons(t *testing.T) {
 				}
 				e.waitReply(team.ID, e.fake.Send(ana, team.ID, "with WAL off", prompt.ID))
 				got := e.waitCallback(e.fake.Tap(ana, team.ID, m.ID, buttons(m)["⭐ 1. Postgres + note"]))
-				if got.Text != "Recorded: Postgres (Recommended) (note: “with WAL off”)" {
+				if got.Text != "Recorded: Postgres (note: “with WAL off”)" {
 					t.Errorf("toast %q", got.Text)
 				}
 			},

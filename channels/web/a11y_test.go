@@ -56,7 +56,7 @@ func testPhoneDarkKeyboard(t *testing.T, browser context.Context) {
 	}
 	do(t, p, chromedp.KeyEvent(" "))
 	do(t, p, chromedp.KeyEvent("\r"))
-	waitText(t, p, "#notice", "Recorded: Staging (Recommended)")
+	waitText(t, p, "#notice", "Recorded: Staging")
 	if a := result(t, got); a.Status != broker.StatusAnswered {
 		t.Fatalf("agent got %s", a.Status)
 	}
