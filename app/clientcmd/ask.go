@@ -112,7 +112,7 @@ and tool-call id) until it resolves.
 	f.StringVar(&request, "request", "", "read the whole request as JSON from `FILE` (- for standard input)")
 	f.BoolVar(&jsonOut, "json", false, "print the result as JSON (always the case: ask prints JSON)")
 	cmdline.AddConnectTimeout(cmd, &connectTimeout)
-	cmdline.WithExitCodes(cmd, append(cmdline.ResultExitCodes, cmdline.ExitInterrupted, "interrupted (Ctrl-C or SIGTERM) while waiting: the question is cancelled")...)
+	cmdline.WithExitCodes(cmd, append(cmdline.ResultExitCodes("answered (or still pending, with --pending)"), cmdline.ExitInterrupted, "interrupted (Ctrl-C or SIGTERM) while waiting: the question is cancelled")...)
 	return cmd
 }
 

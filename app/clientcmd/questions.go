@@ -38,7 +38,7 @@ already resolved prints at once.
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the result as JSON (always the case: wait prints JSON)")
 	cmdline.AddConnectTimeout(cmd, &connectTimeout)
-	cmdline.WithExitCodes(cmd, cmdline.ResultExitCodes...)
+	cmdline.WithExitCodes(cmd, cmdline.ResultExitCodes("answered")...)
 	return cmd
 }
 
