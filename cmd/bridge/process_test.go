@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -167,6 +168,27 @@ func TestServeRefusesOpenListenWithoutKeys(t *testing.T) {
 	r := runBridge(t, "127.0.0.1:1", "serve", "--listen", "0.0.0.0:0", "--data-dir", t.TempDir())
 	if r.code != cmdline.ExitFailure || !strings.Contains(r.stderr, "refusing to listen on 0.0.0.0:0 without agent keys") {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// A port in use stops serve before it opens the store, with the way to
+// choose another.
+func TestServeBusyPortNamesListen(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	r := runBridge(t, "127.0.0.1:1", "serve", "--listen", busy.Addr().String(), "--data-dir", dir)
+	if r.code != cmdline.ExitFailure || !strings.Contains(r.stderr, "the address is in use") || !strings.Contains(r.stderr, "--listen ADDR") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "store opened") {
+		t.Fatalf("the store was opened before the port was found busy:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "askbridge.db")); err == nil {
+		t.Fatal("serve created the SQLite file although it could not listen")
 	}
 }
 
