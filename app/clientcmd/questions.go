@@ -138,7 +138,7 @@ as JSON with --json.
 			}
 			res, err := c.Cancel(cmd.Context(), args[0], reason)
 			if err != nil {
-				return cmdline.ClientError(err, cmdline.ListHint)
+				return cmdline.Closed(cmd.Context(), c, args[0], err, cmdline.ListHint)
 			}
 			cmdline.PrintJSON(out, res)
 			return nil

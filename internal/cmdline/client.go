@@ -119,6 +119,11 @@ func ClientError(err error, notFoundHint string) error {
 		return Exit(ExitFailure, errors.New(withoutPrefix(ce)))
 	case errors.As(err, &ae):
 		msg := ae.Message
+		if ae.Code == "closed" && ae.State != "" {
+			// The bridge's message may carry its store's words; the
+			// state says all a person needs.
+			msg = "the question is already " + statusWords(ae.State)
+		}
 		switch ae.StatusCode {
 		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
 			return Exit(ExitBadInput, errors.New(msg))
