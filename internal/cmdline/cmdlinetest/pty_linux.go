@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -19,7 +22,8 @@ type PTY struct {
 	// Term is the terminal end, to hand a command as its output.
 	Term *os.File
 	ptm  *os.File
-	read chan []byte
+	out  buffer
+	done chan struct{}
 }
 
 // Open opens a pseudo-terminal cols columns wide, closed when the test
@@ -49,22 +53,52 @@ func Open(t testing.TB, cols int) *PTY {
 	if err := ioctl(term, syscall.TIOCSWINSZ, unsafe.Pointer(&ws)); err != nil {
 		t.Fatalf("set the terminal's size: %v", err)
 	}
-	p := &PTY{Term: term, ptm: ptm, read: make(chan []byte, 1)}
+	p := &PTY{Term: term, ptm: ptm, done: make(chan struct{})}
 	go func() {
-		var b bytes.Buffer
-		_, _ = io.Copy(&b, ptm) // ends with EIO once the terminal end is closed
-		p.read <- b.Bytes()
+		defer close(p.done)
+		_, _ = io.Copy(&p.out, ptm) // ends with EIO once the terminal end is closed
 	}()
 	t.Cleanup(func() { term.Close(); ptm.Close() })
 	return p
+}
+
+// WaitFor waits until the terminal has shown s, and fails the test when
+// it has not within a minute.
+func (p *PTY) WaitFor(t testing.TB, s string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(p.out.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal did not show %q:\n%s", s, p.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Output closes the terminal end and returns everything written to it,
 // with the terminal's "\r\n" line ends turned back into "\n".
 func (p *PTY) Output() string {
 	p.Term.Close()
-	b := <-p.read
-	return string(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")))
+	<-p.done
+	return strings.ReplaceAll(p.out.String(), "\r\n", "\n")
+}
+
+// buffer is a bytes.Buffer safe for one writer and readers.
+type buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func ioctl(f *os.File, req uint, arg unsafe.Pointer) error {

@@ -18,3 +18,6 @@ func Open(t testing.TB, cols int) *PTY {
 
 // Output is never reached.
 func (p *PTY) Output() string { return "" }
+
+// WaitFor is never reached.
+func (p *PTY) WaitFor(t testing.TB, s string) {}
