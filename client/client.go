@@ -27,7 +27,9 @@ const pollWait = 25 * time.Second
 type Client struct {
 	base string
 	key  string
-	http *http.Client
+	// baseErr says why base is not a bridge's address, when it is not.
+	baseErr error
+	http    *http.Client
 	// RetryDelay is the first step of the pauses before re-attaching
 	// after a lost connection: each pause is drawn from the upper half
 	// of a step that doubles up to 5 s.
@@ -62,8 +64,9 @@ func New(baseURL, key string) *Client {
 	if baseURL == "" {
 		baseURL = DefaultServer
 	}
+	base := strings.TrimRight(baseURL, "/")
 	return &Client{
-		base: strings.TrimRight(baseURL, "/"), key: key,
+		base: base, key: key, baseErr: checkBase(base),
 		http:       &http.Client{Timeout: pollWait + 30*time.Second},
 		RetryDelay: 200 * time.Millisecond,
 		SessionID:  newSessionID(),
@@ -85,6 +88,10 @@ type APIError struct {
 	Field      string `json:"field,omitempty"`
 	// State is the question's current status on 409 answers.
 	State Status `json:"status,omitempty"`
+	// NotBridge is an answer that is not the bridge's JSON: another
+	// server (a web page, a proxy's error page) answered at the address.
+	// Message says so in words rather than quoting the page.
+	NotBridge bool `json:"-"`
 }
 
 func (e *APIError) Error() string {
@@ -95,6 +102,10 @@ func (e *APIError) Error() string {
 // a server that is restarting or overloaded.
 func Transient(err error) bool {
 	var ae *APIError
+	var addr *AddressError
+	if errors.As(err, &addr) {
+		return false
+	}
 	if errors.As(err, &ae) {
 		return ae.StatusCode == http.StatusServiceUnavailable || ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode == http.StatusBadGateway || ae.StatusCode == http.StatusGatewayTimeout
 	}
@@ -104,6 +115,9 @@ func Transient(err error) bool {
 // do sends one request and decodes a 2xx answer into out; other answers
 // become *APIError.
 func (c *Client) do(ctx context.Context, method, path string, body, out any) (int, error) {
+	if c.baseErr != nil {
+		return 0, c.baseErr
+	}
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -140,15 +154,21 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 		}
 		if json.Unmarshal(data, &eb) != nil || eb.Error.Message == "" {
 			eb.Error.Message = strings.TrimSpace(string(data))
+			if notJSON(resp.Header.Get("Content-Type"), data) {
+				eb.Error = APIError{NotBridge: true, Message: c.notBridge(resp)}
+			}
 		}
 		eb.Error.StatusCode = resp.StatusCode
-		if out != nil && resp.StatusCode < 500 && eb.Error.Code == "" {
+		if out != nil && resp.StatusCode < 500 && eb.Error.Code == "" && !eb.Error.NotBridge {
 			_ = json.Unmarshal(data, out)
 		}
 		return resp.StatusCode, &eb.Error
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
+			if notJSON(resp.Header.Get("Content-Type"), data) {
+				return resp.StatusCode, &APIError{StatusCode: resp.StatusCode, NotBridge: true, Message: c.notBridge(resp)}
+			}
 			return resp.StatusCode, fmt.Errorf("askbridge: decode answer: %w", err)
 		}
 	}

@@ -23,7 +23,7 @@ func NewCheckCmd() *cobra.Command {
 		allowMissing bool
 	)
 	cmd := &cobra.Command{
-		Use:   "check-config [flags]",
+		Use:   "check-config [flags] [FILE]",
 		Short: "Check the configuration without starting",
 		Long: `Load the configuration as serve would (the file, then the flags) and check
 it without starting anything. Every problem is listed in one run, one line
@@ -31,11 +31,18 @@ each, naming its line or key. Settings that name an environment variable
 which is not set (the secrets: keys, tokens) are told apart: when they are
 the only problems, it says "OK apart from N unset secrets", and
 --allow-missing-env accepts them, to check a file on a machine that does
-not hold its secrets. serve refuses to start on any problem.`,
-		Example: `  bridge check-config --config askbridge.yaml
+not hold its secrets. serve refuses to start on any problem. The file is named by FILE, --config
+or $ASKBRIDGE_CONFIG.`,
+		Example: `  bridge check-config askbridge.yaml
   bridge check-config --config config.example.yaml --allow-missing-env`,
-		Args: cmdline.Args(0, 0, ""),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cmdline.Args(0, 1, ""),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if f.Config != "" && f.Config != args[0] {
+					return cmdline.UsageErr("give the file as FILE or with --config, not both (%s, %s)", args[0], f.Config)
+				}
+				f.Config = args[0]
+			}
 			cfg, err := FromFlags(f)
 			var ce *config.Error
 			if err != nil && !errors.As(err, &ce) {

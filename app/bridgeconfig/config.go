@@ -98,7 +98,12 @@ func Load(path string) (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("config: %w", err)
 	}
-	return cfg, config.Decode(path, data, &cfg)
+	err = config.Decode(path, data, &cfg)
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		ce.Problems = hintMisplaced(data, ce.Problems)
+	}
+	return cfg, err
 }
 
 // Finish fills what depends on other settings and checks everything,

@@ -1,6 +1,7 @@
 package bridgeconfig
 
 import (
+	"errors"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -25,13 +26,17 @@ func AddFlags(cmd *cobra.Command, f *Flags) {
 
 // FromFlags loads the file the flags (or $ASKBRIDGE_CONFIG) name, applies
 // the flags and finishes the configuration. Problems come as one
-// *config.Error.
+// *config.Error: those found reading the file (each with its line) and
+// those of the checks of every section, all in one run. The checks run
+// on what could be read: a value the file got wrong is left at its
+// default, and is told once, with its line.
 func FromFlags(f Flags) (Config, error) {
 	if f.Config == "" {
 		f.Config = os.Getenv("ASKBRIDGE_CONFIG")
 	}
 	cfg, err := Load(f.Config)
-	if err != nil {
+	var read *config.Error
+	if err != nil && !errors.As(err, &read) {
 		return cfg, err
 	}
 	if f.Listen != "" {
@@ -43,8 +48,19 @@ func FromFlags(f Flags) (Config, error) {
 	if f.Store != "" {
 		cfg.Store.URL = f.Store
 	}
+	var p config.Problems
+	if read != nil {
+		for _, e := range read.Problems {
+			p.Add(e)
+		}
+	}
 	if err := cfg.Finish(); err != nil {
-		return cfg, &config.Error{File: f.Config, Problems: config.List(err)}
+		for _, e := range config.List(err) {
+			p.Add(e)
+		}
+	}
+	if len(p) > 0 {
+		return cfg, &config.Error{File: f.Config, Problems: p}
 	}
 	return cfg, nil
 }

@@ -35,6 +35,11 @@ QUESTION are joined with spaces.
 After a lost connection ask re-attaches to the same question (same session
 and tool-call id) until it resolves.
 
+On a terminal, standard error shows while ask waits the question's id, the
+web inbox's link, where the question was posted and how long ask has
+waited, in colour unless NO_COLOR is set; on a pipe or in a file it shows
+none of it.
+
 ` + cmdline.ClientEnv,
 		Example: `  bridge ask --header Database --option "Postgres|a server" --option "SQLite|one file" \
     --default SQLite --timeout 10m "Which database should the service use?"
@@ -112,7 +117,7 @@ and tool-call id) until it resolves.
 	f.StringVar(&request, "request", "", "read the whole request as JSON from `FILE` (- for standard input)")
 	f.BoolVar(&jsonOut, "json", false, "print the result as JSON (always the case: ask prints JSON)")
 	cmdline.AddConnectTimeout(cmd, &connectTimeout)
-	cmdline.WithExitCodes(cmd, append(cmdline.ResultExitCodes, cmdline.ExitInterrupted, "interrupted (Ctrl-C or SIGTERM) while waiting: the question is cancelled")...)
+	cmdline.WithExitCodes(cmd, append(cmdline.ResultExitCodes("answered (or still pending, with --pending)"), cmdline.ExitInterrupted, "interrupted (Ctrl-C or SIGTERM) while waiting: the question is cancelled")...)
 	return cmd
 }
 

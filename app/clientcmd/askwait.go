@@ -39,7 +39,12 @@ func askAndWait(cmd *cobra.Command, c *client.Client, q client.Question) error {
 	if q.Lease == "" {
 		q.Lease = askLease.String()
 	}
+	stop := func() {}
+	if term, ok := cmdline.TerminalOf(cmd.ErrOrStderr()); ok {
+		stop = showProgress(cmd.ErrOrStderr(), term, c, q)
+	}
 	res, err := c.AskRaw(cmd.Context(), q)
+	stop()
 	if err == nil {
 		return cmdline.PrintResult(cmd.OutOrStdout(), res)
 	}

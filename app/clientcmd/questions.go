@@ -2,8 +2,6 @@ package clientcmd
 
 import (
 	"fmt"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,7 +36,7 @@ already resolved prints at once.
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the result as JSON (always the case: wait prints JSON)")
 	cmdline.AddConnectTimeout(cmd, &connectTimeout)
-	cmdline.WithExitCodes(cmd, cmdline.ResultExitCodes...)
+	cmdline.WithExitCodes(cmd, cmdline.ResultExitCodes("answered")...)
 	return cmd
 }
 
@@ -52,7 +50,9 @@ func newListCmd() *cobra.Command {
 		Use:   "list [flags]",
 		Short: "List questions, newest first",
 		Long: `List the agent's questions, newest first: a table of id, status, deadline,
-question and options, or the results as JSON with --json.
+question and options, or the results as JSON with --json. On a terminal the
+table fits its width, the question (then the options) cut with "…"; on a
+pipe or in a file every line is whole.
 
 ` + cmdline.ClientEnv,
 		Example: `  bridge list --status pending
@@ -71,19 +71,11 @@ question and options, or the results as JSON with --json.
 				cmdline.PrintJSON(out, qs)
 				return nil
 			}
-			tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTATUS\tEXPIRES\tQUESTION\tOPTIONS")
-			for _, q := range qs {
-				text, opts := "", ""
-				if len(q.Questions) > 0 {
-					text = cmdline.Printable(q.Questions[0].Question, false)
-					for i, o := range q.Questions[0].Options {
-						opts += fmt.Sprintf("%d=%s ", i+1, cmdline.Printable(o.Label, false))
-					}
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", q.ID, q.Status, q.ExpiresAt.Local().Format("15:04:05"), text, strings.TrimSpace(opts))
+			width := 0 // a pipe or a file gets every line whole
+			if term, ok := cmdline.TerminalOf(out); ok {
+				width = term.Width
 			}
-			return tw.Flush()
+			return printList(out, qs, width)
 		},
 	}
 	f := cmd.Flags()
@@ -138,7 +130,7 @@ as JSON with --json.
 			}
 			res, err := c.Cancel(cmd.Context(), args[0], reason)
 			if err != nil {
-				return cmdline.ClientError(err, cmdline.ListHint)
+				return cmdline.Closed(cmd.Context(), c, args[0], err, cmdline.ListHint)
 			}
 			cmdline.PrintJSON(out, res)
 			return nil

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -284,5 +287,90 @@ func TestProcessCheckConfigExampleWithoutSecrets(t *testing.T) {
 	r = runBridge(t, addr, "serve", "--config", example, "--listen", addr, "--data-dir", t.TempDir())
 	if r.code != cmdline.ExitBadInput || !strings.Contains(r.stderr, "bridge serve: config "+example+": 7 problems:") {
 		t.Fatalf("serve with unset secrets: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// completion bash says when the bash-completion package is missing, and
+// Tab in a shell without it says so instead of failing with "command not
+// found"; where the package is installed, completion prints the script
+// alone.
+func TestCompletionBashNeedsBashCompletion(t *testing.T) {
+	saved := bashCompletionFiles
+	t.Cleanup(func() { bashCompletionFiles = saved })
+	installed := filepath.Join(t.TempDir(), "bash_completion")
+	if err := os.WriteFile(installed, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		files []string
+		says  bool
+	}{
+		{"missing", []string{filepath.Join(t.TempDir(), "none")}, true},
+		{"installed", []string{installed}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			bashCompletionFiles = tt.files
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"completion", "bash"}, strings.NewReader(""), &stdout, &stderr); code != cmdline.ExitOK {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			if got := strings.Contains(stderr.String(), "needs the bash-completion package"); got != tt.says {
+				t.Fatalf("stderr %q; want the package named: %v", stderr.String(), tt.says)
+			}
+			if !strings.Contains(stdout.String(), "complete -o default -F __start_bridge bridge") {
+				t.Fatalf("no script:\n%.300s", stdout.String())
+			}
+		})
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash here to press Tab in")
+	}
+	var script bytes.Buffer
+	if code := run([]string{"completion", "bash"}, strings.NewReader(""), &script, io.Discard); code != cmdline.ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	file := filepath.Join(t.TempDir(), "bridge.bash")
+	if err := os.WriteFile(file, script.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab := exec.Command(bash, "--norc", "--noprofile", "-c", `source "$1"; unset -f _get_comp_words_by_ref
+COMP_WORDS=(bridge se); COMP_CWORD=1; COMP_LINE="bridge se"; COMP_POINT=9
+__start_bridge; echo "status $?"`, "tab", file)
+	out, err := tab.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "Tab completion needs the bash-completion package") || strings.Contains(string(out), "command not found") {
+		t.Fatalf("Tab without bash-completion shows:\n%s", out)
+	}
+}
+
+// Help lists only what a command has: wait has no --pending, the root
+// lists -v, --version, and so does docs/cli.md.
+func TestHelpListsWhatTheCommandHas(t *testing.T) {
+	help := func(args ...string) string {
+		var stdout bytes.Buffer
+		if code := run(args, strings.NewReader(""), &stdout, io.Discard); code != cmdline.ExitOK {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		return stdout.String()
+	}
+	if h := help("wait", "-h"); strings.Contains(h, "pending") {
+		t.Errorf("wait -h mentions --pending, which wait has not:\n%s", h)
+	}
+	if h := help("ask", "-h"); !strings.Contains(h, "still pending, with --pending") {
+		t.Errorf("ask -h lost --pending's exit code:\n%s", h)
+	}
+	if h := help("-h"); !strings.Contains(h, "-v, --version") {
+		t.Errorf("bridge -h does not list -v, --version:\n%s", h)
+	}
+	ref, err := writeCLIReference(newRootCmd())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ref), "-v, --version") {
+		t.Error("the CLI reference does not list -v, --version")
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,6 +171,27 @@ func TestServeRefusesOpenListenWithoutKeys(t *testing.T) {
 	}
 }
 
+// A port in use stops serve before it opens the store, with the way to
+// choose another.
+func TestServeBusyPortNamesListen(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	r := runBridge(t, "127.0.0.1:1", "serve", "--listen", busy.Addr().String(), "--data-dir", dir)
+	if r.code != cmdline.ExitFailure || !strings.Contains(r.stderr, "the address is in use") || !strings.Contains(r.stderr, "--listen ADDR") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "store opened") {
+		t.Fatalf("the store was opened before the port was found busy:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "askbridge.db")); err == nil {
+		t.Fatal("serve created the SQLite file although it could not listen")
+	}
+}
+
 func TestCheckConfig(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -215,6 +237,13 @@ func TestCheckConfig(t *testing.T) {
 		{"unknown driver", "store:\n  driver: postgres\n", `store.driver: "postgres" is not sqlite or redis`, cmdline.ExitBadInput},
 		{"bad store url", "store:\n  url: mysql://x\n", `store.url: "mysql://x" is not`, cmdline.ExitBadInput},
 		{"bad listen", "listen: nowhere\n", `listen: "nowhere" is not host:port`, cmdline.ExitBadInput},
+		{"problems of reading and of checks at once", "timeouts:\n  sweep_every: 500ms\n  batch: 0\n  default: 5s\n  reminders: [0.9, 0.5]\n", "4 problems:\n" +
+			"  line 2: timeouts.sweep_every: 500ms is below the minimum of 1s\n" +
+			"  line 3: timeouts.batch: 0 is outside 1–100000\n" +
+			"  timeouts.reminders[1]: reminder points must increase\n" +
+			"  timeouts.default: must be between 10s and 7d, got 5s\n", cmdline.ExitBadInput},
+		{"a channel at the top level", "web:\n  disabled: true\n", `line 1: unknown key "web" at the top level: it belongs in the channels section (channels.web)`, cmdline.ExitBadInput},
+		{"a timeout key at the top level", "reminders: [0.5]\n", `line 1: unknown key "reminders" at the top level: it belongs in the timeouts section (timeouts.reminders)`, cmdline.ExitBadInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,5 +252,15 @@ func TestCheckConfig(t *testing.T) {
 				t.Fatalf("exit %d, output %q %q; want %d and %q", r.code, r.stdout, r.stderr, tt.code, tt.want)
 			}
 		})
+	}
+	// The file may be named as the argument, as the other commands that
+	// read one take it.
+	file := write("as-argument.yaml", "listen: 127.0.0.1:9999\n")
+	if r := runBridge(t, "127.0.0.1:1", "check-config", file); r.code != 0 || !strings.Contains(r.stdout, "config OK: listen 127.0.0.1:9999") {
+		t.Fatalf("check-config FILE: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	other := write("other.yaml", "listen: 127.0.0.1:9998\n")
+	if r := runBridge(t, "127.0.0.1:1", "check-config", "--config", other, file); r.code != cmdline.ExitBadInput || !strings.Contains(r.stderr, "give the file as FILE or with --config, not both") {
+		t.Fatalf("check-config --config A B: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -56,6 +56,10 @@ file named by --config or $ASKBRIDGE_CONFIG.`,
 		},
 	}
 	root.SetVersionTemplate("bridge {{.Version}}\n")
+	// cobra adds -h and -v only as the command runs; added now, they are
+	// in the tree that docs/cli.md is generated from.
+	root.InitDefaultHelpFlag()
+	root.InitDefaultVersionFlag()
 	root.SetUsageTemplate(usageTemplate)
 	root.AddCommand(clientcmd.Commands()...)
 	root.AddCommand(

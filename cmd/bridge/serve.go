@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -95,6 +96,14 @@ func serve(ctx context.Context, cfg bridgeconfig.Config, stdout, stderr io.Write
 	if !loop && len(cfg.Agents) == 0 {
 		return fmt.Errorf("refusing to listen on %s without agent keys: configure agents (with key_env) or listen on 127.0.0.1", cfg.Listen)
 	}
+	// The address is taken first: a port in use is the likeliest reason
+	// not to start, and it is said before the store is opened (and, on
+	// Redis, before this instance joins the others).
+	ln, err := cfg.Server.Listen(cfg.Listen, log)
+	if err != nil {
+		return listenError(cfg.Listen, err)
+	}
+	defer ln.Close()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
@@ -110,13 +119,8 @@ func serve(ctx context.Context, cfg bridgeconfig.Config, stdout, stderr io.Write
 		return err
 	}
 
-	ln, err := cfg.Server.Listen(cfg.Listen, log)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
 	stopMetrics, err := app.metrics.ServeMetrics(cfg.Metrics, cfg.Server, log)
 	if err != nil {
-		ln.Close()
 		return err
 	}
 	defer stopMetrics()
@@ -163,6 +167,15 @@ func serve(ctx context.Context, cfg bridgeconfig.Config, stdout, stderr io.Write
 	app.broker.Close()
 	log.Info("stopped")
 	return nil
+}
+
+// listenError says why the bridge cannot listen on addr, and how to
+// choose another address when this one is taken.
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("cannot listen on %s: the address is in use (another bridge, or another server?); choose another with --listen ADDR or listen: in the configuration", addr)
+	}
+	return fmt.Errorf("cannot listen on %s: %w", addr, err)
 }
 
 // app is a wired bridge.

@@ -75,6 +75,8 @@ func reachCause(err error) string {
 	var dnsErr *net.DNSError
 	var oe *net.OpError
 	switch {
+	case errors.As(err, &ae) && ae.NotBridge:
+		return ae.Message
 	case errors.As(err, &ae):
 		return fmt.Sprintf("HTTP %d: %s", ae.StatusCode, ae.Message)
 	case errors.As(err, &se):
@@ -102,16 +104,26 @@ func ClientError(err error, notFoundHint string) error {
 	var ae *client.APIError
 	var ue *client.UnreachableError
 	var ce *client.ConnError
+	var addr *client.AddressError
 	var urlErr *url.Error
 	switch {
 	case errors.Is(err, context.Canceled):
 		return Exit(ExitFailure, errors.New("interrupted"))
+	case errors.As(err, &addr):
+		return Exit(ExitFailure, addressError(addr))
+	case errors.As(err, &ae) && ae.NotBridge:
+		return Exit(ExitFailure, fmt.Errorf("%s: is $ASKBRIDGE_SERVER the bridge's address?", strings.TrimSuffix(ae.Message, " (check the address)")))
 	case errors.As(err, &ue):
 		return Exit(ExitFailure, fmt.Errorf("%s; gave up after %s", withoutPrefix(ue.Err), ue.After.Round(100*time.Millisecond)))
 	case errors.As(err, &ce):
 		return Exit(ExitFailure, errors.New(withoutPrefix(ce)))
 	case errors.As(err, &ae):
 		msg := ae.Message
+		if ae.Code == "closed" && ae.State != "" {
+			// The bridge's message may carry its store's words; the
+			// state says all a person needs.
+			msg = "the question is already " + statusWords(ae.State)
+		}
 		switch ae.StatusCode {
 		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
 			return Exit(ExitBadInput, errors.New(msg))
@@ -131,6 +143,15 @@ func ClientError(err error, notFoundHint string) error {
 		return Exit(ExitFailure, fmt.Errorf("cannot reach the bridge at %s (%s)", server, reachCause(err)))
 	}
 	return Exit(ExitFailure, errors.New(withoutPrefix(err)))
+}
+
+// addressError says what is wrong with $ASKBRIDGE_SERVER, and what to
+// set it to.
+func addressError(e *client.AddressError) error {
+	if e.Hint != "" {
+		return fmt.Errorf("ASKBRIDGE_SERVER is %q, which has no scheme: set it to %s", e.Server, e.Hint)
+	}
+	return fmt.Errorf("ASKBRIDGE_SERVER is %q, which is not an http:// or https:// URL: set it to the bridge's address, such as %s", e.Server, client.DefaultServer)
 }
 
 // withoutPrefix is err's text without the client's "askbridge: ".

@@ -130,15 +130,17 @@ func WithExitCodes(cmd *cobra.Command, pairs ...any) {
 var defaultExitCodes = fmt.Sprintf("  %d  done\n  %d  bad input (unknown flag, missing argument)\n  %d  failure\n", ExitOK, ExitBadInput, ExitFailure)
 
 // ResultExitCodes are those of the commands that print a question's
-// result.
-var ResultExitCodes = []any{
-	ExitOK, "answered (or still pending, with --pending)",
-	ExitDeclined, "declined",
-	ExitTimedOut, "timed out (the result says whether defaults were used)",
-	ExitCancelled, "cancelled",
-	ExitUnsupported, "unsupported (no channel could take the question)",
-	ExitBadInput, "bad input (unknown flag, missing argument, a question the server refuses)",
-	ExitFailure, "other failure (the bridge cannot be reached, a wrong key)",
+// result, with answered as the meaning of exit 0.
+func ResultExitCodes(answered string) []any {
+	return []any{
+		ExitOK, answered,
+		ExitDeclined, "declined",
+		ExitTimedOut, "timed out (the result says whether defaults were used)",
+		ExitCancelled, "cancelled",
+		ExitUnsupported, "unsupported (no channel could take the question)",
+		ExitBadInput, "bad input (unknown flag, missing argument, a question the server refuses)",
+		ExitFailure, "other failure (the bridge cannot be reached, a wrong key)",
+	}
 }
 
 // ExitCodes returns the exit code list of cmd.
