@@ -42,7 +42,7 @@ func StatusOf(err error) ErrorStatus {
 	case errors.As(err, &fe):
 		return ErrorStatus{Status: http.StatusBadRequest, Code: "invalid", Message: fe.Error(), Field: fe.Field}
 	case errors.As(err, &ce):
-		return ErrorStatus{Status: http.StatusConflict, Code: "closed", Message: err.Error(), State: ce.Question.Status}
+		return ErrorStatus{Status: http.StatusConflict, Code: "closed", Message: ce.Error(), State: ce.Question.Status}
 	case errors.Is(err, broker.ErrClosed):
 		return ErrorStatus{Status: http.StatusConflict, Code: "closed", Message: sentence(err, broker.ErrClosed, "the question is closed")}
 	case errors.Is(err, broker.ErrNotFound):

@@ -24,6 +24,7 @@ func TestStatusOf(t *testing.T) {
 		{"limit", &broker.LimitError{What: "pending questions", Limit: 3}, 429, "limit", "", "", ""},
 		{"field", fmt.Errorf("ask: %w", &broker.FieldError{Field: "question", Message: "must not be empty"}), 400, "invalid", "", "question", ""},
 		{"closed question", &broker.ClosedError{Question: closed}, 409, "closed", "question k7m2qx is answered", "", broker.StatusAnswered},
+		{"closed question from a store", fmt.Errorf("sqlite: resolve k7m2qx: %w", &broker.ClosedError{Question: closed}), 409, "closed", "question k7m2qx is answered", "", broker.StatusAnswered},
 		{"closed", fmt.Errorf("%w: the question was cancelled", broker.ErrClosed), 409, "closed", "the question was cancelled", "", ""},
 		{"not found", fmt.Errorf("%w: no question k7m2qx", broker.ErrNotFound), 404, "not_found", "no question k7m2qx", "", ""},
 		{"not found from a store", fmt.Errorf("sqlite: get /var/lib/x.db: %w", broker.ErrNotFound), 404, "not_found", "there is no such question", "", ""},
