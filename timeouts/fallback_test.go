@@ -42,7 +42,7 @@ func TestTimeoutFallback(t *testing.T) {
 			name:        "a default written in another case gives the option's label",
 			req:         single(options("SQLite (Recommended)", "Postgres"), false, "sqlite"),
 			wantJSON:    `{"fallback":"default","answers":{"Which database?":{"selected":["SQLite (Recommended)"],"custom_text":"","skipped":false,"defaulted":true}}}`,
-			wantOutcome: "No answer in 30 min: used the default, SQLite (Recommended)",
+			wantOutcome: "No answer in 30 min: used the default, SQLite",
 		},
 		{
 			name:        "free-text default",
