@@ -159,7 +159,8 @@ type Outcome struct {
 
 // Viewer is who reads a card, and when: the time and zone its times are
 // shown in, and the channel whose copy it is (the others are "copies
-// elsewhere").
+// elsewhere"; without a Channel the card has no such chip, for a channel
+// that lists the copies itself).
 type Viewer struct {
 	Now     time.Time
 	Loc     *time.Location

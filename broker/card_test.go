@@ -98,6 +98,9 @@ func TestCardChips(t *testing.T) {
 	if s, ok := c.Control(broker.ControlSnooze); !ok || s.Command != "/snooze k7m2qx" {
 		t.Errorf("snooze control %+v", s)
 	}
+	if got, want := broker.BuildCard(q, broker.Viewer{Now: cardNow, Loc: time.UTC}).StateLine(), "Expires Fri 4 Dec 09:15 UTC · default: DB: SQLite · snoozed by bo · asked by ana"; got != want {
+		t.Errorf("a viewer without a channel (which lists the copies itself)\n got %q\nwant %q", got, want)
+	}
 	q.ExpiresAt = time.Date(2027, 1, 2, 9, 15, 0, 0, time.UTC)
 	if got := broker.BuildCard(q, broker.Viewer{Now: cardNow, Loc: time.UTC}).Chips[0].Text; got != "Expires 2 Jan 2027 09:15 UTC" {
 		t.Errorf("expiry in another year: %q", got)

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"slices"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -155,11 +154,10 @@ const submitLabel = "Submit"
 // in loc: the question's card (broker.BuildCard) mapped in one pass. The
 // inbox has no size limit, so the card is never shortened.
 func render(q *broker.Question, now time.Time, loc *time.Location) view {
-	c := broker.BuildCard(q, broker.Viewer{Now: now, Loc: loc, Channel: Name})
-	// The inbox names the question's copies elsewhere with how each
-	// stands (copies.go), so its state line leaves out the chip that
+	// No Channel: the inbox names the question's copies elsewhere with
+	// how each stands (copies.go), so its card leaves out the chip that
 	// only names them.
-	c.Chips = slices.DeleteFunc(c.Chips, func(ch broker.Chip) bool { return ch.Kind == broker.ChipElsewhere })
+	c := broker.BuildCard(q, broker.Viewer{Now: now, Loc: loc})
 	v := view{
 		ID:        c.ID,
 		Status:    c.Status,
