@@ -17,6 +17,8 @@ type pendingBody struct {
 	Status    broker.Status `json:"status"`
 	ExpiresAt time.Time     `json:"expires_at"`
 	Snoozes   int           `json:"snoozes,omitempty"`
+	// Warnings are those of the ask (warnings.go).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
@@ -34,20 +36,24 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 			return
 		}
 	}
-	q, _, err := s.b.Ask(r.Context(), agent, &req)
+	a, err := s.b.AskWithWarnings(r.Context(), agent, &req)
 	if err != nil {
 		writeBrokerError(w, err)
 		return
+	}
+	q, answer := a.Question, writeAsked
+	if len(a.Warnings) > 0 {
+		answer = writeWarned(a.Warnings)
 	}
 	wait := s.cfg.DefaultWait
 	if req.Wait != nil {
 		wait = min(time.Duration(*req.Wait), s.cfg.MaxWait)
 	}
 	if q.Status == broker.StatusPending && wait > 0 {
-		s.wait(w, r, agent, q.ID, wait, writeAsked)
+		s.wait(w, r, agent, q.ID, wait, answer)
 		return
 	}
-	writeAsked(r.Context(), w, q)
+	answer(r.Context(), w, q)
 }
 
 // writeAsked writes the answer of an ask: the result, or 202 and the
