@@ -17,7 +17,8 @@ type pendingBody struct {
 	Status    broker.Status `json:"status"`
 	ExpiresAt time.Time     `json:"expires_at"`
 	Snoozes   int           `json:"snoozes,omitempty"`
-	// Warnings are those of the ask (warnings.go).
+	// Warnings are the broker's warnings of a new or repeated ask
+	// (broker.Asked): then the answer comes at once, whatever the wait.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -41,19 +42,23 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 		writeBrokerError(w, err)
 		return
 	}
-	q, answer := a.Question, writeAsked
+	q := a.Question
 	if len(a.Warnings) > 0 {
-		answer = writeWarned(a.Warnings)
+		// Only a pending question is warned of. The answer comes at
+		// once, whatever the wait, so that the agent learns of the
+		// warning now rather than at the end of its wait.
+		writeJSON(w, http.StatusAccepted, pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes), Warnings: a.Warnings})
+		return
 	}
 	wait := s.cfg.DefaultWait
 	if req.Wait != nil {
 		wait = min(time.Duration(*req.Wait), s.cfg.MaxWait)
 	}
 	if q.Status == broker.StatusPending && wait > 0 {
-		s.wait(w, r, agent, q.ID, wait, answer)
+		s.wait(w, r, agent, q.ID, wait, writeAsked)
 		return
 	}
-	answer(r.Context(), w, q)
+	writeAsked(r.Context(), w, q)
 }
 
 // writeAsked writes the answer of an ask: the result, or 202 and the

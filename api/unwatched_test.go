@@ -111,9 +111,15 @@ func (w *watchBridge) openPage(t *testing.T) {
 // ask asks on route with a pending-mode ask and returns the 202's body.
 func (w *watchBridge) ask(t *testing.T, route, call string, defaults ...string) map[string]any {
 	t.Helper()
+	return w.askWaiting(t, route, call, "0s", defaults...)
+}
+
+// askWaiting is ask with a wait.
+func (w *watchBridge) askWaiting(t *testing.T, route, call, wait string, defaults ...string) map[string]any {
+	t.Helper()
 	s := &server{Server: &httptest.Server{URL: w.api}}
 	body := map[string]any{"question": "Ship the release?", "options": []map[string]any{{"label": "Ship"}, {"label": "Wait"}},
-		"route": route, "wait": "0s", "session_id": "s1", "tool_call_id": call}
+		"route": route, "wait": wait, "session_id": "s1", "tool_call_id": call}
 	if len(defaults) > 0 {
 		body["default"] = defaults
 	}
@@ -183,7 +189,9 @@ func TestUnwatchedWarning(t *testing.T) {
 				if got := warningsOf(withDefault); len(got) != 1 || !strings.HasSuffix(got[0], ", then time out with its default (Wait)") {
 					t.Fatalf("warnings with a default = %q", got)
 				}
-				again := w.ask(t, "", "c1")
+				// A repeated ask, here one that would wait, is answered at
+				// once with the warning (a held wait answers without it).
+				again := w.askWaiting(t, "", "c1", "10m")
 				if again["id"] != body["id"] || !slices.Equal(warningsOf(again), warningsOf(body)) {
 					t.Fatalf("a repeated ask = %v, want the same question and warning as %v", again, body)
 				}
