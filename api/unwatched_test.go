@@ -189,11 +189,49 @@ func TestUnwatchedWarning(t *testing.T) {
 				if got := warningsOf(withDefault); len(got) != 1 || !strings.HasSuffix(got[0], ", then time out with its default (Wait)") {
 					t.Fatalf("warnings with a default = %q", got)
 				}
-				// A repeated ask, here one that would wait, is answered at
-				// once with the warning (a held wait answers without it).
-				again := w.askWaiting(t, "", "c1", "10m")
+				// A repeated ask is warned again; one that waits gets the
+				// warning when its wait ends with the question pending.
+				again := w.askWaiting(t, "", "c1", "1ms")
 				if again["id"] != body["id"] || !slices.Equal(warningsOf(again), warningsOf(body)) {
 					t.Fatalf("a repeated ask = %v, want the same question and warning as %v", again, body)
+				}
+			})
+			t.Run("answered during the wait", func(t *testing.T) {
+				one, _ := open(t)
+				w := startWatchBridge(t, one, nil)
+				s := &server{Server: &httptest.Server{URL: w.api}}
+				type answer struct {
+					code int
+					body map[string]any
+				}
+				got := make(chan answer, 1)
+				go func() {
+					code, body := s.call(t, http.MethodPost, "/v1/questions", "", map[string]any{"question": "Ship the release?",
+						"options": []map[string]any{{"label": "Ship"}, {"label": "Wait"}}, "wait": "1m", "session_id": "s1", "tool_call_id": "c1"})
+					got <- answer{code, body}
+				}()
+				var id string
+				for range 2000 {
+					qs, err := w.st.List(context.Background(), broker.Filter{Status: broker.StatusPending})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(qs) == 1 {
+						id = qs[0].ID
+						break
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				if id == "" {
+					t.Fatal("the question was not asked")
+				}
+				if rep := w.b.HandleInbound(context.Background(), broker.Inbound{Channel: cli.Name, User: "ana", Name: "ana", Text: "/answer " + id + " Ship"}); !rep.OK {
+					t.Fatalf("answer: %s", rep.Text)
+				}
+				a := <-got
+				ws := warningsOf(a.body)
+				if a.code != http.StatusOK || a.body["status"] != "answered" || a.body["answers"] == nil || len(ws) != 1 || !strings.HasPrefix(ws[0], "nobody is watching the web inbox; ") {
+					t.Fatalf("ask answered during its wait: %d %v, want 200 with the answer and the warning", a.code, a.body)
 				}
 			})
 			t.Run("page open here", func(t *testing.T) {

@@ -49,10 +49,11 @@ type Client struct {
 	// goes on either way: it ends when the question does, not at a
 	// deadline it once saw.
 	OnExtended func(Result)
-	// OnWarnings, when set, is told at once when a blocking ask (AskRaw,
-	// Ask) is answered with warnings while its question is pending: the
-	// question as it then stands, with its Warnings. The ask goes on;
-	// its Result carries the same warnings when it ends.
+	// OnWarnings, when set, is told when the submit of a blocking ask
+	// (AskRaw, Ask) is answered with warnings while its question is
+	// pending (after the submit's wait, Question.Wait): the question as it
+	// then stands, with its Warnings. The ask goes on; its Result carries
+	// the same warnings when it ends.
 	OnWarnings func(Result)
 	// SessionID names the session of every ask that names none; New sets
 	// a random one ("sdk-…"), one per Client. A bridge requires each ask

@@ -11,8 +11,8 @@ import (
 )
 
 // An ask whose question nobody watches carries the bridge's warning: in
-// Submit's result, to OnWarnings at once while Ask waits, and in the
-// Result Ask returns when the question ends.
+// Submit's result, to OnWarnings as soon as Ask's submit is answered,
+// and in the Result Ask returns when the question ends.
 func TestAskWarnings(t *testing.T) {
 	br := newBridge(t, nil)
 	c := newClient(br)
@@ -38,6 +38,8 @@ func TestAskWarnings(t *testing.T) {
 			t.Errorf("answer: %s", rep.Text)
 		}
 	}
+	// A short first wait: the warning comes with the submit's answer.
+	q.Wait = "100ms"
 	end, err := c.Ask(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
