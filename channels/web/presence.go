@@ -70,10 +70,16 @@ func (p *presence) mark(ctx context.Context, now time.Time) error {
 	return err
 }
 
+// markTimeout bounds one write of the mark, so that a page's stream never
+// waits long on a store that does not answer.
+const markTimeout = 2 * time.Second
+
 // pageOpened marks the page whose event stream just opened. A failure is
 // logged: the page works without the mark, and the next renewal tries
 // again.
 func (c *Channel) pageOpened(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, markTimeout)
+	defer cancel()
 	if err := c.presence.mark(ctx, c.now()); err != nil {
 		c.log.Warn("recording an open inbox page", "err", err)
 	}
