@@ -200,6 +200,22 @@ func (b *Broker) Close() {
 // *LimitError (asking again for an existing one does not). When no target
 // can take the question it is resolved at once as unsupported.
 func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Question, bool, error) {
+	a, err := b.AskWithWarnings(ctx, agent, req)
+	return a.Question, a.Created, err
+}
+
+// AskWithWarnings is Ask that also returns the warnings for the agent: a
+// pending question that nobody watches says so (unwatched.go), and on a
+// route with unwatched: escalate it is escalated at once.
+func (b *Broker) AskWithWarnings(ctx context.Context, agent string, req *AskRequest) (Asked, error) {
+	q, created, err := b.ask(ctx, agent, req)
+	if err != nil {
+		return Asked{Question: q, Created: created}, err
+	}
+	return Asked{Question: q, Created: created, Warnings: b.unwatched(ctx, q, created)}, nil
+}
+
+func (b *Broker) ask(ctx context.Context, agent string, req *AskRequest) (*Question, bool, error) {
 	prompts, err := validateRequest(req)
 	if err != nil {
 		return nil, false, err

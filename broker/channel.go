@@ -189,4 +189,8 @@ type Route struct {
 	Reminders []float64 `json:"reminders,omitempty"`
 	// Policy holds the route's team policies (policy.go).
 	Policy Policy `json:"policy,omitzero"`
+	// Unwatched says what happens to a question that nobody watches when
+	// it is asked (unwatched.go): UnwatchedWait (also "") or
+	// UnwatchedEscalate.
+	Unwatched string `json:"unwatched,omitempty"`
 }

@@ -74,6 +74,7 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		s.leases.hold(asker, sessionOf(req), res, lease)
 		return s.result(ctx, asker, res), nil
 	}
+	warnings := res.Warnings
 	stop, seen := s.progress(ctx, req, res)
 	defer stop()
 	race := s.startLocal(ctx, req, &in, res.ID)
@@ -87,6 +88,7 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		}
 		res, err = s.waitFor(ctx, asker, res.ID, 0, seen)
 	}
+	res = keepWarnings(res, warnings)
 	if err == nil && res.Terminal() {
 		return s.result(ctx, asker, res), nil
 	}

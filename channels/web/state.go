@@ -155,6 +155,7 @@ func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.hub.unsubscribe(events)
+	c.pageOpened(r.Context())
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

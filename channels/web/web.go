@@ -70,6 +70,13 @@ type Options struct {
 	// Rules page lists and revokes (rules.go; pass the broker). Without
 	// it the inbox has no Rules page.
 	Rules RuleKeeper
+	// Presence, when set, records open pages in the store, so that every
+	// instance knows whether anyone watches the inbox (presence.go; pass
+	// the bridge's store). Without it only this instance's pages count.
+	Presence Presence
+	// Push, when set, tells whether a push subscription reaches a
+	// question's responders; nil means nobody has one.
+	Push PushSubscriptions
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
@@ -82,6 +89,8 @@ type Channel struct {
 	copies   CopyReader
 	talk     ConversationReader
 	rules    RuleKeeper
+	presence *presence // nil without Options.Presence
+	push     PushSubscriptions
 	log      *slog.Logger
 	loc      *time.Location
 	auth     *auth
@@ -119,6 +128,7 @@ var (
 	_ broker.Reminder  = (*Channel)(nil)
 	_ broker.Runner    = (*Channel)(nil)
 	_ broker.InProcess = (*Channel)(nil)
+	_ broker.Watchers  = (*Channel)(nil)
 )
 
 // New builds the web inbox. h receives every command typed or clicked on
@@ -180,6 +190,10 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 		ended:    map[string]time.Time{},
 		refusals: logthrottle.New(common.Logger, time.Second),
 	}
+	if opts.Presence != nil {
+		c.presence = &presence{store: opts.Presence}
+	}
+	c.push = opts.Push
 	if cfg.OIDC.on() {
 		c.sso = newSSO(*cfg.OIDC, ssoSecret, opts.People, func() time.Time { return c.now() }, common.Logger)
 	}
@@ -222,12 +236,14 @@ func (c *Channel) Remind(_ context.Context, q *broker.Question, _ broker.Message
 
 // Run discovers the single sign-on provider, if one is configured (a
 // provider that does not answer is tried again on a later sign-in), and
-// keeps the inbox until ctx ends; then it ends every open event stream so
-// that the HTTP server can shut down.
+// keeps the inbox until ctx ends, renewing the store's mark of open pages
+// (presence.go); then it ends every open event stream so that the HTTP
+// server can shut down.
 func (c *Channel) Run(ctx context.Context) error {
 	if c.sso != nil {
 		_, _ = c.sso.provider(ctx)
 	}
+	c.keepPresence(ctx)
 	<-ctx.Done()
 	c.Close()
 	return nil
