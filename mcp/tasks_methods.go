@@ -79,6 +79,11 @@ func (s *Server) taskResult(ctx context.Context, _ *sdk.ServerSession, p *taskID
 	}
 	out := s.result(ctx, a, res)
 	out.Meta = sdk.Meta{metaRelatedTask: relatedTask(res.ID)}
+	if taskOf(res, nil).status == taskFailed {
+		// A failed task's result is an error result, as the
+		// specification pairs them.
+		out.IsError = true
+	}
 	return out, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askbridge/askbridge/client"
@@ -13,11 +14,14 @@ import (
 
 // The statuses of a task that a question takes. A question waits for the
 // people the bridge asks, never for input from the client, so it is never
-// input_required; and once stored it always ends in a tool result, never
-// in a JSON-RPC error, so it is never failed.
+// input_required. It is failed when the bridge could not deliver it to
+// anyone after it became a task (every channel failed for good: the
+// bridge resolves it unsupported): the request did not complete, and no
+// person saw it.
 const (
 	taskWorking   = "working"
 	taskCompleted = "completed"
+	taskFailed    = "failed"
 	taskCancelled = "cancelled"
 )
 
@@ -56,6 +60,9 @@ func taskOf(r *client.Result, trail []client.AuditEntry) taskState {
 		if r.Reason != "" {
 			t.message += ": " + strings.TrimRight(r.Reason, ".")
 		}
+	case client.StatusUnsupported:
+		t.status = taskFailed
+		t.message = endText(r)
 	default:
 		t.status = taskCompleted
 		t.message = endText(r)
@@ -185,6 +192,23 @@ type taskExtension struct {
 	TTLMs          *int64              `json:"ttlMs"`
 	PollIntervalMs int64               `json:"pollIntervalMs,omitempty"`
 	Result         *sdk.CallToolResult `json:"result,omitempty"`
+	Error          *taskFailure        `json:"error,omitempty"`
+}
+
+// taskFailure is the JSON-RPC error of a failed task in the extension's
+// shape.
+type taskFailure struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+}
+
+// failureOf is the error a failed task carries: the bridge's, an
+// internal error, with why nobody could be asked.
+func failureOf(t taskState) *taskFailure {
+	if t.status != taskFailed {
+		return nil
+	}
+	return &taskFailure{Code: jsonrpc.CodeInternalError, Message: t.message}
 }
 
 // The result types of the extension.
@@ -242,7 +266,7 @@ func (r *taskReply) MarshalJSON() ([]byte, error) {
 	t := r.task
 	w := taskExtension{Meta: r.Meta, ResultType: resultTypeComplete, TaskID: t.id, Status: t.status, StatusMessage: t.message,
 		CreatedAt: wireTime(t.created), LastUpdatedAt: wireTime(t.updated), TTLMs: ms(t.ttl),
-		PollIntervalMs: TaskPollInterval.Milliseconds(), Result: r.result}
+		PollIntervalMs: TaskPollInterval.Milliseconds(), Result: r.result, Error: failureOf(t)}
 	if r.form == formCreated {
 		w.ResultType = resultTypeTask
 	}
