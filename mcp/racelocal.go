@@ -69,7 +69,8 @@ func (s *Server) startLocal(ctx context.Context, req *sdk.CallToolRequest, in *A
 		return nil
 	}
 	ip := req.Session.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || shapeOf(ip.ProtocolVersion) == shapeExtension {
+		// On 2026-07-28 the form goes in the result (racelocal_mrtr.go).
 		return nil
 	}
 	if c := ip.Capabilities.Elicitation; c.Form == nil && c.URL != nil {

@@ -297,8 +297,7 @@ func TestRaceLocalDismissed(t *testing.T) {
 
 // TestRaceLocalChatOnly: no form is sent to a client without
 // elicitation, nor for a prompt the client's protocol cannot put in a
-// form (several choices before 2025-11-25), nor on 2026-07-28, where a
-// request in progress cannot send one; chat answers as usual.
+// form (several choices before 2025-11-25); chat answers as usual.
 func TestRaceLocalChatOnly(t *testing.T) {
 	multi := map[string]any{"questions": []any{map[string]any{"question": "Which regions?", "multi_select": true, "options": []any{
 		map[string]any{"label": "Europe"}, map[string]any{"label": "Asia"},
@@ -312,7 +311,6 @@ func TestRaceLocalChatOnly(t *testing.T) {
 	}{
 		{"client without elicitation", "", nil},
 		{"several choices on 2025-06-18", "2025-06-18", acceptAsia},
-		{"protocol 2026-07-28", "2026-07-28", acceptAsia},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			br := startBridge(t)

@@ -128,6 +128,9 @@ type Server struct {
 	// streams are the connections of Run that carry the status
 	// notifications of tasks (tasks_stream.go).
 	streams taskStreams
+	// stateKey signs the requestState of local forms on 2026-07-28
+	// (racelocal_mrtr.go).
+	stateKey []byte
 }
 
 // New returns a Server for cfg.
@@ -170,6 +173,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, submitRetry: cfg.Unreachable, leases: newLeases(), sessions: newSessions(cfg.SessionsPerAgent)}
 	s.draining, s.drain = context.WithCancel(context.Background())
+	s.stateKey = make([]byte, 32)
+	_, _ = rand.Read(s.stateKey)
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: serverInstructions,
 		Logger:       cfg.Logger,
