@@ -131,6 +131,9 @@ type Server struct {
 	// stateKey signs the requestState of local forms on 2026-07-28
 	// (racelocal_mrtr.go).
 	stateKey []byte
+	// forms are the local forms of this server's tasks
+	// (tasks_input.go).
+	forms taskForms
 }
 
 // New returns a Server for cfg.

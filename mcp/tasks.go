@@ -133,8 +133,8 @@ func (p *taskListParams) bindCall(c taskCall) { p.call = c }
 // taskUpdateParams are the params of the extension's tasks/update.
 type taskUpdateParams struct {
 	sdk.ParamsBase
-	TaskID         string                     `json:"taskId"`
-	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+	TaskID         string               `json:"taskId"`
+	InputResponses sdk.InputResponseMap `json:"inputResponses,omitempty"`
 	call           taskCall
 }
 

@@ -76,6 +76,12 @@ func (s *Server) taskCallTool(ctx context.Context, req *sdk.CallToolRequest) (sd
 	if c.shape == shape2025 && c.stream != "" {
 		s.watchTask(c.stream, a, res)
 	}
+	if c.shape == shapeExtension {
+		var in AskInput
+		if decodeArgs(req.Params.Arguments, &in) == nil {
+			s.offerTaskForm(req, &in, res.ID)
+		}
+	}
 	reply := &taskReply{task: taskOf(res, nil), shape: c.shape, form: formCreated}
 	reply.Meta = sdk.Meta{
 		metaRelatedTask: relatedTask(res.ID),

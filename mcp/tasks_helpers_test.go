@@ -229,6 +229,10 @@ type (
 		PollIntervalMs int64           `json:"pollIntervalMs"`
 		Result         json.RawMessage `json:"result"`
 		Error          *jsonrpc.Error  `json:"error"`
+		InputRequests  map[string]struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		} `json:"inputRequests"`
 	}
 	taskResult struct {
 		sdk.ResultBase
@@ -247,7 +251,12 @@ type (
 // extension it declares io.modelcontextprotocol/tasks.
 func taskClient(t *testing.T, ttl int64, extension bool) *sdk.Client {
 	t.Helper()
-	opts := &sdk.ClientOptions{}
+	return taskClientWith(t, ttl, extension, &sdk.ClientOptions{})
+}
+
+// taskClientWith is taskClient with opts (an elicitation handler).
+func taskClientWith(t *testing.T, ttl int64, extension bool, opts *sdk.ClientOptions) *sdk.Client {
+	t.Helper()
 	if extension {
 		opts.Capabilities = &sdk.ClientCapabilities{}
 		opts.Capabilities.AddExtension(mcp.ExtensionTasks, nil)

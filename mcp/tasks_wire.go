@@ -13,8 +13,9 @@ import (
 )
 
 // The statuses of a task that a question takes. A question waits for the
-// people the bridge asks, never for input from the client, so it is never
-// input_required. It is failed when the bridge could not deliver it to
+// people the bridge asks; it waits for input from the client only when
+// raced at the terminal in the extension's shape (tasks_input.go:
+// taskStatusInputRequired). It is failed when the bridge could not deliver it to
 // anyone after it became a task (every channel failed for good: the
 // bridge resolves it unsupported): the request did not complete, and no
 // person saw it.
@@ -193,6 +194,7 @@ type taskExtension struct {
 	PollIntervalMs int64               `json:"pollIntervalMs,omitempty"`
 	Result         *sdk.CallToolResult `json:"result,omitempty"`
 	Error          *taskFailure        `json:"error,omitempty"`
+	InputRequests  sdk.InputRequestMap `json:"inputRequests,omitempty"`
 }
 
 // taskFailure is the JSON-RPC error of a failed task in the extension's
@@ -238,6 +240,8 @@ type taskReply struct {
 	form  replyForm
 	// result is a completed task's result (the extension's tasks/get).
 	result *sdk.CallToolResult
+	// inputs are an input_required task's requests (the extension's).
+	inputs sdk.InputRequestMap
 }
 
 // MarshalJSON writes the reply in its shape.
@@ -266,7 +270,8 @@ func (r *taskReply) MarshalJSON() ([]byte, error) {
 	t := r.task
 	w := taskExtension{Meta: r.Meta, ResultType: resultTypeComplete, TaskID: t.id, Status: t.status, StatusMessage: t.message,
 		CreatedAt: wireTime(t.created), LastUpdatedAt: wireTime(t.updated), TTLMs: ms(t.ttl),
-		PollIntervalMs: TaskPollInterval.Milliseconds(), Result: r.result, Error: failureOf(t)}
+		PollIntervalMs: TaskPollInterval.Milliseconds(), Result: r.result, Error: failureOf(t),
+		InputRequests: r.inputs}
 	if r.form == formCreated {
 		w.ResultType = resultTypeTask
 	}
