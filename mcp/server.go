@@ -134,6 +134,9 @@ type Server struct {
 	// forms are the local forms of this server's tasks
 	// (tasks_input.go).
 	forms taskForms
+	// taps are the responses that can carry task status notifications
+	// over HTTP (tasks_tap.go).
+	taps taps
 }
 
 // New returns a Server for cfg.
@@ -263,8 +266,12 @@ func (s *Server) HTTPHandler() http.Handler {
 		r.Header.Del(slotHeader)
 		r.Header.Del(taskHeader)
 		r.Header.Del(streamHeader)
+		r.Header.Del(tapHeader)
 		if r.Method == http.MethodPost {
-			liftTask(r)
+			body := liftTask(r)
+			var forget func()
+			w, forget = s.tapFor(w, r, body)
+			defer forget()
 		}
 		session := r.Header.Get(sessionIDHeader)
 		switch {

@@ -66,7 +66,12 @@ func (s *Server) taskResult(ctx context.Context, _ *sdk.ServerSession, p *taskID
 		return nil, err
 	}
 	if !res.Terminal() {
+		stop := func(*client.Result) {}
+		if p.call.tap != "" && p.call.shape == shape2025 {
+			stop = s.tapStatus(ctx, p.call.tap, a, res)
+		}
 		res, err = s.waitFor(ctx, a, res.ID, 0, func(*client.Result) {})
+		stop(res)
 		switch {
 		case err != nil:
 			return nil, s.lookupError(ctx, a, p.TaskID, err)

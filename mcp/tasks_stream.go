@@ -21,8 +21,8 @@ import (
 // connection is wrapped (taskConn) and writes them beside the SDK's
 // messages. The same wrapper gives a tools/call its params.task, which
 // the SDK's params drop. Over HTTP the server has no stream to put them
-// on outside a request (it offers no standalone GET stream): clients
-// there poll tasks/get, or wait in tasks/result.
+// on outside a request (it offers no standalone GET stream): they go on
+// the stream of a tasks/result that waits (tasks_tap.go).
 //
 // A task gets notifications when it was made with params.task
 // (2025-11-25) on such a connection: one when someone snoozes its question
