@@ -26,8 +26,11 @@ const TerminalName = "someone at the terminal"
 // the terminal with answers, keyed by prompt text: every prompt is
 // answered, an option by its label (several when the prompt takes them),
 // a field by its typed value, a free-text prompt by its text. user names
-// the client the person used ("claude-code"). A closed question gives a
-// *ClosedError; a wrong answer a *FieldError, and nothing changes.
+// the client the person used ("claude-code"). A question whose policy
+// counts people (votes, forbid_requester) cannot be answered so: the
+// agent's screen is not a person the policy can count. A closed question
+// gives a *ClosedError; a wrong answer, or such a policy, a *FieldError,
+// and nothing changes.
 func (b *Broker) AnswerAtTerminal(ctx context.Context, agent, id, user string, answers map[string]Answer) (*Question, error) {
 	q, err := b.Get(ctx, agent, id)
 	if err != nil {
@@ -35,6 +38,11 @@ func (b *Broker) AnswerAtTerminal(ctx context.Context, agent, id, user string, a
 	}
 	if q.Status != StatusPending {
 		return q, &ClosedError{Question: q}
+	}
+	if q.countsPeople() {
+		// The policy wants votes, or someone other than the requester:
+		// the agent's own screen is neither.
+		return nil, fieldErr("answers", "the question's policy needs its answer from people in chat (votes, or someone other than the requester); an answer at the terminal cannot settle it")
 	}
 	who := Responder{Channel: TerminalChannel, User: user, Name: TerminalName}
 	if who.User == "" {

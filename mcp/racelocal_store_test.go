@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -127,6 +128,30 @@ func TestAnswerAtTerminalRefused(t *testing.T) {
 	}
 	if q, _ := api.Get(ctx, asked.ID, 0); q.Status != client.StatusPending {
 		t.Fatalf("after refused answers the question is %s", q.Status)
+	}
+	for _, tc := range []struct {
+		q       client.Question
+		answers map[string]client.Answer
+		want    string
+	}{
+		{client.Question{Prompts: []client.Prompt{{Question: "How many replicas?", Field: &client.Field{Type: client.FieldInteger, Minimum: new(1.0), Maximum: new(9.0)}}}},
+			map[string]client.Answer{"How many replicas?": {Value: json.RawMessage("12")}}, "value: 12 is not an answer of the field's type integer"},
+		{client.Question{Prompts: []client.Prompt{{Question: "Ship it?"}}, Route: "guarded"},
+			map[string]client.Answer{"Ship it?": {CustomText: "yes"}}, "the question's policy needs its answer from people in chat"},
+	} {
+		tc.q.Wait = "0s"
+		other, err := api.Submit(ctx, tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = api.AnswerAtTerminal(ctx, other.ID, "claude-code", tc.answers)
+		var ae *client.APIError
+		if !errors.As(err, &ae) || ae.StatusCode != 400 || !strings.Contains(ae.Message, tc.want) {
+			t.Errorf("%s: %v, want a 400 containing %q", tc.q.Prompts[0].Question, err, tc.want)
+		}
+		if q, _ := api.Get(ctx, other.ID, 0); q.Status != client.StatusPending {
+			t.Errorf("%s: after a refused answer the question is %s", tc.q.Prompts[0].Question, q.Status)
+		}
 	}
 	if _, err := br.api(keyReviewer).AnswerAtTerminal(ctx, asked.ID, "x", map[string]client.Answer{"Which port?": {Selected: []string{"Port 8080"}}}); err == nil {
 		t.Fatal("another agent answered the question")

@@ -98,6 +98,8 @@ func runTaskBridge(t *testing.T, store string, open func(t *testing.T) taskStore
 		"quiet":  {},
 		// doomed posts to a chat that failDoomed makes fail for good.
 		"doomed": {Targets: []broker.Target{{Channel: "room", Chat: "c9"}}},
+		// guarded refuses answers from the requester.
+		"guarded": {Targets: []broker.Target{{Channel: "room", Chat: "c1"}}, Policy: broker.Policy{ForbidRequester: true}},
 	}})
 	if err != nil {
 		t.Fatal(err)
