@@ -192,7 +192,8 @@ func (s *Server) watchTask(id string, a Asker, first *client.Result) {
 // escalations, which end no long-poll and so are told within a poll
 // (PollWait).
 func (s *Server) followTask(ctx context.Context, a Asker, last *client.Result, emit func(context.Context, *client.Result, []client.AuditEntry) error) {
-	escalations := 0
+	// Escalations before the follow began are not news.
+	escalations := countEscalations(s.trail(ctx, a, last))
 	pauses := backoff.New(retryDelay, maxRetryDelay)
 	for {
 		started := time.Now()
@@ -213,12 +214,7 @@ func (s *Server) followTask(ctx context.Context, a Asker, last *client.Result, e
 		}
 		pauses.Reset()
 		trail := s.trail(ctx, a, res)
-		n := 0
-		for _, e := range trail {
-			if e.Kind == auditEscalated {
-				n++
-			}
-		}
+		n := countEscalations(trail)
 		if res.Terminal() || res.Snoozes > last.Snoozes || n > escalations {
 			if err := emit(ctx, res, trail); err != nil {
 				s.log.Debug("mcp task: status notification", "question_id", res.ID, "err", err)
@@ -237,4 +233,14 @@ func (s *Server) followTask(ctx context.Context, a Asker, last *client.Result, e
 			}
 		}
 	}
+}
+
+func countEscalations(trail []client.AuditEntry) int {
+	n := 0
+	for _, e := range trail {
+		if e.Kind == auditEscalated {
+			n++
+		}
+	}
+	return n
 }
