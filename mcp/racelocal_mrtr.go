@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -131,4 +130,4 @@ func (s *Server) openState(state string) (string, error) {
 }
 
 // errNoState is a call with inputResponses but no requestState.
-var errNoState = fmt.Errorf("inputResponses without requestState: send back the requestState of the result that asked for the input")
+var errNoState = errors.New("inputResponses without requestState: send back the requestState of the result that asked for the input")

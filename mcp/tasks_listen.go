@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -129,9 +130,7 @@ func (s *Server) listen(lctx context.Context, cancel context.CancelFunc, st *tas
 	fail := func(err error) {
 		forget()
 		var we *jsonrpc.Error
-		if e, ok := err.(*jsonrpc.Error); ok {
-			we = e
-		} else {
+		if !errors.As(err, &we) {
 			we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
 		if werr := st.write(ctx, &jsonrpc.Response{ID: id, Error: we}); werr != nil {

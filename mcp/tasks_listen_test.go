@@ -120,6 +120,16 @@ func TestTaskStatusListenRefusedAndCancelled(t *testing.T) {
 		t.Fatalf("a listen without the extension: %+v", res.Error)
 	}
 
+	many := make([]string, mcp.MaxListenTasks+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("t%d", i)
+	}
+	c.listen(5, listenMeta, many...)
+	if res, _ := c.until(5); res.Error == nil || !errorsAsRPC(res.Error, &we) || we.Code != jsonrpc.CodeInvalidParams ||
+		!strings.Contains(we.Message, "notifications.tasksStatus: at most 100 tasks a listen, got 101") {
+		t.Fatalf("a listen for too many tasks: %+v", res.Error)
+	}
+
 	c.listen(2, listenMeta, second)
 	c.note("notifications/subscriptions/acknowledged")
 	c.write(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":2}`)})
