@@ -34,8 +34,12 @@ import { carry, openCard, pastItem } from './cards.js';
     c.textContent = label;
   }
 
-  function notice(msg, ok) {
+  // notice shows msg at the top of the page. quiet, when the reply is
+  // shown on a card too (where screen readers hear it), keeps the top
+  // line from being read out a second time.
+  function notice(msg, ok, quiet) {
     const n = $('notice');
+    n.setAttribute('aria-live', quiet ? 'off' : 'polite');
     n.hidden = false;
     n.className = 'notice ' + (ok ? 'ok' : 'bad');
     n.textContent = msg;
@@ -59,8 +63,13 @@ import { carry, openCard, pastItem } from './cards.js';
     return post('/inbox/say', { question: id, text }, card);
   }
 
-  // post sends a JSON body to path and shows the bridge's reply.
+  // post sends a JSON body to path and shows the bridge's reply, at the
+  // top of the page and, through said, on the card beside the control.
   async function post(path, payload, card, said) {
+    const tell = (msg, ok) => {
+      notice(msg, ok, !!said);
+      if (said) said(msg, ok);
+    };
     if (card) card.setAttribute('aria-busy', 'true');
     const buttons = card ? Array.from(card.querySelectorAll('button')) : [];
     buttons.forEach((b) => { b.disabled = true; });
@@ -75,7 +84,7 @@ import { carry, openCard, pastItem } from './cards.js';
       });
       body = await res.json().catch(() => ({}));
     } catch (e) {
-      notice('Could not reach the bridge: check the connection and try again.', false);
+      tell('Could not reach the bridge: check the connection and try again.', false);
       buttons.forEach((b) => { b.disabled = false; });
       if (card) card.removeAttribute('aria-busy');
       return false;
@@ -86,8 +95,7 @@ import { carry, openCard, pastItem } from './cards.js';
       showLogin(body.reply || 'Sign in again.');
       return false;
     }
-    notice(body.reply || ('The bridge answered ' + res.status), !!body.ok);
-    if (said) said(body.reply || '', !!body.ok);
+    tell(body.reply || ('The bridge answered ' + res.status), !!body.ok);
     loadState();
     return !!body.ok;
   }
@@ -114,24 +122,24 @@ import { carry, openCard, pastItem } from './cards.js';
   // upload sends an answer with files: step is what the prompt's form
   // would post without them ({step, options, text}); with nothing
   // chosen nor typed the files go alone.
-  async function upload(step, files, card) {
+  async function upload(step, files, card, said) {
+    const refuse = (msg) => {
+      notice(msg, false, !!said);
+      if (said) said(msg, false);
+      return false;
+    };
     const big = files.find((f) => f.size > maxFile);
-    if (big) {
-      notice(big.name + ' is ' + mib(big.size) + '; files may be at most 10 MiB each. Nothing was sent.', false);
-      return false;
-    }
+    if (big) return refuse(big.name + ' is ' + mib(big.size) + '; files may be at most 10 MiB each. Nothing was sent.');
     if (files.reduce((s, f) => s + f.size, 0) > maxFiles) {
-      notice('These files come to more than 25 MiB; a question keeps at most that. Nothing was sent.', false);
-      return false;
+      return refuse('These files come to more than 25 MiB; a question keeps at most that. Nothing was sent.');
     }
     let payload;
     try {
       payload = await Promise.all(files.map(async (f) => ({ name: f.name, type: f.type, data: await base64(f) })));
     } catch (e) {
-      notice('Could not read the file: ' + e, false);
-      return false;
+      return refuse('Could not read the file: ' + e);
     }
-    return post('/inbox/answer', Object.assign({}, step, { files: payload }), card);
+    return post('/inbox/answer', Object.assign({}, step, { files: payload }), card, said);
   }
 
   // place puts nodes into list in order, moving only what must move, so
