@@ -525,7 +525,7 @@ export function pastItem(v, act) {
   meta.append(text('span', 'status', v.status.replace('_', ' ')));
   if (v.answered_by) meta.append(text('span', 'who', 'by ' + v.answered_by));
   if (v.resolved_at) {
-    const t = text('time', '', new Date(v.resolved_at).toLocaleString());
+    const t = text('time', '', v.resolved || new Date(v.resolved_at).toLocaleString());
     t.dateTime = v.resolved_at;
     meta.append(t);
   }

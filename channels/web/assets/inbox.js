@@ -27,6 +27,16 @@ import { carry, openCard, pastItem } from './cards.js';
   // told: with a token, and with single sign-on ('', 'available' or
   // 'unavailable').
   let signin = { tokens: true, sso: '' };
+  // zone is the browser's time zone, sent with every read: the bridge
+  // writes the page's times in it unless the person has one of their own.
+  const zone = (() => {
+    try {
+      return Intl.DateTimeFormat().resolvedOptions().timeZone || '';
+    } catch (e) {
+      return '';
+    }
+  })();
+  const tz = 'tz=' + encodeURIComponent(zone);
 
   function setConn(state, label) {
     const c = $('conn');
@@ -252,7 +262,7 @@ import { carry, openCard, pastItem } from './cards.js';
   // null when it cannot.
   async function fetchPage(cursor) {
     try {
-      const res = await fetch('/inbox/state?before=' + encodeURIComponent(cursor),
+      const res = await fetch('/inbox/state?before=' + encodeURIComponent(cursor) + '&' + tz,
         { credentials: 'same-origin', cache: 'no-store' });
       return res.ok ? await res.json() : null;
     } catch (e) {
@@ -287,7 +297,7 @@ import { carry, openCard, pastItem } from './cards.js';
     const want = pages;
     let res;
     try {
-      res = await fetch('/inbox/state', { credentials: 'same-origin', cache: 'no-store' });
+      res = await fetch('/inbox/state?' + tz, { credentials: 'same-origin', cache: 'no-store' });
     } catch (e) {
       setConn('down', 'offline');
       return 'error';
@@ -359,7 +369,7 @@ import { carry, openCard, pastItem } from './cards.js';
       loadState();
       return;
     }
-    source = new EventSource('/inbox/events');
+    source = new EventSource('/inbox/events?' + tz);
     source.onopen = () => {
       setConn('live', 'live');
       loadState();
