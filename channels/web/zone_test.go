@@ -86,6 +86,7 @@ func TestInboxTimeZone(t *testing.T) {
 		done := ask(e, "Rotate the keys?")
 		waitText(t, p, card(done.ID)+" .deadline", "Expires "+broker.WhenText(done.ExpiresAt, time.Now(), ny))
 		pick(t, p, done.ID, 0, 0)
+		waitText(t, p, past(done.ID)+" .outcome", "EST")
 		resolved := e.get(t, done.ID).ResolvedAt
 		waitText(t, p, past(done.ID)+" time", broker.WhenText(resolved, time.Now(), ny))
 	})
