@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -26,10 +27,17 @@ type Person struct {
 	WebTokenEnv string `yaml:"web_token_env" json:"-"`
 	// Email matches a single sign-on identity (optional).
 	Email string `yaml:"email" json:"-"`
+	// Timezone is the IANA name of the person's time zone
+	// ("Asia/Tokyo"), in which the web inbox and the replies to their
+	// commands show times (optional: else their browser's zone, or the
+	// bridge's).
+	Timezone string `yaml:"timezone" json:"timezone,omitempty"`
 
 	// groups are the ids of the groups the person is in, set by
 	// NewPeople.
 	groups []string
+	// loc is Timezone loaded, set by NewPeople.
+	loc *time.Location
 }
 
 // PersonRef names the person behind an action: id and display name.
@@ -80,6 +88,11 @@ func NewPeople(people []Person, groups map[string][]string) (*People, error) {
 		}
 		pp := p
 		pp.Accounts = slices.Clone(p.Accounts)
+		loc, err := loadZone(p.Timezone)
+		if err != nil {
+			bad("%s.timezone (person %s): %v", f, p.ID, err)
+		}
+		pp.loc = loc
 		d.byID[p.ID] = &pp
 		d.order = append(d.order, p.ID)
 		web := WebChannel + ":" + p.ID

@@ -19,18 +19,19 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 		return b.refuseAudited(ctx, in, q, ErrInvalid, AuditNoSnooze, fmt.Sprintf("%s cannot be snoozed: its route allows no snooze. Nothing changed.", q.ID))
 	}
 	by := *in.Responder()
+	loc := b.locationOf(in)
 	q, refused = b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
 		now := b.now()
 		limit := q.CreatedAt.Add(q.Policy.longest())
 		switch {
 		case !now.Before(q.ExpiresAt):
-			r := Reply{Text: ClosedText(q, b.cfg.Location), Question: q, Err: ErrClosed}
+			r := Reply{Text: ClosedText(q, loc), Question: q, Err: ErrClosed}
 			return Amendment{}, &r
 		case len(q.State.Snoozes) >= sp.Max:
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", q.ID, len(q.State.Snoozes), sp.Max, whenText(q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
+			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", q.ID, len(q.State.Snoozes), sp.Max, whenText(q.ExpiresAt, b.cfg.Now(), loc)))
 			return Amendment{}, &r
 		case !q.ExpiresAt.Before(limit):
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s already has its latest deadline allowed (%s). Nothing changed.", q.ID, whenText(q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
+			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s already has its latest deadline allowed (%s). Nothing changed.", q.ID, whenText(q.ExpiresAt, b.cfg.Now(), loc)))
 			return Amendment{}, &r
 		}
 		next := q.ExpiresAt.Add(time.Duration(sp.By))
@@ -56,7 +57,7 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 	}
 	b.log.Info("question snoozed", "question_id", q.ID, "expires_at", q.ExpiresAt)
 	b.updateCopies(q)
-	return Reply{OK: true, Text: fmt.Sprintf("Snoozed: %s now expires at %s (%d of %d snoozes).", q.ID, whenText(q.ExpiresAt, b.cfg.Now(), b.cfg.Location), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
+	return Reply{OK: true, Text: fmt.Sprintf("Snoozed: %s now expires at %s (%d of %d snoozes).", q.ID, whenText(q.ExpiresAt, b.cfg.Now(), loc), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
 }
 
 // longest is how far from its creation a question's deadline may be

@@ -287,12 +287,21 @@ func (c *Channel) publish(q *broker.Question) {
 	}
 	v := render(q, now, c.loc)
 	c.addConversation(context.Background(), q, &v)
-	ev, err := json.Marshal(v)
-	if err != nil {
-		c.log.Error("render question", "question_id", q.ID, "err", err)
-		return
-	}
-	c.hub.broadcast(ev)
+	// Each page reads its times in its own zone (zone.go); the rest of
+	// the view is the same for all.
+	c.hub.broadcast(func(loc *time.Location) []byte {
+		w := v
+		if loc.String() != c.loc.String() {
+			w = render(q, now, loc)
+			w.Say, w.Conversation, w.Rank = v.Say, v.Conversation, v.Rank
+		}
+		ev, err := json.Marshal(w)
+		if err != nil {
+			c.log.Error("render question", "question_id", q.ID, "err", err)
+			return nil
+		}
+		return ev
+	})
 }
 
 // expireLocked forgets the ends published more than endedTTL before now.
