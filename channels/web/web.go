@@ -70,6 +70,11 @@ type Options struct {
 	// Rules page lists and revokes (rules.go; pass the broker). Without
 	// it the inbox has no Rules page.
 	Rules RuleKeeper
+	// Push, when set, keeps the VAPID key pair and the push
+	// subscriptions (pass the store, when it is a broker.PushStore):
+	// people may then turn on notifications, and each new question is
+	// pushed to the devices of those who may answer it (push*.go).
+	Push broker.PushStore
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
@@ -95,6 +100,9 @@ type Channel struct {
 	rulesTmpl *template.Template
 	// refusals logs wrong tokens at most once a second.
 	refusals *logthrottle.Logger
+	// push sends notifications of new questions; nil without
+	// Options.Push.
+	push *pusher
 
 	// mu guards ended and endedOrder: the questions whose end this
 	// instance published within endedTTL, by id and in the order they
@@ -180,6 +188,9 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 		ended:    map[string]time.Time{},
 		refusals: logthrottle.New(common.Logger, time.Second),
 	}
+	if opts.Push != nil {
+		c.push = newPusher(opts.Push, opts.People, user, cfg.PushContact, common.Logger, common.Now, common.Location)
+	}
 	if cfg.OIDC.on() {
 		c.sso = newSSO(*cfg.OIDC, ssoSecret, opts.People, func() time.Time { return c.now() }, common.Logger)
 	}
@@ -196,6 +207,9 @@ func (c *Channel) Post(_ context.Context, q *broker.Question, chat string) (brok
 		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("web: the web inbox has no chats, got %q: write the route target as just \"web\"", chat))
 	}
 	c.publish(q)
+	if c.push != nil && !q.Status.Terminal() {
+		c.push.enqueue(q)
+	}
 	c.log.Debug("question posted", "question_id", q.ID)
 	return broker.MessageRef{Channel: Name, MessageID: q.ID, PostedAt: c.now()}, nil
 }
@@ -227,6 +241,9 @@ func (c *Channel) Remind(_ context.Context, q *broker.Question, _ broker.Message
 func (c *Channel) Run(ctx context.Context) error {
 	if c.sso != nil {
 		_, _ = c.sso.provider(ctx)
+	}
+	if c.push != nil {
+		go c.push.run(ctx)
 	}
 	<-ctx.Done()
 	c.Close()
