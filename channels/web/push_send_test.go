@@ -270,3 +270,17 @@ func mustJSON(v any) string {
 	b, _ := json.MarshalIndent(v, "", "  ")
 	return string(b)
 }
+
+// TestPushContact: web.push_contact takes a mailto: address or an https
+// URL, and says so for anything else.
+func TestPushContact(t *testing.T) {
+	for contact, ok := range map[string]bool{
+		"": true, "mailto:ops@example.com": true, "https://example.com/ops": true,
+		"ops@example.com": false, "http://example.com": false,
+	} {
+		err := Config{PushContact: contact}.Validate()
+		if (err == nil) != ok || err != nil && !strings.Contains(err.Error(), "push_contact") {
+			t.Errorf("push_contact %q: Validate = %v; want ok=%v", contact, err, ok)
+		}
+	}
+}
