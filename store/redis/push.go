@@ -102,7 +102,7 @@ func (s *Store) SavePushSubscription(ctx context.Context, sub broker.PushSubscri
 
 // PushSubscriptions reads the subscriptions of people in one pipeline.
 func (s *Store) PushSubscriptions(ctx context.Context, people []string) ([]broker.PushSubscription, error) {
-	people = uniq(people)
+	people = pushPeople(people)
 	if len(people) == 0 {
 		return nil, nil
 	}
@@ -139,7 +139,7 @@ func (s *Store) PushSubscriptions(ctx context.Context, people []string) ([]broke
 
 // HasPushSubscription asks EXISTS of the people's keys at once (one slot).
 func (s *Store) HasPushSubscription(ctx context.Context, people []string) (bool, error) {
-	people = uniq(people)
+	people = pushPeople(people)
 	if len(people) == 0 {
 		return false, nil
 	}
@@ -166,8 +166,8 @@ func (s *Store) DeletePushSubscription(ctx context.Context, person, endpoint str
 	return n > 0, nil
 }
 
-// uniq returns the non-empty strings of xs, each once, in order.
-func uniq(xs []string) []string {
+// pushPeople returns the non-empty strings of xs, each once, in order.
+func pushPeople(xs []string) []string {
 	seen := make(map[string]bool, len(xs))
 	out := make([]string, 0, len(xs))
 	for _, x := range xs {

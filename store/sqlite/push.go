@@ -77,7 +77,7 @@ func (s *Store) PushSubscriptions(ctx context.Context, people []string) ([]broke
 		return nil, s.fail("push subscriptions", errStoreClosed)
 	}
 	var out []broker.PushSubscription
-	for _, p := range uniq(people) {
+	for _, p := range pushPeople(people) {
 		rows, err := s.reader.QueryContext(ctx, `SELECT endpoint, p256dh, auth, device, created_at FROM push_subscriptions
 			WHERE person = ? ORDER BY created_at, endpoint`, p)
 		if err != nil {
@@ -104,7 +104,7 @@ func (s *Store) PushSubscriptions(ctx context.Context, people []string) ([]broke
 
 // HasPushSubscription reports whether any of people has a subscription.
 func (s *Store) HasPushSubscription(ctx context.Context, people []string) (bool, error) {
-	people = uniq(people)
+	people = pushPeople(people)
 	if len(people) == 0 {
 		return false, nil
 	}
@@ -141,8 +141,8 @@ func (s *Store) DeletePushSubscription(ctx context.Context, person, endpoint str
 	return n > 0, err
 }
 
-// uniq returns the non-empty strings of xs, each once, in order.
-func uniq(xs []string) []string {
+// pushPeople returns the non-empty strings of xs, each once, in order.
+func pushPeople(xs []string) []string {
 	seen := make(map[string]bool, len(xs))
 	out := make([]string, 0, len(xs))
 	for _, x := range xs {
