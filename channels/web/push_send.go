@@ -168,7 +168,10 @@ func (p *pusher) notify(ctx context.Context, q *broker.Question) {
 		p.log.Error("encode push", "question_id", q.ID, "err", err)
 		return
 	}
-	ttl := min(max(q.ExpiresAt.Sub(now), time.Minute), maxPushTTL)
+	ttl := maxPushTTL
+	if !q.ExpiresAt.IsZero() {
+		ttl = min(max(q.ExpiresAt.Sub(now), time.Minute), maxPushTTL)
+	}
 	for _, s := range subs {
 		p.send(ctx, q.ID, s, msg, keys, ttl)
 	}
