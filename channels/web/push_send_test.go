@@ -284,3 +284,25 @@ func TestPushContact(t *testing.T) {
 		}
 	}
 }
+
+// TestPushOff: an inbox without a push store says so on every push
+// endpoint, and Post pushes nothing.
+func TestPushOff(t *testing.T) {
+	e := newEnv(t, Config{}, Options{Loopback: true})
+	for _, c := range []struct{ method, path string }{
+		{http.MethodGet, "/inbox/push/key"}, {http.MethodGet, "/inbox/push/subscriptions"},
+		{http.MethodPost, "/inbox/push/subscriptions"}, {http.MethodDelete, "/inbox/push/subscriptions"},
+	} {
+		var body any
+		if c.method != http.MethodGet {
+			body = map[string]string{"endpoint": "https://push.example.com/x"}
+		}
+		code, out := pushJSON(t, e, c.method, c.path, body)
+		if reply, _ := out["reply"].(string); code != http.StatusNotFound || !strings.HasPrefix(reply, "Notifications are off") {
+			t.Errorf("%s %s = %d %v; want 404 saying notifications are off", c.method, c.path, code, out)
+		}
+	}
+	if has, err := e.ch.HasPushSubscription(context.Background(), []string{"local"}); err != nil || has {
+		t.Fatalf("HasPushSubscription = %v, %v; want false", has, err)
+	}
+}
