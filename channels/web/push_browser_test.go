@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -227,5 +228,32 @@ func pollAsync(t *testing.T, ctx context.Context, expr string) {
 			t.Fatalf("page: %s never held (last err %v)", expr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSignOutForgetsKeptState: the service worker keeps the inbox's state
+// for offline use, and forgets it when the person signs out, so that the
+// next person at the browser cannot read it.
+func TestSignOutForgetsKeptState(t *testing.T) {
+	const token = "correct-horse-battery-staple-42"
+	t.Setenv("ASKBRIDGE_TEST_WEB_TOKEN", token)
+	e := newEnv(t, Config{TokenEnv: "ASKBRIDGE_TEST_WEB_TOKEN", Name: "ops"}, Options{Loopback: false})
+	q := e.ask(t, &broker.AskRequest{Question: "Restart the workers?", Options: []broker.Option{opt("Restart", ""), opt("Leave them", "")}})
+
+	p := tab(t, newBrowser(t), true)
+	open(t, p, e.url)
+	typeInto(t, p, "#token", token+"\n")
+	waitText(t, p, card(q.ID), "Restart the workers?")
+	do(t, p, chromedp.Poll[chromedp.Void](`!!navigator.serviceWorker.controller`, chromedp.WithPollingTimeout(waitFor)))
+	do(t, p, reload())
+	waitText(t, p, card(q.ID), "Restart the workers?")
+	const kept = `caches.open('askbridge-inbox-v1').then(c => c.match('/inbox/state')).then(r => r ? r.text() : '')`
+	if s := evalAsync[string](t, p, kept); !strings.Contains(s, "Restart the workers?") {
+		t.Fatalf("the worker kept %q; want the state with the question", s)
+	}
+	click(t, p, "#signout")
+	waitText(t, p, "#login-error", "Signed out")
+	if s := evalAsync[string](t, p, kept); s != "" {
+		t.Fatalf("after sign-out the worker still keeps %q", s)
 	}
 }
