@@ -2,6 +2,9 @@ package api_test
 
 import (
 	"bufio"
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/base64"
 	"context"
 	"log/slog"
 	"net/http"
@@ -31,11 +34,23 @@ type watchBridge struct {
 	slack      *brokertest.Channel
 }
 
-// fakePush is a push subscription store that knows one answer.
-type fakePush struct{ subscribed bool }
-
-func (f fakePush) Subscribed(context.Context, *broker.Question) (bool, error) {
-	return f.subscribed, nil
+// subscribe turns on push notifications for person on a new device,
+// as the inbox's page does, in store st.
+func subscribe(t *testing.T, st broker.Store, person string) {
+	t.Helper()
+	k, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := make([]byte, 16)
+	_, _ = rand.Read(auth)
+	b64 := base64.RawURLEncoding.EncodeToString
+	err = st.(broker.PushStore).SavePushSubscription(context.Background(), broker.PushSubscription{
+		Person: person, Endpoint: "http://127.0.0.1:9/push/phone", P256dh: b64(k.PublicKey().Bytes()), Auth: b64(auth), CreatedAt: time.Now(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // watchRoutes: "default" goes to the inbox and the text channel; "wide"
@@ -52,14 +67,14 @@ func watchRoutes() map[string]broker.Route {
 	}
 }
 
-func startWatchBridge(t *testing.T, st broker.Store, push web.PushSubscriptions) *watchBridge {
+func startWatchBridge(t *testing.T, st broker.Store) *watchBridge {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	b, err := broker.New(broker.Config{Store: st, Routes: watchRoutes(), Logger: log, ReminderPoints: []float64{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inbox, err := web.New(web.Config{}, b, web.Options{Logger: log, Lister: st, Loopback: true, Presence: st, Push: push})
+	inbox, err := web.New(web.Config{}, b, web.Options{Logger: log, Lister: st, Loopback: true, Presence: st, Push: st.(broker.PushStore)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +194,7 @@ func TestUnwatchedWarning(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Run("nobody watching", func(t *testing.T) {
 				one, _ := open(t)
-				w := startWatchBridge(t, one, nil)
+				w := startWatchBridge(t, one)
 				body := w.ask(t, "", "c1")
 				want := "nobody is watching the web inbox; the question will wait until " + until(t, body) + ", then time out with no answer"
 				if got := warningsOf(body); len(got) != 1 || got[0] != want {
@@ -198,7 +213,7 @@ func TestUnwatchedWarning(t *testing.T) {
 			})
 			t.Run("answered during the wait", func(t *testing.T) {
 				one, _ := open(t)
-				w := startWatchBridge(t, one, nil)
+				w := startWatchBridge(t, one)
 				s := &server{Server: &httptest.Server{URL: w.api}}
 				type answer struct {
 					code int
@@ -236,7 +251,7 @@ func TestUnwatchedWarning(t *testing.T) {
 			})
 			t.Run("page open here", func(t *testing.T) {
 				one, _ := open(t)
-				w := startWatchBridge(t, one, nil)
+				w := startWatchBridge(t, one)
 				w.openPage(t)
 				if got := warningsOf(w.ask(t, "", "c1")); len(got) != 0 {
 					t.Fatalf("warnings with a page open = %q", got)
@@ -244,7 +259,7 @@ func TestUnwatchedWarning(t *testing.T) {
 			})
 			t.Run("page open on another instance", func(t *testing.T) {
 				one, two := open(t)
-				w1, w2 := startWatchBridge(t, one, nil), startWatchBridge(t, two, nil)
+				w1, w2 := startWatchBridge(t, one), startWatchBridge(t, two)
 				if got := warningsOf(w2.ask(t, "", "c0")); len(got) != 1 {
 					t.Fatalf("warnings before any page = %q, want one", got)
 				}
@@ -255,21 +270,24 @@ func TestUnwatchedWarning(t *testing.T) {
 			})
 			t.Run("push subscription", func(t *testing.T) {
 				one, _ := open(t)
-				w := startWatchBridge(t, one, fakePush{subscribed: true})
+				w := startWatchBridge(t, one)
+				// The open loopback page's user, "local", may answer a
+				// question that names no responders.
+				subscribe(t, one, "local")
 				if got := warningsOf(w.ask(t, "", "c1")); len(got) != 0 {
 					t.Fatalf("warnings with a push subscription = %q", got)
 				}
 			})
 			t.Run("also in slack", func(t *testing.T) {
 				one, _ := open(t)
-				w := startWatchBridge(t, one, fakePush{subscribed: false})
+				w := startWatchBridge(t, one)
 				if got := warningsOf(w.ask(t, "wide", "c1")); len(got) != 0 {
 					t.Fatalf("warnings for a question also in Slack = %q", got)
 				}
 			})
 			t.Run("escalate", func(t *testing.T) {
 				one, _ := open(t)
-				w := startWatchBridge(t, one, nil)
+				w := startWatchBridge(t, one)
 				body := w.ask(t, "paging", "c1")
 				want := "nobody is watching the web inbox; the question was escalated to oncall at once, and waits until " + until(t, body) + ", then time out with no answer"
 				if got := warningsOf(body); len(got) != 1 || got[0] != want {
@@ -309,7 +327,7 @@ func TestUnwatchedWarning(t *testing.T) {
 			})
 			t.Run("escalate with a page open", func(t *testing.T) {
 				one, _ := open(t)
-				w := startWatchBridge(t, one, nil)
+				w := startWatchBridge(t, one)
 				w.openPage(t)
 				id := w.ask(t, "paging", "c1")["id"].(string)
 				if q, _ := w.st.Get(context.Background(), id); len(q.State.Escalations) != 0 {

@@ -21,6 +21,9 @@ type Wiring struct {
 	// presence records the web inbox's open pages in the store, so every
 	// instance knows whether anyone watches it.
 	presence web.Presence
+	// push keeps the web inbox's VAPID key pair and push subscriptions,
+	// when the store is a broker.PushStore (both stores are).
+	push broker.PushStore
 	// TextChannels may be used through POST /v1/commands.
 	TextChannels []string
 	// Handlers are mounted on the HTTP server (webhooks, the web inbox).
@@ -70,6 +73,9 @@ type Stores interface {
 // sign-in sessions and the webhook requests already taken.
 func (c Config) Build(b *broker.Broker, st Stores, loop bool, loc *time.Location, log *slog.Logger) (*Wiring, error) {
 	w := &Wiring{Handlers: map[string]http.Handler{}, sessions: st, presence: st}
+	if ps, ok := st.(broker.PushStore); ok {
+		w.push = ps
+	}
 	opts := channels.Options{Logger: log, Location: loc, Replay: st}
 	for _, s := range c.sections(loop) {
 		ch, err := s.build(b, w, opts)

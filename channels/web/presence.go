@@ -17,14 +17,6 @@ type Presence interface {
 	ListenedAt(ctx context.Context, agent, session string, now time.Time) (time.Time, error)
 }
 
-// PushSubscriptions tells whether a push notification would reach
-// someone who may answer a question. Nil means nobody has a subscription.
-type PushSubscriptions interface {
-	// Subscribed reports whether one of q's responders (anyone, when q
-	// names none) has a push subscription.
-	Subscribed(ctx context.Context, q *broker.Question) (bool, error)
-}
-
 // The presence mark: no agent is named "", so no session's mark is this
 // one.
 const (
@@ -122,7 +114,7 @@ func (c *Channel) Watched(ctx context.Context, q *broker.Question, _ string) (bo
 		}
 	}
 	if c.push != nil {
-		return c.push.Subscribed(ctx, q)
+		return c.push.store.HasPushSubscription(ctx, c.push.recipients(q))
 	}
 	return false, nil
 }

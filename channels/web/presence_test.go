@@ -8,11 +8,6 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// pushAnswer is a push subscription store that knows one answer.
-type pushAnswer bool
-
-func (p pushAnswer) Subscribed(context.Context, *broker.Question) (bool, error) { return bool(p), nil }
-
 // The mark of open pages is written when a page opens, renewed no more
 // than every third of its life, and lasts presenceTTL; without it, and
 // without a page here or a push subscription, nobody watches.
@@ -66,7 +61,14 @@ func TestPresenceMark(t *testing.T) {
 	if watched(t1.Add(presenceTTL)) {
 		t.Fatal("watched after the mark expired")
 	}
-	e.ch.push = pushAnswer(true)
+	e.ch.push = newPusher(e.st.(broker.PushStore), nil, e.ch.userName, "", quiet, e.ch.now, time.UTC)
+	if watched(t1.Add(presenceTTL)) {
+		t.Fatal("watched with push on but nobody subscribed")
+	}
+	ps := newPushService(t, "", "")
+	if err := e.ch.push.store.SavePushSubscription(context.Background(), ps.newDevice(e.ch.userName, "phone")); err != nil {
+		t.Fatal(err)
+	}
 	if !watched(t1.Add(presenceTTL)) {
 		t.Fatal("not watched with a push subscription")
 	}

@@ -74,9 +74,11 @@ type Options struct {
 	// instance knows whether anyone watches the inbox (presence.go; pass
 	// the bridge's store). Without it only this instance's pages count.
 	Presence Presence
-	// Push, when set, tells whether a push subscription reaches a
-	// question's responders; nil means nobody has one.
-	Push PushSubscriptions
+	// Push, when set, keeps the VAPID key pair and the push
+	// subscriptions (pass the store, when it is a broker.PushStore):
+	// people may then turn on notifications, and each new question is
+	// pushed to the devices of those who may answer it (push*.go).
+	Push broker.PushStore
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
@@ -90,7 +92,6 @@ type Channel struct {
 	talk     ConversationReader
 	rules    RuleKeeper
 	presence *presence // nil without Options.Presence
-	push     PushSubscriptions
 	log      *slog.Logger
 	loc      *time.Location
 	auth     *auth
@@ -104,6 +105,9 @@ type Channel struct {
 	rulesTmpl *template.Template
 	// refusals logs wrong tokens at most once a second.
 	refusals *logthrottle.Logger
+	// push sends notifications of new questions; nil without
+	// Options.Push.
+	push *pusher
 
 	// mu guards ended and endedOrder: the questions whose end this
 	// instance published within endedTTL, by id and in the order they
@@ -193,7 +197,9 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 	if opts.Presence != nil {
 		c.presence = &presence{store: opts.Presence}
 	}
-	c.push = opts.Push
+	if opts.Push != nil {
+		c.push = newPusher(opts.Push, opts.People, user, cfg.PushContact, common.Logger, common.Now, common.Location)
+	}
 	if cfg.OIDC.on() {
 		c.sso = newSSO(*cfg.OIDC, ssoSecret, opts.People, func() time.Time { return c.now() }, common.Logger)
 	}
@@ -210,6 +216,9 @@ func (c *Channel) Post(_ context.Context, q *broker.Question, chat string) (brok
 		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("web: the web inbox has no chats, got %q: write the route target as just \"web\"", chat))
 	}
 	c.publish(q)
+	if c.push != nil && !q.Status.Terminal() {
+		c.push.enqueue(q)
+	}
 	c.log.Debug("question posted", "question_id", q.ID)
 	return broker.MessageRef{Channel: Name, MessageID: q.ID, PostedAt: c.now()}, nil
 }
@@ -242,6 +251,9 @@ func (c *Channel) Remind(_ context.Context, q *broker.Question, _ broker.Message
 func (c *Channel) Run(ctx context.Context) error {
 	if c.sso != nil {
 		_, _ = c.sso.provider(ctx)
+	}
+	if c.push != nil {
+		go c.push.run(ctx)
 	}
 	c.keepPresence(ctx)
 	<-ctx.Done()
