@@ -2,10 +2,10 @@ package api_test
 
 import (
 	"bufio"
+	"context"
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/base64"
-	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
