@@ -22,7 +22,7 @@ const ReasonAnsweredAtTerminal = "answered at the terminal"
 // in-process targets are posted here and now. The store queued one post
 // per other target with the question; they are attempted at once, on the
 // broker's own context, and q is returned as it stands once they ended or
-// the grace (OutboxConfig.Grace) ran out, whichever is first: a target that
+// the grace (Config.Grace) ran out, whichever is first: a target that
 // fails for a while is retried by the outbox and the question stays
 // pending. When every target fails for good, the question is resolved as
 // unsupported with their reasons. Nothing here depends on ctx but the
@@ -43,7 +43,7 @@ func (b *Broker) post(ctx context.Context, q *Question) *Question {
 		return q
 	}
 	done := b.deliverNow(q.ID)
-	grace := time.NewTimer(b.ocfg.Grace)
+	grace := time.NewTimer(b.cfg.Grace)
 	defer grace.Stop()
 	select {
 	case claimed := <-done:
@@ -56,7 +56,7 @@ func (b *Broker) post(ctx context.Context, q *Question) *Question {
 			// no target is left, just after recording its failure: the
 			// ask does it now rather than answer before.
 			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.PostTimeout)
-			b.unsupportedIfNoTarget(uctx, q.ID)
+			b.UnsupportedIfNoTarget(uctx, q.ID)
 			cancel()
 		}
 	case <-grace.C:

@@ -1,4 +1,4 @@
-package broker_test
+package outbox_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -150,11 +151,11 @@ func TestTwoInstancesPostEachOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler),
-			Outbox: broker.OutboxConfig{Poll: 5 * time.Millisecond}})
+		b, err := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
+		outbox.Attach(b, st, outbox.Config{Poll: 5 * time.Millisecond})
 		b.Register(ch)
 		brokers, stores = append(brokers, b), append(stores, st)
 		wg.Go(func() { b.RunOutbox(ctx) })
@@ -241,11 +242,11 @@ func TestRestartedBridgeEditsAfterOutage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := broker.New(broker.Config{Store: st, Routes: routes, Logger: slog.New(slog.DiscardHandler),
-			Outbox: broker.OutboxConfig{Grace: 30 * time.Second, Poll: 10 * time.Millisecond, BaseBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}})
+		b, err := broker.New(broker.Config{Store: st, Routes: routes, Logger: slog.New(slog.DiscardHandler), Grace: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
+		outbox.Attach(b, st, outbox.Config{Poll: 10 * time.Millisecond, BaseBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
 		b.Register(ch)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
