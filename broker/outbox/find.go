@@ -24,9 +24,9 @@ func (o *Outbox) mayHavePosted(t broker.PlatformTask, now time.Time) bool {
 }
 
 // findCopy looks for the copy of q that an earlier attempt of t may have
-// posted, on channels that can search for it (broker.Finder). found is true with
-// the copy's reference; err is a failure of the search that retrying can
-// fix. A search that fails for good (the bot may not read the history) is
+// posted, on channels that can search for it (broker.Finder). found is
+// true with the copy's reference; err is a failure of the search that
+// retrying can fix. A search that fails for good (the bot may not read the history) is
 // logged and the post made, which may leave a second copy.
 func (o *Outbox) findCopy(ctx context.Context, log *slog.Logger, t broker.PlatformTask, q *broker.Question, ch broker.Channel) (ref broker.MessageRef, found bool, err error) {
 	f, ok := ch.(broker.Finder)
