@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // ReasonQuestionsOff is the reason of every question of an agent whose
@@ -88,7 +90,9 @@ func (b *Broker) awaitOtherPosts(ctx context.Context, id string, targets []Targe
 			others = append(others, t)
 		}
 	}
-	pause := 5 * time.Millisecond
+	// The store is read again at growing pauses (internal/backoff), from
+	// a few milliseconds to a tenth of a second.
+	pause := backoff.New(5*time.Millisecond, 100*time.Millisecond)
 	for len(others) > 0 {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.PostTimeout)
 		tasks, err := b.store.PlatformWork(rctx, id)
@@ -114,9 +118,8 @@ func (b *Broker) awaitOtherPosts(ctx context.Context, id string, targets []Targe
 			return true, failed
 		case <-ctx.Done():
 			return false, failed
-		case <-time.After(pause):
+		case <-time.After(pause.Next()):
 		}
-		pause = min(2*pause, 100*time.Millisecond)
 	}
 	return true, failed
 }
