@@ -55,10 +55,9 @@ func (c Config) withDefaults() Config {
 // their copies it reads and records, and the platform outbox it claims
 // tasks from.
 type Store interface {
+	broker.Lookup
+	broker.Messages
 	broker.PlatformOutbox
-	Get(ctx context.Context, id string) (*broker.Question, error)
-	Messages(ctx context.Context, questionID string) ([]broker.MessageRef, error)
-	AddMessage(ctx context.Context, questionID string, ref broker.MessageRef) error
 }
 
 // Outbox carries out the platform work of the store's outbox for one
