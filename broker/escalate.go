@@ -203,7 +203,7 @@ func (b *Broker) postEscalated(ctx context.Context, q *Question, targets []Targe
 		return
 	}
 	// The first attempts are made now; failures are retried by the outbox.
-	grace := time.NewTimer(b.ocfg.Grace)
+	grace := time.NewTimer(b.cfg.Grace)
 	defer grace.Stop()
 	select {
 	case <-b.deliverNow(q.ID):

@@ -19,6 +19,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/client"
 	"github.com/askbridge/askbridge/mcp"
 	redisstore "github.com/askbridge/askbridge/store/redis"
@@ -104,6 +105,7 @@ func runTaskBridge(t *testing.T, store string, open func(t *testing.T) taskStore
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	ch := brokertest.NewChannel("room")
 	b.Register(ch)
 	ctx, cancel := context.WithCancel(context.Background())
