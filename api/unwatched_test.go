@@ -17,6 +17,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/channels/cli"
 	"github.com/askbridge/askbridge/channels/web"
 	redisstore "github.com/askbridge/askbridge/store/redis"
@@ -74,6 +75,7 @@ func startWatchBridge(t *testing.T, st broker.Store) *watchBridge {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	inbox, err := web.New(web.Config{}, b, web.Options{Logger: log, Lister: st, Loopback: true, Presence: st, Push: st.(broker.PushStore)})
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +87,8 @@ func startWatchBridge(t *testing.T, st broker.Store) *watchBridge {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); b.Run(ctx) }()
+	delivered := make(chan struct{})
+	go func() { defer close(delivered); b.RunOutbox(ctx) }()
 	apiSrv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: log}, b, st))
 	inboxSrv := httptest.NewServer(inbox.Handler())
 	t.Cleanup(func() {
@@ -93,6 +97,7 @@ func startWatchBridge(t *testing.T, st broker.Store) *watchBridge {
 		apiSrv.Close()
 		cancel()
 		<-done
+		<-delivered
 		b.Close()
 	})
 	return &watchBridge{api: apiSrv.URL, inbox: inboxSrv.URL, b: b, st: st, slack: slack}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -35,9 +36,12 @@ func TestRepliesInThePersonsZone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	b.Register(brokertest.NewChannel("chat"))
-	t.Cleanup(func() { b.Close() })
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	delivered := make(chan struct{})
+	go func() { defer close(delivered); b.RunOutbox(ctx) }()
+	t.Cleanup(func() { cancel(); <-delivered; b.Close() })
 	q, _, err := b.Ask(ctx, "agent", allowDeny())
 	if err != nil {
 		t.Fatal(err)
