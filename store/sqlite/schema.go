@@ -216,6 +216,9 @@ var migrations = []string{
 	// 16: the class of a platform task's last failure apart from its
 	// text (platform_outbox.go).
 	errorClassSchema,
+	// 17: each channel's inbox, indexed by state: open questions by
+	// creation time, resolved ones by resolution time (inbox.go).
+	inboxSchema,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses
