@@ -106,7 +106,7 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 	// keeps the view of higher rank, its end.
 	for _, q := range open.Questions {
 		v := render(q, now, c.loc)
-		v.Copies = c.copiesOf(ctx, q.ID)
+		v.Copies = c.copiesOf(ctx, q)
 		st.Open = append(st.Open, v)
 	}
 	if open.More > 0 {
@@ -115,7 +115,7 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 	}
 	for _, q := range done.Questions {
 		v := render(q, now, c.loc)
-		v.Copies = c.copiesOf(ctx, q.ID)
+		v.Copies = c.copiesOf(ctx, q)
 		c.addConversation(ctx, q, &v)
 		st.History = append(st.History, v)
 	}

@@ -59,10 +59,10 @@ const inboxSchema = `CREATE TABLE inbox (
 // part's index, joined to their questions. The first page reads after a
 // cursor past every entry.
 const (
-	sqlInboxOpen = `SELECT q.data FROM inbox i JOIN questions q ON q.id = i.question_id
+	sqlInboxOpen = `SELECT i.question_id, q.data FROM inbox i JOIN questions q ON q.id = i.question_id
 		WHERE i.channel = ? AND i.resolved_at IS NULL AND (i.created_at, i.question_id) < (?, ?)
 		ORDER BY i.created_at DESC, i.question_id DESC LIMIT ?`
-	sqlInboxResolved = `SELECT q.data FROM inbox i JOIN questions q ON q.id = i.question_id
+	sqlInboxResolved = `SELECT i.question_id, q.data FROM inbox i JOIN questions q ON q.id = i.question_id
 		WHERE i.channel = ? AND i.resolved_at IS NOT NULL AND (i.resolved_at, i.question_id) < (?, ?)
 		ORDER BY i.resolved_at DESC, i.question_id DESC LIMIT ?`
 	sqlInboxOpenCount = `SELECT count(*) FROM (SELECT 1 FROM inbox
@@ -98,11 +98,20 @@ func (s *Store) InboxPage(ctx context.Context, q broker.InboxQuery) (broker.Inbo
 	defer rows.Close()
 	var page broker.InboxPage
 	for rows.Next() {
+		var id string
 		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
+		if err := rows.Scan(&id, &raw); err != nil {
 			return broker.InboxPage{}, s.fail("inbox page", err)
 		}
-		qu, err := decode(raw)
+		// An open question is one the cache of decoded questions is for
+		// (its resolution reads it): a page read again copies it instead
+		// of decoding it. A resolved one is decoded and not kept.
+		var qu *broker.Question
+		if q.Resolved {
+			qu, err = decode(raw)
+		} else {
+			qu, err = s.decoded.decode(id, raw)
+		}
 		if err != nil {
 			return broker.InboxPage{}, fmt.Errorf("sqlite: inbox page: %w", err)
 		}
