@@ -123,6 +123,12 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := parse(fs, args[1:]); err != nil {
 			return err
 		}
+		switch {
+		case *store != "sqlite" && *store != "redis":
+			return usageError{fmt.Errorf("scale inbox: --store %q: use sqlite or redis", *store)}
+		case *stored < 1 || *open < 0 || *open > *stored || *reads < 1:
+			return usageError{fmt.Errorf("scale inbox: --stored must be positive, --open from 0 to --stored, --reads positive")}
+		}
 		r, err := bench.ScaleInbox(ctx, bench.InboxConfig{Store: *store, Stored: *stored, Open: *open, Reads: *reads, Workers: *workers},
 			func(s string) { fmt.Fprintln(stderr, "  "+s) })
 		if err != nil {
