@@ -29,8 +29,8 @@ import (
 // themselves handle the whole: the broker takes it, and every other
 // consumer is handed only the role it works with (the timeouts sweeper
 // the Schedule, the callback deliverer the Outbox and the Feed, the web
-// inbox the Sessions, the webhooks the ReplayGuard, the API what it
-// reads beside the broker).
+// inbox the Sessions and the Inbox, the webhooks the ReplayGuard, the API
+// what it reads beside the broker).
 //
 // Implementations: store/sqlite (embedded default) and store/redis. Both
 // pass the conformance suite in broker/brokertest.
@@ -49,6 +49,7 @@ type Store interface {
 	PlatformOutbox
 	RuleStore
 	Conversations
+	Inbox
 }
 
 // Lookup reads one question. The roles that name questions by id embed

@@ -46,6 +46,7 @@ func TestStore(t *testing.T, open func(t *testing.T) broker.Store) {
 		{"Replay", replayTests},
 		{"Rules", ruleTests},
 		{"Conversations", conversationTests},
+		{"Inbox", inboxTests},
 		{"Fields", fieldTests},
 	}
 	for _, g := range groups {

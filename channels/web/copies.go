@@ -9,10 +9,11 @@ import (
 )
 
 // CopyReader lists what became of a question's copies on every target:
-// the same view GET /v1/questions/{id} serves. *broker.Broker satisfies
-// it.
+// the same view GET /v1/questions/{id} serves. It takes the question as
+// the page read it, so that a card costs no second read of it, and none
+// at all when every copy is in-process. *broker.Broker satisfies it.
 type CopyReader interface {
-	Copies(ctx context.Context, id string) ([]broker.Copy, error)
+	CopiesOf(ctx context.Context, q *broker.Question) ([]broker.Copy, error)
 }
 
 // copyView is one copy of a question elsewhere, as the page shows it:
@@ -27,16 +28,16 @@ type copyView struct {
 // platformNames are the names people know the channels by.
 var platformNames = map[string]string{"telegram": "Telegram", "slack": "Slack", "discord": "Discord", "cli": "Text channel"}
 
-// copiesOf renders the copies of question id on targets other than the
+// copiesOf renders the copies of q on targets other than the
 // inbox itself. A failure to read them leaves them out, logged: the page
 // still shows the question.
-func (c *Channel) copiesOf(ctx context.Context, id string) []copyView {
+func (c *Channel) copiesOf(ctx context.Context, q *broker.Question) []copyView {
 	if c.copies == nil {
 		return nil
 	}
-	cs, err := c.copies.Copies(ctx, id)
+	cs, err := c.copies.CopiesOf(ctx, q)
 	if err != nil {
-		c.log.Warn("read copies", "question_id", id, "err", err)
+		c.log.Warn("read copies", "question_id", q.ID, "err", err)
 		return nil
 	}
 	var out []copyView

@@ -214,8 +214,8 @@ func (nopHandler) HandleInbound(context.Context, broker.Inbound) broker.Reply { 
 // emptyLister is a store that has not listed anything yet (or failed).
 type emptyLister struct{ err error }
 
-func (l emptyLister) List(context.Context, broker.Filter) ([]*broker.Question, error) {
-	return nil, l.err
+func (l emptyLister) InboxPage(context.Context, broker.InboxQuery) (broker.InboxPage, error) {
+	return broker.InboxPage{}, l.err
 }
 
 func TestPost(t *testing.T) {

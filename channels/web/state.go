@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sort"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
@@ -14,9 +13,9 @@ import (
 // the page asks for the next ones with the cursor it got.
 const openPage = 100
 
-// openRead bounds how many open questions one answer reads from the
-// store; beyond it the count of the rest is a lower bound (OpenMoreCapped).
-const openRead = 10000
+// openRead bounds how many open questions after a page are counted;
+// beyond it the count of the rest is a lower bound (OpenMoreCapped).
+const openRead = broker.MaxInboxCount
 
 // state is what GET /inbox/state returns: everything the page shows.
 type state struct {
@@ -85,19 +84,19 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, st)
 }
 
-// state reads the open questions and the recent history posted to "web"
-// and keeps one page of the open ones: the newest, or those after before.
-// Only the questions of that page are rendered.
+// state reads a page of the open questions posted to "web", the newest
+// or those after before, and on the first page the recent history, from
+// the store's inbox indexes (broker.Inbox): a page costs the same however
+// many questions the store keeps. Only the questions read are rendered,
+// with times in loc.
 func (c *Channel) state(ctx context.Context, before *openCursor, loc *time.Location) (state, error) {
-	open, err := c.lister.List(ctx, broker.Filter{Channel: Name, Status: broker.StatusPending, Limit: openRead})
+	open, err := c.lister.InboxPage(ctx, broker.InboxQuery{Channel: Name, After: before, Limit: openPage, Count: openRead})
 	if err != nil {
 		return state{}, fmt.Errorf("web: list open questions: %w", err)
 	}
-	var all []*broker.Question
+	var done broker.InboxPage
 	if before == nil {
-		// Pending questions come back too when listing every status, so
-		// ask for enough to fill the history after dropping them.
-		all, err = c.lister.List(ctx, broker.Filter{Channel: Name, Limit: c.cfg.History + len(open)})
+		done, err = c.lister.InboxPage(ctx, broker.InboxQuery{Channel: Name, Resolved: true, Limit: c.cfg.History})
 		if err != nil {
 			return state{}, fmt.Errorf("web: list recent questions: %w", err)
 		}
@@ -106,40 +105,22 @@ func (c *Channel) state(ctx context.Context, before *openCursor, loc *time.Locat
 	st := state{User: c.userName, Signout: !c.auth.open(), Open: []view{}, History: []view{}, HistoryLimit: c.cfg.History}
 	// A question that ended between the two reads is in both; the page
 	// keeps the view of higher rank, its end.
-	var done []*broker.Question
-	for _, q := range all {
-		if q.Status.Terminal() {
-			done = append(done, q)
-		}
-	}
-	page, more := pageOf(open, before)
-	for _, q := range page {
+	for _, q := range open.Questions {
 		v := render(q, now, loc)
-		v.Copies = c.copiesOf(ctx, q.ID)
+		v.Copies = c.copiesOf(ctx, q)
 		st.Open = append(st.Open, v)
 	}
-	if more > 0 {
-		st.OpenMore, st.OpenCursor = more, cursorOf(page[len(page)-1]).String()
-		st.OpenMoreCapped = len(open) >= openRead
+	if open.More > 0 {
+		st.OpenMore, st.OpenCursor = open.More, cursorText(cursorOf(open.Questions[len(open.Questions)-1]))
+		st.OpenMoreCapped = open.More >= openRead
 	}
-	sort.SliceStable(done, func(i, j int) bool { return resolvedAt(done[i]).After(resolvedAt(done[j])) })
-	if len(done) > c.cfg.History {
-		done = done[:c.cfg.History]
-	}
-	for _, q := range done {
+	for _, q := range done.Questions {
 		v := render(q, now, loc)
-		v.Copies = c.copiesOf(ctx, q.ID)
+		v.Copies = c.copiesOf(ctx, q)
 		c.addConversation(ctx, q, &v)
 		st.History = append(st.History, v)
 	}
 	return st, nil
-}
-
-func resolvedAt(q *broker.Question) time.Time {
-	if q.ResolvedAt.IsZero() {
-		return q.CreatedAt
-	}
-	return q.ResolvedAt
 }
 
 // serveEvents streams changed questions to one page until it leaves, the

@@ -29,9 +29,10 @@ const heartbeatEvery = 15 * time.Second
 // several goroutines) is not broadcast after it.
 const endedTTL = 10 * time.Second
 
-// Lister reads questions from the store. broker.Store satisfies it.
+// Lister reads the pages of the inbox from the store's indexes
+// (broker.Inbox). broker.Store satisfies it.
 type Lister interface {
-	List(ctx context.Context, f broker.Filter) ([]*broker.Question, error)
+	InboxPage(ctx context.Context, q broker.InboxQuery) (broker.InboxPage, error)
 }
 
 // Options are what every channel's constructor takes (channels.Options:

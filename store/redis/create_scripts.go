@@ -30,6 +30,8 @@ package redis
 // and the pair of field auditPair, whose value holds the sealed audit
 // entries of the ask and of those copies (auditPush: audit.go), which
 // open the question's audit trail.
+// Each of those copies enters its channel's inbox set of open questions
+// (inbox.go).
 // The chat index of each such copy that names a chat is one of the last
 // KEYS, in the order of the "m" fields; each gets the index TTL. A copy
 // without a chat (the web inbox, the terminal) has no chat index: List
@@ -43,7 +45,7 @@ package redis
 // not set it; then open its audit trail (auditOpen, before write), which
 // finds a trail kept under the id (a purged question's: the id is taken).
 // A create refused after that deletes the trail it opened.
-const createWrite = admitFunc + outboxLua + sometimesLua + timersLua + auditLua + `
+const createWrite = admitFunc + outboxLua + sometimesLua + timersLua + auditLua + inboxLua + `
 local ittl, renew = string.match(ARGV[20], '^(%d+)/?(%d*)$')
 local nchats = math.max(#renew - 2, 0)
 local function createdAudit(extra)
@@ -65,6 +67,9 @@ local function write(extra)
   local po, audit = {}, nil
   for i = extra, #ARGV, 2 do
     if ARGV[i] == '\tau' then audit = ARGV[i + 1] else add(ARGV[i], ARGV[i + 1]) end
+    if string.match(ARGV[i], '^m%d+$') then
+      redis.call('ZADD', ikey(KEYS[1], 'io', copyChannel(ARGV[i + 1])), msOf(ARGV[5]), id)
+    end
     if string.sub(ARGV[i], 1, 2) == 'o\t' then
       po[#po + 1] = tsplit(ARGV[i + 1])[3]
       po[#po + 1] = id .. string.sub(ARGV[i], 2)

@@ -36,6 +36,11 @@
 //	                         List beside the above and emptied by Purge
 //	P{sN}:ch:<channel>\0<chat>  zset id -> created, questions posted there
 //	                         (copies that name a chat only)
+//	P{sN}:io:<channel>       zset id -> created (ms): the channel's inbox,
+//	                         open questions with a copy there (inbox.go)
+//	P{sN}:ih:<channel>       zset id -> resolved (ms): the same, resolved
+//	P{sN}:ixv                string "1": the shard's questions stored
+//	                         before the inbox sets are indexed in them
 //	P{sN}:done               zset id -> resolved (µs): written by older
 //	                         versions for Purge, which now empties it
 //	P{sN}:ob                 zset id -> next delivery attempt (µs)

@@ -69,6 +69,12 @@ func (k *keys) chat(n int, ch, chat string) string {
 	return k.tags[n] + "ch:" + ch + "\x00" + chat
 }
 
+// inbox is a channel's inbox set in shard n: part "io" holds the open
+// questions, "ih" the resolved ones (inbox.go).
+func (k *keys) inbox(n int, part, channel string) string {
+	return k.tags[n] + part + ":" + channel
+}
+
 // session is the index of one agent's session: session ids are the
 // agents' own, so two agents may use one. Older versions indexed a
 // session id of every agent together (oldSess); List reads that index

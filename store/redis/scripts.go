@@ -42,7 +42,8 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // record once (HGETALL), writes the changed fields in one HSET (status,
 // resolution, the callback delivery, the edits of the posted copies),
 // unindexes the question from the sets it is in (the timer set, derived
-// from the due set's name, for layout 3: timers.go), sets the expiries
+// from the due set's name, for layout 3: timers.go), moves its inbox
+// entries to the resolved sets (inbox.go), sets the expiries
 // (the body's only when the TTL it got at Create ends too soon), and
 // answers the record as it now is without reading it again. The
 // resolution's audit entry, sealed by the caller after the trail's end it
@@ -78,7 +79,7 @@ local function sometimes(id) return (string.byte(id, -1) + string.byte(id, 1)) %
 // Returns {code, {packed HGETALL, body}} (an empty body when the record's bv is
 // ARGV[11]: the caller has it) and, when it logged the event, its seq;
 // for 'tail', the trail's length and newest entry after the record.
-var resolveScript = newScript(prelude + outboxLua + sometimesLua + eventLua + timersLua + auditLua + `
+var resolveScript = newScript(prelude + outboxLua + sometimesLua + eventLua + timersLua + auditLua + inboxLua + `
 local h = redis.call('HGETALL', KEYS[1])
 if #h == 0 then return {'nf'} end
 local r = {}
@@ -128,6 +129,19 @@ end
 if (tonumber(r.lv) or 1) >= 3 and (r.dl or r.ex or r.rt) then redis.call('ZREM', tmkey(KEYS[2]), id) end
 if r.lu then redis.call('ZREM', KEYS[4], id) end
 local trim = sometimes(id)
+-- The copies' inbox entries move to the resolved sets; entries resolved
+-- longer ago than a record lives are trimmed now and then.
+for i = 1, tonumber(r.mn or '0') do
+  local ch = copyChannel(r['m' .. i])
+  if ch then
+    redis.call('ZREM', ikey(KEYS[1], 'io', ch), id)
+    redis.call('ZADD', ikey(KEYS[1], 'ih', ch), msOf(ARGV[3]), id)
+    if trim then
+      redis.call('ZREMRANGEBYSCORE', ikey(KEYS[1], 'ih', ch), '-inf',
+        '(' .. string.format('%d', math.floor(tonumber(ARGV[10]) / 1000) - tonumber(ARGV[4])))
+    end
+  end
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 -- The body keeps the TTL Create gave it when that outlasts the record's
 -- (bodySlack in create.go).
@@ -206,21 +220,27 @@ return {'ok'}
 `)
 
 // addMessageScript appends a posted copy (field m<n>, n counted in mn)
-// and its audit entry (auditPush: audit.go), and indexes its chat. KEYS:
+// and its audit entry (auditPush: audit.go), and indexes its chat and
+// its channel's inbox (inbox.go). KEYS:
 // rec, chat index (none for a copy without a chat: createWrite). ARGV: 1
 // line, 2 id, 3 ttl ms (0: this process renewed the index less than a
 // window ago, ttlmemo.go), 4 trimBeforeUs, 5 the audit trail's length the
 // entry follows, 6 the packed entry. Returns 0 when the question does
 // not exist, 1 when added, or the trail's end when it is not ARGV[5]
 // (auditTail), having changed nothing.
-var addMessageScript = newScript(sometimesLua + auditLua + `
-local f = redis.call('HMGET', KEYS[1], 'cr', 'mn', 'a', 'an')
+var addMessageScript = newScript(sometimesLua + auditLua + inboxLua + `
+local f = redis.call('HMGET', KEYS[1], 'cr', 'mn', 'a', 'an', 'st', 'ra')
 if not f[1] then return 0 end
 local an = auditLen(KEYS[1], f[4])
 if tonumber(ARGV[5]) ~= an then return auditTail(KEYS[1], an, f[3]) end
 local n = (tonumber(f[2]) or 0) + 1
 redis.call('HSET', KEYS[1], 'mn', n, 'm' .. n, ARGV[1], 'an', an + auditCount(ARGV[6]))
 auditPush(KEYS[1], ARGV[2], f[3], an, ARGV[6], false, true)
+if f[5] == 'pending' then
+  redis.call('ZADD', ikey(KEYS[1], 'io', copyChannel(ARGV[1])), msOf(f[1]), ARGV[2])
+elseif f[6] then
+  redis.call('ZADD', ikey(KEYS[1], 'ih', copyChannel(ARGV[1])), string.sub(f[6], 1, -7), ARGV[2])
+end
 if not KEYS[2] then return 1 end
 redis.call('ZADD', KEYS[2], f[1], ARGV[2])
 if sometimes(ARGV[2]) then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4]) end
@@ -383,8 +403,9 @@ return trimLog(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]))
 // purgeScript removes questions of one shard resolved before a time. It
 // reads them from the shard's index of every question (a question
 // resolved before the time was created before it) and checks each
-// record's resolution time (ra, ns); entries whose record is gone are
-// dropped. Off the first batch it also empties the shard's done set of
+// record's resolution time (ra, ns), and removes each with its index
+// entries (its inbox entries among them: inbox.go); entries whose record
+// is gone are dropped. Off the first batch it also empties the shard's done set of
 // entries before the time: older versions indexed resolutions there.
 // KEYS: all, done. ARGV: 1 beforeUs, 2 shard key prefix ("<p>{sN}:"),
 // 3 lookup key prefix, 4 limit, 5 offset (entries kept by earlier calls).
@@ -414,6 +435,8 @@ for _, id in ipairs(ids) do
         local ch, chat, msg = string.match(line, '^([^\t]*)\t([^\t]*)\t([^\t]*)\t')
         if ch then
           if chat ~= '' then redis.call('ZREM', ARGV[2] .. 'ch:' .. ch .. '\0' .. chat, id) end
+          redis.call('ZREM', ARGV[2] .. 'io:' .. ch, id)
+          redis.call('ZREM', ARGV[2] .. 'ih:' .. ch, id)
           if msg ~= '' then cross[#cross + 1] = ARGV[3] .. ch .. '\0' .. chat .. '\0' .. msg end
         end
       end

@@ -78,6 +78,10 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 	}
 	checkEviction(pctx, c, log)
 	s := newStore(pctx, c, cfg, log)
+	if err := s.buildInbox(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -12,7 +12,7 @@ import (
 
 func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError{fmt.Errorf("scale: name a run: pending, waiters or sweep")}
+		return usageError{fmt.Errorf("scale: name a run: pending, waiters, sweep or inbox")}
 	}
 	fs := flag.NewFlagSet("scale "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -115,8 +115,39 @@ func runScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				fmt.Fprintln(stderr, "askbench: FAIL: not every question timed out exactly once with its copy edited")
 			}()
 		}
+	case "inbox":
+		store := fs.String("store", "sqlite", "the store: sqlite or redis (a private redis-server)")
+		stored := fs.Int("stored", 1000000, "questions in the store, with a copy in the web inbox")
+		open := fs.Int("open", 100, "of them pending; the rest resolved")
+		reads := fs.Int("reads", 200, "reads of each page")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		switch {
+		case *store != "sqlite" && *store != "redis":
+			return usageError{fmt.Errorf("scale inbox: --store %q: use sqlite or redis", *store)}
+		case *stored < 1 || *open < 0 || *open > *stored || *reads < 1:
+			return usageError{fmt.Errorf("scale inbox: --stored must be positive, --open from 0 to --stored, --reads positive")}
+		}
+		r, err := bench.ScaleInbox(ctx, bench.InboxConfig{Store: *store, Stored: *stored, Open: *open, Reads: *reads, Workers: *workers},
+			func(s string) { fmt.Fprintln(stderr, "  "+s) })
+		if err != nil {
+			return err
+		}
+		out = r
+		page := func(s bench.Summary) string {
+			return fmt.Sprintf("p50 %s, p99 %s, max %s (%d reads)", bench.FormatDuration(s.P50), bench.FormatDuration(s.P99), bench.FormatDuration(s.Max), s.Count)
+		}
+		rows = [][2]string{
+			{"store", r.Store},
+			{"stored questions", fmt.Sprintf("%d (%d open)", r.Stored, r.Open)},
+			{"filled in", fmt.Sprintf("%s, %.0f/s", bench.FormatDuration(r.Fill), r.FillRate)},
+			{"first page shows", fmt.Sprintf("%d open, %d resolved, %s", r.OpenShown, r.History, bench.FormatBytes(float64(r.StateBytes)))},
+			{"GET /inbox/state", page(r.First)},
+			{"GET /inbox/state?before=", page(r.Next)},
+		}
 	default:
-		return usageError{fmt.Errorf("scale: unknown run %q (pending, waiters or sweep)", args[0])}
+		return usageError{fmt.Errorf("scale: unknown run %q (pending, waiters, sweep or inbox)", args[0])}
 	}
 	if *asJSON {
 		return bench.WriteJSON(stdout, out)

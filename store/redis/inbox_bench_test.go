@@ -1,0 +1,88 @@
+package redis_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	redisstore "github.com/askbridge/askbridge/store/redis"
+)
+
+// BenchmarkInboxPage reads the pages of the web inbox (the newest 100
+// open questions with the count of the rest, the 50 after the middle one,
+// the 50 latest resolved) from a private Redis holding 1,000 and 50,000
+// questions of which 100 are open, created over a week through the store:
+// the cost of a page does not grow with the store.
+func BenchmarkInboxPage(b *testing.B) {
+	ctx := context.Background()
+	for _, stored := range []int{1_000, 50_000} {
+		b.Run(fmt.Sprintf("stored=%d", stored), func(b *testing.B) {
+			s, _ := benchStore(b)
+			fillInbox(b, s, stored, 100)
+			first, err := s.InboxPage(ctx, broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount})
+			if err != nil || len(first.Questions) != 100 {
+				b.Fatalf("first page: %d questions, %v", len(first.Questions), err)
+			}
+			mid := broker.OpenCursor(first.Questions[49])
+			for _, c := range []struct {
+				name string
+				q    broker.InboxQuery
+			}{
+				{"open", broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount}},
+				{"next", broker.InboxQuery{Channel: "web", After: &mid, Limit: 100, Count: broker.MaxInboxCount}},
+				{"resolved", broker.InboxQuery{Channel: "web", Resolved: true, Limit: 50}},
+			} {
+				b.Run(c.name, func(b *testing.B) {
+					for b.Loop() {
+						if _, err := s.InboxPage(ctx, c.q); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// fillInbox stores n questions with an in-process copy in the web inbox,
+// created over the last week from 32 goroutines, and resolves all but
+// open of them.
+func fillInbox(b *testing.B, s *redisstore.Store, n, open int) {
+	b.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	step := 7 * 24 * time.Hour / time.Duration(n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				q := brokertest.NewQuestion(broker.NewID()+strconv.Itoa(i), "a1", now.Add(-time.Duration(n-i)*step))
+				_, _, err := s.Create(ctx, q, []broker.Target{{Channel: "web"}})
+				if err == nil && i%(n/open) != 0 {
+					_, err = s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: q.CreatedAt.Add(time.Minute)})
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+}

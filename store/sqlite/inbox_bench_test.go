@@ -1,0 +1,101 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/store/sqlite"
+)
+
+// BenchmarkInboxPage reads the pages of the web inbox (the newest 100
+// open questions with the count of the rest, the 50 after the middle one,
+// the 50 latest resolved) from files holding 1,000 and 100,000 questions
+// of which 100 are open, spread over a week: the cost of a page does not
+// grow with the file. The rows are inserted the way Create and Resolve
+// write them; the schema's triggers index them.
+func BenchmarkInboxPage(b *testing.B) {
+	ctx := context.Background()
+	for _, stored := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("stored=%d", stored), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "inbox.db")
+			fillInbox(b, path, stored, 100)
+			s, err := sqlite.Open(ctx, path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			first, err := s.InboxPage(ctx, broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount})
+			if err != nil || len(first.Questions) != 100 {
+				b.Fatalf("first page: %d questions, %v", len(first.Questions), err)
+			}
+			mid := broker.OpenCursor(first.Questions[49])
+			for _, c := range []struct {
+				name string
+				q    broker.InboxQuery
+			}{
+				{"open", broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount}},
+				{"next", broker.InboxQuery{Channel: "web", After: &mid, Limit: 100, Count: broker.MaxInboxCount}},
+				{"resolved", broker.InboxQuery{Channel: "web", Resolved: true, Limit: 50}},
+			} {
+				b.Run(c.name, func(b *testing.B) {
+					for b.Loop() {
+						if _, err := s.InboxPage(ctx, c.q); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// fillInbox writes n questions with a copy in the web inbox to a new file
+// at path, open of them pending and the rest answered.
+func fillInbox(b *testing.B, path string, n, open int) {
+	b.Helper()
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	step := 7 * 24 * time.Hour / time.Duration(n)
+	for i := range n {
+		q := brokertest.NewQuestion(broker.NewID()+strconv.Itoa(i), "a1", now.Add(-time.Duration(n-i)*step))
+		var resolved any
+		if i%(n/open) != 0 {
+			q.Status, q.ResolvedAt = broker.StatusAnswered, q.CreatedAt.Add(time.Minute)
+			q.Answers = map[string]broker.Answer{"Which database?": {Selected: []string{"SQLite"}}}
+			resolved = q.ResolvedAt.UnixMilli()
+		}
+		data, err := json.Marshal(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tx.Exec(`INSERT INTO questions (id, agent, status, expires_at, created_at, resolved_at, data, copies) VALUES (?, ?, ?, ?, ?, ?, ?, '[["web",""]]')`,
+			q.ID, q.Agent, string(q.Status), q.ExpiresAt.UnixMilli(), q.CreatedAt.UnixMilli(), resolved, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+}
