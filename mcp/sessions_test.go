@@ -20,9 +20,55 @@ import (
 // sessionEnv is an MCP server over streamable HTTP in front of a real
 // bridge, whose agents are named by their bearer key.
 type sessionEnv struct {
-	br  *bridge
-	s   *mcp.Server
-	url string
+	br      *bridge
+	s       *mcp.Server
+	url     string
+	unbound *underWay
+}
+
+// underWay counts the HTTP requests under way that name no session.
+// The SDK makes a session for each of them; unless the request is an
+// initialize that succeeds, it closes that session as the request ends,
+// which may be after the client has read its answer: the SDK's client
+// goes on from its server/discover probe to its initialize once the
+// probe's answer is on the event stream, while the server has yet to
+// close the probe's session.
+type underWay struct {
+	mu sync.Mutex
+	n  int
+	// none is closed while no request is under way.
+	none chan struct{}
+}
+
+func newUnderWay() *underWay {
+	none := make(chan struct{})
+	close(none)
+	return &underWay{none: none}
+}
+
+func (u *underWay) start() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.n == 0 {
+		u.none = make(chan struct{})
+	}
+	u.n++
+}
+
+func (u *underWay) end() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.n--
+	if u.n == 0 {
+		close(u.none)
+	}
+}
+
+// ended returns a channel closed once no request is under way.
+func (u *underWay) ended() <-chan struct{} {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.none
 }
 
 func newSessionEnv(t *testing.T, perAgent int, idle time.Duration) *sessionEnv {
@@ -39,9 +85,17 @@ func newSessionEnv(t *testing.T, perAgent int, idle time.Duration) *sessionEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(s.HTTPHandler())
+	unbound := newUnderWay()
+	h := s.HTTPHandler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Session-Id") == "" {
+			unbound.start()
+			defer unbound.end()
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(func() { s.Drain(); hs.Close() })
-	return &sessionEnv{br: br, s: s, url: hs.URL}
+	return &sessionEnv{br: br, s: s, url: hs.URL, unbound: unbound}
 }
 
 // post sends one JSON-RPC message as agent, in session when not empty.
@@ -83,8 +137,16 @@ func (e *sessionEnv) ping(t *testing.T, agent, session string) int {
 	return resp.StatusCode
 }
 
-// live counts the open sessions of the server.
-func (e *sessionEnv) live() int {
+// live counts the open sessions of the server, once it has ended the
+// requests without a session that were sent before, so that a session
+// the SDK made for one of them and is about to close is not counted.
+func (e *sessionEnv) live(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-e.unbound.ended():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a request without a session is still under way")
+	}
 	n := 0
 	for range e.s.SDK().Sessions() {
 		n++
@@ -144,7 +206,7 @@ func TestSessionCapEvictsLeastRecentlyUsedIdle(t *testing.T) {
 			t.Errorf("ping %s: %d, want 200", s, code)
 		}
 	}
-	if n := e.live(); n != 3 {
+	if n := e.live(t); n != 3 {
 		t.Fatalf("%d sessions open, want the cap, 3", n)
 	}
 	// Now s3 is the least recently used: s1, s4 were pinged after it.
@@ -197,7 +259,7 @@ func TestSessionCapRefusesWhenAllBusy(t *testing.T) {
 	if _, err := e.connect(ctx, "builder"); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
 		t.Fatalf("the SDK's client connecting beyond the cap: %v, want Too Many Requests", err)
 	}
-	if n := e.live(); n != 2 {
+	if n := e.live(t); n != 2 {
 		t.Fatalf("%d sessions open, want the 2 busy ones", n)
 	}
 	e.open(t, "reviewer")
@@ -226,7 +288,7 @@ func TestSessionCapRefusesWhenAllBusy(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n := e.live(); n != 3 {
+	if n := e.live(t); n != 3 {
 		t.Fatalf("%d sessions open, want builder's 2 and reviewer's", n)
 	}
 }
@@ -237,7 +299,7 @@ func TestIdleSessionCloses(t *testing.T) {
 	e := newSessionEnv(t, 1, time.Second)
 	s1 := e.open(t, "a")
 	deadline := time.Now().Add(15 * time.Second)
-	for e.live() != 0 {
+	for e.live(t) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the idle session is still open")
 		}
@@ -277,7 +339,7 @@ func TestSessionsOfAgentsIndependent(t *testing.T) {
 	if code := e.ping(t, "a", a1); code != http.StatusOK {
 		t.Fatalf("a's session after b tried it: %d, want 200", code)
 	}
-	if n := e.live(); n != 4 {
+	if n := e.live(t); n != 4 {
 		t.Fatalf("%d sessions open, want 2 of each agent", n)
 	}
 }
@@ -290,11 +352,11 @@ func TestSessionFloodStaysAtCap(t *testing.T) {
 	e := newSessionEnv(t, limit, 0)
 	for i := range 200 {
 		e.open(t, "a")
-		if n := e.live(); n > limit {
+		if n := e.live(t); n > limit {
 			t.Fatalf("after %d sessions %d are open, want at most %d", i+1, n, limit)
 		}
 	}
-	if n := e.live(); n != limit {
+	if n := e.live(t); n != limit {
 		t.Fatalf("%d sessions open after 200, want %d", n, limit)
 	}
 
@@ -315,7 +377,7 @@ func TestSessionFloodStaysAtCap(t *testing.T) {
 			t.Errorf("a session opened with the others: %d, want 200 or 429", code)
 		}
 	}
-	if n := e.live(); n > 2*limit {
+	if n := e.live(t); n > 2*limit {
 		t.Fatalf("%d sessions open for two agents, want at most %d", n, 2*limit)
 	}
 }
@@ -363,7 +425,7 @@ func TestSessionCapCountsOnlyInitialize(t *testing.T) {
 	if resp, body := e.post(t, "builder", "", initialize); resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("initialize with all slots busy: %s %s, want 429", resp.Status, body)
 	}
-	if n := e.live(); n != 2 {
+	if n := e.live(t); n != 2 {
 		t.Fatalf("%d sessions open, want the 2 busy ones", n)
 	}
 }
