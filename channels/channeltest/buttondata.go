@@ -66,7 +66,7 @@ func buttonData(t *testing.T, s *session) {
 // q's Snooze.
 func (s *session) checkSteps(t *testing.T, q *broker.Question, m Message) []broker.Step {
 	t.Helper()
-	limit := s.p.ButtonDataLimit()
+	lim := s.p.Limits()
 	var steps []broker.Step
 	snooze := false
 	for _, b := range m.Buttons {
@@ -78,8 +78,10 @@ func (s *session) checkSteps(t *testing.T, q *broker.Question, m Message) []brok
 			t.Errorf("button %q carries the command %q, not a step", b.Label, b.Data)
 		case st.Ref.ID != q.ID || st.Ref.Count != len(q.Prompts) || st.Ref.Index < 0 || st.Ref.Index >= len(q.Prompts):
 			t.Errorf("button %q carries a step of %+v, want one of the %d prompts of %s", b.Label, st.Ref, len(q.Prompts), q.ID)
-		case len(b.Data) > limit:
-			t.Errorf("button %q carries %d bytes, more than the platform's %d", b.Label, len(b.Data), limit)
+		case len(b.Data) > lim.Data:
+			t.Errorf("button %q carries %d bytes, more than the platform's %d", b.Label, len(b.Data), lim.Data)
+		case lim.ID > 0 && len(b.ID) > lim.ID:
+			t.Errorf("button %q has the id %q, longer than the platform's %d", b.Label, b.ID, lim.ID)
 		}
 		if err == nil && (st.Kind == broker.StepOption || st.Kind == broker.StepToggle) && st.Ref.Index >= 0 && st.Ref.Index < len(q.Prompts) {
 			opts := q.Prompts[st.Ref.Index].Options

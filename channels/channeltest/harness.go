@@ -16,6 +16,9 @@ type Message struct {
 	Text string
 	// Buttons are the message's buttons as they stand, in order.
 	Buttons []Button
+	// Widgets are the message's other interactive elements as they
+	// stand, in order: select menus, checkbox groups, overflow menus.
+	Widgets []Widget
 	// Edits counts the bot's edits of the message.
 	Edits int
 }
@@ -33,6 +36,56 @@ type Button struct {
 	// it: Telegram's callback data, Discord's custom id, the value of
 	// Slack's button. broker.DecodeStep reads it.
 	Data string
+	// ID is the button's own id where the platform keeps one beside its
+	// data (Slack's action_id), or "".
+	ID string
+}
+
+// Widget is an interactive element of a message other than a button: a
+// select menu, a group of checkboxes, an overflow menu. It keeps what
+// choosing in it sends, as Button does.
+type Widget struct {
+	// Kind is the platform's name of the element ("string select",
+	// "checkboxes").
+	Kind string
+	// ID is the element's id as the platform holds it: Discord's
+	// custom_id, Slack's action_id.
+	ID string
+	// Data is the step data the widget carries itself (Discord's
+	// custom_id), or "" when it carries none.
+	Data string
+	// Submit is, for a widget that carries no step, the button whose
+	// press sends what was chosen in it (Slack's Submit in the same
+	// actions block), or nil.
+	Submit *Button
+	// Options are the widget's options in order.
+	Options []Choice
+	// Value is what the platform's harness needs to choose in it.
+	Value string
+}
+
+// Choice is an option of a widget.
+type Choice struct {
+	// Label is what the option reads.
+	Label string
+	// Value is what choosing it sends.
+	Value string
+}
+
+// Limits are the most bytes a platform lets a message's interactive
+// elements carry. The suite counts bytes, which are at least the
+// characters Discord and Slack count.
+type Limits struct {
+	// Data bounds the step data of a button or widget: Telegram's 64
+	// bytes of callback data, Discord's 100-character custom_id, Slack's
+	// 2,000-character button value.
+	Data int
+	// ID bounds an element's own id where it is not its data: Slack's
+	// 255-character action_id. 0 where there is none.
+	ID int
+	// OptionValue bounds the value of a widget's option: Discord's 100
+	// characters, Slack's 150. 0 where the platform has no widgets.
+	OptionValue int
 }
 
 // Told is what a person is told after an action.
@@ -84,6 +137,13 @@ type Fake interface {
 	// told (a toast, an ephemeral message, an interaction reply) once the
 	// bridge has answered.
 	Tap(chat string, m Message, b Button) (Told, error)
+	// Choose chooses the options of w at the 0-based positions picked
+	// (in w.Options) on message m in chat, and sends the choice as a
+	// person does: Discord's select menu sends it at once, and a form
+	// that opens for an optional note is sent with its fields empty;
+	// Slack's checkboxes are ticked and their Submit pressed. It returns
+	// what the person is told once the bridge has answered.
+	Choose(chat string, m Message, w Widget, picked ...int) (Told, error)
 	// Type sends text to chat as a message of its own.
 	Type(chat, text string) error
 	// Reply sends text as a reply to message m in chat (in its thread,
@@ -99,10 +159,9 @@ type Fake interface {
 	// PostAttempts returns when each posting call the platform received
 	// arrived, refused ones included, oldest first.
 	PostAttempts() []time.Time
-	// ButtonDataLimit is the most bytes the platform lets a button carry
-	// (Telegram's 64-byte callback data, Discord's 100-character custom
-	// id, Slack's 2,000-character value).
-	ButtonDataLimit() int
+	// Limits are the most the platform lets a message's buttons and
+	// widgets carry.
+	Limits() Limits
 }
 
 // Build starts a fake platform for one case of the suite.

@@ -28,6 +28,7 @@ func Run(t *testing.T, build Build) {
 		{"quorum", quorum},
 		{"snooze", snooze},
 		{"button data", buttonData},
+		{"widget data", widgetData},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

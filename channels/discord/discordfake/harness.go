@@ -62,6 +62,7 @@ func (h *harness) Messages(chat string) []channeltest.Message {
 		for _, b := range m.Buttons() {
 			cm.Buttons = append(cm.Buttons, channeltest.Button{Label: b.Label, Value: b.CustomID, Data: b.CustomID})
 		}
+		cm.Widgets = widgets(m.Components)
 		out = append(out, cm)
 	}
 	return out
@@ -77,9 +78,14 @@ func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) 
 	if msg == nil {
 		return channeltest.Told{}, fmt.Errorf("discordfake: no message %s in %s", m.ID, chat)
 	}
-	id := h.s.Click(h.person, msg, b.Value)
 	ctx, cancel := context.WithTimeout(context.Background(), channeltest.WaitLimit)
 	defer cancel()
+	return h.told(ctx, h.s.Click(h.person, msg, b.Value))
+}
+
+// told waits for the bot's response to the interaction id and returns
+// what the person is told.
+func (h *harness) told(ctx context.Context, id string) (channeltest.Told, error) {
 	r, err := h.s.WaitResponse(ctx, id)
 	if err != nil {
 		return channeltest.Told{}, err
@@ -164,4 +170,8 @@ func (h *harness) PostAttempts() []time.Time {
 	return out
 }
 
-func (h *harness) ButtonDataLimit() int { return 100 }
+// Limits: a custom_id and a select option's value are 1 to 100
+// characters.
+func (h *harness) Limits() channeltest.Limits {
+	return channeltest.Limits{Data: 100, OptionValue: 100}
+}

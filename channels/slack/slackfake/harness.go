@@ -47,9 +47,9 @@ func (h *harness) Messages(chat string) []channeltest.Message {
 		}
 		cm := channeltest.Message{ID: m.TS, Text: m.Text, Edits: m.Updates}
 		for _, b := range m.Buttons() {
-			v, _ := json.Marshal(b)
-			cm.Buttons = append(cm.Buttons, channeltest.Button{Label: b.Text, Value: string(v), Data: b.Value})
+			cm.Buttons = append(cm.Buttons, harnessButton(b))
 		}
+		cm.Widgets = m.widgets()
 		out = append(out, cm)
 	}
 	return out
@@ -81,12 +81,18 @@ func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) 
 	if !ok {
 		return channeltest.Told{}, fmt.Errorf("slackfake: no message %s in %s", m.ID, chat)
 	}
+	return h.send(ClickButton(msg, h.person, sb), "the tap")
+}
+
+// send delivers the interaction payload p (what) and returns the
+// ephemeral message the app posts for the person.
+func (h *harness) send(p map[string]any, what string) (channeltest.Told, error) {
 	before := len(h.s.Ephemerals())
-	if err := h.deliver("interactive", ClickButton(msg, h.person, sb)); err != nil {
+	if err := h.deliver("interactive", p); err != nil {
 		return channeltest.Told{}, err
 	}
 	var told string
-	ok = channeltest.Within(channeltest.WaitLimit, func() bool {
+	ok := channeltest.Within(channeltest.WaitLimit, func() bool {
 		for _, e := range h.s.Ephemerals()[before:] {
 			if e.User == h.person.ID {
 				told = e.Text
@@ -96,7 +102,7 @@ func (h *harness) Tap(chat string, m channeltest.Message, b channeltest.Button) 
 		return false
 	})
 	if !ok {
-		return channeltest.Told{}, fmt.Errorf("slackfake: the app told %s nothing after the tap", h.person.Name)
+		return channeltest.Told{}, fmt.Errorf("slackfake: the app told %s nothing after %s", h.person.Name, what)
 	}
 	return channeltest.Told{Text: told, Private: true}, nil
 }
@@ -125,4 +131,8 @@ func (h *harness) RefuseChat(chat string) { h.s.FailChannel(chat, "channel_not_f
 
 func (h *harness) PostAttempts() []time.Time { return h.s.CallTimes("chat.postMessage") }
 
-func (h *harness) ButtonDataLimit() int { return 2000 }
+// Limits: an action_id is at most 255 characters, a button's value
+// 2,000, an option's value 150.
+func (h *harness) Limits() channeltest.Limits {
+	return channeltest.Limits{Data: 2000, ID: 255, OptionValue: 150}
+}

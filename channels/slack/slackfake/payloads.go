@@ -31,11 +31,13 @@ type element struct {
 }
 
 type block struct {
-	Type     string          `json:"type"`
-	BlockID  string          `json:"block_id"`
-	Elements []element       `json:"elements"`
-	Element  element         `json:"element"`
-	Text     json.RawMessage `json:"text"`
+	Type     string    `json:"type"`
+	BlockID  string    `json:"block_id"`
+	Elements []element `json:"elements"`
+	Element  element   `json:"element"`
+	// Accessory is a section's element, when it has one.
+	Accessory *element        `json:"accessory"`
+	Text      json.RawMessage `json:"text"`
 }
 
 func (m Message) blocks() []block {

@@ -112,4 +112,11 @@ func (h *harness) PostAttempts() []time.Time {
 	return out
 }
 
-func (h *harness) ButtonDataLimit() int { return 64 }
+// Choose fails: a Telegram message has no widgets, only an inline
+// keyboard of buttons.
+func (h *harness) Choose(chat string, m channeltest.Message, w channeltest.Widget, picked ...int) (channeltest.Told, error) {
+	return channeltest.Told{}, fmt.Errorf("telegramfake: a Telegram message has no %s to choose in", w.Kind)
+}
+
+// Limits: callback_data is 1 to 64 bytes.
+func (h *harness) Limits() channeltest.Limits { return channeltest.Limits{Data: 64} }
