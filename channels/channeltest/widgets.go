@@ -33,9 +33,9 @@ func widgetData(t *testing.T, s *session) {
 	}
 
 	// The copy moves on to the multi-select prompt.
-	Eventually(t, "the copy "+m.ID+" showing prompt 2's controls", func() bool {
+	Eventually(t, "the copy "+m.ID+" showing prompt 2's controls and no longer prompt 1's", func() bool {
 		m, _ = s.message(chat, m.ID)
-		return s.offers(m, 1)
+		return offers(m, 1) && !offers(m, 0)
 	})
 	s.checkSteps(t, q, m)
 	s.checkWidgets(t, q, m)
@@ -63,14 +63,21 @@ func widgetData(t *testing.T, s *session) {
 	db, picked := got.Answers[q.Prompts[0].Question], got.Answers[q.Prompts[1].Question]
 	if got.Status != broker.StatusAnswered || !slices.Equal(db.Selected, []string{"SQLite"}) ||
 		!slices.Equal(picked.Selected, []string{"Europe", "Asia"}) || picked.Skipped || picked.CustomText != "" {
-		t.Errorf("the dialog ended %s with %+v, want SQLite, then exactly Europe and Asia", got.Status, got.Answers)
+		t.Errorf("the dialog ended %s with %v, then %v (skipped %v, text %q), want SQLite, then exactly Europe and Asia",
+			got.Status, db.Selected, picked.Selected, picked.Skipped, picked.CustomText)
 	}
 }
 
-// offers reports whether m has a button or widget acting on prompt i.
-func (s *session) offers(m Message, i int) bool {
+// offers reports whether m has a button or widget acting on prompt i,
+// leaving out those acting on the whole question (which name its first
+// prompt).
+func offers(m Message, i int) bool {
 	for _, b := range m.Buttons {
-		if st, err := broker.DecodeStep(b.Data); err == nil && st.Kind != broker.StepSnooze && st.Ref.Index == i {
+		st, err := broker.DecodeStep(b.Data)
+		if err != nil || st.Kind == broker.StepSnooze || st.Kind == broker.StepDecline || st.Kind == broker.StepNotReady {
+			continue
+		}
+		if st.Ref.Index == i {
 			return true
 		}
 	}
@@ -199,9 +206,12 @@ func widgetProblems(q *broker.Question, m Message, lim Limits) []string {
 			case seen[k]:
 				bad(w, "offers option %d twice", k+1)
 			}
-			if err == nil {
+			if err == nil && k >= 0 && k < len(opts) {
 				seen[k] = true
 			}
+		}
+		if len(w.Options) > 0 && len(seen) < len(opts) {
+			bad(w, "leaves out %d of the %d options of prompt %d", len(opts)-len(seen), len(opts), st.Ref.Index+1)
 		}
 	}
 	return out

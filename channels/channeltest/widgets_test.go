@@ -45,6 +45,7 @@ func TestWidgetProblems(t *testing.T) {
 		{"an option naming another", menu(step(broker.StepPick, ref), Choice{"1. Europe", "1"}), discord, `names option 2, "Americas"`},
 		{"an option twice", menu(step(broker.StepPick, ref), regions[0], regions[0]), discord, "offers option 1 twice"},
 		{"no options", menu(step(broker.StepPick, ref)), discord, "offers no options"},
+		{"an option left out", menu(step(broker.StepPick, ref), regions[0], regions[2]), discord, "leaves out 1 of the 3 options of prompt 2"},
 		{"an option value over the limit", menu(step(broker.StepPick, ref), Choice{"1. Europe", strings.Repeat("0", 101)}), discord, "more than the platform's 100"},
 		{"data over the limit", menu(step(broker.StepPick, ref), regions...), Limits{Data: 10, OptionValue: 100}, "more than the platform's 10"},
 		{"an id over the limit", Widget{Kind: "checkboxes", ID: strings.Repeat("p", 256), Options: regions,
