@@ -1,0 +1,118 @@
+package i18n
+
+import (
+	"fmt"
+	"sync"
+
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"golang.org/x/text/message/catalog"
+)
+
+// Form is one locale's text of a message. A plain message has Other
+// alone. A plural message names the argument that counts (Arg, 1-based)
+// and a text per CLDR plural category the language uses: One and Other
+// in English and German, Other alone in Japanese.
+type Form struct {
+	Arg   int
+	One   string
+	Other string
+}
+
+// S is a plain message's form.
+func S(text string) Form { return Form{Other: text} }
+
+// P is a plural message's form: arg is the 1-based argument that counts,
+// one the text for the category "one" ("" in a language without it).
+func P(arg int, one, other string) Form { return Form{Arg: arg, One: one, Other: other} }
+
+// Catalog is one locale's messages by id.
+type Catalog map[string]Form
+
+// The locales the bridge speaks.
+const (
+	English  = "en"
+	German   = "de"
+	Japanese = "ja"
+	// Pseudo is the pseudo-locale generated from English.
+	Pseudo = "en-XA"
+)
+
+// Locales lists the supported locales, source first.
+func Locales() []string { return []string{English, German, Japanese, Pseudo} }
+
+// Messages returns a copy of the catalog of locale, nil for an unknown
+// one; Pseudo's is generated from English.
+func Messages(locale string) Catalog {
+	src := map[string]Catalog{English: en, German: de, Japanese: ja}[locale]
+	if locale == Pseudo {
+		src = pseudoCatalog()
+	}
+	if src == nil {
+		return nil
+	}
+	out := make(Catalog, len(src))
+	for id, f := range src {
+		out[id] = f
+	}
+	return out
+}
+
+var (
+	loadOnce sync.Once
+	printers map[string]*Printer
+)
+
+func load() {
+	b := catalog.NewBuilder()
+	printers = map[string]*Printer{}
+	for _, loc := range Locales() {
+		tag := language.MustParse(loc)
+		for id, f := range Messages(loc) {
+			if err := b.Set(tag, id, f.message()); err != nil {
+				// The tables are Go source checked by tests; a bad form is a
+				// programming error caught by TestCatalogsLoad.
+				panic(fmt.Sprintf("i18n: %s %s: %v", loc, id, err))
+			}
+		}
+		printers[loc] = &Printer{locale: loc, p: message.NewPrinter(tag, message.Catalog(b))}
+	}
+}
+
+func (f Form) message() catalog.Message {
+	if f.Arg == 0 {
+		return catalog.String(f.Other)
+	}
+	var cases []any
+	if f.One != "" {
+		cases = append(cases, "one", f.One)
+	}
+	cases = append(cases, "other", f.Other)
+	return plural.Selectf(f.Arg, "%d", cases...)
+}
+
+// Printer formats the messages of one locale. It is safe for concurrent use.
+type Printer struct {
+	locale string
+	p      *message.Printer
+}
+
+// For returns the printer of locale, as Parse returned it; any other
+// value, "" included, gets English.
+func For(locale string) *Printer {
+	loadOnce.Do(load)
+	if p, ok := printers[locale]; ok {
+		return p
+	}
+	return printers[English]
+}
+
+// Locale is the printer's locale.
+func (p *Printer) Locale() string { return p.locale }
+
+// T formats message id with args. An id no catalog has comes out as the
+// id itself, so a missing message shows instead of hiding.
+func (p *Printer) T(id string, args ...any) string {
+	return p.p.Sprintf(id, args...)
+}
