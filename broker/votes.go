@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // amendAttempts bounds how often an amendment is rebuilt because another
@@ -261,12 +263,14 @@ func clonedState(s PolicyState) PolicyState {
 // VotesText says where the votes of a pending question with a quorum
 // stand: "1 of 2: Allow by @ana", "2 of 3: Allow by @ana, @bo; Deny by
 // @cy"; "" without a quorum.
-func VotesText(q *Question) string {
+func VotesText(q *Question) string { return votesText(english, q) }
+
+func votesText(w *i18n.Printer, q *Question) string {
 	if !q.voting() {
 		return ""
 	}
 	if len(q.State.Votes) == 0 {
-		return fmt.Sprintf("0 of %d votes", q.Policy.quorum())
+		return w.T("votes.none", 0, q.Policy.quorum())
 	}
 	var order []string
 	who := map[string][]string{}
@@ -275,14 +279,14 @@ func VotesText(q *Question) string {
 		if _, ok := who[v.Choice]; !ok {
 			order = append(order, v.Choice)
 		}
-		who[v.Choice] = append(who[v.Choice], WhoText(&v.By))
+		who[v.Choice] = append(who[v.Choice], whoText(w, &v.By))
 		if !v.Deny {
 			best = max(best, len(who[v.Choice]))
 		}
 	}
 	parts := make([]string, len(order))
 	for i, c := range order {
-		parts[i] = c + " by " + strings.Join(who[c], ", ")
+		parts[i] = w.T("votes.choice_by", c, strings.Join(who[c], ", "))
 	}
-	return fmt.Sprintf("%d of %d: %s", best, q.Policy.quorum(), strings.Join(parts, "; "))
+	return w.T("votes.tally", best, q.Policy.quorum(), strings.Join(parts, "; "))
 }

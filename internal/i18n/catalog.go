@@ -2,6 +2,7 @@ package i18n
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 
 	"golang.org/x/text/feature/plural"
@@ -113,6 +114,30 @@ func (p *Printer) Locale() string { return p.locale }
 
 // T formats message id with args. An id no catalog has comes out as the
 // id itself, so a missing message shows instead of hiding.
+//
+// Integers are written as typed, without grouping ("65535", not
+// "65,535"), as people type them back; they still choose plural forms.
 func (p *Printer) T(id string, args ...any) string {
-	return p.p.Sprintf(id, args...)
+	as := make([]any, len(args))
+	for i, a := range args {
+		if n, ok := a.(int); ok {
+			a = count(n)
+		}
+		as[i] = a
+	}
+	return p.p.Sprintf(id, as...)
+}
+
+// count is an integer written with strconv and counted by the CLDR
+// cardinal rules of the printer's language.
+type count int
+
+func (c count) Format(s fmt.State, _ rune) {
+	_, _ = s.Write(strconv.AppendInt(nil, int64(c), 10))
+}
+
+func (c count) PluralForm(t language.Tag, _ int) (plural.Form, int) {
+	n := int(c)
+	i := max(n, -n)
+	return plural.Cardinal.MatchPlural(t, i, 0, 0, 0, 0), n
 }

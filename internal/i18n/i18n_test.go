@@ -139,3 +139,15 @@ func TestNegotiate(t *testing.T) {
 		}
 	}
 }
+
+func TestIntegersAsTyped(t *testing.T) {
+	for _, loc := range []string{English, German, Japanese} {
+		got := For(loc).T("field.length_range", 1000, For(loc).T("field.chars", 65535))
+		if !strings.Contains(got, "1000") || !strings.Contains(got, "65535") {
+			t.Errorf("%s: %q groups the digits", loc, got)
+		}
+	}
+	if got := For(German).T("duration.days", 1); got != "1 Tag" {
+		t.Errorf("German one day = %q", got)
+	}
+}
