@@ -189,4 +189,7 @@ type Route struct {
 	Reminders []float64 `json:"reminders,omitempty"`
 	// Policy holds the route's team policies (policy.go).
 	Policy Policy `json:"policy,omitzero"`
+	// Locale is the language of the route's copies (languages.go), as
+	// i18n.Parse returns it; "" leaves it to the channel.
+	Locale string `json:"locale,omitempty"`
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // Person is one human who may answer, with every platform account that
@@ -26,6 +28,9 @@ type Person struct {
 	WebTokenEnv string `yaml:"web_token_env" json:"-"`
 	// Email matches a single sign-on identity (optional).
 	Email string `yaml:"email" json:"-"`
+	// Locale is the language the person reads ("de", "ja"; docs/languages.md):
+	// their direct messages and their web inbox are in it.
+	Locale string `yaml:"locale" json:"locale,omitempty"`
 
 	// groups are the ids of the groups the person is in, set by
 	// NewPeople.
@@ -79,6 +84,11 @@ func NewPeople(people []Person, groups map[string][]string) (*People, error) {
 			bad("%s.name: %q must be one line of at most 80 characters", f, p.Name)
 		}
 		pp := p
+		if l, err := i18n.Parse(p.Locale); err != nil {
+			bad("%s.locale: %v", f, err)
+		} else {
+			pp.Locale = l
+		}
 		pp.Accounts = slices.Clone(p.Accounts)
 		d.byID[p.ID] = &pp
 		d.order = append(d.order, p.ID)

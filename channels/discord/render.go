@@ -32,8 +32,8 @@ func noMentions() *discordgo.MessageAllowedMentions {
 
 // view is how the channel reads a card: now, in its time zone, as the
 // Discord copy.
-func (c *Channel) view() broker.Viewer {
-	return broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name}
+func (c *Channel) view(q *broker.Question) broker.Viewer {
+	return broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name, Locale: c.localeOf(q)}
 }
 
 // render returns the message for q as v sees it: the question with its

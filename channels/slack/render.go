@@ -14,7 +14,7 @@ import (
 // the channel's zone at c.now(), and the other channels q went to named
 // as copies elsewhere.
 func (c *Channel) card(q *broker.Question) broker.Card {
-	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name})
+	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name, Locale: c.localeOf(q)})
 }
 
 // message is a copy of a question as chat.postMessage and chat.update

@@ -61,7 +61,7 @@ func trim(s string, n int, mark string) string {
 // card is q as this channel's readers see it: in the bridge's time zone,
 // now, with the other channels q went to named as copies elsewhere.
 func (c *Channel) card(q *broker.Question) broker.Card {
-	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name})
+	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name, Locale: c.localeOf(q)})
 }
 
 // render builds the message and keyboard of a pending question from its

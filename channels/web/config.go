@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/askbridge/askbridge/channels"
+
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +45,8 @@ type Config struct {
 	OIDC *OIDCConfig `yaml:"oidc"`
 	// History is how many resolved questions the page shows (default 50).
 	History int `yaml:"history"`
+	// Language is the channel's locale (channels.X.locale).
+	channels.Language `yaml:",inline"`
 }
 
 // Validate checks the configuration and reports the first problem, naming
