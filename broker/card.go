@@ -22,6 +22,9 @@ import (
 type Card struct {
 	ID     string
 	Status Status
+	// Locale is the language of the card's words (Viewer.Locale), for a
+	// channel's own words around them: i18n.For(card.Locale).
+	Locale string
 	// Pending is Status == StatusPending: the card takes answers and
 	// shows its controls.
 	Pending bool
@@ -184,6 +187,7 @@ func BuildCard(q *Question, v Viewer) Card {
 		Pending: q.Status == StatusPending,
 		Context: q.Context,
 		Current: -1,
+		Locale:  w.Locale(),
 	}
 	if n := len(q.Prompts); n > 1 {
 		c.Title = w.T("card.title", n)

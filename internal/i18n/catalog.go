@@ -46,16 +46,24 @@ func Locales() []string { return []string{English, German, Japanese, Pseudo} }
 // Messages returns a copy of the catalog of locale, nil for an unknown
 // one; Pseudo's is generated from English.
 func Messages(locale string) Catalog {
-	src := map[string]Catalog{English: en, German: de, Japanese: ja}[locale]
-	if locale == Pseudo {
-		src = pseudoCatalog()
-	}
-	if src == nil {
+	var parts []Catalog
+	switch locale {
+	case English:
+		parts = []Catalog{en, enChannels}
+	case German:
+		parts = []Catalog{de, deChannels}
+	case Japanese:
+		parts = []Catalog{ja, jaChannels}
+	case Pseudo:
+		parts = []Catalog{pseudoCatalog()}
+	default:
 		return nil
 	}
-	out := make(Catalog, len(src))
-	for id, f := range src {
-		out[id] = f
+	out := Catalog{}
+	for _, p := range parts {
+		for id, f := range p {
+			out[id] = f
+		}
 	}
 	return out
 }

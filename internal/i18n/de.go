@@ -107,3 +107,28 @@ var de = Catalog{
 	"reminder.open":         S("Erinnerung: Diese Frage ist noch offen und läuft in %s ab (um %s)"),
 	"reminder.then_default": S("%s; danach gilt der Standard: %s"),
 }
+
+var deChannels = Catalog{
+	"telegram.dropped":           S("Einige Schaltflächen konnten nicht angezeigt werden; tippen Sie stattdessen:"),
+	"telegram.how_free":          S("Antworten Sie auf diese Nachricht mit Ihrer Antwort, oder tippen Sie"),
+	"telegram.how_multi":         S("Tippen Sie die gewünschten Optionen an, dann %s; oder antworten Sie mit ihren Nummern, oder tippen Sie"),
+	"telegram.how_options":       S("Tippen Sie auf eine Schaltfläche, antworten Sie mit einer Nummer, oder tippen Sie"),
+	"telegram.how_options_other": S("Tippen Sie auf eine Schaltfläche, antworten Sie mit einer Nummer oder Ihrer eigenen Antwort, oder tippen Sie"),
+	"telegram.now_question":      S("Jetzt Frage %d von %d. %s"),
+
+	"slack.answered":    S("Beantwortet: %s"),
+	"slack.state_id":    S("%s  ·  Frage %s"),
+	"slack.question_id": S("Frage %s"),
+	"slack.question_n":  S("Frage %d von %d"),
+	"slack.reply":       S("Antwort: %s"),
+	"slack.reply_other": S("%s  oder  %s  oder, mit Notiz,  %s"),
+	"slack.text":        S("<Text>"),
+	"slack.note":        S("<Notiz>"),
+	"slack.reason":      S("[Grund]"),
+	"slack.message":     S("[Nachricht]"),
+
+	"discord.type_instead":  S("Stattdessen tippen: %s"),
+	"discord.how":           S("Tippen Sie auf eine Schaltfläche, antworten Sie mit einer Nummer oder eigenen Worten, oder tippen Sie %s"),
+	"discord.choose":        S("Eine oder mehrere wählen"),
+	"discord.whole_context": P(2, "📎 Der ganze Kontext der Frage %s (%d Zeichen)", "📎 Der ganze Kontext der Frage %s (%d Zeichen)"),
+}

@@ -118,3 +118,29 @@ var en = Catalog{
 	"reminder.open":         S("Reminder: this question is still open and expires in %s (at %s)"),
 	"reminder.then_default": S("%s; then the default applies: %s"),
 }
+
+// The words of the channels' own gestures, around the card.
+var enChannels = Catalog{
+	"telegram.dropped":           S("Some buttons could not be shown; type instead:"),
+	"telegram.how_free":          S("Reply to this message with your answer, or type"),
+	"telegram.how_multi":         S("Tap the options you want, then %s; or reply with their numbers, or type"),
+	"telegram.how_options":       S("Tap a button, reply to this message with a number, or type"),
+	"telegram.how_options_other": S("Tap a button, reply to this message with a number or your own answer, or type"),
+	"telegram.now_question":      S("Now question %d of %d. %s"),
+
+	"slack.answered":    S("Answered: %s"),
+	"slack.state_id":    S("%s  ·  question %s"),
+	"slack.question_id": S("Question %s"),
+	"slack.question_n":  S("Question %d of %d"),
+	"slack.reply":       S("Reply: %s"),
+	"slack.reply_other": S("%s  or  %s  or, with a note,  %s"),
+	"slack.text":        S("<text>"),
+	"slack.note":        S("<note>"),
+	"slack.reason":      S("[reason]"),
+	"slack.message":     S("[message]"),
+
+	"discord.type_instead":  S("Type instead: %s"),
+	"discord.how":           S("Tap a button, reply to this message with a number or your own words, or type %s"),
+	"discord.choose":        S("Choose one or more"),
+	"discord.whole_context": P(2, "📎 The whole context of question %s (%d character)", "📎 The whole context of question %s (%d characters)"),
+}

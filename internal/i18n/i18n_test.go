@@ -24,7 +24,7 @@ func verbs(s string) []string {
 func TestCatalogsComplete(t *testing.T) {
 	for _, loc := range Locales()[1:] {
 		cat := Messages(loc)
-		for id, src := range en {
+		for id, src := range Messages(English) {
 			f, ok := cat[id]
 			if !ok {
 				t.Errorf("%s: message %q is missing", loc, id)
@@ -41,7 +41,7 @@ func TestCatalogsComplete(t *testing.T) {
 			}
 		}
 		for id := range cat {
-			if _, ok := en[id]; !ok {
+			if _, ok := Messages(English)[id]; !ok {
 				t.Errorf("%s: message %q is not in the English source", loc, id)
 			}
 		}
@@ -54,7 +54,7 @@ func TestCatalogsLoad(t *testing.T) {
 		if p.Locale() != loc {
 			t.Fatalf("For(%q) is %q", loc, p.Locale())
 		}
-		for id := range en {
+		for id := range Messages(English) {
 			if got := p.T(id); strings.HasPrefix(got, id) {
 				t.Errorf("%s: %q is not in the loaded catalog: %q", loc, id, got)
 			}

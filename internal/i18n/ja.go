@@ -108,3 +108,28 @@ var ja = Catalog{
 	"reminder.open":         S("リマインダー: この質問はまだ回答待ちで、あと %s で期限です（%s）"),
 	"reminder.then_default": S("%s。その後は既定が適用されます: %s"),
 }
+
+var jaChannels = Catalog{
+	"telegram.dropped":           S("表示できないボタンがあります。代わりに入力してください:"),
+	"telegram.how_free":          S("このメッセージに返信して回答するか、次を入力してください"),
+	"telegram.how_multi":         S("選択肢をタップしてから %s。または番号で返信するか、次を入力してください"),
+	"telegram.how_options":       S("ボタンをタップするか、番号で返信するか、次を入力してください"),
+	"telegram.how_options_other": S("ボタンをタップするか、番号か自由回答で返信するか、次を入力してください"),
+	"telegram.now_question":      S("質問 %d / %d。%s"),
+
+	"slack.answered":    S("回答済み: %s"),
+	"slack.state_id":    S("%s  ·  質問 %s"),
+	"slack.question_id": S("質問 %s"),
+	"slack.question_n":  S("質問 %d / %d"),
+	"slack.reply":       S("回答方法: %s"),
+	"slack.reply_other": S("%s  または  %s  またはメモ付きで  %s"),
+	"slack.text":        S("<テキスト>"),
+	"slack.note":        S("<メモ>"),
+	"slack.reason":      S("[理由]"),
+	"slack.message":     S("[メッセージ]"),
+
+	"discord.type_instead":  S("代わりに入力: %s"),
+	"discord.how":           S("ボタンをタップするか、番号か自由回答で返信するか、%s と入力してください"),
+	"discord.choose":        S("1 つ以上選択"),
+	"discord.whole_context": P(2, "", "📎 質問 %s の全文脈（%d 文字）"),
+}

@@ -47,8 +47,8 @@ var (
 
 func pseudoCatalog() Catalog {
 	pseudoOnce.Do(func() {
-		pseudo = make(Catalog, len(en))
-		for id, f := range en {
+		pseudo = Catalog{}
+		for id, f := range Messages(English) {
 			pseudo[id] = Form{Arg: f.Arg, One: PseudoText(f.One), Other: PseudoText(f.Other)}
 		}
 	})
