@@ -235,9 +235,9 @@ func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 		return reply
 	}
 	if r.NotReady {
-		return Reply{OK: true, Text: "Recorded: you want to discuss before answering; the agent has been told.", Question: q}
+		return Reply{OK: true, Text: b.words(in, q).T("reply.discuss"), Question: q}
 	}
-	return Reply{OK: true, Text: "Recorded: declined.", Question: q}
+	return Reply{OK: true, Text: b.words(in, q).T("reply.declined"), Question: q}
 }
 
 // personTextRefused is the reply to a person's text that CheckPersonText
@@ -372,7 +372,8 @@ func (b *Broker) record(ctx context.Context, in Inbound, q *Question, i int, a A
 		if reply, done := b.resolveFailed(q, err); done {
 			return reply
 		}
-		return Reply{OK: true, Text: "Recorded: " + AnswerValue(a), Question: q}
+		w := b.words(in, q)
+		return Reply{OK: true, Text: w.T("reply.recorded", answerValue(w, a)), Question: q}
 	}
 	return b.answerPart(ctx, in, q, i, a)
 }
@@ -392,7 +393,8 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 	b.audit(ctx, id, PromptAnsweredAudit(in, i, a, b.now()))
 	if next := q.NextOpen(); next >= 0 {
 		b.updateCopies(q)
-		return Reply{OK: true, Text: fmt.Sprintf("Recorded: %s (%d of %d); next: %s", AnswerValue(a), i+1, len(q.Prompts), q.Prompts[next].Question), Question: q}
+		w := b.words(in, q)
+		return Reply{OK: true, Text: w.T("reply.recorded_next", answerValue(w, a), i+1, len(q.Prompts), q.Prompts[next].Question), Question: q}
 	}
 	answers := map[string]Answer{}
 	for k, p := range q.Prompts {
@@ -402,5 +404,6 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 	if reply, done := b.resolveFailed(q, err); done {
 		return reply
 	}
-	return Reply{OK: true, Text: "Recorded: " + AnswerText(q), Question: q}
+	w := b.words(in, q)
+	return Reply{OK: true, Text: w.T("reply.recorded", answerText(w, q)), Question: q}
 }

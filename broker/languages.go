@@ -1,5 +1,7 @@
 package broker
 
+import "github.com/askbridge/askbridge/internal/i18n"
+
 // Languages chooses the language each copy of a question is written in
 // (docs/languages.md): the person's (people[].locale) for a copy that is
 // a direct message to a known person, else the route's
@@ -15,10 +17,23 @@ type Languages struct {
 	channels map[string]string
 }
 
-// Languages returns the language chooser of b's routes and people, with
-// the channels' own locales (by channel name, as i18n.Parse returns them).
-func (b *Broker) Languages(channels map[string]string) *Languages {
-	return &Languages{people: b.cfg.People, routes: b.cfg.Routes, channels: channels}
+// Languages returns the language chooser of b's routes, people and
+// channel locales.
+func (b *Broker) Languages() *Languages {
+	return &Languages{people: b.cfg.People, routes: b.cfg.Routes, channels: b.cfg.ChannelLocales}
+}
+
+// words prints the reply to in about q: in the language of the person who
+// acted, else q's route's, else the channel's.
+func (b *Broker) words(in Inbound, q *Question) *i18n.Printer {
+	if p := b.cfg.People.Of(in.Channel, in.User); p != nil && p.Locale != "" {
+		return i18n.For(p.Locale)
+	}
+	l := b.Languages()
+	if loc := l.routes[l.routeName(q)].Locale; loc != "" {
+		return i18n.For(loc)
+	}
+	return i18n.For(l.channels[in.Channel])
 }
 
 // NewLanguages returns a chooser from its parts, for channels built

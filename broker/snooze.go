@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -18,7 +17,7 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 	}
 	sp := q.Policy.Snooze
 	if sp == nil {
-		return b.refuseAudited(ctx, in, q, ErrInvalid, AuditNoSnooze, fmt.Sprintf("%s cannot be snoozed: its route allows no snooze. Nothing changed.", q.ID))
+		return b.refuseAudited(ctx, in, q, ErrInvalid, AuditNoSnooze, b.words(in, q).T("reply.snooze_none", q.ID))
 	}
 	by := *in.Responder()
 	q, refused = b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
@@ -29,10 +28,10 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 			r := Reply{Text: ClosedText(q, b.cfg.Location), Question: q, Err: ErrClosed}
 			return Amendment{}, &r
 		case len(q.State.Snoozes) >= sp.Max:
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", q.ID, len(q.State.Snoozes), sp.Max, whenText(english, q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
+			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, b.words(in, q).T("reply.snooze_limit", q.ID, len(q.State.Snoozes), sp.Max, whenText(b.words(in, q), q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
 			return Amendment{}, &r
 		case !q.ExpiresAt.Before(limit):
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s already has its latest deadline allowed (%s). Nothing changed.", q.ID, whenText(english, q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
+			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, b.words(in, q).T("reply.snooze_latest", q.ID, whenText(b.words(in, q), q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
 			return Amendment{}, &r
 		}
 		next := q.ExpiresAt.Add(time.Duration(sp.By))
@@ -58,7 +57,8 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 	}
 	b.log.Info("question snoozed", "question_id", q.ID, "expires_at", q.ExpiresAt)
 	b.updateCopies(q)
-	return Reply{OK: true, Text: fmt.Sprintf("Snoozed: %s now expires at %s (%d of %d snoozes).", q.ID, whenText(english, q.ExpiresAt, b.cfg.Now(), b.cfg.Location), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
+	w := b.words(in, q)
+	return Reply{OK: true, Text: w.T("reply.snoozed", q.ID, whenText(w, q.ExpiresAt, b.cfg.Now(), b.cfg.Location), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
 }
 
 // longest is how far from its creation a question's deadline may be

@@ -158,17 +158,22 @@ func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, d
 		r, _ := b.resolveFailed(q, err)
 		return r
 	}
-	verb := "Recorded your vote"
+	w := b.words(in, q)
+	pending, quorum := "reply.vote", "reply.vote_quorum"
 	if changed {
-		verb = "Changed your vote to"
+		pending, quorum = "reply.vote_changed", "reply.vote_changed_q"
 	}
 	switch q.Status {
 	case StatusPending:
-		return Reply{OK: true, Text: fmt.Sprintf("%s: %s (%s).", verb, v.Choice, VotesText(q)), Question: q}
+		return Reply{OK: true, Text: w.T(pending, v.Choice, votesText(w, q)), Question: q}
 	case StatusAnswered:
-		return Reply{OK: true, Text: fmt.Sprintf("%s: %s. The quorum is reached: %s.", verb, v.Choice, AnswerText(q)), Question: q}
+		return Reply{OK: true, Text: w.T(quorum, v.Choice, answerText(w, q)), Question: q}
 	}
-	return Reply{OK: true, Text: fmt.Sprintf("%s: %s. The question is %s.", verb, v.Choice, q.Status), Question: q}
+	ended := "reply.vote_closed"
+	if changed {
+		ended = "reply.vote_changed_closed"
+	}
+	return Reply{OK: true, Text: w.T(ended, v.Choice, w.T("status."+string(q.Status))), Question: q}
 }
 
 // settleVotes resolves q when its votes reach the quorum, with a

@@ -65,7 +65,7 @@ type Stores interface {
 // sign-in sessions and the webhook requests already taken.
 func (c Config) Build(b *broker.Broker, st Stores, loop bool, loc *time.Location, log *slog.Logger) (*Wiring, error) {
 	w := &Wiring{Handlers: map[string]http.Handler{}, sessions: st}
-	opts := channels.Options{Logger: log, Location: loc, Replay: st, Languages: b.Languages(c.Locales())}
+	opts := channels.Options{Logger: log, Location: loc, Replay: st, Languages: b.Languages()}
 	for _, s := range c.sections(loop) {
 		ch, err := s.build(b, w, opts)
 		if err != nil {

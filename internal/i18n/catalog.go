@@ -49,11 +49,11 @@ func Messages(locale string) Catalog {
 	var parts []Catalog
 	switch locale {
 	case English:
-		parts = []Catalog{en, enChannels}
+		parts = []Catalog{en, enChannels, enReplies}
 	case German:
-		parts = []Catalog{de, deChannels}
+		parts = []Catalog{de, deChannels, deReplies}
 	case Japanese:
-		parts = []Catalog{ja, jaChannels}
+		parts = []Catalog{ja, jaChannels, jaReplies}
 	case Pseudo:
 		parts = []Catalog{pseudoCatalog()}
 	default:

@@ -132,3 +132,26 @@ var deChannels = Catalog{
 	"discord.choose":        S("Eine oder mehrere wählen"),
 	"discord.whole_context": P(2, "📎 Der ganze Kontext der Frage %s (%d Zeichen)", "📎 Der ganze Kontext der Frage %s (%d Zeichen)"),
 }
+
+var deReplies = Catalog{
+	"reply.recorded":            S("Erfasst: %s"),
+	"reply.recorded_next":       S("Erfasst: %s (%d von %d); weiter mit: %s"),
+	"reply.discuss":             S("Erfasst: Sie möchten vor einer Antwort darüber sprechen; der Agent weiß Bescheid."),
+	"reply.declined":            S("Erfasst: abgelehnt."),
+	"reply.vote":                S("Ihre Stimme ist erfasst: %s (%s)."),
+	"reply.vote_changed":        S("Ihre Stimme ist geändert auf: %s (%s)."),
+	"reply.vote_quorum":         S("Ihre Stimme ist erfasst: %s. Das Quorum ist erreicht: %s."),
+	"reply.vote_changed_q":      S("Ihre Stimme ist geändert auf: %s. Das Quorum ist erreicht: %s."),
+	"reply.vote_closed":         S("Ihre Stimme ist erfasst: %s. Die Frage ist %s."),
+	"reply.vote_changed_closed": S("Ihre Stimme ist geändert auf: %s. Die Frage ist %s."),
+	"status.pending":            S("offen"),
+	"status.answered":           S("beantwortet"),
+	"status.declined":           S("abgelehnt"),
+	"status.cancelled":          S("abgebrochen"),
+	"status.timed_out":          S("abgelaufen"),
+	"status.unsupported":        S("nicht zustellbar"),
+	"reply.snoozed":             P(4, "Zurückgestellt: %s läuft jetzt um %s ab (%d von %d Zurückstellung).", "Zurückgestellt: %s läuft jetzt um %s ab (%d von %d Zurückstellungen)."),
+	"reply.snooze_limit":        P(3, "%s wurde schon %d von %d Mal zurückgestellt; es läuft weiterhin um %s ab. Nichts wurde geändert.", "%s wurde schon %d von %d Mal zurückgestellt; es läuft weiterhin um %s ab. Nichts wurde geändert."),
+	"reply.snooze_latest":       S("%s hat schon die späteste erlaubte Frist (%s). Nichts wurde geändert."),
+	"reply.snooze_none":         S("%s kann nicht zurückgestellt werden: Die Route erlaubt es nicht. Nichts wurde geändert."),
+}

@@ -144,3 +144,27 @@ var enChannels = Catalog{
 	"discord.choose":        S("Choose one or more"),
 	"discord.whole_context": P(2, "📎 The whole context of question %s (%d character)", "📎 The whole context of question %s (%d characters)"),
 }
+
+// The broker's replies to what a person did.
+var enReplies = Catalog{
+	"reply.recorded":            S("Recorded: %s"),
+	"reply.recorded_next":       S("Recorded: %s (%d of %d); next: %s"),
+	"reply.discuss":             S("Recorded: you want to discuss before answering; the agent has been told."),
+	"reply.declined":            S("Recorded: declined."),
+	"reply.vote":                S("Recorded your vote: %s (%s)."),
+	"reply.vote_changed":        S("Changed your vote to: %s (%s)."),
+	"reply.vote_quorum":         S("Recorded your vote: %s. The quorum is reached: %s."),
+	"reply.vote_changed_q":      S("Changed your vote to: %s. The quorum is reached: %s."),
+	"reply.vote_closed":         S("Recorded your vote: %s. The question is %s."),
+	"reply.vote_changed_closed": S("Changed your vote to: %s. The question is %s."),
+	"status.pending":            S("pending"),
+	"status.answered":           S("answered"),
+	"status.declined":           S("declined"),
+	"status.cancelled":          S("cancelled"),
+	"status.timed_out":          S("timed out"),
+	"status.unsupported":        S("undeliverable"),
+	"reply.snoozed":             P(4, "Snoozed: %s now expires at %s (%d of %d snooze).", "Snoozed: %s now expires at %s (%d of %d snoozes)."),
+	"reply.snooze_limit":        P(3, "%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", "%s was already snoozed %d of %d times; it still expires at %s. Nothing changed."),
+	"reply.snooze_latest":       S("%s already has its latest deadline allowed (%s). Nothing changed."),
+	"reply.snooze_none":         S("%s cannot be snoozed: its route allows no snooze. Nothing changed."),
+}

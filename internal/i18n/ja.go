@@ -133,3 +133,26 @@ var jaChannels = Catalog{
 	"discord.choose":        S("1 つ以上選択"),
 	"discord.whole_context": P(2, "", "📎 質問 %s の全文脈（%d 文字）"),
 }
+
+var jaReplies = Catalog{
+	"reply.recorded":            S("記録しました: %s"),
+	"reply.recorded_next":       S("記録しました: %s（%d / %d）。次: %s"),
+	"reply.discuss":             S("記録しました: 回答の前に相談を希望していることをエージェントに伝えました。"),
+	"reply.declined":            S("記録しました: 辞退。"),
+	"reply.vote":                S("投票を記録しました: %s（%s）。"),
+	"reply.vote_changed":        S("投票を変更しました: %s（%s）。"),
+	"reply.vote_quorum":         S("投票を記録しました: %s。定足数に達しました: %s。"),
+	"reply.vote_changed_q":      S("投票を変更しました: %s。定足数に達しました: %s。"),
+	"reply.vote_closed":         S("投票を記録しました: %s。質問は%sです。"),
+	"reply.vote_changed_closed": S("投票を変更しました: %s。質問は%sです。"),
+	"status.pending":            S("回答待ち"),
+	"status.answered":           S("回答済み"),
+	"status.declined":           S("辞退済み"),
+	"status.cancelled":          S("取り消し済み"),
+	"status.timed_out":          S("期限切れ"),
+	"status.unsupported":        S("配信不能"),
+	"reply.snoozed":             P(4, "", "後回しにしました: %s の期限は %s です（%d / %d 回）。"),
+	"reply.snooze_limit":        P(3, "", "%s はすでに %d / %d 回後回しにされています。期限は %s のままです。変更はありません。"),
+	"reply.snooze_latest":       S("%s はすでに許される最も遅い期限です（%s）。変更はありません。"),
+	"reply.snooze_none":         S("%s は後回しにできません: ルートが許可していません。変更はありません。"),
+}
