@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // HandleInbound carries out one person's action from any channel and says
@@ -151,20 +153,22 @@ func (b *Broker) listText(qs []*Question) string {
 func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Question, *Reply) {
 	q, err := b.store.Get(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		r := refuse(ErrNotFound, "There is no question %s here.", id)
+		r := refuse(ErrNotFound, "%s", b.words(in, nil).T("refuse.no_question", id))
 		return nil, &r
 	}
 	if err != nil {
-		r := refuse(ErrUnavailable, "Could not read question %s right now; please try again.", id)
+		r := refuse(ErrUnavailable, "%s", b.words(in, nil).T("refuse.read_failed", id))
 		return nil, &r
 	}
 	known, allowed := q.inScope(in)
 	if !known {
-		r := refuse(ErrNotFound, "There is no question %s here.", id)
+		// The same words as an unknown id, in the channel's language: the
+		// question's route is not told to a chat it was not sent to.
+		r := refuse(ErrNotFound, "%s", b.words(in, nil).T("refuse.no_question", id))
 		return nil, &r
 	}
 	if !allowed {
-		r := b.refuseAudited(ctx, in, q, ErrForbidden, AuditNotResponder, fmt.Sprintf("You are not one of the people asked to answer %s; nothing was recorded.", id))
+		r := b.refuseIn(ctx, in, q, ErrForbidden, AuditNotResponder, func(w *i18n.Printer) string { return w.T("refuse.not_responder", id) })
 		return nil, &r
 	}
 	if q.Status == StatusPending {
@@ -179,7 +183,7 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 			case errors.Is(err, ErrNotDue):
 				q = expired
 			case err != nil:
-				r := refuse(ErrUnavailable, "Could not record that right now; please try again.")
+				r := refuse(ErrUnavailable, "%s", b.words(in, q).T("refuse.record_failed"))
 				return nil, &r
 			default:
 				q = expired
@@ -187,7 +191,7 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 		}
 	}
 	if q.Status != StatusPending {
-		r := refuse(ErrClosed, "%s", ClosedText(q, b.cfg.Location))
+		r := refuse(ErrClosed, "%s", closedText(b.words(in, q), q, b.cfg.Location))
 		r.Question = q
 		return nil, &r
 	}
@@ -203,7 +207,7 @@ func (b *Broker) authorizeAct(ctx context.Context, in Inbound, id string) (*Ques
 		return q, refused
 	}
 	if q.countsPeople() && in.Person == nil {
-		r := b.refuseAudited(ctx, in, q, ErrForbidden, AuditUnlinked, fmt.Sprintf("Your %s account is not linked to a person on this route; nothing was recorded.", channelTitle(in.Channel)))
+		r := b.refuseIn(ctx, in, q, ErrForbidden, AuditUnlinked, func(w *i18n.Printer) string { return w.T("refuse.unlinked", channelTitle(in.Channel)) })
 		return nil, &r
 	}
 	return q, nil

@@ -24,12 +24,16 @@ func (b *Broker) Languages() *Languages {
 }
 
 // words prints the reply to in about q: in the language of the person who
-// acted, else q's route's, else the channel's.
+// acted, else q's route's, else the channel's. q may be nil (no question
+// found).
 func (b *Broker) words(in Inbound, q *Question) *i18n.Printer {
 	if p := b.cfg.People.Of(in.Channel, in.User); p != nil && p.Locale != "" {
 		return i18n.For(p.Locale)
 	}
 	l := b.Languages()
+	if q == nil {
+		return i18n.For(l.channels[in.Channel])
+	}
 	if loc := l.routes[l.routeName(q)].Locale; loc != "" {
 		return i18n.For(loc)
 	}

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -257,23 +256,25 @@ func outcomeText(w *i18n.Printer, q *Question, loc *time.Location) string {
 // ClosedText tells a person why their action on a closed question changed
 // nothing: "Already answered by ana at 14:02", "This question expired at
 // 14:30".
-func ClosedText(q *Question, loc *time.Location) string {
+func ClosedText(q *Question, loc *time.Location) string { return closedText(english, q, loc) }
+
+func closedText(w *i18n.Printer, q *Question, loc *time.Location) string {
 	at := q.ResolvedAt.In(loc).Format(timeFormat)
 	switch q.Status {
 	case StatusAnswered:
-		return fmt.Sprintf("Already answered by %s at %s", WhoText(q.AnsweredBy), at)
+		return w.T("closed.answered", whoText(w, q.AnsweredBy), at)
 	case StatusDeclined:
-		return fmt.Sprintf("Already declined by %s at %s", WhoText(q.AnsweredBy), at)
+		return w.T("closed.declined", whoText(w, q.AnsweredBy), at)
 	case StatusTimedOut:
-		return fmt.Sprintf("This question expired at %s", q.ExpiresAt.In(loc).Format(timeFormat))
+		return w.T("closed.expired", q.ExpiresAt.In(loc).Format(timeFormat))
 	case StatusCancelled:
-		s := fmt.Sprintf("This question was cancelled at %s", at)
+		s := w.T("closed.cancelled", at)
 		if q.Reason != "" {
-			s += ": " + q.Reason
+			s = w.T("outcome.reason", s, q.Reason)
 		}
 		return s
 	}
-	return fmt.Sprintf("This question is %s", q.Status)
+	return w.T("closed.other", w.T("status."+string(q.Status)))
 }
 
 // ReminderText is the nudge posted before the deadline.

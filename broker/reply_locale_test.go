@@ -50,6 +50,16 @@ func TestRepliesInTheReadersLanguage(t *testing.T) {
 	if r := b.HandleInbound(ctx, in("c1", "ana", "/answer "+q.ID+" 1")); !r.OK || r.Text != "Ihre Stimme ist erfasst: Allow (1 von 3: Allow von Ana)." {
 		t.Errorf("Ana's vote: %+v", r)
 	}
+	if r := b.HandleInbound(ctx, in("c1", "ana", "/answer "+q.ID+" 1")); r.OK || r.Text != "Sie haben bereits Allow für "+q.ID+" gewählt; nichts wurde geändert." {
+		t.Errorf("Ana's vote again: %+v", r)
+	}
+	audit, err := st.Audit(ctx, q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := audit[len(audit)-1]; last.Detail != "You already chose Allow on "+q.ID+"; nothing changed." {
+		t.Errorf("the refusal's audit entry %+v: the audit log stays English", last)
+	}
 	if r := b.HandleInbound(ctx, in("c1", "bo", "/snooze "+q.ID)); !r.OK || r.Text != "後回しにしました: "+q.ID+" の期限は 15:30 UTC です（1 / 1 回）。" {
 		t.Errorf("Bo's snooze: %+v", r)
 	}

@@ -17,7 +17,7 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 	}
 	sp := q.Policy.Snooze
 	if sp == nil {
-		return b.refuseAudited(ctx, in, q, ErrInvalid, AuditNoSnooze, b.words(in, q).T("reply.snooze_none", q.ID))
+		return b.refuseIn(ctx, in, q, ErrInvalid, AuditNoSnooze, func(w *i18n.Printer) string { return w.T("reply.snooze_none", q.ID) })
 	}
 	by := *in.Responder()
 	q, refused = b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
@@ -28,10 +28,14 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 			r := Reply{Text: ClosedText(q, b.cfg.Location), Question: q, Err: ErrClosed}
 			return Amendment{}, &r
 		case len(q.State.Snoozes) >= sp.Max:
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, b.words(in, q).T("reply.snooze_limit", q.ID, len(q.State.Snoozes), sp.Max, whenText(b.words(in, q), q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
+			r := b.refuseIn(ctx, in, q, ErrLimit, AuditNoSnooze, func(w *i18n.Printer) string {
+				return w.T("reply.snooze_limit", q.ID, len(q.State.Snoozes), sp.Max, whenText(w, q.ExpiresAt, b.cfg.Now(), b.cfg.Location))
+			})
 			return Amendment{}, &r
 		case !q.ExpiresAt.Before(limit):
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, b.words(in, q).T("reply.snooze_latest", q.ID, whenText(b.words(in, q), q.ExpiresAt, b.cfg.Now(), b.cfg.Location)))
+			r := b.refuseIn(ctx, in, q, ErrLimit, AuditNoSnooze, func(w *i18n.Printer) string {
+				return w.T("reply.snooze_latest", q.ID, whenText(w, q.ExpiresAt, b.cfg.Now(), b.cfg.Location))
+			})
 			return Amendment{}, &r
 		}
 		next := q.ExpiresAt.Add(time.Duration(sp.By))

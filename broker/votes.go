@@ -67,6 +67,14 @@ const (
 	AuditNoSnooze     = "snooze_refused"
 )
 
+// refuseIn is refuseAudited for a text in the reader's language: say
+// writes it in English for the audit log and in the reader's language
+// for the reply.
+func (b *Broker) refuseIn(ctx context.Context, in Inbound, q *Question, kind error, reason string, say func(w *i18n.Printer) string) Reply {
+	b.audit(ctx, q.ID, AuditEntry{At: b.now(), Kind: AuditRefused, By: in.Responder(), Reason: reason, Detail: say(english)})
+	return Reply{Text: say(b.words(in, q)), Question: q, Err: kind}
+}
+
 // refuseAudited returns a refusal of in's action on q and records it in
 // q's audit log with its reason (one of the Audit* reasons).
 func (b *Broker) refuseAudited(ctx context.Context, in Inbound, q *Question, kind error, reason, text string) Reply {
@@ -102,7 +110,7 @@ func (b *Broker) refuseRequester(ctx context.Context, in Inbound, q *Question) *
 	if !q.Policy.ForbidRequester || !q.requester(in, b.cfg.People) {
 		return nil
 	}
-	r := b.refuseAudited(ctx, in, q, ErrForbidden, AuditRequester, fmt.Sprintf("You asked for %s, so you cannot approve it: someone else must answer. Nothing was recorded.", q.ID))
+	r := b.refuseIn(ctx, in, q, ErrForbidden, AuditRequester, func(w *i18n.Printer) string { return w.T("refuse.requester", q.ID) })
 	return &r
 }
 
@@ -134,7 +142,7 @@ func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, d
 		changed = false
 		switch {
 		case k >= 0 && st.Votes[k].Choice == v.Choice && st.Votes[k].Deny == v.Deny && v.Note == "":
-			r := b.refuseAudited(ctx, in, q, ErrConflict, AuditDuplicate, fmt.Sprintf("You already chose %s on %s; nothing changed.", v.Choice, q.ID))
+			r := b.refuseIn(ctx, in, q, ErrConflict, AuditDuplicate, func(w *i18n.Printer) string { return w.T("refuse.duplicate_vote", v.Choice, q.ID) })
 			return Amendment{}, &r
 		case k >= 0:
 			entry.Kind, entry.Detail = AuditVoteChange, "was "+st.Votes[k].Choice
