@@ -17,6 +17,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/internal/testutil"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
@@ -104,6 +105,7 @@ func newBenchEvents(b *testing.B, keys []Key) *benchEvents {
 	if err != nil {
 		b.Fatal(err)
 	}
+	outbox.Attach(br, st, outbox.Config{})
 	br.Register(brokertest.NewChannel("test"))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

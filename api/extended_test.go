@@ -14,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -36,6 +37,7 @@ func newSnoozeEnv(t *testing.T) *evEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	b.Register(brokertest.NewChannel("test"))
 	ctx, cancel := context.WithCancel(context.Background())
 	go b.Run(ctx)

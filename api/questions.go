@@ -17,6 +17,9 @@ type pendingBody struct {
 	Status    broker.Status `json:"status"`
 	ExpiresAt time.Time     `json:"expires_at"`
 	Snoozes   int           `json:"snoozes,omitempty"`
+	// Warnings are the broker's warnings of a new or repeated ask
+	// (broker.Asked).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
@@ -34,28 +37,50 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 			return
 		}
 	}
-	q, _, err := s.b.Ask(r.Context(), agent, &req)
+	a, err := s.b.AskWithWarnings(r.Context(), agent, &req)
 	if err != nil {
 		writeBrokerError(w, err)
 		return
+	}
+	q, answer := a.Question, writeAsked
+	if len(a.Warnings) > 0 {
+		answer = writeWarned(a.Warnings)
 	}
 	wait := s.cfg.DefaultWait
 	if req.Wait != nil {
 		wait = min(time.Duration(*req.Wait), s.cfg.MaxWait)
 	}
 	if q.Status == broker.StatusPending && wait > 0 {
-		s.wait(w, r, agent, q.ID, wait, writeAsked)
+		s.wait(w, r, agent, q.ID, wait, answer)
 		return
 	}
-	writeAsked(r.Context(), w, q)
+	answer(r.Context(), w, q)
 }
 
 // writeAsked writes the answer of an ask: the result, or 202 and the
 // deadline while the question is pending.
 func writeAsked(_ context.Context, w http.ResponseWriter, q *broker.Question) {
+	writeAnswer(w, q, nil)
+}
+
+// writeWarned writes the answer of an ask as writeAsked does, with the
+// warnings the broker gave when it was asked: in the 202 of a question
+// still pending, and in the result of one that ended during the ask's
+// wait (warnings.go).
+func writeWarned(warnings []string) answerFunc {
+	return func(_ context.Context, w http.ResponseWriter, q *broker.Question) {
+		writeAnswer(w, q, warnings)
+	}
+}
+
+func writeAnswer(w http.ResponseWriter, q *broker.Question, warnings []string) {
 	if q.Status == broker.StatusPending {
-		p := pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes)}
+		p := pendingBody{ID: q.ID, Status: q.Status, ExpiresAt: q.ExpiresAt, Snoozes: len(q.State.Snoozes), Warnings: warnings}
 		writeJSON(w, http.StatusAccepted, p)
+		return
+	}
+	if len(warnings) > 0 {
+		writeJSON(w, http.StatusOK, warnedResult{Result: q.Result(), Warnings: warnings})
 		return
 	}
 	writeJSON(w, http.StatusOK, q.Result())

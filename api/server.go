@@ -167,6 +167,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/questions", s.agent(s.list))
 	s.mux.Handle("GET /v1/questions/{id}", longlived.Handler(s.agent(s.get)))
 	s.mux.HandleFunc("POST /v1/questions/{id}/cancel", s.agent(s.cancel))
+	s.mux.HandleFunc("POST /v1/questions/{id}/answer", s.agent(s.answerAtTerminal))
 	s.mux.HandleFunc("GET /v1/questions/{id}/audit", s.auditReader(s.audit))
 	s.mux.HandleFunc("GET /v1/audit", s.auditReader(s.auditExport))
 	s.mux.HandleFunc("GET /v1/questions/{id}/attachments/{n}", s.agent(s.attachment))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 )
 
 // burstWithin is how long a burst may take to be posted.
@@ -24,9 +25,9 @@ func RunBurst(ctx context.Context, cfg FaultConfig, log func(string)) (*FaultRes
 	if cfg.Pace > 0 {
 		every = time.Second / time.Duration(cfg.Pace)
 	}
-	rig, err := startPairRig(ctx, pairOptions{limit: rate, outbox: broker.OutboxConfig{
+	rig, err := startPairRig(ctx, pairOptions{limit: rate, outbox: outbox.Config{
 		Poll: 100 * time.Millisecond,
-		Pacing: map[string]broker.Pacing{
+		Pacing: map[string]outbox.Pacing{
 			"telegram": {PerBot: time.Second / 30, PerChat: every, PerGroup: every},
 			"slack":    {PerChat: every, PerGroup: every},
 		}}})
@@ -47,7 +48,7 @@ func RunBurst(ctx context.Context, cfg FaultConfig, log func(string)) (*FaultRes
 	if err != nil {
 		return nil, err
 	}
-	log(fmt.Sprintf("%d questions asked in %s; the fakes allow %d messages a second per chat, the bridge is paced at one every %s and sends one every %s", n, FormatDuration(time.Since(t0)), rate, every, broker.PaceSpacing(every)))
+	log(fmt.Sprintf("%d questions asked in %s; the fakes allow %d messages a second per chat, the bridge is paced at one every %s and sends one every %s", n, FormatDuration(time.Since(t0)), rate, every, outbox.PaceSpacing(every)))
 	var tg, sl map[string]int
 	for deadline := t0.Add(burstWithin + 30*time.Second); ; time.Sleep(100 * time.Millisecond) {
 		tg, sl = rig.copyCounts(ids)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/channels/cli"
 )
 
@@ -30,7 +31,7 @@ const hangupEvery = 10
 // every copy must be edited.
 func RunClientHangup(ctx context.Context, cfg FaultConfig, log func(string)) (*FaultResult, error) {
 	n := max(cfg.Agents, 1)
-	rig, err := startPairRig(ctx, pairOptions{delay: cfg.Down, outbox: broker.OutboxConfig{Poll: 100 * time.Millisecond,
+	rig, err := startPairRig(ctx, pairOptions{delay: cfg.Down, outbox: outbox.Config{Poll: 100 * time.Millisecond,
 		BaseBackoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second}})
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/cli"
 	"github.com/askbridge/askbridge/channels/slack"
@@ -50,7 +51,7 @@ type pairRig struct {
 type pairOptions struct {
 	limit  int
 	delay  time.Duration
-	outbox broker.OutboxConfig
+	outbox outbox.Config
 }
 
 func startPairRig(ctx context.Context, o pairOptions) (*pairRig, error) {
@@ -83,9 +84,10 @@ func startPairRig(ctx context.Context, o pairOptions) (*pairRig, error) {
 			{Channel: slack.Name, Chat: fakeSlackChannel}, {Channel: cli.Name}}},
 		goneRoute: {Targets: []broker.Target{{Channel: telegram.Name, Chat: goneChat}}},
 	}
-	if r.b, err = broker.New(broker.Config{Store: r.st, Logger: quiet, Routes: routes, Outbox: o.outbox}); err != nil {
+	if r.b, err = broker.New(broker.Config{Store: r.st, Logger: quiet, Routes: routes}); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
+	outbox.Attach(r.b, r.st, o.outbox)
 	for k, v := range map[string]string{fakeTokenEnv: fakeToken, slackBotEnv: slackfake.BotToken, slackAppEnv: slackfake.AppToken} {
 		if err := os.Setenv(k, v); err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/channels/cli"
 	"github.com/askbridge/askbridge/channels/telegram"
@@ -62,12 +63,12 @@ func startPlatformRig(ctx context.Context) (*platformRig, error) {
 	}
 	targets := []broker.Target{{Channel: telegram.Name, Chat: strconv.FormatInt(fakeTeam.ID, 10)}, {Channel: cli.Name}}
 	r.b, err = broker.New(broker.Config{Store: r.st, Logger: quiet,
-		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: targets}},
-		Outbox: broker.OutboxConfig{Poll: 100 * time.Millisecond}})
+		Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: targets}}})
 	if err != nil {
 		r.close()
 		return nil, fmt.Errorf("bench: %w", err)
 	}
+	outbox.Attach(r.b, r.st, outbox.Config{Poll: 100 * time.Millisecond})
 	if err := os.Setenv(fakeTokenEnv, fakeToken); err != nil {
 		r.close()
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/timeouts"
 )
 
@@ -63,6 +64,7 @@ func ScaleSweep(ctx context.Context, env *Env, n, workers int, progress func(int
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	b.Register(ch)
 	res := &SweepResult{Store: "sqlite", Questions: n}
 	if env.IsRedis() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -210,6 +211,7 @@ func TestFilesOfALosingAnswerAreDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, rs, outbox.Config{})
 	b.Register(brokertest.NewChannel("chat"))
 	t.Cleanup(b.Close)
 	q, _, err := b.Ask(context.Background(), "agent", dbQuestion())

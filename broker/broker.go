@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/due"
 )
 
 // Config holds what a Broker needs. Only Store is required.
@@ -22,9 +24,11 @@ type Config struct {
 	ReminderPoints []float64
 	// PostTimeout bounds one channel's Post (15 s when zero).
 	PostTimeout time.Duration
-	// Outbox tunes the delivery of posts, edits and reminders from the
-	// store's outbox (outbox.go).
-	Outbox   OutboxConfig
+	// Grace is how long an ask, a reminder or an escalation waits for
+	// the first attempts of its platform work (2 s when zero): long
+	// enough to answer unsupported when every target fails for good,
+	// short enough that a slow platform never holds the agent.
+	Grace    time.Duration
 	Location *time.Location
 	Logger   *slog.Logger
 	Now      func() time.Time
@@ -89,26 +93,16 @@ type Broker struct {
 	// followers are woken by any resolution of their agent (wait.go).
 	followers map[string]map[chan struct{}]struct{}
 
-	// updates counts the platform work under way on this instance.
-	updates inflight
-	ocfg    OutboxConfig
-	// kick wakes the outbox loop (outbox.go).
-	kick chan struct{}
-	// holds are the platforms' retry_after seen by this instance
-	// (pacing.go).
-	holds paceHolds
+	// delivery carries out the platform work of the store's outbox
+	// (delivery.go); nil until the application wires one.
+	delivery Deliverer
 	// due tells the sweeper of timed work written here (nextdue.go).
-	due *dueSignal
+	due *due.Signal
 	// known remembers the pending questions asked here (known.go).
 	known *known
-	// outboxDue tells the outbox loop of retries due here (outbox_due.go).
-	outboxDue *dueSignal
 	// talk wakes the sessions' long-polls and logs refused senders once
 	// (conversation.go).
 	talk talkState
-	// closing ends the platform work under way when the broker closes.
-	closing context.Context
-	close   context.CancelFunc
 }
 
 // New returns a Broker for cfg.
@@ -131,6 +125,9 @@ func New(cfg Config) (*Broker, error) {
 	if cfg.PostTimeout == 0 {
 		cfg.PostTimeout = 15 * time.Second
 	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = DefaultGrace
+	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
 	}
@@ -152,10 +149,8 @@ func New(cfg Config) (*Broker, error) {
 		waiters:   map[string]map[chan *Question]func(){},
 		resolving: map[string]int{},
 		followers: map[string]map[chan struct{}]struct{}{},
-		ocfg:      cfg.Outbox.withDefaults(), kick: make(chan struct{}, 1),
-		due: newDueSignal(), known: newKnown(), outboxDue: newDueSignal(),
+		due:       due.New(), known: newKnown(),
 	}
-	b.closing, b.close = context.WithCancel(context.Background())
 	return b, nil
 }
 
@@ -189,10 +184,12 @@ func (b *Broker) Run(ctx context.Context) {
 }
 
 // Close ends the platform work under way on this instance and waits for
-// it; what is left stays in the store's outbox for the next instance.
+// it (Deliverer.Close); what is left stays in the store's outbox for the
+// next instance.
 func (b *Broker) Close() {
-	b.close()
-	b.updates.closeAndWait()
+	if b.delivery != nil {
+		b.delivery.Close()
+	}
 }
 
 // Ask validates req, stores the question as pending and posts it to every
@@ -203,6 +200,22 @@ func (b *Broker) Close() {
 // *LimitError (asking again for an existing one does not). When no target
 // can take the question it is resolved at once as unsupported.
 func (b *Broker) Ask(ctx context.Context, agent string, req *AskRequest) (*Question, bool, error) {
+	a, err := b.AskWithWarnings(ctx, agent, req)
+	return a.Question, a.Created, err
+}
+
+// AskWithWarnings is Ask that also returns the warnings for the agent: a
+// pending question that nobody watches says so (unwatched.go), and on a
+// route with unwatched: escalate it is escalated at once.
+func (b *Broker) AskWithWarnings(ctx context.Context, agent string, req *AskRequest) (Asked, error) {
+	q, created, err := b.ask(ctx, agent, req)
+	if err != nil {
+		return Asked{Question: q, Created: created}, err
+	}
+	return Asked{Question: q, Created: created, Warnings: b.unwatched(ctx, q, created)}, nil
+}
+
+func (b *Broker) ask(ctx context.Context, agent string, req *AskRequest) (*Question, bool, error) {
 	prompts, err := validateRequest(req)
 	if err != nil {
 		return nil, false, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -58,11 +59,11 @@ func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
 	// A long grace: an ask returns once its first posts are done, and on a
 	// busy machine they may take longer than the default 2 s.
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler),
-		Outbox: broker.OutboxConfig{Grace: 30 * time.Second}})
+	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler), Grace: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	ch := brokertest.NewChannel("chat")
 	b.Register(ch)
 	ctx, cancel := context.WithCancel(context.Background())

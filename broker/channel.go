@@ -192,4 +192,8 @@ type Route struct {
 	// Locale is the language of the route's copies (languages.go), as
 	// i18n.Parse returns it; "" leaves it to the channel.
 	Locale string `json:"locale,omitempty"`
+	// Unwatched says what happens to a question that nobody watches when
+	// it is asked (unwatched.go): UnwatchedWait (also "") or
+	// UnwatchedEscalate.
+	Unwatched string `json:"unwatched,omitempty"`
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -28,6 +29,7 @@ func TestCloseWhileAsking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	ch := brokertest.NewChannel("chat")
 	ch.PostDelay = 20 * time.Millisecond // posts under way while Close waits
 	b.Register(ch)
@@ -57,6 +59,7 @@ func TestCloseWhileAsking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b2, st2, outbox.Config{})
 	ch2 := brokertest.NewChannel("chat")
 	b2.Register(ch2)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/internal/testutil"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
@@ -79,10 +80,11 @@ func newTalkEnv(t *testing.T) *talkEnv {
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
 	logs := &testutil.Buffer{}
 	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, People: people,
-		Logger: slog.New(slog.NewTextHandler(logs, nil)), Outbox: broker.OutboxConfig{Grace: 30 * time.Second}})
+		Logger: slog.New(slog.NewTextHandler(logs, nil)), Grace: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	chat := &threadChannel{Channel: brokertest.NewChannel("chat")}
 	b.Register(chat)
 	b.Register(brokertest.NewChannel("plain"))

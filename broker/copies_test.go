@@ -9,6 +9,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -31,11 +32,11 @@ func TestCopiesOmitEditsOfChannelsThatEditNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "plain"}}}}
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Logger: slog.New(slog.DiscardHandler),
-		Outbox: broker.OutboxConfig{Poll: 10 * time.Millisecond}})
+	b, err := broker.New(broker.Config{Store: st, Routes: routes, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{Poll: 10 * time.Millisecond})
 	ch := brokertest.NewChannel("chat")
 	b.Register(ch)
 	b.Register(plainChannel{inner: brokertest.NewChannel("plain")})

@@ -15,22 +15,25 @@
 // it, the waiters get the resolved question from the resolving call itself
 // and the feed's wake for it is skipped, so that none reads it back.
 //
-// Platform calls go through the store's platform outbox (outbox*.go):
-// Create queues a post task per target that is not in-process, Resolve an
-// edit task per posted copy, each in the same atomic step as the change,
-// and the outbox of any instance claims a due task and makes one attempt
-// (RunOutbox, or deliverNow at once for the question just asked or
-// changed). An attempt takes a pacing slot (pacing.go), calls the channel
-// once, and records the outcome under its claim. A failed call is
-// classified in one place, Classify (failure.go), from how the channel
-// wrapped its error: Permanent ends the task, RetryAfter holds the chat's
-// pacing on every instance until the platform's wait, a timeout or any
-// other failure is retried with backoff until the task's deadline. The
-// task keeps the failure's class apart from its text, which is what
-// people and agents see of it (Copies); the channel's whole error goes to
-// the log only. The copies at in-process targets (the web inbox, the text
-// channel) are posted and edited here and now, without the outbox
-// (inprocess.go).
+// Platform calls go through the store's platform outbox: Create queues a
+// post task per target that is not in-process, Resolve an edit task per
+// posted copy, each in the same atomic step as the change. What carries
+// the tasks out is not here but in the package broker/outbox, which
+// imports the broker and which the broker never imports: the broker
+// reaches it through the Deliverer interface (delivery.go) that the
+// application wires with UseDeliverer (outbox.Attach does), asking it to
+// attempt a question's tasks at once (DeliverNow) when the question was
+// just asked or changed, and waiting for the first attempts up to the
+// grace (Config.Grace). What the broker keeps is the vocabulary both
+// sides and the channels share: the Target, the PlatformTask, and the
+// failure classes. A failed call is classified in one place, Classify
+// (failure.go), from how the channel wrapped its error (Permanent,
+// RetryAfter); the task keeps the failure's class apart from its text,
+// which is what people and agents see of it (Copies, failure_text.go);
+// the channel's whole error goes to the log only. When the post to every
+// target failed for good, UnsupportedIfNoTarget resolves the question.
+// The copies at in-process targets (the web inbox, the text channel) are
+// posted and edited here and now, without the outbox (inprocess.go).
 //
 // What a person sees of a question is one value built here, the Card
 // (card.go): its prompts with their options, ticks and commands, its

@@ -11,6 +11,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -79,11 +80,12 @@ func TestEditFindsTheCopyOfAPostThatJustEnded(t *testing.T) {
 		Logger: slog.New(slog.DiscardHandler),
 		// The other instance never reports its post: the ask does not
 		// wait for it long.
-		Outbox: broker.OutboxConfig{Grace: 10 * time.Millisecond},
+		Grace: 10 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, s, outbox.Config{})
 	ch := brokertest.NewChannel("chat")
 	b.Register(ch)
 	ctx := context.Background()

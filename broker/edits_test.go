@@ -10,6 +10,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -52,6 +53,7 @@ func TestSlowProgressEditNeverCoversTheOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	ch := &slowChannel{Channel: brokertest.NewChannel("chat"), release: make(chan struct{})}
 	b.Register(ch)
 	ctx := context.Background()
@@ -121,6 +123,7 @@ func TestOutcomeClaimedByProgressEditShownOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, rs, outbox.Config{})
 	rs.b = b
 	ch := brokertest.NewChannel("chat")
 	b.Register(ch)

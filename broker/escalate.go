@@ -132,6 +132,13 @@ func (b *Broker) scheduleEscalation(ctx context.Context, q *Question) *Question 
 // the step's route through the normal posting path, and every copy shows
 // the escalation. It reports whether this call took a step.
 func (b *Broker) Escalate(ctx context.Context, id string, now time.Time) (bool, error) {
+	return b.escalate(ctx, id, now, "")
+}
+
+// escalate takes the next escalation step of question id: at its time,
+// or, with a reason for taking it early (which the audit entry gives),
+// at now whatever its time.
+func (b *Broker) escalate(ctx context.Context, id string, now time.Time, early string) (bool, error) {
 	now = now.UTC().Truncate(time.Millisecond)
 	for range amendAttempts {
 		q, err := b.store.Get(ctx, id)
@@ -143,7 +150,7 @@ func (b *Broker) Escalate(ctx context.Context, id string, now time.Time) (bool, 
 		}
 		n := len(q.State.Escalations)
 		at := q.escalateAt(n)
-		if at.IsZero() || now.Before(at) || !now.Before(q.ExpiresAt) {
+		if at.IsZero() || (early == "" && now.Before(at)) || !now.Before(q.ExpiresAt) {
 			return false, nil
 		}
 		step := q.Policy.Escalate[n]
@@ -152,6 +159,9 @@ func (b *Broker) Escalate(ctx context.Context, id string, now time.Time) (bool, 
 		st.Escalations = append(st.Escalations, Escalation{Route: step.Route, At: now, Targets: route.Targets, Responders: route.Responders})
 		st.EscalateAt = q.escalateAt(n + 1)
 		entry := AuditEntry{At: now, Kind: AuditEscalated, Detail: "to " + step.Route}
+		if early != "" {
+			entry.Detail += ": " + early
+		}
 		done, err := b.store.Amend(ctx, id, q.State.Rev, Amendment{State: st, Audit: []AuditEntry{entry}})
 		b.known.forget(id)
 		if errors.Is(err, ErrConflict) {
@@ -195,7 +205,7 @@ func (b *Broker) postEscalated(ctx context.Context, q *Question, targets []Targe
 		return
 	}
 	// The first attempts are made now; failures are retried by the outbox.
-	grace := time.NewTimer(b.ocfg.Grace)
+	grace := time.NewTimer(b.cfg.Grace)
 	defer grace.Stop()
 	select {
 	case <-b.deliverNow(q.ID):

@@ -1,7 +1,5 @@
 package broker
 
-import "time"
-
 // UpdateCopies lets the external tests hand a version of a question to the
 // copy edits, as a change seen late would.
 func (b *Broker) UpdateCopies(q *Question) { b.updateCopies(q) }
@@ -11,7 +9,3 @@ var (
 	SniffFileType  = sniffFileType
 	FormatDuration = formatDuration
 )
-
-// MayHavePosted lets the external tests ask when a post looks for its
-// copy first.
-func (b *Broker) MayHavePosted(t PlatformTask, now time.Time) bool { return b.mayHavePosted(t, now) }

@@ -37,9 +37,9 @@ func (c FailureClass) Valid() bool {
 	return false
 }
 
-// mayHaveReached reports whether a call that failed so may have reached
+// MayHaveReached reports whether a call that failed so may have reached
 // the platform all the same: the answer was lost, not refused.
-func (c FailureClass) mayHaveReached() bool { return c == FailTimeout || c == FailUnreachable }
+func (c FailureClass) MayHaveReached() bool { return c == FailTimeout || c == FailUnreachable }
 
 // sentence is the bridge's own sentence for the class, shown when the
 // platform's words are not plain or not known.
@@ -75,7 +75,7 @@ func (f *Failure) Unwrap() error { return f.Err }
 
 // Text is what people and agents are shown of the failure, after its
 // class: one short sentence, the platform's own words for a refusal when
-// they are plain (outbox_errtext.go), never an address or a URL.
+// they are plain (failure_text.go), never an address or a URL.
 func (f *Failure) Text() string {
 	switch f.Class {
 	case FailPermanent:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/askbridge/askbridge/internal/i18n"
 )
@@ -107,7 +108,7 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 	case 1:
 		return b.answer(ctx, in, open[0].ID, 0, text)
 	}
-	return refuse(ErrInvalid, "Several questions are open here; reply to one, or type /answer <id> <choice>:\n%s", b.listText(open))
+	return refuse(ErrInvalid, "Several questions are open here; reply to one, or type /answer <id> <choice>:\n%s", b.listText(open, b.locationOf(in)))
 }
 
 // openHere lists the open questions of in's chat that in's user may
@@ -135,13 +136,13 @@ func (b *Broker) pendingHere(ctx context.Context, in Inbound) Reply {
 	if len(open) == 0 {
 		return Reply{OK: true, Text: "No open questions here."}
 	}
-	return Reply{OK: true, Text: fmt.Sprintf("%d open question(s):\n%s", len(open), b.listText(open))}
+	return Reply{OK: true, Text: fmt.Sprintf("%d open question(s):\n%s", len(open), b.listText(open, b.locationOf(in)))}
 }
 
-func (b *Broker) listText(qs []*Question) string {
+func (b *Broker) listText(qs []*Question, loc *time.Location) string {
 	var sb strings.Builder
 	for _, q := range qs {
-		fmt.Fprintf(&sb, "%s: %s (%s)\n", q.ID, q.Prompts[0].Question, BuildCard(q, Viewer{Now: b.cfg.Now(), Loc: b.cfg.Location}).StateLine())
+		fmt.Fprintf(&sb, "%s: %s (%s)\n", q.ID, q.Prompts[0].Question, BuildCard(q, Viewer{Now: b.cfg.Now(), Loc: loc}).StateLine())
 	}
 	return strings.TrimRight(sb.String(), "\n")
 }

@@ -1,54 +1,16 @@
 package broker
 
 import (
-	"sync"
 	"time"
 )
 
 // MaxIdle bounds how long a loop that acts on timed work (the timeouts
-// sweeper, the callback deliverer) sleeps when its
+// sweeper, the callback deliverer, the platform outbox) sleeps when its
 // store tells it when the next entry falls due. A loop learns of work
 // written on its own instance at once (a kick); work written by another
 // instance sharing the store, such as a question with a short deadline
 // asked there, is seen within MaxIdle at the latest.
 const MaxIdle = 10 * time.Second
-
-// dueSignal tells the sweeper of timed work written on this instance: the
-// earliest time noted since it last looked, and a channel that is
-// signalled when a note comes.
-type dueSignal struct {
-	mu sync.Mutex
-	at time.Time // earliest noted since the last take; zero when none
-	c  chan struct{}
-}
-
-func newDueSignal() *dueSignal { return &dueSignal{c: make(chan struct{}, 1)} }
-
-// note records that something falls due at t.
-func (d *dueSignal) note(t time.Time) {
-	if t.IsZero() {
-		return
-	}
-	d.mu.Lock()
-	if d.at.IsZero() || t.Before(d.at) {
-		d.at = t
-	}
-	d.mu.Unlock()
-	select {
-	case d.c <- struct{}{}:
-	default:
-	}
-}
-
-// take returns the earliest time noted since the last take, and forgets
-// it.
-func (d *dueSignal) take() time.Time {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t := d.at
-	d.at = time.Time{}
-	return t
-}
 
 // noteScheduled tells the sweeper when q's next timed step falls due: its
 // deadline, its next reminder, the end of its lease or its next
@@ -63,15 +25,15 @@ func (b *Broker) noteScheduled(q *Question) {
 			t = u
 		}
 	}
-	b.due.note(t)
+	b.due.Note(t)
 }
 
 // ScheduleWritten is signalled when a question asked or amended on this
 // instance adds timed work to the schedule; TakeScheduled then says when
 // the earliest of it falls due. The sweeper sleeps on it.
-func (b *Broker) ScheduleWritten() <-chan struct{} { return b.due.c }
+func (b *Broker) ScheduleWritten() <-chan struct{} { return b.due.C() }
 
 // TakeScheduled returns the earliest time at which timed work written on
 // this instance since the last call falls due, and forgets it; the zero
 // time when there was none.
-func (b *Broker) TakeScheduled() time.Time { return b.due.take() }
+func (b *Broker) TakeScheduled() time.Time { return b.due.Take() }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/askbridge/askbridge/internal/i18n"
@@ -31,10 +32,17 @@ type Person struct {
 	// Locale is the language the person reads ("de", "ja"; docs/languages.md):
 	// their direct messages and their web inbox are in it.
 	Locale string `yaml:"locale" json:"locale,omitempty"`
+	// Timezone is the IANA name of the person's time zone
+	// ("Asia/Tokyo"), in which the web inbox and the replies to their
+	// commands show times (optional: else their browser's zone, or the
+	// bridge's).
+	Timezone string `yaml:"timezone" json:"timezone,omitempty"`
 
 	// groups are the ids of the groups the person is in, set by
 	// NewPeople.
 	groups []string
+	// loc is Timezone loaded, set by NewPeople.
+	loc *time.Location
 }
 
 // PersonRef names the person behind an action: id and display name.
@@ -90,6 +98,11 @@ func NewPeople(people []Person, groups map[string][]string) (*People, error) {
 			pp.Locale = l
 		}
 		pp.Accounts = slices.Clone(p.Accounts)
+		loc, err := loadZone(p.Timezone)
+		if err != nil {
+			bad("%s.timezone (person %s): %v", f, p.ID, err)
+		}
+		pp.loc = loc
 		d.byID[p.ID] = &pp
 		d.order = append(d.order, p.ID)
 		web := WebChannel + ":" + p.ID

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -41,6 +42,7 @@ func newPolicyEnvOn(t *testing.T, targets []broker.Target, responders []string, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	chans := map[string]*brokertest.Channel{}
 	for _, tg := range targets {
 		if chans[tg.Channel] == nil {

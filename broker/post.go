@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/backoff"
 )
 
 // ReasonQuestionsOff is the reason of every question of an agent whose
@@ -22,7 +24,7 @@ const ReasonAnsweredAtTerminal = "answered at the terminal"
 // in-process targets are posted here and now. The store queued one post
 // per other target with the question; they are attempted at once, on the
 // broker's own context, and q is returned as it stands once they ended or
-// the grace (OutboxConfig.Grace) ran out, whichever is first: a target that
+// the grace (Config.Grace) ran out, whichever is first: a target that
 // fails for a while is retried by the outbox and the question stays
 // pending. When every target fails for good, the question is resolved as
 // unsupported with their reasons. Nothing here depends on ctx but the
@@ -43,7 +45,7 @@ func (b *Broker) post(ctx context.Context, q *Question) *Question {
 		return q
 	}
 	done := b.deliverNow(q.ID)
-	grace := time.NewTimer(b.ocfg.Grace)
+	grace := time.NewTimer(b.cfg.Grace)
 	defer grace.Stop()
 	select {
 	case claimed := <-done:
@@ -56,7 +58,7 @@ func (b *Broker) post(ctx context.Context, q *Question) *Question {
 			// no target is left, just after recording its failure: the
 			// ask does it now rather than answer before.
 			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.PostTimeout)
-			b.unsupportedIfNoTarget(uctx, q.ID)
+			b.UnsupportedIfNoTarget(uctx, q.ID)
 			cancel()
 		}
 	case <-grace.C:
@@ -88,7 +90,9 @@ func (b *Broker) awaitOtherPosts(ctx context.Context, id string, targets []Targe
 			others = append(others, t)
 		}
 	}
-	pause := 5 * time.Millisecond
+	// The store is read again at growing pauses (internal/backoff), from
+	// a few milliseconds to a tenth of a second.
+	pause := backoff.New(5*time.Millisecond, 100*time.Millisecond)
 	for len(others) > 0 {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.PostTimeout)
 		tasks, err := b.store.PlatformWork(rctx, id)
@@ -114,9 +118,8 @@ func (b *Broker) awaitOtherPosts(ctx context.Context, id string, targets []Targe
 			return true, failed
 		case <-ctx.Done():
 			return false, failed
-		case <-time.After(pause):
+		case <-time.After(pause.Next()):
 		}
-		pause = min(2*pause, 100*time.Millisecond)
 	}
 	return true, failed
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -119,17 +120,19 @@ func TestAskWaitsForAPostClaimedElsewhere(t *testing.T) {
 	creating := &createSpy{Store: mine, asked: asked}
 
 	// The grace is long: it bounds the test, it is not waited out.
-	b, err := broker.New(broker.Config{Store: creating, Routes: routes, Logger: slog.New(slog.DiscardHandler), Outbox: broker.OutboxConfig{Grace: time.Minute}})
+	b, err := broker.New(broker.Config{Store: creating, Routes: routes, Logger: slog.New(slog.DiscardHandler), Grace: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, creating, outbox.Config{})
 	t.Cleanup(b.Close)
 	b.Register(&refusingChannel{gate: make(chan struct{})}) // never called: the other instance posts
 
-	b2, err := broker.New(broker.Config{Store: other, Routes: routes, Logger: slog.New(slog.DiscardHandler), Outbox: broker.OutboxConfig{Poll: 5 * time.Millisecond}})
+	b2, err := broker.New(broker.Config{Store: other, Routes: routes, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b2, other, outbox.Config{Poll: 5 * time.Millisecond})
 	refuses := &refusingChannel{gate: mine.gate}
 	b2.Register(refuses)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -32,6 +33,7 @@ func TestNobodyAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	ch := brokertest.NewChannel("chat")
 	b.Register(ch)
 	t.Cleanup(b.Close)

@@ -108,7 +108,7 @@ func (b *Broker) Remind(ctx context.Context, id string) error {
 	}
 	// The first attempts are made now, as the sweeper expects of a
 	// reminder it marked sent; failures are retried by the outbox.
-	grace := time.NewTimer(b.ocfg.Grace)
+	grace := time.NewTimer(b.cfg.Grace)
 	defer grace.Stop()
 	select {
 	case <-b.deliverNow(id):

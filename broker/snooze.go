@@ -20,21 +20,22 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 		return b.refuseIn(ctx, in, q, ErrInvalid, AuditNoSnooze, func(w *i18n.Printer) string { return w.T("reply.snooze_none", q.ID) })
 	}
 	by := *in.Responder()
+	loc := b.locationOf(in)
 	q, refused = b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
 		now := b.now()
 		limit := q.CreatedAt.Add(q.Policy.longest())
 		switch {
 		case !now.Before(q.ExpiresAt):
-			r := Reply{Text: ClosedText(q, b.cfg.Location), Question: q, Err: ErrClosed}
+			r := Reply{Text: ClosedText(q, loc), Question: q, Err: ErrClosed}
 			return Amendment{}, &r
 		case len(q.State.Snoozes) >= sp.Max:
 			r := b.refuseIn(ctx, in, q, ErrLimit, AuditNoSnooze, func(w *i18n.Printer) string {
-				return w.T("reply.snooze_limit", q.ID, len(q.State.Snoozes), sp.Max, whenText(w, q.ExpiresAt, b.cfg.Now(), b.cfg.Location))
+				return w.T("reply.snooze_limit", q.ID, len(q.State.Snoozes), sp.Max, whenText(w, q.ExpiresAt, b.cfg.Now(), loc))
 			})
 			return Amendment{}, &r
 		case !q.ExpiresAt.Before(limit):
 			r := b.refuseIn(ctx, in, q, ErrLimit, AuditNoSnooze, func(w *i18n.Printer) string {
-				return w.T("reply.snooze_latest", q.ID, whenText(w, q.ExpiresAt, b.cfg.Now(), b.cfg.Location))
+				return w.T("reply.snooze_latest", q.ID, whenText(w, q.ExpiresAt, b.cfg.Now(), loc))
 			})
 			return Amendment{}, &r
 		}
@@ -62,7 +63,7 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 	b.log.Info("question snoozed", "question_id", q.ID, "expires_at", q.ExpiresAt)
 	b.updateCopies(q)
 	w := b.words(in, q)
-	return Reply{OK: true, Text: w.T("reply.snoozed", q.ID, whenText(w, q.ExpiresAt, b.cfg.Now(), b.cfg.Location), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
+	return Reply{OK: true, Text: w.T("reply.snoozed", q.ID, whenText(w, q.ExpiresAt, b.cfg.Now(), loc), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
 }
 
 // longest is how far from its creation a question's deadline may be

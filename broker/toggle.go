@@ -78,7 +78,7 @@ func (b *Broker) showOne(ctx context.Context, in Inbound, id string) Reply {
 	if refused != nil {
 		return *refused
 	}
-	text := b.listText([]*Question{q})
+	text := b.listText([]*Question{q}, b.locationOf(in))
 	if next := q.NextOpen(); len(q.Prompts) > 1 && next >= 0 {
 		text += fmt.Sprintf("\nNow question %d of %d: %s", next+1, len(q.Prompts), q.Prompts[next].Question)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -49,6 +50,7 @@ func (e *env) open(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	b.Register(brokertest.NewChannel("test"))
 	e.st, e.b = st, b
 }

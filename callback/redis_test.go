@@ -8,6 +8,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	redisstore "github.com/askbridge/askbridge/store/redis"
 	"github.com/askbridge/askbridge/store/redis/redistest"
 )
@@ -33,6 +34,7 @@ func TestRedisInstancesShareTheOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, one, outbox.Config{})
 	b.Register(brokertest.NewChannel("test"))
 	e := &env{st: one, b: b}
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/cli"
 	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
@@ -72,12 +73,14 @@ type bridge struct {
 // startBridge serves a bridge on the SQLite file path at addr
 // ("127.0.0.1:0" picks a port). Route "default" posts to the auto
 // channel; route "nowhere" to a channel that is not configured; route
+// "quiet" to the text channel, which nobody watches; route
 // "snoozy" to the auto channel, and people may snooze its questions.
 func startBridge(path, addr string, respond responder) (*bridge, error) {
 	sb, err := sqlitetest.Start(path, func(c *broker.Config) {
 		c.Routes = map[string]broker.Route{
 			"default": {Targets: []broker.Target{{Channel: "auto", Chat: "room"}}},
 			"nowhere": {Targets: []broker.Target{{Channel: "sms", Chat: "+100"}}},
+			"quiet":   {Targets: []broker.Target{{Channel: cli.Name}}},
 			"snoozy": {Targets: []broker.Target{{Channel: "auto", Chat: "room"}},
 				Policy: broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(30 * time.Minute), Max: 2}}},
 		}
@@ -87,6 +90,7 @@ func startBridge(path, addr string, respond responder) (*bridge, error) {
 	}
 	ch := &autoChannel{b: sb.Broker, copies: sb.Store, respond: respond, ctx: sb.Ctx}
 	sb.Register(ch)
+	sb.Register(&cli.Channel{})
 	var ln net.Listener
 	for range 50 { // the old server's port may take a moment to free
 		if ln, err = net.Listen("tcp", addr); err == nil {

@@ -49,6 +49,12 @@ type Client struct {
 	// goes on either way: it ends when the question does, not at a
 	// deadline it once saw.
 	OnExtended func(Result)
+	// OnWarnings, when set, is told when the submit of a blocking ask
+	// (AskRaw, Ask) is answered with warnings while its question is
+	// pending (after the submit's wait, Question.Wait): the question as it
+	// then stands, with its Warnings. The ask goes on; its Result carries
+	// the same warnings when it ends.
+	OnWarnings func(Result)
 	// SessionID names the session of every ask that names none; New sets
 	// a random one ("sdk-…"), one per Client. A bridge requires each ask
 	// of an agent with a key to name its session and its call.
@@ -307,7 +313,14 @@ func (c *Client) AskRaw(ctx context.Context, q Question) (*Result, error) {
 			// already shows (it ended the submit's wait) is news.
 			snoozes := 0
 			c.extended(&snoozes, res)
-			return c.wait(ctx, res.ID, r, snoozes)
+			if len(res.Warnings) > 0 && c.OnWarnings != nil {
+				c.OnWarnings(*res)
+			}
+			end, err := c.wait(ctx, res.ID, r, snoozes)
+			if end != nil && len(end.Warnings) == 0 {
+				end.Warnings = res.Warnings
+			}
+			return end, err
 		}
 		if err := r.pause(ctx, err); err != nil {
 			return nil, err

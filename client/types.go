@@ -148,6 +148,11 @@ type Result struct {
 	Snoozes int `json:"snoozes,omitempty"`
 	// Conversation is true for a question of a live agent session.
 	Conversation bool `json:"conversation,omitempty"`
+	// Warnings come with the answer to an ask (Submit, and what Ask and
+	// AskRaw return): what may keep the question from being answered,
+	// such as "nobody is watching the web inbox; the question will wait
+	// until 14:30 UTC, then time out with no answer".
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // The fallbacks of a timed-out question. Prompts people answered keep

@@ -40,6 +40,17 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 	session, call := s.ids(req)
 	ctx, done := s.leases.call(ctx, sessionOf(req), header(req))
 	defer done()
+	if req.Params.RequestState != "" {
+		// The local form's response (racelocal_mrtr.go).
+		out, res := s.resumeLocal(ctx, req, &in, asker)
+		if out != nil {
+			return out, nil
+		}
+		return s.await(ctx, req, asker, res, len(in.Questions), lease, nil), nil
+	}
+	if len(req.Params.InputResponses) > 0 {
+		return toolError(errNoState), nil
+	}
 	q := in.question(session, call)
 	if lease > 0 {
 		q.Lease = lease.String()
@@ -74,35 +85,48 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		s.leases.hold(asker, sessionOf(req), res, lease)
 		return s.result(ctx, asker, res), nil
 	}
+	if out := s.askLocal(req, &in, res.ID); out != nil {
+		s.leases.hold(asker, sessionOf(req), res, lease)
+		return out, nil
+	}
+	return s.await(ctx, req, asker, res, len(in.Questions), lease, s.startLocal(ctx, req, &in, res.ID)), nil
+}
+
+// await waits for the answer to question res of a call, racing it
+// against the local form race when there is one, and returns the call's
+// result.
+func (s *Server) await(ctx context.Context, req *sdk.CallToolRequest, asker Asker, res *client.Result, prompts int, lease time.Duration, race *localRace) *sdk.CallToolResult {
+	warnings := res.Warnings
 	stop, seen := s.progress(ctx, req, res)
 	defer stop()
-	race := s.startLocal(ctx, req, &in, res.ID)
 	defer race.stop()
 	wctx, wdone := race.waitContext(ctx)
 	defer wdone()
-	res, err = s.waitFor(wctx, asker, res.ID, 0, seen)
+	id := res.ID
+	res, err := s.waitFor(wctx, asker, id, 0, seen)
 	if race.won() && ctx.Err() == nil && s.draining.Err() == nil && (err != nil || !res.Terminal()) {
-		if r := s.settleLocal(ctx, asker, res.ID, race); r != nil {
-			return r, nil
+		if r := s.settleLocal(ctx, asker, id, race); r != nil {
+			return r
 		}
-		res, err = s.waitFor(ctx, asker, res.ID, 0, seen)
+		res, err = s.waitFor(ctx, asker, id, 0, seen)
 	}
+	res = keepWarnings(res, warnings)
 	if err == nil && res.Terminal() {
-		return s.result(ctx, asker, res), nil
+		return s.result(ctx, asker, res)
 	}
 	if ctx.Err() == nil && s.draining.Err() != nil && err == nil {
 		s.leases.hold(asker, sessionOf(req), res, lease)
-		return withText("The bridge is restarting. "+pendingText(res), outcomeOf(res)), nil
+		return withText("The bridge is restarting. "+pendingText(res), outcomeOf(res))
 	}
 	if ctx.Err() != nil {
 		s.cancelAbandoned(ctx, asker, res, err)
-		return toolError(fmt.Errorf("the request was cancelled; question %s was cancelled too", idOf(res))), nil
+		return toolError(fmt.Errorf("the request was cancelled; question %s was cancelled too", idOf(res)))
 	}
 	if err != nil {
-		return toolError(bridgeError(err, len(in.Questions))), nil
+		return toolError(bridgeError(err, prompts))
 	}
 	s.leases.hold(asker, sessionOf(req), res, lease)
-	return s.result(ctx, asker, res), nil // pending: only when the wait ended otherwise
+	return s.result(ctx, asker, res) // pending: only when the wait ended otherwise
 }
 
 // sessionOf is the id of the call's MCP session ("" on stdio, whose

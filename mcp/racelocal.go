@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,10 +18,10 @@ import (
 // server also sends the client an elicitation/create with the same
 // prompts (racelocal_form.go), and the first answer wins:
 //
-//   - accepted at the terminal: the question is closed in the bridge with
-//     the reason ReasonAnsweredLocally, the call the hooks make for a
-//     prompt settled at the terminal, which edits every chat copy; the
-//     call returns the form's answers, answered_by the terminal;
+//   - accepted at the terminal: the bridge records the form's answers as
+//     the question's answer, given by the terminal with the reason
+//     ReasonAnsweredLocally (TerminalAnswerer), which edits every chat
+//     copy; the call returns that answer;
 //   - declined at the terminal: closed likewise with ReasonDeclinedLocally,
 //     and the call returns the question declined;
 //   - dismissed (cancel), or the client cannot show the form: chat alone
@@ -36,7 +37,17 @@ const (
 
 // terminalChannel is the channel of answered_by for an answer given in
 // the client's own form.
-const terminalChannel = "terminal"
+const terminalChannel = broker.TerminalChannel
+
+// TerminalAnswerer is implemented by Askers that record an answer given
+// at the agent's own screen (*client.Client does). Without one, a form
+// accepted at the terminal closes the question as cancelled with the
+// reason ReasonAnsweredLocally, and only the call returns the answers.
+type TerminalAnswerer interface {
+	AnswerAtTerminal(ctx context.Context, id, clientName string, answers map[string]client.Answer) (*client.Result, error)
+}
+
+var _ TerminalAnswerer = (*client.Client)(nil)
 
 // localRace is the elicitation of one ask_user call, in flight.
 type localRace struct {
@@ -58,7 +69,8 @@ func (s *Server) startLocal(ctx context.Context, req *sdk.CallToolRequest, in *A
 		return nil
 	}
 	ip := req.Session.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || shapeOf(ip.ProtocolVersion) == shapeExtension {
+		// On 2026-07-28 the form goes in the result (racelocal_mrtr.go).
 		return nil
 	}
 	if c := ip.Capabilities.Elicitation; c.Form == nil && c.URL != nil {
@@ -150,7 +162,26 @@ func (s *Server) settleLocal(ctx context.Context, a Asker, id string, r *localRa
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, err := a.Cancel(cctx, id, reason)
+	var err error
+	if ta, ok := a.(TerminalAnswerer); ok && out.Status == client.StatusAnswered {
+		var res *client.Result
+		res, err = ta.AnswerAtTerminal(cctx, id, r.who.User, out.Answers)
+		if err == nil {
+			s.log.Info("mcp question answered at the terminal", "question_id", id)
+			return s.result(ctx, a, res)
+		}
+		if isInvalid(err) {
+			s.log.Warn("mcp: the bridge refused the local answer, chat decides", "question_id", id, "err", err)
+			return nil
+		}
+		if isMissingRoute(err) {
+			// A bridge without the endpoint: close the question as the
+			// hooks do.
+			_, err = a.Cancel(cctx, id, reason)
+		}
+	} else {
+		_, err = a.Cancel(cctx, id, reason)
+	}
 	var ae *client.APIError
 	switch {
 	case errors.As(err, &ae) && ae.StatusCode < 500:
@@ -165,4 +196,17 @@ func (s *Server) settleLocal(ctx context.Context, a Asker, id string, r *localRa
 	}
 	s.log.Info("mcp question settled at the terminal", "question_id", id, "status", out.Status)
 	return resultFor(out)
+}
+
+// isInvalid reports whether the bridge refused a request as bad input.
+func isInvalid(err error) bool {
+	var ae *client.APIError
+	return errors.As(err, &ae) && ae.StatusCode == 400
+}
+
+// isMissingRoute reports whether the bridge has no such endpoint (an
+// older bridge).
+func isMissingRoute(err error) bool {
+	var ae *client.APIError
+	return errors.As(err, &ae) && (ae.StatusCode == 405 || ae.StatusCode == 404 && strings.HasPrefix(ae.Message, "no such endpoint"))
 }

@@ -187,15 +187,15 @@ func TestRaceLocalAnswerFirst(t *testing.T) {
 
 	// Every chat copy says it was answered at the terminal.
 	edit := closedCopy(t, br)
-	if edit.Status != broker.StatusCancelled || edit.Reason != mcp.ReasonAnsweredLocally {
-		t.Errorf("chat copy edited to %s %q, want cancelled %q", edit.Status, edit.Reason, mcp.ReasonAnsweredLocally)
+	if edit.Status != broker.StatusAnswered || edit.Reason != mcp.ReasonAnsweredLocally {
+		t.Errorf("chat copy edited to %s %q, want answered %q", edit.Status, edit.Reason, mcp.ReasonAnsweredLocally)
 	}
 	q, err := br.api.Get(context.Background(), o.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.Status != client.StatusCancelled || q.Reason != mcp.ReasonAnsweredLocally {
-		t.Errorf("bridge has the question %s %q, want cancelled %q", q.Status, q.Reason, mcp.ReasonAnsweredLocally)
+	if q.Status != client.StatusAnswered || q.Reason != mcp.ReasonAnsweredLocally || q.AnsweredBy == nil || q.AnsweredBy.Channel != "terminal" {
+		t.Errorf("bridge has the question %s %q by %+v, want answered at the terminal", q.Status, q.Reason, q.AnsweredBy)
 	}
 	// A late chat answer changes nothing.
 	reply := br.b.HandleInbound(context.Background(), broker.Inbound{Channel: "room", Chat: "c1", User: "u1", Name: "ana", Text: "/answer " + o.ID + ".1 1"})
@@ -297,8 +297,7 @@ func TestRaceLocalDismissed(t *testing.T) {
 
 // TestRaceLocalChatOnly: no form is sent to a client without
 // elicitation, nor for a prompt the client's protocol cannot put in a
-// form (several choices before 2025-11-25), nor on 2026-07-28, where a
-// request in progress cannot send one; chat answers as usual.
+// form (several choices before 2025-11-25); chat answers as usual.
 func TestRaceLocalChatOnly(t *testing.T) {
 	multi := map[string]any{"questions": []any{map[string]any{"question": "Which regions?", "multi_select": true, "options": []any{
 		map[string]any{"label": "Europe"}, map[string]any{"label": "Asia"},
@@ -312,7 +311,6 @@ func TestRaceLocalChatOnly(t *testing.T) {
 	}{
 		{"client without elicitation", "", nil},
 		{"several choices on 2025-06-18", "2025-06-18", acceptAsia},
-		{"protocol 2026-07-28", "2026-07-28", acceptAsia},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			br := startBridge(t)

@@ -30,6 +30,8 @@ type Outcome struct {
 	// AnsweredBy is the same object as the HTTP API's answered_by.
 	AnsweredBy *client.Responder `json:"answered_by,omitempty" jsonschema:"who answered or declined: channel, user and name; absent for a timeout"`
 	ExpiresAt  *time.Time        `json:"expires_at,omitempty" jsonschema:"when a pending question times out"`
+	// Warnings are the bridge's warnings when the question was asked.
+	Warnings []string `json:"warnings,omitempty" jsonschema:"what may keep the question from being answered, said when it was asked: nobody watching the channels it went to, when it will time out and what happens then"`
 }
 
 // outcomeOptions infer the schema of an Outcome: an answer's value is any
@@ -40,7 +42,7 @@ var outcomeOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsons
 
 // outcomeOf is the structured view of a bridge result.
 func outcomeOf(r *client.Result) Outcome {
-	o := Outcome{ID: r.ID, Status: r.Status, Fallback: r.Fallback, Reason: r.Reason, NotReady: r.NotReady, AnsweredBy: r.AnsweredBy}
+	o := Outcome{ID: r.ID, Status: r.Status, Fallback: r.Fallback, Reason: r.Reason, NotReady: r.NotReady, AnsweredBy: r.AnsweredBy, Warnings: r.Warnings}
 	if len(r.Answers) > 0 {
 		o.Answers = r.Answers
 	}
@@ -181,7 +183,24 @@ func answersJSON(a map[string]client.Answer) string {
 // resultFor is the tool result of a bridge result: text for the model and
 // the same as structured content.
 func resultFor(r *client.Result) *sdk.CallToolResult {
-	return withText(outcomeText(r), outcomeOf(r))
+	return withText(outcomeText(r)+warningsText(r), outcomeOf(r))
+}
+
+// warningsText is a line per warning of r's ask, after the outcome.
+func warningsText(r *client.Result) string {
+	var b strings.Builder
+	for _, w := range r.Warnings {
+		b.WriteString("\nWarning: " + w + ".")
+	}
+	return b.String()
+}
+
+// keepWarnings gives res, read after the ask, the warnings of the ask.
+func keepWarnings(res *client.Result, warnings []string) *client.Result {
+	if res != nil && len(res.Warnings) == 0 {
+		res.Warnings = warnings
+	}
+	return res
 }
 
 func withText(text string, o Outcome) *sdk.CallToolResult {

@@ -128,6 +128,15 @@ type Server struct {
 	// streams are the connections of Run that carry the status
 	// notifications of tasks (tasks_stream.go).
 	streams taskStreams
+	// stateKey signs the requestState of local forms on 2026-07-28
+	// (racelocal_mrtr.go).
+	stateKey []byte
+	// forms are the local forms of this server's tasks
+	// (tasks_input.go).
+	forms taskForms
+	// taps are the responses that can carry task status notifications
+	// over HTTP (tasks_tap.go).
+	taps taps
 }
 
 // New returns a Server for cfg.
@@ -170,6 +179,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, submitRetry: cfg.Unreachable, leases: newLeases(), sessions: newSessions(cfg.SessionsPerAgent)}
 	s.draining, s.drain = context.WithCancel(context.Background())
+	s.stateKey = make([]byte, 32)
+	_, _ = rand.Read(s.stateKey)
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "askbridge", Title: "askbridge", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: serverInstructions,
 		Logger:       cfg.Logger,
@@ -255,8 +266,12 @@ func (s *Server) HTTPHandler() http.Handler {
 		r.Header.Del(slotHeader)
 		r.Header.Del(taskHeader)
 		r.Header.Del(streamHeader)
+		r.Header.Del(tapHeader)
 		if r.Method == http.MethodPost {
-			liftTask(r)
+			body := liftTask(r)
+			var forget func()
+			w, forget = s.tapFor(w, r, body)
+			defer forget()
 		}
 		session := r.Header.Get(sessionIDHeader)
 		switch {

@@ -104,6 +104,9 @@ type taskCall struct {
 	declared bool
 	param    string
 	stream   string
+	// tap names the response of an HTTP request that can carry status
+	// notifications (tasks_tap.go).
+	tap string
 }
 
 // taskParams are the params of the task methods; the middleware hands
@@ -133,8 +136,8 @@ func (p *taskListParams) bindCall(c taskCall) { p.call = c }
 // taskUpdateParams are the params of the extension's tasks/update.
 type taskUpdateParams struct {
 	sdk.ParamsBase
-	TaskID         string                     `json:"taskId"`
-	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+	TaskID         string               `json:"taskId"`
+	InputResponses sdk.InputResponseMap `json:"inputResponses,omitempty"`
 	call           taskCall
 }
 
@@ -152,7 +155,7 @@ func callOf(req sdk.Request) taskCall {
 	var c taskCall
 	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
 		c.header = ex.Header
-		c.param, c.stream = ex.Header.Get(taskHeader), ex.Header.Get(streamHeader)
+		c.param, c.stream, c.tap = ex.Header.Get(taskHeader), ex.Header.Get(streamHeader), ex.Header.Get(tapHeader)
 		if c.stream != "" {
 			// A stdio request: its header only says it is a task call.
 			c.header = nil

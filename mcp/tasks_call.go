@@ -76,6 +76,12 @@ func (s *Server) taskCallTool(ctx context.Context, req *sdk.CallToolRequest) (sd
 	if c.shape == shape2025 && c.stream != "" {
 		s.watchTask(c.stream, a, res)
 	}
+	if c.shape == shapeExtension {
+		var in AskInput
+		if decodeArgs(req.Params.Arguments, &in) == nil {
+			s.offerTaskForm(req, &in, res.ID)
+		}
+	}
 	reply := &taskReply{task: taskOf(res, nil), shape: c.shape, form: formCreated}
 	reply.Meta = sdk.Meta{
 		metaRelatedTask: relatedTask(res.ID),
@@ -185,9 +191,9 @@ func (s *Server) taskIDs(req *sdk.CallToolRequest, c taskCall) (session, call st
 
 // liftTask gives a POST whose body is a tools/call with params.task that
 // param in taskHeader, which the SDK's request keeps (its params drop
-// it). The body is left as it was for the SDK; one over the SDK's limit
-// is not read further (the SDK refuses it).
-func liftTask(r *http.Request) {
+// it), and returns the body it read. The body is left as it was for the
+// SDK; one over the SDK's limit is not read further (the SDK refuses it).
+func liftTask(r *http.Request) []byte {
 	body, err := io.ReadAll(io.LimitReader(r.Body, sdk.DefaultMaxRequestBodyBytes+1))
 	rest := io.Reader(r.Body)
 	if err != nil {
@@ -195,11 +201,12 @@ func liftTask(r *http.Request) {
 	}
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), r.Body}
 	if err != nil || !bytes.Contains(body, []byte(`"task"`)) {
-		return
+		return body
 	}
 	if param, ok := taskParam(body); ok {
 		r.Header.Set(taskHeader, param)
 	}
+	return body
 }
 
 type readCloser struct {

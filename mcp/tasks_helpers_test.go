@@ -19,6 +19,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/client"
 	"github.com/askbridge/askbridge/mcp"
 	redisstore "github.com/askbridge/askbridge/store/redis"
@@ -96,10 +97,15 @@ func runTaskBridge(t *testing.T, store string, open func(t *testing.T) taskStore
 		}},
 		"oncall": {Targets: []broker.Target{{Channel: "room", Chat: "c2"}}},
 		"quiet":  {},
+		// doomed posts to a chat that failDoomed makes fail for good.
+		"doomed": {Targets: []broker.Target{{Channel: "room", Chat: "c9"}}},
+		// guarded refuses answers from the requester.
+		"guarded": {Targets: []broker.Target{{Channel: "room", Chat: "c1"}}, Policy: broker.Policy{ForbidRequester: true}},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	outbox.Attach(b, st, outbox.Config{})
 	ch := brokertest.NewChannel("room")
 	b.Register(ch)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -121,6 +127,14 @@ func runTaskBridge(t *testing.T, store string, open func(t *testing.T) taskStore
 	}
 	t.Cleanup(stop)
 	return &taskBridge{store: store, st: st, b: b, ch: ch, url: hs.URL, open: open, stop: stop}
+}
+
+// failDoomed makes the posts of the route "doomed" fail for good, after
+// the ask's grace: its question is asked (a task is made), then the
+// bridge resolves it unsupported.
+func (br *taskBridge) failDoomed() {
+	br.ch.Fail = map[string]error{"c9": errors.New("chat not found")}
+	br.ch.PostDelay = 2500 * time.Millisecond
 }
 
 // another starts another bridge on the same data: on SQLite this one is
@@ -218,6 +232,11 @@ type (
 		TTLMs          *int64          `json:"ttlMs"`
 		PollIntervalMs int64           `json:"pollIntervalMs"`
 		Result         json.RawMessage `json:"result"`
+		Error          *jsonrpc.Error  `json:"error"`
+		InputRequests  map[string]struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		} `json:"inputRequests"`
 	}
 	taskResult struct {
 		sdk.ResultBase
@@ -236,7 +255,12 @@ type (
 // extension it declares io.modelcontextprotocol/tasks.
 func taskClient(t *testing.T, ttl int64, extension bool) *sdk.Client {
 	t.Helper()
-	opts := &sdk.ClientOptions{}
+	return taskClientWith(t, ttl, extension, &sdk.ClientOptions{})
+}
+
+// taskClientWith is taskClient with opts (an elicitation handler).
+func taskClientWith(t *testing.T, ttl int64, extension bool, opts *sdk.ClientOptions) *sdk.Client {
+	t.Helper()
 	if extension {
 		opts.Capabilities = &sdk.ClientCapabilities{}
 		opts.Capabilities.AddExtension(mcp.ExtensionTasks, nil)
@@ -310,11 +334,21 @@ func connectHTTP(t *testing.T, c *sdk.Client, url, key string) *sdk.ClientSessio
 // mcp` does) and connects c to the other; Run ends with the test.
 func connectStdio(t *testing.T, s *mcp.Server, c *sdk.Client) *sdk.ClientSession {
 	t.Helper()
+	return connectStdioAt(t, s, c, "")
+}
+
+// connectStdioAt is connectStdio on protocol version (the newest when "").
+func connectStdioAt(t *testing.T, s *mcp.Server, c *sdk.Client, version string) *sdk.ClientSession {
+	t.Helper()
 	st, ct := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() { defer close(ran); _ = s.Run(ctx, st) }()
-	cs, err := c.Connect(context.Background(), ct, nil)
+	var opts *sdk.ClientSessionOptions
+	if version != "" {
+		opts = &sdk.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := c.Connect(context.Background(), ct, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

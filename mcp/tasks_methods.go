@@ -51,6 +51,9 @@ func (s *Server) taskGet(ctx context.Context, _ *sdk.ServerSession, p *taskIDPar
 	if p.call.shape == shapeExtension && r.task.status == taskCompleted {
 		r.result = s.result(ctx, a, res)
 	}
+	if p.call.shape == shapeExtension {
+		r.inputs = s.withInput(&r.task)
+	}
 	return r, nil
 }
 
@@ -63,7 +66,12 @@ func (s *Server) taskResult(ctx context.Context, _ *sdk.ServerSession, p *taskID
 		return nil, err
 	}
 	if !res.Terminal() {
+		stop := func(*client.Result) {}
+		if p.call.tap != "" && p.call.shape == shape2025 {
+			stop = s.tapStatus(ctx, p.call.tap, a, res)
+		}
 		res, err = s.waitFor(ctx, a, res.ID, 0, func(*client.Result) {})
+		stop(res)
 		switch {
 		case err != nil:
 			return nil, s.lookupError(ctx, a, p.TaskID, err)
@@ -79,6 +87,11 @@ func (s *Server) taskResult(ctx context.Context, _ *sdk.ServerSession, p *taskID
 	}
 	out := s.result(ctx, a, res)
 	out.Meta = sdk.Meta{metaRelatedTask: relatedTask(res.ID)}
+	if taskOf(res, nil).status == taskFailed {
+		// A failed task's result is an error result, as the
+		// specification pairs them.
+		out.IsError = true
+	}
 	return out, nil
 }
 
@@ -104,6 +117,7 @@ func (s *Server) taskCancel(ctx context.Context, _ *sdk.ServerSession, p *taskID
 		return nil, s.lookupError(ctx, a, p.TaskID, err)
 	}
 	s.leases.release(res.ID)
+	s.forms.take(res.ID)
 	s.log.Info("mcp task cancelled", "question_id", res.ID)
 	if p.call.shape == shapeExtension {
 		return &taskReply{shape: shapeExtension, form: formAck}, nil
@@ -111,16 +125,18 @@ func (s *Server) taskCancel(ctx context.Context, _ *sdk.ServerSession, p *taskID
 	return &taskReply{task: taskOf(res, nil), shape: shape2025, form: formTask}, nil
 }
 
-// taskUpdate is the extension's tasks/update. A question never waits for
-// input from the client, so no input request is ever outstanding: the
-// responses are ignored, as the extension says of responses to requests
-// that are not, and the update is acknowledged for a task that exists.
+// taskUpdate is the extension's tasks/update. The one input request a
+// task makes is its local form (tasks_input.go): its response settles the
+// race before the acknowledgement. Responses to requests that are not
+// outstanding are ignored, as the extension says, and the update is
+// acknowledged for a task that exists.
 func (s *Server) taskUpdate(ctx context.Context, _ *sdk.ServerSession, p *taskUpdateParams) (*taskReply, error) {
-	if _, _, err := s.lookup(ctx, p.call, p.TaskID); err != nil {
+	a, res, err := s.lookup(ctx, p.call, p.TaskID)
+	if err != nil {
 		return nil, err
 	}
-	if len(p.InputResponses) > 0 {
-		s.log.Debug("mcp tasks/update: no input request is outstanding; responses ignored", "question_id", p.TaskID, "responses", len(p.InputResponses))
+	if len(p.InputResponses) > 0 && !res.Terminal() {
+		s.answerTaskForm(ctx, a, res.ID, p.InputResponses)
 	}
 	return &taskReply{shape: p.call.shape, form: formAck}, nil
 }
@@ -159,7 +175,11 @@ func (s *Server) taskList(ctx context.Context, _ *sdk.ServerSession, p *taskList
 			page.next = encodeCursor(cursor{Created: last.created, ID: last.id})
 			break
 		}
-		page.tasks = append(page.tasks, taskOf(q, nil))
+		t := taskOf(q, nil)
+		if p.call.shape == shapeExtension {
+			s.withInput(&t)
+		}
+		page.tasks = append(page.tasks, t)
 	}
 	return page, nil
 }

@@ -21,14 +21,14 @@ import (
 // connection is wrapped (taskConn) and writes them beside the SDK's
 // messages. The same wrapper gives a tools/call its params.task, which
 // the SDK's params drop. Over HTTP the server has no stream to put them
-// on outside a request (it offers no standalone GET stream): clients
-// there poll tasks/get, or wait in tasks/result.
+// on outside a request (it offers no standalone GET stream): they go on
+// the stream of a tasks/result that waits (tasks_tap.go).
 //
 // A task gets notifications when it was made with params.task
 // (2025-11-25) on such a connection: one when someone snoozes its question
 // (with the new deadline), one when it is escalated, and one when it
-// ends. The extension's notifications need a subscriptions/listen with
-// taskIds, which the SDK's listen does not carry: extension clients poll.
+// ends. The extension's come on a subscriptions/listen that names the
+// tasks, served by the same wrapper (tasks_listen.go).
 
 // taskStreams are the connections of Run that carry status
 // notifications, by id.
@@ -47,6 +47,9 @@ type taskStream struct {
 
 	mu   sync.Mutex
 	conn *taskConn
+	// listens are the listens for task statuses open on the connection
+	// (tasks_listen.go).
+	listens listens
 }
 
 // streamTasks wraps t so that its connection carries the status
@@ -61,7 +64,7 @@ func (s *Server) streamTasks(ctx context.Context, t sdk.Transport) (wrapped sdk.
 	}
 	s.streams.byID[st.id] = st
 	s.streams.mu.Unlock()
-	return &taskTransport{inner: t, st: st}, func() {
+	return &taskTransport{inner: t, st: st, srv: s}, func() {
 		s.streams.mu.Lock()
 		delete(s.streams.byID, st.id)
 		s.streams.mu.Unlock()
@@ -74,6 +77,7 @@ func (s *Server) streamTasks(ctx context.Context, t sdk.Transport) (wrapped sdk.
 type taskTransport struct {
 	inner sdk.Transport
 	st    *taskStream
+	srv   *Server
 }
 
 // Connect implements sdk.Transport.
@@ -82,7 +86,7 @@ func (t *taskTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := &taskConn{Connection: c, stream: t.st.id}
+	tc := &taskConn{Connection: c, stream: t.st.id, st: t.st, srv: t.srv}
 	t.st.mu.Lock()
 	t.st.conn = tc
 	t.st.mu.Unlock()
@@ -105,23 +109,38 @@ func (t *taskTransport) SupportsProtocolVersion(v string) bool {
 type taskConn struct {
 	sdk.Connection
 	stream string
+	st     *taskStream
+	srv    *Server
 	// wmu orders the SDK's writes and the notifications on one lock.
 	wmu sync.Mutex
 }
 
 // Read hands a tools/call with params.task its param and this
 // connection's id in the request's header, as the HTTP handler does.
+//
+// A subscriptions/listen for task statuses (tasks_listen.go) is served
+// here, never reaching the SDK, whose listen does not carry them, and so
+// is the cancellation that ends one.
 func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method == "tools/call" && req.Extra == nil && bytes.Contains(req.Params, []byte(`"task"`)) {
-		if param, ok := paramsTask(req.Params); ok {
-			req.Extra = &sdk.RequestExtra{Header: http.Header{taskHeader: {param}, streamHeader: {c.stream}}}
+	for {
+		msg, err := c.Connection.Read(ctx)
+		if err != nil {
+			return nil, err
 		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			return msg, nil
+		}
+		if c.srv.takeListen(c.st, req) {
+			continue
+		}
+		if req.IsCall() && req.Method == "tools/call" && req.Extra == nil && bytes.Contains(req.Params, []byte(`"task"`)) {
+			if param, ok := paramsTask(req.Params); ok {
+				req.Extra = &sdk.RequestExtra{Header: http.Header{taskHeader: {param}, streamHeader: {c.stream}}}
+			}
+		}
+		return msg, nil
 	}
-	return msg, nil
 }
 
 // Write implements sdk.Connection.
@@ -133,17 +152,22 @@ func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // notify writes a 2025-11-25 status notification of t.
 func (st *taskStream) notify(ctx context.Context, t taskState) error {
+	raw, err := json.Marshal(t.v2025())
+	if err != nil {
+		return err
+	}
+	return st.write(ctx, &jsonrpc.Request{Method: NotificationTaskStatus, Params: raw})
+}
+
+// write writes msg on the stream's connection.
+func (st *taskStream) write(ctx context.Context, msg jsonrpc.Message) error {
 	st.mu.Lock()
 	c := st.conn
 	st.mu.Unlock()
 	if c == nil {
 		return errors.New("mcp: the connection is not open")
 	}
-	raw, err := json.Marshal(t.v2025())
-	if err != nil {
-		return err
-	}
-	return c.Write(ctx, &jsonrpc.Request{Method: NotificationTaskStatus, Params: raw})
+	return c.Write(ctx, msg)
 }
 
 // watchTask follows the question of a task made on the stream named id,
@@ -155,16 +179,21 @@ func (s *Server) watchTask(id string, a Asker, first *client.Result) {
 	if st == nil || first.Terminal() {
 		return
 	}
-	st.wg.Go(func() { s.followTask(st, a, first) })
+	st.wg.Go(func() {
+		s.followTask(st.ctx, a, first, func(ctx context.Context, res *client.Result, trail []client.AuditEntry) error {
+			return st.notify(ctx, taskOf(res, trail))
+		})
+	})
 }
 
-// followTask long-polls the question: a snooze ends a long-poll early,
-// with the new deadline, and so does its end; each poll then reads the
-// audit trail for escalations, which end no long-poll and so are told
-// within a poll (PollWait).
-func (s *Server) followTask(st *taskStream, a Asker, last *client.Result) {
-	ctx := st.ctx
-	escalations := 0
+// followTask long-polls the question until it ends or ctx does, handing
+// emit each change: a snooze ends a long-poll early, with the new
+// deadline, and so does its end; each poll then reads the audit trail for
+// escalations, which end no long-poll and so are told within a poll
+// (PollWait).
+func (s *Server) followTask(ctx context.Context, a Asker, last *client.Result, emit func(context.Context, *client.Result, []client.AuditEntry) error) {
+	// Escalations before the follow began are not news.
+	escalations := countEscalations(s.trail(ctx, a, last))
 	pauses := backoff.New(retryDelay, maxRetryDelay)
 	for {
 		started := time.Now()
@@ -185,14 +214,9 @@ func (s *Server) followTask(st *taskStream, a Asker, last *client.Result) {
 		}
 		pauses.Reset()
 		trail := s.trail(ctx, a, res)
-		n := 0
-		for _, e := range trail {
-			if e.Kind == auditEscalated {
-				n++
-			}
-		}
+		n := countEscalations(trail)
 		if res.Terminal() || res.Snoozes > last.Snoozes || n > escalations {
-			if err := st.notify(ctx, taskOf(res, trail)); err != nil {
+			if err := emit(ctx, res, trail); err != nil {
 				s.log.Debug("mcp task: status notification", "question_id", res.ID, "err", err)
 			}
 		}
@@ -209,4 +233,14 @@ func (s *Server) followTask(st *taskStream, a Asker, last *client.Result) {
 			}
 		}
 	}
+}
+
+func countEscalations(trail []client.AuditEntry) int {
+	n := 0
+	for _, e := range trail {
+		if e.Kind == auditEscalated {
+			n++
+		}
+	}
+	return n
 }

@@ -6,18 +6,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askbridge/askbridge/client"
 )
 
 // The statuses of a task that a question takes. A question waits for the
-// people the bridge asks, never for input from the client, so it is never
-// input_required; and once stored it always ends in a tool result, never
-// in a JSON-RPC error, so it is never failed.
+// people the bridge asks; it waits for input from the client only when
+// raced at the terminal in the extension's shape (tasks_input.go:
+// taskStatusInputRequired). It is failed when the bridge could not deliver it to
+// anyone after it became a task (every channel failed for good: the
+// bridge resolves it unsupported): the request did not complete, and no
+// person saw it.
 const (
 	taskWorking   = "working"
 	taskCompleted = "completed"
+	taskFailed    = "failed"
 	taskCancelled = "cancelled"
 )
 
@@ -56,6 +61,9 @@ func taskOf(r *client.Result, trail []client.AuditEntry) taskState {
 		if r.Reason != "" {
 			t.message += ": " + strings.TrimRight(r.Reason, ".")
 		}
+	case client.StatusUnsupported:
+		t.status = taskFailed
+		t.message = endText(r)
 	default:
 		t.status = taskCompleted
 		t.message = endText(r)
@@ -185,6 +193,24 @@ type taskExtension struct {
 	TTLMs          *int64              `json:"ttlMs"`
 	PollIntervalMs int64               `json:"pollIntervalMs,omitempty"`
 	Result         *sdk.CallToolResult `json:"result,omitempty"`
+	Error          *taskFailure        `json:"error,omitempty"`
+	InputRequests  sdk.InputRequestMap `json:"inputRequests,omitempty"`
+}
+
+// taskFailure is the JSON-RPC error of a failed task in the extension's
+// shape.
+type taskFailure struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+}
+
+// failureOf is the error a failed task carries: the bridge's, an
+// internal error, with why nobody could be asked.
+func failureOf(t taskState) *taskFailure {
+	if t.status != taskFailed {
+		return nil
+	}
+	return &taskFailure{Code: jsonrpc.CodeInternalError, Message: t.message}
 }
 
 // The result types of the extension.
@@ -214,6 +240,8 @@ type taskReply struct {
 	form  replyForm
 	// result is a completed task's result (the extension's tasks/get).
 	result *sdk.CallToolResult
+	// inputs are an input_required task's requests (the extension's).
+	inputs sdk.InputRequestMap
 }
 
 // MarshalJSON writes the reply in its shape.
@@ -242,7 +270,8 @@ func (r *taskReply) MarshalJSON() ([]byte, error) {
 	t := r.task
 	w := taskExtension{Meta: r.Meta, ResultType: resultTypeComplete, TaskID: t.id, Status: t.status, StatusMessage: t.message,
 		CreatedAt: wireTime(t.created), LastUpdatedAt: wireTime(t.updated), TTLMs: ms(t.ttl),
-		PollIntervalMs: TaskPollInterval.Milliseconds(), Result: r.result}
+		PollIntervalMs: TaskPollInterval.Milliseconds(), Result: r.result, Error: failureOf(t),
+		InputRequests: r.inputs}
 	if r.form == formCreated {
 		w.ResultType = resultTypeTask
 	}

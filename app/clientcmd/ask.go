@@ -90,7 +90,11 @@ none of it.
 					return cmdline.ClientError(err, "")
 				}
 				if !res.Terminal() {
-					cmdline.PrintJSON(out, map[string]any{"id": res.ID, "status": res.Status, "expires_at": res.ExpiresAt})
+					asked := map[string]any{"id": res.ID, "status": res.Status, "expires_at": res.ExpiresAt}
+					if len(res.Warnings) > 0 {
+						asked["warnings"] = res.Warnings
+					}
+					cmdline.PrintJSON(out, asked)
 					return nil
 				}
 				return cmdline.PrintResult(out, res)

@@ -9,13 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/internal/config"
 )
 
 // Config is the outbox section: how long an ask waits for the
 // platforms, and how fast the bridge sends to each of them. Unset keys
-// take the platforms' published limits (broker.DefaultPacing).
+// take the platforms' published limits (outbox.DefaultPacing).
 type Config struct {
 	// Grace is how long an ask waits for the first attempts of its posts
 	// before it answers (2s when unset; 100ms–30s).
@@ -83,13 +83,21 @@ func (pc PacingConfig) keys() map[string]string {
 	}
 }
 
-// Broker returns the broker's outbox configuration; call it after
-// Validate.
-func (o Config) Broker() broker.OutboxConfig {
-	out := broker.OutboxConfig{Pacing: broker.DefaultPacing()}
-	if o.Grace != nil {
-		out.Grace = time.Duration(*o.Grace)
+// AskGrace returns how long an ask waits for the first attempts of its
+// posts (broker.Config.Grace): zero, for the broker's default, when
+// unset. Call it after Validate.
+func (o Config) AskGrace() time.Duration {
+	if o.Grace == nil {
+		return 0
 	}
+	return time.Duration(*o.Grace)
+}
+
+// Delivery returns the outbox's configuration, its pacing over the
+// platforms' published limits (outbox.DefaultPacing); call it after
+// Validate.
+func (o Config) Delivery() outbox.Config {
+	out := outbox.Config{Pacing: outbox.DefaultPacing()}
 	set := func(field *time.Duration, rate string) {
 		if d, ok, _ := parseRate(rate); ok {
 			*field = d
@@ -103,7 +111,7 @@ func (o Config) Broker() broker.OutboxConfig {
 	set(&dc.PerChat, o.Pacing.Discord.PerChannel)
 	sl.PerGroup, dc.PerGroup = sl.PerChat, dc.PerChat
 	out.Pacing["telegram"], out.Pacing["slack"] = tg, sl
-	if dc != (broker.Pacing{}) {
+	if dc != (outbox.Pacing{}) {
 		out.Pacing["discord"] = dc
 	}
 	return out

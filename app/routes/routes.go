@@ -29,6 +29,9 @@ type Route struct {
 	// Locale is the language of the route's copies ("de", "ja";
 	// docs/languages.md); "" leaves it to each channel.
 	Locale string `yaml:"locale"`
+	// Unwatched is what happens to a question nobody watches when it is
+	// asked: "wait" (the default) or "escalate" (broker.Route.Unwatched).
+	Unwatched string `yaml:"unwatched"`
 	// Policy holds the route's team policies (policy.go).
 	Policy `yaml:",inline"`
 }
@@ -43,7 +46,7 @@ func ParseTarget(s string) broker.Target {
 func (c Config) Broker() map[string]broker.Route {
 	out := map[string]broker.Route{}
 	for name, r := range c {
-		br := broker.Route{Responders: r.Responders, Timeout: time.Duration(r.Timeout), Reminders: r.Reminders, Policy: r.broker()}
+		br := broker.Route{Responders: r.Responders, Timeout: time.Duration(r.Timeout), Reminders: r.Reminders, Policy: r.broker(), Unwatched: r.Unwatched}
 		br.Locale, _ = i18n.Parse(r.Locale) // Validate reports a bad one
 		for _, t := range r.Targets {
 			br.Targets = append(br.Targets, ParseTarget(t))
@@ -55,8 +58,9 @@ func (c Config) Broker() map[string]broker.Route {
 
 // Validate checks every route, reporting every problem with its key:
 // the default route is present, each target names one of the configured
-// channels, timeouts, reminders, responders and policies are sound, and
-// the escalation steps name routes that exist. deadline is the timeout of
+// channels, timeouts, reminders, responders and policies are sound,
+// unwatched is "wait" or "escalate" (with escalation steps), and the
+// escalation steps name routes that exist. deadline is the timeout of
 // a route that sets none (timeouts.default); people is the directory that
 // responder entries and quorums speak of.
 func (c Config) Validate(channels map[string]bool, deadline time.Duration, people *broker.People) error {
@@ -82,6 +86,7 @@ func (c Config) Validate(channels map[string]bool, deadline time.Duration, peopl
 		p.Add(broker.ValidateReminders("routes."+name+".reminders", r.Reminders, cmp.Or(time.Duration(r.Timeout), deadline)))
 		p.Add(broker.ValidateResponders("routes."+name+".responders", r.Responders, routes[name].Targets, people))
 		p.Add(r.checkPolicy(name, people))
+		p.Add(broker.ValidateUnwatched("routes."+name+".unwatched", routes[name]))
 	}
 	for _, name := range slices.Sorted(maps.Keys(c)) {
 		r := c[name]

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 )
 
 var escalationTests = []storeTest{
@@ -76,6 +77,7 @@ func testEscalationClaimedOnce(t *testing.T, s broker.Store) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			outbox.Attach(b, s, outbox.Config{})
 			b.Register(team)
 			b.Register(oncall)
 			t.Cleanup(b.Close)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 )
 
 // peopleTests check that a quorum counts people, not accounts, on the
@@ -35,6 +36,7 @@ func testOnePersonTwoInstances(t *testing.T, s broker.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		outbox.Attach(b, s, outbox.Config{})
 		b.Register(NewChannel("slack"))
 		b.Register(NewChannel("telegram"))
 		return b

@@ -9,6 +9,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/channels/web"
 )
 
 // Wiring is what the server needs from the channels besides registering
@@ -17,6 +18,12 @@ type Wiring struct {
 	// sessions keeps the web inbox's sign-in sessions in the store, so
 	// every instance accepts them.
 	sessions broker.Sessions
+	// presence records the web inbox's open pages in the store, so every
+	// instance knows whether anyone watches it.
+	presence web.Presence
+	// push keeps the web inbox's VAPID key pair and push subscriptions,
+	// when the store is a broker.PushStore (both stores are).
+	push broker.PushStore
 	// TextChannels may be used through POST /v1/commands.
 	TextChannels []string
 	// Handlers are mounted on the HTTP server (webhooks, the web inbox).
@@ -52,11 +59,12 @@ func (w *Wiring) mount(name string, r channels.Route) error {
 }
 
 // Stores are the roles of the store the channels use: the web inbox's
-// sign-in sessions and the webhooks' replay guard, both shared by every
-// instance.
+// sign-in sessions and mark of open pages, and the webhooks' replay
+// guard, all shared by every instance.
 type Stores interface {
 	broker.Sessions
 	broker.ReplayGuard
+	web.Presence
 }
 
 // Build creates every configured channel, registers it with the broker,
@@ -64,7 +72,10 @@ type Stores interface {
 // says the bridge listens on loopback only; st keeps the web inbox's
 // sign-in sessions and the webhook requests already taken.
 func (c Config) Build(b *broker.Broker, st Stores, loop bool, loc *time.Location, log *slog.Logger) (*Wiring, error) {
-	w := &Wiring{Handlers: map[string]http.Handler{}, sessions: st}
+	w := &Wiring{Handlers: map[string]http.Handler{}, sessions: st, presence: st}
+	if ps, ok := st.(broker.PushStore); ok {
+		w.push = ps
+	}
 	opts := channels.Options{Logger: log, Location: loc, Replay: st, Languages: b.Languages()}
 	for _, s := range c.sections(loop) {
 		ch, err := s.build(b, w, opts)

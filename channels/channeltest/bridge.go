@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/internal/testutil"
 	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
@@ -34,15 +35,21 @@ type Bridge struct {
 // Start.
 func NewBridge(t testing.TB, routes map[string]broker.Route, configure ...func(*broker.Config)) *Bridge {
 	t.Helper()
+	return newBridge(t, routes, outbox.Config{}, configure...)
+}
+
+// newBridge is NewBridge with the outbox configured by ocfg.
+func newBridge(t testing.TB, routes map[string]broker.Route, ocfg outbox.Config, configure ...func(*broker.Config)) *Bridge {
+	t.Helper()
 	logs := &testutil.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	base := func(c *broker.Config) { c.Routes, c.Logger = routes, log }
-	sb := sqlitetest.NewBroker(t, append([]func(*broker.Config){base}, configure...)...)
+	sb := sqlitetest.NewBrokerOutbox(t, ocfg, append([]func(*broker.Config){base}, configure...)...)
 	br := &Bridge{Broker: sb.Broker, Store: sb.Store, Ctx: sb.Ctx, Logs: logs, Logger: log, t: t}
 	// The outbox sends again what a first attempt could not (a 429, a
 	// platform down), as on every bridge instance.
 	br.wg.Add(1)
-	go func() { defer br.wg.Done(); sb.Broker.RunOutbox(sb.Ctx) }()
+	go func() { defer br.wg.Done(); sb.Outbox.Run(sb.Ctx) }()
 	// Registered after the broker's cleanup, so it runs first: the
 	// channels' loops end before the broker and the store close.
 	t.Cleanup(func() { sb.Stop(); br.wg.Wait() })

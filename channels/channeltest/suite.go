@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/channels"
 )
 
@@ -59,7 +60,14 @@ func start(t *testing.T, build Build) *session {
 	target := func(i int) broker.Target { return broker.Target{Channel: name, Chat: s.chats[i]} }
 	account := func(i int) string { return name + ":" + s.people[i].ID }
 	snoozeOnce := &broker.SnoozePolicy{By: broker.Duration(snoozeBy), Max: 1}
-	s.Bridge = NewBridge(t, map[string]broker.Route{
+	// The outbox paces the platforms the bridge paces by default, so that
+	// a 429's hold on a chat applies as it does there; a millisecond
+	// apart, so that the suite runs fast.
+	var ocfg outbox.Config
+	if _, ok := outbox.DefaultPacing()[name]; ok {
+		ocfg.Pacing = map[string]outbox.Pacing{name: {PerChat: time.Millisecond, PerGroup: time.Millisecond}}
+	}
+	s.Bridge = newBridge(t, map[string]broker.Route{
 		broker.DefaultRoute: {Targets: []broker.Target{target(0), target(1)}},
 		"first":             {Targets: []broker.Target{target(0)}},
 		"second":            {Targets: []broker.Target{target(1)}},
@@ -67,17 +75,10 @@ func start(t *testing.T, build Build) *session {
 		"prod": {Targets: []broker.Target{target(0)}, Responders: []string{account(0), account(1)},
 			Policy: broker.Policy{Quorum: 2, Snooze: snoozeOnce}},
 		"snooze": {Targets: []broker.Target{target(0)}, Policy: broker.Policy{Snooze: snoozeOnce}},
-	}, WithPeople(t,
+	}, ocfg, WithPeople(t,
 		broker.Person{ID: "ana", Name: s.names[0], Accounts: []string{account(0)}},
 		broker.Person{ID: "bob", Name: s.names[1], Accounts: []string{account(1)}},
-	), func(c *broker.Config) {
-		// The outbox paces the platforms the bridge paces by default, so
-		// that a 429's hold on a chat applies as it does there; a
-		// millisecond apart, so that the suite runs fast.
-		if _, ok := broker.DefaultPacing()[name]; ok {
-			c.Outbox.Pacing = map[string]broker.Pacing{name: {PerChat: time.Millisecond, PerGroup: time.Millisecond}}
-		}
-	})
+	))
 	s.ch = s.p.NewChannel(t, s.Broker, channels.Options{Logger: s.Logger})
 	s.Start(s.ch)
 	return s

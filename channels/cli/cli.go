@@ -25,6 +25,7 @@ type Channel struct{}
 var (
 	_ broker.Channel   = (*Channel)(nil)
 	_ broker.InProcess = (*Channel)(nil)
+	_ broker.Watchers  = (*Channel)(nil)
 )
 
 // New returns the text channel. Typed commands reach the broker through
@@ -46,6 +47,15 @@ func (c *Channel) Name() string { return Name }
 // InProcess reports that every post here is made in the bridge's process
 // (there is nothing to send), so the broker needs no outbox for it.
 func (c *Channel) InProcess(string) bool { return true }
+
+// Watched reports false: the store is the text channel's inbox, and
+// nothing tells anyone that a question arrived in it.
+func (c *Channel) Watched(context.Context, *broker.Question, string) (bool, error) {
+	return false, nil
+}
+
+// WatchedPlace is "": a question here is read by listing, not watched.
+func (c *Channel) WatchedPlace() string { return "" }
 
 // Post makes q visible to text clients: listing the store shows it, so
 // there is nothing to send. The reference is the question id.

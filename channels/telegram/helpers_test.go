@@ -76,8 +76,6 @@ type envOptions struct {
 	mode       string // "" polling, "webhook"
 	responders []string
 	noRun      bool
-	// outbox tunes the broker's outbox (pacing).
-	outbox broker.OutboxConfig
 	// people links Ana's and Bob's accounts to people, as the route with
 	// team policies needs (answers then name the person).
 	people bool
@@ -102,7 +100,6 @@ func newEnv(t *testing.T, o envOptions) *env {
 		"prod":    prodRoute,
 		"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
 	}, func(c *broker.Config) {
-		c.Outbox = o.outbox
 		if o.people {
 			c.People = people
 		}

@@ -45,6 +45,10 @@ type Config struct {
 	OIDC *OIDCConfig `yaml:"oidc"`
 	// History is how many resolved questions the page shows (default 50).
 	History int `yaml:"history"`
+	// PushContact is how a push service may reach whoever runs the
+	// bridge about its notifications: a mailto: address or an https URL,
+	// sent as the VAPID "sub" claim (default DefaultPushContact).
+	PushContact string `yaml:"push_contact"`
 	// Language is the channel's locale (channels.X.locale).
 	channels.Language `yaml:",inline"`
 }
@@ -76,6 +80,9 @@ func (c Config) Validate() error {
 	}
 	if strings.TrimSpace(c.Name) != c.Name {
 		return fmt.Errorf("web: name %q must not start or end with spaces", c.Name)
+	}
+	if c.PushContact != "" && !strings.HasPrefix(c.PushContact, "mailto:") && !strings.HasPrefix(c.PushContact, "https://") {
+		return fmt.Errorf("web: push_contact %q must be a mailto: address or an https:// URL", c.PushContact)
 	}
 	if c.History < 0 || c.History > MaxHistory {
 		return fmt.Errorf("web: history must be between 0 and %d, got %d", MaxHistory, c.History)

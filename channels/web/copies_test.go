@@ -30,7 +30,7 @@ func TestBrowserShowsRetryingCopy(t *testing.T) {
 	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: Name}, {Channel: "telegram", Chat: "-1001234567890"}}}}
 	br := channeltest.NewBridge(t, routes, func(c *broker.Config) {
 		c.ReminderPoints, c.Location, c.Logger = []float64{}, time.UTC, quiet
-		c.Outbox = broker.OutboxConfig{Grace: 5 * time.Second}
+		c.Grace = 5 * time.Second
 	})
 	ch, err := New(Config{}, br, Options{Logger: quiet, Location: time.UTC, Lister: br.Store, Loopback: true, Copies: br.Broker})
 	if err != nil {

@@ -26,6 +26,14 @@
 // name of whoever is signed in; it is HTML made on the server from a
 // template (pages/rules.html), so it works without JavaScript.
 //
+// The inbox installs as a web app and notifies (push.go, push_send.go,
+// assets/sw.js, assets/push.js): a manifest, a service worker at /sw.js
+// that keeps the page and its last state for offline use and shows pushes
+// as notifications, and per-person push subscriptions kept in the store
+// (broker.PushStore, Options.Push). Post hands each new question to a
+// bounded background queue, which pushes it, signed with the store's
+// VAPID key pair, to the devices of the people its responders name.
+//
 // The page itself is plain HTML, CSS and JavaScript embedded in the binary.
 // Everything an agent wrote is put into the page with textContent, never as
 // markup, and a strict Content-Security-Policy forbids inline scripts.

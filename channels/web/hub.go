@@ -1,6 +1,9 @@
 package web
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // subscriberBuffer is how many events a slow page may fall behind before it
 // is dropped; a dropped page reconnects and re-reads the whole state.
@@ -11,22 +14,23 @@ const subscriberBuffer = 64
 // request, and the hub only hands it events.
 type hub struct {
 	mu     sync.Mutex
-	subs   map[chan []byte]struct{}
+	subs   map[chan []byte]*time.Location
 	closed bool
 }
 
-func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}} }
+func newHub() *hub { return &hub{subs: map[chan []byte]*time.Location{}} }
 
-// subscribe registers a page. The returned channel closes when the page is
-// dropped or the hub closes; ok is false when the hub is closed already.
-func (h *hub) subscribe() (ch chan []byte, ok bool) {
+// subscribe registers a page that shows its times in loc. The returned
+// channel closes when the page is dropped or the hub closes; ok is false
+// when the hub is closed already.
+func (h *hub) subscribe(loc *time.Location) (ch chan []byte, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, false
 	}
 	ch = make(chan []byte, subscriberBuffer)
-	h.subs[ch] = struct{}{}
+	h.subs[ch] = loc
 	return ch, true
 }
 
@@ -49,13 +53,24 @@ func (h *hub) listening() bool {
 
 // broadcast sends one event to every page without blocking: a page whose
 // buffer is full is dropped, so it reconnects and re-reads the state
-// instead of missing a change silently.
-func (h *hub) broadcast(event []byte) {
+// instead of missing a change silently. event renders the event in a
+// page's zone; it is called once per zone among the pages, and returns
+// nil for an event not to send.
+func (h *hub) broadcast(event func(*time.Location) []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for ch := range h.subs {
+	byZone := map[string][]byte{}
+	for ch, loc := range h.subs {
+		ev, done := byZone[loc.String()]
+		if !done {
+			ev = event(loc)
+			byZone[loc.String()] = ev
+		}
+		if ev == nil {
+			continue
+		}
 		select {
-		case ch <- event:
+		case ch <- ev:
 		default:
 			delete(h.subs, ch)
 			close(ch)

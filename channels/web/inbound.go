@@ -41,7 +41,7 @@ const maxCommandLen = 4000
 // contentSecurityPolicy allows only the inbox's own files: no inline
 // script, no other origin, no framing.
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+	"connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
 // Handler serves the inbox: the page at "/", its files under /assets/, and
 // the JSON endpoints under /inbox/. The API server mounts it at "/".
@@ -64,6 +64,8 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //	GET  /inbox/oidc/login     with single sign-on: to the provider (oidc_flow.go)
 //	GET  /inbox/oidc/callback  the provider's answer → the session cookie
 //	GET  /rules, POST /rules/{id}/revoke  the Rules page, with Options.Rules (rules.go)
+//	GET  /manifest.webmanifest, /sw.js, /inbox/push/…  the installable app and
+//	                       its notifications (push.go)
 func (c *Channel) Handler() http.Handler {
 	static := c.static
 	files := http.FileServerFS(static)
@@ -87,6 +89,7 @@ func (c *Channel) Handler() http.Handler {
 		mux.HandleFunc("GET "+CallbackPath, c.serveSSOCallback)
 	}
 	c.rulesRoutes(mux)
+	c.pushRoutes(mux)
 	return headers(mux)
 }
 

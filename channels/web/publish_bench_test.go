@@ -23,7 +23,7 @@ func BenchmarkPublish(b *testing.B) {
 			defer c.Close()
 			var subs []chan []byte
 			for range pages {
-				ch, ok := c.hub.subscribe()
+				ch, ok := c.hub.subscribe(c.loc)
 				if !ok {
 					b.Fatal("hub closed")
 				}

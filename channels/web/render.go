@@ -35,6 +35,9 @@ type view struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  time.Time  `json:"expires_at"`
 	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
+	// Resolved is ResolvedAt as the page shows it, in the reader's zone
+	// and the form of every time on the card (broker.WhenText).
+	Resolved string `json:"resolved,omitempty"`
 	// Copies are the question's copies on the other targets and their
 	// states, read when the page reads its state (absent from live
 	// events, whose page keeps the copies it had).
@@ -192,6 +195,7 @@ func render(q *broker.Question, now time.Time, loc *time.Location) view {
 	if !q.ResolvedAt.IsZero() {
 		t := q.ResolvedAt
 		v.ResolvedAt = &t
+		v.Resolved = broker.WhenText(t, now, loc)
 	}
 	return v
 }

@@ -22,7 +22,7 @@ func TestPublishNeverReopens(t *testing.T) {
 	defer c.Close()
 	clock := time.Now()
 	c.now = func() time.Time { return clock }
-	events, ok := c.hub.subscribe()
+	events, ok := c.hub.subscribe(c.loc)
 	if !ok {
 		t.Fatal("hub closed")
 	}

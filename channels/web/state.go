@@ -72,7 +72,7 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 		}
 		before = &cur
 	}
-	st, err := c.state(r.Context(), before)
+	st, err := c.state(r.Context(), before, c.zoneOf(who, r))
 	if err != nil {
 		c.log.Error("read inbox state", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The question store cannot be read right now; retrying"})
@@ -88,7 +88,7 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 // state reads the open questions and the recent history posted to "web"
 // and keeps one page of the open ones: the newest, or those after before.
 // Only the questions of that page are rendered.
-func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) {
+func (c *Channel) state(ctx context.Context, before *openCursor, loc *time.Location) (state, error) {
 	open, err := c.lister.List(ctx, broker.Filter{Channel: Name, Status: broker.StatusPending, Limit: openRead})
 	if err != nil {
 		return state{}, fmt.Errorf("web: list open questions: %w", err)
@@ -114,7 +114,7 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 	}
 	page, more := pageOf(open, before)
 	for _, q := range page {
-		v := render(q, now, c.loc)
+		v := render(q, now, loc)
 		v.Copies = c.copiesOf(ctx, q.ID)
 		st.Open = append(st.Open, v)
 	}
@@ -127,7 +127,7 @@ func (c *Channel) state(ctx context.Context, before *openCursor) (state, error) 
 		done = done[:c.cfg.History]
 	}
 	for _, q := range done {
-		v := render(q, now, c.loc)
+		v := render(q, now, loc)
 		v.Copies = c.copiesOf(ctx, q.ID)
 		c.addConversation(ctx, q, &v)
 		st.History = append(st.History, v)
@@ -146,15 +146,17 @@ func resolvedAt(q *broker.Question) time.Time {
 // hub drops it, or the inbox closes. Idle streams get a comment line every
 // heartbeat.
 func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
-	if _, ok := c.signedIn(w, r); !ok {
+	who, ok := c.signedIn(w, r)
+	if !ok {
 		return
 	}
-	events, ok := c.hub.subscribe()
+	events, ok := c.hub.subscribe(c.zoneOf(who, r))
 	if !ok {
 		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The inbox is shutting down"})
 		return
 	}
 	defer c.hub.unsubscribe(events)
+	c.pageOpened(r.Context())
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

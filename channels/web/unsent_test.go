@@ -185,6 +185,8 @@ func TestUnsentInput(t *testing.T) {
 		waitText(t, p, c+" .progress", "0 of 2 answered")
 		first := fmt.Sprintf("q-%s-0-1", q.ID)
 		click(t, p, "#"+first)
+		// In a dialog the note opens on demand.
+		click(t, p, fmt.Sprintf("#q-%s-0-note-toggle", q.ID))
 		typeInto(t, p, fmt.Sprintf("#q-%s-0-other", q.ID), "for the parser")
 		pick(t, p, q.ID, 1, 0)
 		waitText(t, p, "#notice", "Recorded: Redis")
@@ -195,6 +197,9 @@ func TestUnsentInput(t *testing.T) {
 		}
 		if v := value(t, p, fmt.Sprintf("q-%s-0-other", q.ID)); v != "for the parser" {
 			t.Fatalf("after the other prompt's Submit the first prompt's note is %q", v)
+		}
+		if eval[bool](t, p, fmt.Sprintf(`document.getElementById("q-%s-0-note").hidden`, q.ID)) {
+			t.Fatal("after the other prompt's Submit the first prompt's note is folded away")
 		}
 		if n := eval[int](t, p, fmt.Sprintf(`document.querySelectorAll('[id^="q-%s-1-"]').length`, q.ID)); n != 0 {
 			t.Fatalf("the answered prompt still has %d controls", n)

@@ -122,7 +122,7 @@ func TestPageFiles(t *testing.T) {
 		got := e.wait(t, q.ID)
 		open(t, page, e.url)
 		c := card(q.ID)
-		waitText(t, page, c+" .other .files label", "Attach files")
+		waitText(t, page, c+" .other .files button.attach", "Attach files")
 		do(t, page, chromedp.SetUploadFiles(chromedp.CSS(c+` input[type="file"]`), []string{write("screen.png", samplePNG), write("build.log", sampleLog)}))
 		waitText(t, page, c+" .files .chosen", "screen.png, build.log")
 		typeInto(t, page, c+` .other input[type="text"]`, "neither, see")

@@ -70,6 +70,15 @@ type Options struct {
 	// Rules page lists and revokes (rules.go; pass the broker). Without
 	// it the inbox has no Rules page.
 	Rules RuleKeeper
+	// Presence, when set, records open pages in the store, so that every
+	// instance knows whether anyone watches the inbox (presence.go; pass
+	// the bridge's store). Without it only this instance's pages count.
+	Presence Presence
+	// Push, when set, keeps the VAPID key pair and the push
+	// subscriptions (pass the store, when it is a broker.PushStore):
+	// people may then turn on notifications, and each new question is
+	// pushed to the devices of those who may answer it (push*.go).
+	Push broker.PushStore
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
@@ -82,6 +91,7 @@ type Channel struct {
 	copies   CopyReader
 	talk     ConversationReader
 	rules    RuleKeeper
+	presence *presence // nil without Options.Presence
 	log      *slog.Logger
 	loc      *time.Location
 	auth     *auth
@@ -95,6 +105,9 @@ type Channel struct {
 	rulesTmpl *template.Template
 	// refusals logs wrong tokens at most once a second.
 	refusals *logthrottle.Logger
+	// push sends notifications of new questions; nil without
+	// Options.Push.
+	push *pusher
 
 	// mu guards ended and endedOrder: the questions whose end this
 	// instance published within endedTTL, by id and in the order they
@@ -119,6 +132,7 @@ var (
 	_ broker.Reminder  = (*Channel)(nil)
 	_ broker.Runner    = (*Channel)(nil)
 	_ broker.InProcess = (*Channel)(nil)
+	_ broker.Watchers  = (*Channel)(nil)
 )
 
 // New builds the web inbox. h receives every command typed or clicked on
@@ -180,6 +194,12 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 		ended:    map[string]time.Time{},
 		refusals: logthrottle.New(common.Logger, time.Second),
 	}
+	if opts.Presence != nil {
+		c.presence = &presence{store: opts.Presence}
+	}
+	if opts.Push != nil {
+		c.push = newPusher(opts.Push, opts.People, user, cfg.PushContact, common.Logger, common.Now, common.Location)
+	}
 	if cfg.OIDC.on() {
 		c.sso = newSSO(*cfg.OIDC, ssoSecret, opts.People, func() time.Time { return c.now() }, common.Logger)
 	}
@@ -196,6 +216,9 @@ func (c *Channel) Post(_ context.Context, q *broker.Question, chat string) (brok
 		return broker.MessageRef{}, broker.Permanent(fmt.Errorf("web: the web inbox has no chats, got %q: write the route target as just \"web\"", chat))
 	}
 	c.publish(q)
+	if c.push != nil && !q.Status.Terminal() {
+		c.push.enqueue(q)
+	}
 	c.log.Debug("question posted", "question_id", q.ID)
 	return broker.MessageRef{Channel: Name, MessageID: q.ID, PostedAt: c.now()}, nil
 }
@@ -222,12 +245,17 @@ func (c *Channel) Remind(_ context.Context, q *broker.Question, _ broker.Message
 
 // Run discovers the single sign-on provider, if one is configured (a
 // provider that does not answer is tried again on a later sign-in), and
-// keeps the inbox until ctx ends; then it ends every open event stream so
-// that the HTTP server can shut down.
+// keeps the inbox until ctx ends, renewing the store's mark of open pages
+// (presence.go); then it ends every open event stream so that the HTTP
+// server can shut down.
 func (c *Channel) Run(ctx context.Context) error {
 	if c.sso != nil {
 		_, _ = c.sso.provider(ctx)
 	}
+	if c.push != nil {
+		go c.push.run(ctx)
+	}
+	c.keepPresence(ctx)
 	<-ctx.Done()
 	c.Close()
 	return nil
@@ -271,12 +299,21 @@ func (c *Channel) publish(q *broker.Question) {
 	}
 	v := render(q, now, c.loc)
 	c.addConversation(context.Background(), q, &v)
-	ev, err := json.Marshal(v)
-	if err != nil {
-		c.log.Error("render question", "question_id", q.ID, "err", err)
-		return
-	}
-	c.hub.broadcast(ev)
+	// Each page reads its times in its own zone (zone.go); the rest of
+	// the view is the same for all.
+	c.hub.broadcast(func(loc *time.Location) []byte {
+		w := v
+		if loc.String() != c.loc.String() {
+			w = render(q, now, loc)
+			w.Say, w.Conversation, w.Rank = v.Say, v.Conversation, v.Rank
+		}
+		ev, err := json.Marshal(w)
+		if err != nil {
+			c.log.Error("render question", "question_id", q.ID, "err", err)
+			return nil
+		}
+		return ev
+	})
 }
 
 // expireLocked forgets the ends published more than endedTTL before now.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,6 +71,8 @@ func TestProcessBadCommandLines(t *testing.T) {
 		{[]string{"ask"}, []string{"bridge ask: give the question"}},
 		{[]string{"lsit"}, []string{`bridge: unknown command "lsit" (did you mean "list"?)`}},
 		{[]string{"completion", "tcsh"}, []string{`bridge completion: "tcsh" is not a shell this knows`}},
+		{[]string{"health", "--timeout", "0s"}, []string{"bridge health: --timeout must be above zero, not 0s"}},
+		{[]string{"health", "now"}, []string{`bridge health: unexpected argument "now"`}},
 		{nil, []string{"Usage:\n  bridge COMMAND"}},
 	}
 	for _, tt := range tests {
@@ -372,5 +376,35 @@ func TestHelpListsWhatTheCommandHas(t *testing.T) {
 	}
 	if !strings.Contains(string(ref), "-v, --version") {
 		t.Error("the CLI reference does not list -v, --version")
+	}
+}
+
+// bridge health exits 0 only where a bridge answers /healthz, and says
+// what it found elsewhere: nothing listening, another server, an address
+// without a scheme.
+func TestProcessHealth(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, "<html>welcome</html>")
+	}))
+	defer other.Close()
+	addr := freeAddr(t)
+	startServe(t, addr, []string{"ASKBRIDGE_DATA_DIR=" + t.TempDir()})
+	for _, tt := range []struct {
+		server string
+		code   int
+		want   string
+	}{
+		{"http://" + addr, 0, "ok: http://" + addr},
+		{"http://" + closedAddr(t), cmdline.ExitFailure, "cannot reach"},
+		{other.URL, cmdline.ExitFailure, "is not an askbridge bridge"},
+		{addr, cmdline.ExitFailure, "has no scheme: write it as http://" + addr},
+	} {
+		t.Run(tt.server, func(t *testing.T) {
+			r := runBridge(t, addr, "health", "--server", tt.server, "--timeout", "3s")
+			if r.code != tt.code || !strings.Contains(r.stdout+r.stderr, tt.want) {
+				t.Errorf("exit %d, out %q, err %q; want exit %d saying %q", r.code, r.stdout, r.stderr, tt.code, tt.want)
+			}
+		})
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/app/bridgeconfig"
-	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/internal/cmdline"
 )
 
@@ -19,26 +19,26 @@ import (
 // into the broker's configuration, bad ones are refused by serve and
 // check-config with the key and the value named.
 func TestOutboxConfigKeys(t *testing.T) {
-	defaults := broker.DefaultPacing()
+	defaults := outbox.DefaultPacing()
 	tests := []struct {
 		name      string
 		yaml      string
 		wantGrace time.Duration
-		want      map[string]broker.Pacing
+		want      map[string]outbox.Pacing
 		wantErr   string
 	}{
 		{name: "unset: defaults", yaml: "listen: 127.0.0.1:8377\n", want: defaults},
 		{name: "grace and rates", yaml: "outbox:\n  grace: 500ms\n  pacing:\n    telegram:\n      per_bot: 25/s\n      per_chat: 2/s\n      per_group: 30/min\n    slack:\n      per_channel: 20/s\n    discord:\n      per_channel: 5/s\n",
-			wantGrace: 500 * time.Millisecond, want: map[string]broker.Pacing{
+			wantGrace: 500 * time.Millisecond, want: map[string]outbox.Pacing{
 				"telegram": {PerBot: 40 * time.Millisecond, PerChat: 500 * time.Millisecond, PerGroup: 2 * time.Second},
 				"slack":    {PerChat: 50 * time.Millisecond, PerGroup: 50 * time.Millisecond},
 				"discord":  {PerChat: 200 * time.Millisecond, PerGroup: 200 * time.Millisecond}}},
 		{name: "one key: the others stay", yaml: "outbox:\n  pacing:\n    telegram:\n      per_group: 20/s\n",
-			want: map[string]broker.Pacing{"telegram": {PerBot: defaults["telegram"].PerBot, PerChat: time.Second, PerGroup: 50 * time.Millisecond}, "slack": defaults["slack"]}},
+			want: map[string]outbox.Pacing{"telegram": {PerBot: defaults["telegram"].PerBot, PerChat: time.Second, PerGroup: 50 * time.Millisecond}, "slack": defaults["slack"]}},
 		{name: "off", yaml: "outbox:\n  pacing:\n    slack:\n      per_channel: \"off\"\n",
-			want: map[string]broker.Pacing{"telegram": defaults["telegram"], "slack": {}}},
+			want: map[string]outbox.Pacing{"telegram": defaults["telegram"], "slack": {}}},
 		{name: "per hour", yaml: "outbox:\n  pacing:\n    telegram:\n      per_chat: 60/h\n",
-			want: map[string]broker.Pacing{"telegram": {PerBot: defaults["telegram"].PerBot, PerChat: time.Minute, PerGroup: defaults["telegram"].PerGroup}, "slack": defaults["slack"]}},
+			want: map[string]outbox.Pacing{"telegram": {PerBot: defaults["telegram"].PerBot, PerChat: time.Minute, PerGroup: defaults["telegram"].PerGroup}, "slack": defaults["slack"]}},
 		{name: "zero grace", yaml: "outbox:\n  grace: 0s\n", wantErr: "outbox.grace: 0s is outside 100ms–30s"},
 		{name: "negative grace", yaml: "outbox:\n  grace: -2s\n", wantErr: "outbox.grace"},
 		{name: "absurd grace", yaml: "outbox:\n  grace: 10m\n", wantErr: "outbox.grace: 10m0s is outside 100ms–30s"},
@@ -77,10 +77,10 @@ func TestOutboxConfigKeys(t *testing.T) {
 			if err != nil {
 				t.Fatalf("config %q: %v", tt.yaml, err)
 			}
-			got := cfg.Outbox.Broker()
-			if got.Grace != tt.wantGrace {
-				t.Errorf("grace = %s, want %s", got.Grace, tt.wantGrace)
+			if g := cfg.Outbox.AskGrace(); g != tt.wantGrace {
+				t.Errorf("grace = %s, want %s", g, tt.wantGrace)
 			}
+			got := cfg.Outbox.Delivery()
 			if len(got.Pacing) != len(tt.want) {
 				t.Errorf("pacing = %+v, want %+v", got.Pacing, tt.want)
 			}

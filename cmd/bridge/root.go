@@ -69,6 +69,7 @@ file named by --config or $ASKBRIDGE_CONFIG.`,
 		hooks.NewCmd(),
 		bridgeconfig.NewCheckCmd(),
 		newVersionCmd(),
+		newHealthCmd(),
 		newCompletionCmd(),
 	)
 	cmdline.WrapRunE(root)

@@ -17,6 +17,7 @@ import (
 	"github.com/askbridge/askbridge/api"
 	"github.com/askbridge/askbridge/app/bridgeconfig"
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/channels/builtin"
 	"github.com/askbridge/askbridge/internal/cmdline"
 	"github.com/askbridge/askbridge/internal/debugserver"
@@ -207,11 +208,12 @@ func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, electo
 		OnBehalfOf:     api.OnBehalfOf(cfg.Agents),
 		People:         cfg.Directory,
 		ChannelLocales: cfg.Channels.Locales(),
-		Outbox:         cfg.Outbox.Broker(),
+		Grace:          cfg.Outbox.AskGrace(),
 	})
 	if err != nil {
 		return nil, err
 	}
+	ob := outbox.Attach(b, st, cfg.Outbox.Delivery())
 	w, err := cfg.Channels.WithPeople(cfg.Directory).Build(b, st, loop, loc, log)
 	if err != nil {
 		return nil, err
@@ -235,7 +237,7 @@ func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, electo
 	a := &app{broker: b, api: srv, parking: parking, metrics: metrics, storeName: cfg.Store.Name(), inboxURL: w.InboxURL}
 	a.jobs = append(a.jobs, timeoutJobs(cfg, b, st, elector, log)...)
 	a.jobs = append(a.jobs, auditJobs(cfg, st, elector, log)...)
-	a.jobs = append(a.jobs, b.RunOutbox)
+	a.jobs = append(a.jobs, ob.Run)
 	metrics.WatchOutbox(st)
 	a.jobs = append(a.jobs, callbackJobs(cfg, st, log, metrics.Registry())...)
 	if a.drainMCP, err = mountMCP(cfg, srv, log); err != nil {

@@ -69,6 +69,10 @@
 //	Prp:<key>                string "1" with a TTL: a webhook request already
 //	                         taken (replay.go); read alone, so it may hash
 //	                         anywhere
+//	P{push}:vapid            string: the VAPID key pair (JSON), set once
+//	                         with SET NX (push.go)
+//	P{push}:p:<person>       hash endpoint -> push subscription (JSON)
+//	P{push}:e                hash endpoint -> person: whose it is
 //
 // The body key holds what never changes (prompts, route, targets,
 // deadline, callback URL...) as JSON. The record hash holds everything a

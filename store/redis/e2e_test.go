@@ -7,6 +7,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/redis/redistest"
 )
 
@@ -18,14 +19,16 @@ func TestTwoInstances(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	newInstance := func() *broker.Broker {
+		st := open(t, cfg)
 		b, err := broker.New(broker.Config{
-			Store:  open(t, cfg),
+			Store:  st,
 			Routes: map[string]broker.Route{"default": {Targets: []broker.Target{{Channel: "web"}}}},
 			Logger: quiet,
 		})
 		if err != nil {
 			t.Fatalf("broker.New: %v", err)
 		}
+		outbox.Attach(b, st, outbox.Config{})
 		b.Register(brokertest.NewChannel("web"))
 		go b.Run(ctx)
 		return b

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/redis/redistest"
 )
 
@@ -31,6 +32,7 @@ func TestQuorumVotesOnTwoInstances(t *testing.T) {
 		if err != nil {
 			t.Fatalf("broker.New: %v", err)
 		}
+		outbox.Attach(b, st, outbox.Config{})
 		b.Register(brokertest.NewChannel("web"))
 		go b.Run(ctx)
 		t.Cleanup(b.Close)

@@ -216,6 +216,12 @@ var migrations = []string{
 	// 16: the class of a platform task's last failure apart from its
 	// text (platform_outbox.go).
 	errorClassSchema,
+	// 17: the inbox reads' step, which lands beside step 18; until then
+	// a no-op, so that step 18 keeps its number.
+	`SELECT 1;`,
+	// 18: the web inbox's VAPID key pair and push subscriptions
+	// (push.go).
+	pushSchema,
 }
 
 // migrate brings the schema of the file to the newest version. It refuses

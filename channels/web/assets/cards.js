@@ -55,9 +55,61 @@ export function carry(from, to) {
         n.dispatchEvent(new Event('change'));
       } else {
         n.value = c.value;
+        const fold = n.closest('.fold');
+        if (fold && fold.hidden) reveal(fold);
       }
     });
   });
+  // A reply the bridge gave on the card stays on the card built to
+  // replace it: beside the same button, or at the card's foot when that
+  // button is gone (a prompt answered meanwhile).
+  from.querySelectorAll('.card-reply').forEach((o) => {
+    if (!o.textContent) return;
+    const n = to.querySelector('#' + CSS.escape(o.id)) || to.querySelector('.card-reply.foot');
+    if (!n || n.textContent) return;
+    n.textContent = o.textContent;
+    n.className = o.className.replace(/ foot\b/, '') + (n.classList.contains('foot') ? ' foot' : '');
+    if (o.getAttribute('role')) n.setAttribute('role', o.getAttribute('role'));
+  });
+}
+
+// replyRegion is where the bridge's reply to a control of a card is
+// shown, beside that control; screen readers read it out when it
+// changes (an error at once, as an alert).
+function replyRegion(id, cls) {
+  const r = el('p', 'card-reply' + (cls ? ' ' + cls : ''));
+  r.id = id;
+  r.setAttribute('aria-live', 'polite');
+  return r;
+}
+
+// teller returns what shows a reply in region (the one on the page now,
+// the card may have been built again since, or the card's foot when the
+// control is gone): a function of the reply and whether it is good news.
+function teller(region, foot) {
+  return (reply, ok) => {
+    let r = live(region);
+    if (!r.isConnected && foot) r = document.getElementById(foot) || r;
+    // Only the latest reply stands on a card.
+    const li = r.closest('li');
+    if (li) {
+      li.querySelectorAll('.card-reply').forEach((o) => {
+        if (o !== r) o.textContent = '';
+      });
+    }
+    if (ok) r.removeAttribute('role');
+    else r.setAttribute('role', 'alert');
+    r.className = r.className.replace(/ (ok|bad)\b/g, '') + (ok ? ' ok' : ' bad');
+    r.textContent = reply;
+  };
+}
+
+// reveal opens a folded box and marks its toggle open.
+function reveal(fold) {
+  fold.hidden = false;
+  const root = fold.closest('li') || document;
+  const t = root.querySelector('[aria-controls="' + fold.id + '"]');
+  if (t) t.setAttribute('aria-expanded', 'true');
 }
 
 // textForm is a labelled one-line text field with its submit button.
@@ -81,34 +133,46 @@ function textForm(cls, id, label, buttonCls, buttonText) {
 // PDFs. The bridge checks the bytes again; this only guides the picker.
 const accepted = 'image/png,image/jpeg,image/gif,image/webp,text/plain,.txt,.log,application/pdf,.pdf';
 
-// fileInput is the "Attach files" picker under an Other box. A picture
-// pasted into the text field joins the chosen files.
-function fileInput(id, textField, act) {
+// fileInput is the "Attach files" picker of a prompt: the native input,
+// hidden, behind a button that opens it, and the names of the files
+// chosen. A picture pasted into the text field joins the chosen files.
+function fileInput(id, textField, act, tell) {
   const row = el('div', 'files');
-  const lab = text('label', '', 'Attach files');
-  lab.htmlFor = id;
   const input = document.createElement('input');
   input.type = 'file';
   input.id = id;
   input.multiple = true;
   input.accept = accepted;
+  input.className = 'visually-hidden';
+  input.tabIndex = -1;
+  const pickBtn = button('Attach files', 'attach', () => live(input).click());
+  pickBtn.id = id + '-button';
   const list = text('span', 'chosen', '');
+  list.id = id + '-chosen';
+  list.setAttribute('aria-live', 'polite');
+  pickBtn.setAttribute('aria-describedby', list.id);
+  input.setAttribute('aria-labelledby', pickBtn.id);
   const show = () => {
-    list.textContent = Array.from(input.files).map((f) => f.name).join(', ');
+    const names = Array.from(input.files).map((f) => f.name);
+    list.textContent = names.length ? 'Attached: ' + names.join(', ') : '';
   };
   input.addEventListener('change', show);
-  textField.addEventListener('paste', (e) => {
-    const pasted = Array.from(e.clipboardData ? e.clipboardData.files : []).filter((f) => f.type.startsWith('image/'));
-    if (!pasted.length) return;
-    e.preventDefault();
-    const dt = new DataTransfer();
-    Array.from(input.files).forEach((f) => dt.items.add(f));
-    pasted.forEach((f) => dt.items.add(f));
-    input.files = dt.files;
-    show();
-    act.notice(pasted.length === 1 ? 'Picture attached: send it with your answer.' : pasted.length + ' pictures attached.', true);
-  });
-  row.append(lab, input, list);
+  if (textField) {
+    textField.addEventListener('paste', (e) => {
+      const pasted = Array.from(e.clipboardData ? e.clipboardData.files : []).filter((f) => f.type.startsWith('image/'));
+      if (!pasted.length) return;
+      e.preventDefault();
+      const dt = new DataTransfer();
+      Array.from(input.files).forEach((f) => dt.items.add(f));
+      pasted.forEach((f) => dt.items.add(f));
+      input.files = dt.files;
+      show();
+      const msg = pasted.length === 1 ? 'Picture attached: send it with your answer.' : pasted.length + ' pictures attached.';
+      act.notice(msg, true, true);
+      tell(msg, true);
+    });
+  }
+  row.append(input, pickBtn, list);
   return {
     row,
     input,
@@ -173,6 +237,8 @@ function fillOnPick(p, boxes, input, lab) {
       if (!untouched) return;
       input.dataset.touched = '1';
       if (box.checked && o.edit) {
+        const fold = input.closest('.fold');
+        if (fold && fold.hidden) reveal(fold);
         input.value = o.edit;
         filled = o.edit;
         lab.textContent = 'Edit this, then Submit';
@@ -217,7 +283,10 @@ function typedValue(p, input) {
 // checkboxes), the Other box, which is the answer on its own or a note
 // beside the picked options, one Submit, and Skip. A typed prompt's box
 // is its native input, with what it takes above it and the bridge's
-// refusal beside it.
+// refusal beside it. In a dialog of several prompts a note beside the
+// options opens on demand, behind the Other control, so that every
+// prompt stays a few lines high. The bridge's reply to Submit and Skip
+// shows beside them.
 function promptBlock(v, p, i, card, act) {
   const fs = el('fieldset', 'prompt');
   const legend = el('legend');
@@ -234,6 +303,8 @@ function promptBlock(v, p, i, card, act) {
   const hasOptions = !!(p.options && p.options.length);
   const other = control(p, 'other');
   const skip = control(p, 'skip');
+  const region = replyRegion(base + '-said');
+  const tell = teller(region, 'q-' + v.id + '-said');
   if (hasOptions) {
     const opts = el('div', 'options');
     p.options.forEach((o, k) => {
@@ -247,6 +318,7 @@ function promptBlock(v, p, i, card, act) {
   let input = null;
   let files = null;
   let said = null;
+  let toggle = null;
   if (p.expect) {
     const expect = text('p', 'hint expect', p.expect);
     expect.id = base + '-expect';
@@ -266,10 +338,7 @@ function promptBlock(v, p, i, card, act) {
     input.setAttribute('aria-describedby', (p.expect ? base + '-expect ' : '') + said.id);
     box.append(lab, input, said);
     form.append(box);
-    if (p.input.type === 'text') {
-      files = fileInput(base + '-files', input, act);
-      box.append(files.row);
-    }
+    if (p.input.type === 'text') files = fileInput(base + '-files', input, act, tell);
   } else if (other) {
     const box = el('div', 'other');
     const lab = text('label', '', boxLabel(other));
@@ -284,37 +353,66 @@ function promptBlock(v, p, i, card, act) {
     input.autocomplete = 'off';
     box.append(lab, input);
     form.append(box);
-    files = fileInput(base + '-files', input, act);
-    box.append(files.row);
+    files = fileInput(base + '-files', input, act, tell);
+    if (hasOptions && v.prompts.length > 1) {
+      box.classList.add('fold');
+      box.id = base + '-note';
+      box.hidden = true;
+      toggle = button(other.label, 'toggle', () => {
+        const now = live(box);
+        if (now.hidden) {
+          reveal(now);
+          live(input).focus();
+        } else {
+          now.hidden = true;
+          live(toggle).setAttribute('aria-expanded', 'false');
+        }
+      });
+      toggle.id = base + '-note-toggle';
+      toggle.setAttribute('aria-expanded', 'false');
+      toggle.setAttribute('aria-controls', box.id);
+    } else {
+      box.append(files.row);
+    }
     if (editable) fillOnPick(p, boxes, input, lab);
   }
+  if (files && p.input) input.parentNode.append(files.row);
   const actions = el('div', 'actions');
   if (p.pick) {
     const submit = text('button', 'primary submit', p.submit);
     submit.type = 'submit';
     actions.append(submit);
   }
-  if (skip) actions.append(button(skip.label, 'skip', () => act.tap({ step: skip.step }, card)));
-  form.append(actions);
+  if (skip) actions.append(button(skip.label, 'skip', () => act.tap({ step: skip.step }, card, tell)));
+  if (toggle) actions.append(toggle, files.row);
+  form.append(actions, region);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     if (!p.pick) return;
     const picked = boxes.filter((b) => b.checked).map((b) => Number(b.value));
     const t = input ? typedValue(p, input) : '';
-    const chosen = files ? Array.from(files.input.files) : [];
+    const chosen = files ? Array.from(live(files.input).files) : [];
     if (!picked.length && !t && !chosen.length) {
-      act.notice(hasOptions ? (other ? 'Choose an option, type an answer or attach a file, then ' + p.submit + '.'
-        : 'Choose an option, then ' + p.submit + '.') : 'Type an answer or attach a file first.', false);
+      const msg = hasOptions ? (other ? 'Choose an option, type an answer or attach a file, then ' + p.submit + '.'
+        : 'Choose an option, then ' + p.submit + '.') : 'Type an answer or attach a file first.';
+      act.notice(msg, false, true);
+      tell(msg, false);
       (boxes[0] || input).focus();
       return;
     }
-    const show = said && ((reply, ok) => {
-      said.textContent = ok ? '' : reply;
-      input.setAttribute('aria-invalid', ok ? 'false' : 'true');
-    });
+    // A typed field's refusal stands beside the field; the rest beside
+    // Submit.
+    const show = (reply, ok) => {
+      if (said) {
+        live(said).textContent = ok ? '' : reply;
+        live(input).setAttribute('aria-invalid', ok ? 'false' : 'true');
+        if (!ok) return;
+      }
+      tell(reply, ok);
+    };
     const step = { step: p.pick, options: picked, text: t };
     const done = chosen.length
-      ? await act.upload(step, chosen, card)
+      ? await act.upload(step, chosen, card, tell)
       : await act.tap(step, card, show);
     if (done) {
       if (input) live(input).value = '';
@@ -333,7 +431,7 @@ function footerForm(v, c, cls, field, label, li, act) {
   const { form, input } = textForm('', 'q-' + v.id + '-' + field, label, cls + '-button', c.label);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    act.tap({ step: c.step, text: input.value.trim() }, li);
+    act.tap({ step: c.step, text: input.value.trim() }, li, teller(li.querySelector('.card-reply.foot')));
   });
   d.append(form);
   return d;
@@ -381,9 +479,10 @@ export function openCard(v, act) {
   (v.controls || []).forEach((c) => {
     const f = footers[c.kind];
     if (c.text && f) footer.append(footerForm(v, c, f[0], f[1], f[2], li, act));
-    else footer.append(button(c.label, c.kind.replace('_', '-'), () => act.tap({ step: c.step }, li)));
+    else footer.append(button(c.label, c.kind.replace('_', '-'), () => act.tap({ step: c.step }, li, teller(li.querySelector('.card-reply.foot')))));
   });
   if (footer.children.length) li.append(footer);
+  li.append(replyRegion('q-' + v.id + '-said', 'foot'));
   return li;
 }
 
@@ -426,7 +525,7 @@ export function pastItem(v, act) {
   meta.append(text('span', 'status', v.status.replace('_', ' ')));
   if (v.answered_by) meta.append(text('span', 'who', 'by ' + v.answered_by));
   if (v.resolved_at) {
-    const t = text('time', '', new Date(v.resolved_at).toLocaleString());
+    const t = text('time', '', v.resolved || new Date(v.resolved_at).toLocaleString());
     t.dateTime = v.resolved_at;
     meta.append(t);
   }

@@ -27,6 +27,16 @@ import { carry, openCard, pastItem } from './cards.js';
   // told: with a token, and with single sign-on ('', 'available' or
   // 'unavailable').
   let signin = { tokens: true, sso: '' };
+  // zone is the browser's time zone, sent with every read: the bridge
+  // writes the page's times in it unless the person has one of their own.
+  const zone = (() => {
+    try {
+      return Intl.DateTimeFormat().resolvedOptions().timeZone || '';
+    } catch (e) {
+      return '';
+    }
+  })();
+  const tz = 'tz=' + encodeURIComponent(zone);
 
   function setConn(state, label) {
     const c = $('conn');
@@ -34,8 +44,12 @@ import { carry, openCard, pastItem } from './cards.js';
     c.textContent = label;
   }
 
-  function notice(msg, ok) {
+  // notice shows msg at the top of the page. quiet, when the reply is
+  // shown on a card too (where screen readers hear it), keeps the top
+  // line from being read out a second time.
+  function notice(msg, ok, quiet) {
     const n = $('notice');
+    n.setAttribute('aria-live', quiet ? 'off' : 'polite');
     n.hidden = false;
     n.className = 'notice ' + (ok ? 'ok' : 'bad');
     n.textContent = msg;
@@ -59,8 +73,13 @@ import { carry, openCard, pastItem } from './cards.js';
     return post('/inbox/say', { question: id, text }, card);
   }
 
-  // post sends a JSON body to path and shows the bridge's reply.
+  // post sends a JSON body to path and shows the bridge's reply, at the
+  // top of the page and, through said, on the card beside the control.
   async function post(path, payload, card, said) {
+    const tell = (msg, ok) => {
+      notice(msg, ok, !!said);
+      if (said) said(msg, ok);
+    };
     if (card) card.setAttribute('aria-busy', 'true');
     const buttons = card ? Array.from(card.querySelectorAll('button')) : [];
     buttons.forEach((b) => { b.disabled = true; });
@@ -75,7 +94,7 @@ import { carry, openCard, pastItem } from './cards.js';
       });
       body = await res.json().catch(() => ({}));
     } catch (e) {
-      notice('Could not reach the bridge: check the connection and try again.', false);
+      tell('Could not reach the bridge: check the connection and try again.', false);
       buttons.forEach((b) => { b.disabled = false; });
       if (card) card.removeAttribute('aria-busy');
       return false;
@@ -86,8 +105,7 @@ import { carry, openCard, pastItem } from './cards.js';
       showLogin(body.reply || 'Sign in again.');
       return false;
     }
-    notice(body.reply || ('The bridge answered ' + res.status), !!body.ok);
-    if (said) said(body.reply || '', !!body.ok);
+    tell(body.reply || ('The bridge answered ' + res.status), !!body.ok);
     loadState();
     return !!body.ok;
   }
@@ -114,24 +132,24 @@ import { carry, openCard, pastItem } from './cards.js';
   // upload sends an answer with files: step is what the prompt's form
   // would post without them ({step, options, text}); with nothing
   // chosen nor typed the files go alone.
-  async function upload(step, files, card) {
+  async function upload(step, files, card, said) {
+    const refuse = (msg) => {
+      notice(msg, false, !!said);
+      if (said) said(msg, false);
+      return false;
+    };
     const big = files.find((f) => f.size > maxFile);
-    if (big) {
-      notice(big.name + ' is ' + mib(big.size) + '; files may be at most 10 MiB each. Nothing was sent.', false);
-      return false;
-    }
+    if (big) return refuse(big.name + ' is ' + mib(big.size) + '; files may be at most 10 MiB each. Nothing was sent.');
     if (files.reduce((s, f) => s + f.size, 0) > maxFiles) {
-      notice('These files come to more than 25 MiB; a question keeps at most that. Nothing was sent.', false);
-      return false;
+      return refuse('These files come to more than 25 MiB; a question keeps at most that. Nothing was sent.');
     }
     let payload;
     try {
       payload = await Promise.all(files.map(async (f) => ({ name: f.name, type: f.type, data: await base64(f) })));
     } catch (e) {
-      notice('Could not read the file: ' + e, false);
-      return false;
+      return refuse('Could not read the file: ' + e);
     }
-    return post('/inbox/answer', Object.assign({}, step, { files: payload }), card);
+    return post('/inbox/answer', Object.assign({}, step, { files: payload }), card, said);
   }
 
   // place puts nodes into list in order, moving only what must move, so
@@ -244,7 +262,7 @@ import { carry, openCard, pastItem } from './cards.js';
   // null when it cannot.
   async function fetchPage(cursor) {
     try {
-      const res = await fetch('/inbox/state?before=' + encodeURIComponent(cursor),
+      const res = await fetch('/inbox/state?before=' + encodeURIComponent(cursor) + '&' + tz,
         { credentials: 'same-origin', cache: 'no-store' });
       return res.ok ? await res.json() : null;
     } catch (e) {
@@ -279,7 +297,7 @@ import { carry, openCard, pastItem } from './cards.js';
     const want = pages;
     let res;
     try {
-      res = await fetch('/inbox/state', { credentials: 'same-origin', cache: 'no-store' });
+      res = await fetch('/inbox/state?' + tz, { credentials: 'same-origin', cache: 'no-store' });
     } catch (e) {
       setConn('down', 'offline');
       return 'error';
@@ -351,7 +369,7 @@ import { carry, openCard, pastItem } from './cards.js';
       loadState();
       return;
     }
-    source = new EventSource('/inbox/events');
+    source = new EventSource('/inbox/events?' + tz);
     source.onopen = () => {
       setConn('live', 'live');
       loadState();

@@ -9,12 +9,16 @@ import (
 	"testing"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
-// Broker is the real broker over a SQLite store, with Run going.
+// Broker is the real broker over a SQLite store, with Run going and its
+// outbox attached (run it with Outbox.Run or RunOutbox).
 type Broker struct {
 	*broker.Broker
+	// Outbox delivers the broker's platform work.
+	Outbox *outbox.Outbox
 	// Store is the store under the broker, unwrapped.
 	Store *sqlite.Store
 	// Path is the SQLite file.
@@ -52,7 +56,18 @@ func OpenStore(t testing.TB) *sqlite.Store {
 // temporary directory, until the test ends.
 func NewBroker(t testing.TB, configure ...func(*broker.Config)) *Broker {
 	t.Helper()
-	return OpenBroker(t, filepath.Join(t.TempDir(), "askbridge.db"), configure...)
+	return NewBrokerOutbox(t, outbox.Config{}, configure...)
+}
+
+// NewBrokerOutbox is NewBroker with the outbox configured by ocfg.
+func NewBrokerOutbox(t testing.TB, ocfg outbox.Config, configure ...func(*broker.Config)) *Broker {
+	t.Helper()
+	b, err := StartOutbox(filepath.Join(t.TempDir(), "askbridge.db"), ocfg, configure...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
 }
 
 // OpenBroker starts a broker over a store on the SQLite file at path,
@@ -70,6 +85,11 @@ func OpenBroker(t testing.TB, path string, configure ...func(*broker.Config)) *B
 // Start opens the store at path and starts a broker over it; the caller
 // ends both with Close.
 func Start(path string, configure ...func(*broker.Config)) (*Broker, error) {
+	return StartOutbox(path, outbox.Config{}, configure...)
+}
+
+// StartOutbox is Start with the outbox configured by ocfg.
+func StartOutbox(path string, ocfg outbox.Config, configure ...func(*broker.Config)) (*Broker, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {
@@ -86,7 +106,8 @@ func Start(path string, configure ...func(*broker.Config)) (*Broker, error) {
 		_ = st.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	sb := &Broker{Broker: b, Store: st, Path: path, Ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	ob := outbox.Attach(b, st, ocfg)
+	sb := &Broker{Broker: b, Outbox: ob, Store: st, Path: path, Ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go func() { defer close(sb.done); b.Run(ctx) }()
 	return sb, nil
 }

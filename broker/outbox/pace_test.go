@@ -1,4 +1,4 @@
-package broker_test
+package outbox_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -107,12 +108,12 @@ func newPacedBrokers(t *testing.T, n int, ch broker.Channel, perChat time.Durati
 			t.Fatal(err)
 		}
 		b, err := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler),
-			Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}}},
-			Outbox: broker.OutboxConfig{Poll: 20 * time.Millisecond, Pacing: map[string]broker.Pacing{"chat": {PerChat: perChat}}}})
+			Routes: map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}}}})
 		if err != nil {
 			st.Close()
 			t.Fatal(err)
 		}
+		outbox.Attach(b, st, outbox.Config{Poll: 20 * time.Millisecond, Pacing: map[string]outbox.Pacing{"chat": {PerChat: perChat}}})
 		b.Register(ch)
 		out, stores = append(out, b), append(stores, st)
 		wg.Go(func() { b.RunOutbox(ctx) })

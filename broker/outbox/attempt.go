@@ -1,13 +1,13 @@
-package broker
+package outbox
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
+	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/backoff"
 )
 
@@ -16,21 +16,21 @@ import (
 const waitForPost = time.Second
 
 // attemptTask makes one attempt of a claimed task and records the outcome.
-// It runs on the broker's own context: nothing here depends on the request
+// It runs on the outbox's own context: nothing here depends on the request
 // that queued the work.
-func (b *Broker) attemptTask(t PlatformTask) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.taskHold()-5*time.Second)
+func (o *Outbox) attemptTask(t broker.PlatformTask) {
+	ctx, cancel := context.WithTimeout(context.Background(), o.taskHold()-5*time.Second)
 	defer cancel()
-	log := b.log.With("question_id", t.QuestionID, "task", t.Kind, "channel", t.Target.Channel, "chat", t.Target.Chat)
-	var q *Question
+	log := o.log.With("question_id", t.QuestionID, "task", t.Kind, "channel", t.Target.Channel, "chat", t.Target.Chat)
+	var q *broker.Question
 	var err error
-	if t.Kind == TaskEdit {
-		q, t.Gen, err = b.readForEdit(ctx, t)
+	if t.Kind == broker.TaskEdit {
+		q, t.Gen, err = o.readForEdit(ctx, t)
 	} else {
-		q, err = b.store.Get(ctx, t.QuestionID)
+		q, err = o.store.Get(ctx, t.QuestionID)
 	}
-	if errors.Is(err, ErrNotFound) {
-		b.finishTask(ctx, log, t, TaskDropped, "the question no longer exists")
+	if errors.Is(err, broker.ErrNotFound) {
+		o.finishTask(ctx, log, t, broker.TaskDropped, "the question no longer exists")
 		return
 	}
 	if err != nil {
@@ -39,18 +39,18 @@ func (b *Broker) attemptTask(t PlatformTask) {
 		log.Warn("platform outbox: read question", "err", err)
 		return
 	}
-	ch, ok := b.channels[t.Target.Channel]
+	ch, ok := o.b.Channel(t.Target.Channel)
 	if !ok {
-		b.failTask(ctx, log, t, FailPermanent, fmt.Sprintf("channel %q is not configured", t.Target.Channel))
+		o.failTask(ctx, log, t, broker.FailPermanent, fmt.Sprintf("channel %q is not configured", t.Target.Channel))
 		return
 	}
 	switch t.Kind {
-	case TaskPost:
-		b.attemptPost(ctx, log, t, q, ch)
-	case TaskEdit, TaskRemind:
-		b.attemptCopies(ctx, log, t, q, ch)
+	case broker.TaskPost:
+		o.attemptPost(ctx, log, t, q, ch)
+	case broker.TaskEdit, broker.TaskRemind:
+		o.attemptCopies(ctx, log, t, q, ch)
 	default:
-		b.failTask(ctx, log, t, FailPermanent, fmt.Sprintf("unknown task kind %q", t.Kind))
+		o.failTask(ctx, log, t, broker.FailPermanent, fmt.Sprintf("unknown task kind %q", t.Kind))
 	}
 }
 
@@ -65,33 +65,33 @@ func (b *Broker) attemptTask(t PlatformTask) {
 // (a resolution would otherwise be shown twice). The generation is read
 // before and after the question until both agree; when they never do, the
 // one before is used, which at worst edits once more.
-func (b *Broker) readForEdit(ctx context.Context, t PlatformTask) (*Question, int64, error) {
-	var q *Question
+func (o *Outbox) readForEdit(ctx context.Context, t broker.PlatformTask) (*broker.Question, int64, error) {
+	var q *broker.Question
 	gen := t.Gen
 	for range 3 {
-		before, ok := b.taskGen(ctx, t)
+		before, ok := o.taskGen(ctx, t)
 		if !ok {
 			break
 		}
 		var err error
-		if q, err = b.store.Get(ctx, t.QuestionID); err != nil {
+		if q, err = o.store.Get(ctx, t.QuestionID); err != nil {
 			return nil, t.Gen, err
 		}
 		gen = max(gen, before)
-		if after, ok := b.taskGen(ctx, t); !ok || after == before {
+		if after, ok := o.taskGen(ctx, t); !ok || after == before {
 			return q, gen, nil
 		}
 	}
 	if q != nil {
 		return q, gen, nil
 	}
-	q, err := b.store.Get(ctx, t.QuestionID)
+	q, err := o.store.Get(ctx, t.QuestionID)
 	return q, t.Gen, err
 }
 
 // taskGen reads the generation of t's task as the store has it now.
-func (b *Broker) taskGen(ctx context.Context, t PlatformTask) (int64, bool) {
-	tasks, err := b.store.PlatformWork(ctx, t.QuestionID)
+func (o *Outbox) taskGen(ctx context.Context, t broker.PlatformTask) (int64, bool) {
+	tasks, err := o.store.PlatformWork(ctx, t.QuestionID)
 	if err != nil {
 		return 0, false
 	}
@@ -103,33 +103,33 @@ func (b *Broker) taskGen(ctx context.Context, t PlatformTask) (int64, bool) {
 	return 0, false
 }
 
-func (b *Broker) attemptPost(ctx context.Context, log *slog.Logger, t PlatformTask, q *Question, ch Channel) {
+func (o *Outbox) attemptPost(ctx context.Context, log *slog.Logger, t broker.PlatformTask, q *broker.Question, ch broker.Channel) {
 	if q.Status.Terminal() {
-		b.finishTask(ctx, log, t, TaskDropped, "the question closed before it was posted")
+		o.finishTask(ctx, log, t, broker.TaskDropped, "the question closed before it was posted")
 		return
 	}
 	// The search comes before pacing: a task put back until its pacing
 	// slot looks freshly recorded, which would hide that an attempt may
 	// have posted before.
-	ref, found, err := b.findCopy(ctx, log, t, q, ch)
+	ref, found, err := o.findCopy(ctx, log, t, q, ch)
 	if !found && err == nil {
-		if ok := b.paced(ctx, log, t); !ok {
+		if ok := o.paced(ctx, log, t); !ok {
 			return
 		}
-		pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
+		pctx, cancel := context.WithTimeout(ctx, o.postTimeout)
 		ref, err = ch.Post(pctx, q, t.Target.Chat)
 		cancel()
 	}
 	t.Attempts++
 	if err != nil {
-		b.taskFailed(ctx, log, t, err)
+		o.taskFailed(ctx, log, t, err)
 		return
 	}
 	ref.Channel, ref.Chat = t.Target.Channel, t.Target.Chat
 	if ref.PostedAt.IsZero() {
-		ref.PostedAt = b.cfg.Now().UTC()
+		ref.PostedAt = o.b.Now().UTC()
 	}
-	if err := b.rememberCopy(ctx, q.ID, ref); err != nil {
+	if err := o.rememberCopy(ctx, q.ID, ref); err != nil {
 		// Posted but not remembered: the claim runs out and the post is
 		// tried again (the channels that can find their copy by the
 		// question's key do so instead of posting twice).
@@ -137,13 +137,13 @@ func (b *Broker) attemptPost(ctx context.Context, log *slog.Logger, t PlatformTa
 		return
 	}
 	t.MessageID = ref.MessageID
-	b.finishTask(ctx, log, t, TaskDone, "")
+	o.finishTask(ctx, log, t, broker.TaskDone, "")
 }
 
 // rememberCopy adds ref to the question's copies unless it is there (an
 // attempt repeated after a crash that found its copy again).
-func (b *Broker) rememberCopy(ctx context.Context, id string, ref MessageRef) error {
-	refs, err := b.store.Messages(ctx, id)
+func (o *Outbox) rememberCopy(ctx context.Context, id string, ref broker.MessageRef) error {
+	refs, err := o.store.Messages(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -152,40 +152,40 @@ func (b *Broker) rememberCopy(ctx context.Context, id string, ref MessageRef) er
 			return nil
 		}
 	}
-	return b.store.AddMessage(ctx, id, ref)
+	return o.store.AddMessage(ctx, id, ref)
 }
 
 // attemptCopies edits, or reminds under, every copy of the question at
 // the task's target. The question is read at the attempt, so an edit
 // always shows the newest state.
-func (b *Broker) attemptCopies(ctx context.Context, log *slog.Logger, t PlatformTask, q *Question, ch Channel) {
-	if t.Kind == TaskRemind && q.Status != StatusPending {
-		b.finishTask(ctx, log, t, TaskDropped, "the question closed before the reminder")
+func (o *Outbox) attemptCopies(ctx context.Context, log *slog.Logger, t broker.PlatformTask, q *broker.Question, ch broker.Channel) {
+	if t.Kind == broker.TaskRemind && q.Status != broker.StatusPending {
+		o.finishTask(ctx, log, t, broker.TaskDropped, "the question closed before the reminder")
 		return
 	}
-	refs, err := b.store.Messages(ctx, q.ID)
+	refs, err := o.store.Messages(ctx, q.ID)
 	if err != nil {
 		log.Warn("platform outbox: list copies", "err", err)
 		return
 	}
-	var mine []MessageRef
+	var mine []broker.MessageRef
 	for _, m := range refs {
 		if m.Target() == t.Target {
 			mine = append(mine, m)
 		}
 	}
 	if len(mine) == 0 {
-		if b.postUnderWay(ctx, q.ID, t.Target) {
-			t.State, t.NextAt, t.UpdatedAt = TaskQueued, time.Now().Add(waitForPost), time.Now()
+		if o.postUnderWay(ctx, q.ID, t.Target) {
+			t.State, t.NextAt, t.UpdatedAt = broker.TaskQueued, time.Now().Add(waitForPost), time.Now()
 			if t.Attempts > 0 {
-				t.State = TaskRetrying
+				t.State = broker.TaskRetrying
 			}
-			b.recordTask(ctx, log, t)
+			o.recordTask(ctx, log, t)
 			return
 		}
 		// The post may have ended between the two reads: its copy is
 		// recorded before its task finishes, so it is there now.
-		if refs, err = b.store.Messages(ctx, q.ID); err != nil {
+		if refs, err = o.store.Messages(ctx, q.ID); err != nil {
 			log.Warn("platform outbox: list copies", "err", err)
 			return
 		}
@@ -196,48 +196,48 @@ func (b *Broker) attemptCopies(ctx context.Context, log *slog.Logger, t Platform
 		}
 	}
 	if len(mine) == 0 {
-		b.finishTask(ctx, log, t, TaskDropped, "no copy to "+string(t.Kind))
+		o.finishTask(ctx, log, t, broker.TaskDropped, "no copy to "+string(t.Kind))
 		return
 	}
-	rem, canRemind := ch.(Reminder)
-	if t.Kind == TaskRemind && !canRemind {
-		b.finishTask(ctx, log, t, TaskDropped, "the channel sends no reminders")
+	rem, canRemind := ch.(broker.Reminder)
+	if t.Kind == broker.TaskRemind && !canRemind {
+		o.finishTask(ctx, log, t, broker.TaskDropped, "the channel sends no reminders")
 		return
 	}
-	up, canEdit := ch.(Updater)
-	if t.Kind != TaskRemind && !canEdit {
-		b.finishTask(ctx, log, t, TaskDropped, "the channel edits no copies")
+	up, canEdit := ch.(broker.Updater)
+	if t.Kind != broker.TaskRemind && !canEdit {
+		o.finishTask(ctx, log, t, broker.TaskDropped, "the channel edits no copies")
 		return
 	}
-	if ok := b.paced(ctx, log, t); !ok {
+	if ok := o.paced(ctx, log, t); !ok {
 		return
 	}
 	t.Attempts++
 	for _, m := range mine {
-		pctx, cancel := context.WithTimeout(ctx, b.cfg.PostTimeout)
-		if t.Kind == TaskRemind {
+		pctx, cancel := context.WithTimeout(ctx, o.postTimeout)
+		if t.Kind == broker.TaskRemind {
 			err = rem.Remind(pctx, q, m)
 		} else {
 			err = up.Update(pctx, q, m)
 		}
 		cancel()
 		if err != nil {
-			b.taskFailed(ctx, log, t, err)
+			o.taskFailed(ctx, log, t, err)
 			return
 		}
 	}
-	b.finishTask(ctx, log, t, TaskDone, "")
+	o.finishTask(ctx, log, t, broker.TaskDone, "")
 }
 
 // postUnderWay reports whether the post to target is still to be made.
-func (b *Broker) postUnderWay(ctx context.Context, id string, target Target) bool {
-	tasks, err := b.store.PlatformWork(ctx, id)
+func (o *Outbox) postUnderWay(ctx context.Context, id string, target broker.Target) bool {
+	tasks, err := o.store.PlatformWork(ctx, id)
 	if err != nil {
 		return true
 	}
 	for _, x := range tasks {
-		if x.Kind == TaskPost && x.Target == target {
-			return !TaskFinished(x.State)
+		if x.Kind == broker.TaskPost && x.Target == target {
+			return !broker.TaskFinished(x.State)
 		}
 	}
 	return false
@@ -245,8 +245,8 @@ func (b *Broker) postUnderWay(ctx context.Context, id string, target Target) boo
 
 // paced takes a pacing slot; when the slot is far it puts the task back
 // until then, without counting an attempt, and returns false.
-func (b *Broker) paced(ctx context.Context, log *slog.Logger, t PlatformTask) bool {
-	at, ok, err := b.pace(ctx, t.Target)
+func (o *Outbox) paced(ctx context.Context, log *slog.Logger, t broker.PlatformTask) bool {
+	at, ok, err := o.pace(ctx, t.Target)
 	if err != nil {
 		log.Warn("platform outbox: pacing", "err", err)
 		return false
@@ -255,116 +255,79 @@ func (b *Broker) paced(ctx context.Context, log *slog.Logger, t PlatformTask) bo
 		return true
 	}
 	if t.State == "" {
-		t.State = TaskQueued
+		t.State = broker.TaskQueued
 	}
 	t.NextAt, t.UpdatedAt = at, time.Now()
-	b.recordTask(ctx, log, t)
+	o.recordTask(ctx, log, t)
 	return false
 }
 
-// taskFailed records a failed attempt, classified (Classify): a permanent
+// taskFailed records a failed attempt, classified (broker.Classify): a permanent
 // failure ends the task, any other is retried with backoff until the
 // task's deadline; a call the platform refused with a retry_after is
 // retried once that has passed. The class and its text are recorded
-// (PlatformTask.ErrorClass, LastError); the whole error goes to the log
+// (broker.PlatformTask.ErrorClass, LastError); the whole error goes to the log
 // only.
-func (b *Broker) taskFailed(ctx context.Context, log *slog.Logger, t PlatformTask, err error) {
-	f := Classify(err)
-	if f.Class == FailPermanent {
+func (o *Outbox) taskFailed(ctx context.Context, log *slog.Logger, t broker.PlatformTask, err error) {
+	f := broker.Classify(err)
+	if f.Class == broker.FailPermanent {
 		log.Warn("platform outbox: permanent failure", "attempt", t.Attempts, "err", err)
-		b.failTask(ctx, log, t, f.Class, f.Text())
+		o.failTask(ctx, log, t, f.Class, f.Text())
 		return
 	}
-	wait := backoff.Full(b.ocfg.BaseBackoff, b.ocfg.MaxBackoff, t.Attempts)
+	wait := backoff.Full(o.cfg.BaseBackoff, o.cfg.MaxBackoff, t.Attempts)
 	if f.RetryAfter > 0 {
 		// The platform said when: the next attempt takes a pacing slot
 		// no earlier, and so does every other call to the chat, on
 		// every instance.
 		wait = f.RetryAfter
-		b.holdPace(ctx, t.Target, time.Now().Add(wait))
+		o.holdPace(ctx, t.Target, time.Now().Add(wait))
 	}
 	now := time.Now()
 	// The deadline is on the broker's clock, the schedule on the wall
 	// clock (the store's claims compare with it).
-	if b.cfg.Now().Add(wait).After(t.Deadline) {
+	if o.b.Now().Add(wait).After(t.Deadline) {
 		log.Warn("platform outbox: giving up at the deadline", "attempts", t.Attempts, "err", err)
 		// Failed with a class other than permanent: GaveUp says so.
-		b.failTask(ctx, log, t, f.Class, f.Text())
+		o.failTask(ctx, log, t, f.Class, f.Text())
 		return
 	}
 	log.Info("platform outbox: attempt failed; will retry", "attempt", t.Attempts, "err", err, "in", wait.Round(time.Millisecond))
-	t.State, t.NextAt, t.UpdatedAt = TaskRetrying, now.Add(wait), now
+	t.State, t.NextAt, t.UpdatedAt = broker.TaskRetrying, now.Add(wait), now
 	t.ErrorClass, t.LastError = f.Class, f.Text()
-	b.recordTask(ctx, log, t)
+	o.recordTask(ctx, log, t)
 }
 
 // finishTask records a final state other than failed, with the reason a
 // task ended without being carried out ("" when it was).
-func (b *Broker) finishTask(ctx context.Context, log *slog.Logger, t PlatformTask, state, reason string) {
+func (o *Outbox) finishTask(ctx context.Context, log *slog.Logger, t broker.PlatformTask, state, reason string) {
 	t.State, t.UpdatedAt = state, time.Now()
 	t.ErrorClass, t.LastError = "", reason
-	b.recordTask(ctx, log, t)
+	o.recordTask(ctx, log, t)
 }
 
 // failTask records that t failed for good with a failure of class,
 // described by text: refused for good, or given up at its deadline. A
 // post that failed so may leave the question with no target at all,
 // which resolves it as unsupported.
-func (b *Broker) failTask(ctx context.Context, log *slog.Logger, t PlatformTask, class FailureClass, text string) {
-	t.State, t.UpdatedAt = TaskFailed, time.Now()
+func (o *Outbox) failTask(ctx context.Context, log *slog.Logger, t broker.PlatformTask, class broker.FailureClass, text string) {
+	t.State, t.UpdatedAt = broker.TaskFailed, time.Now()
 	t.ErrorClass, t.LastError = class, text
-	if b.recordTask(ctx, log, t) && t.Kind == TaskPost {
-		b.unsupportedIfNoTarget(ctx, t.QuestionID)
-	}
-}
-
-// unsupportedIfNoTarget resolves a pending question as unsupported when
-// the post to every one of its targets failed for good (an in-process
-// copy never does).
-func (b *Broker) unsupportedIfNoTarget(ctx context.Context, id string) {
-	if q, err := b.store.Get(ctx, id); err == nil {
-		if local, _ := b.splitTargets(q.Targets); len(local) > 0 {
-			return // its in-process copies are posted
-		}
-	}
-	tasks, err := b.store.PlatformWork(ctx, id)
-	if err != nil {
-		b.log.Warn("platform outbox: list tasks", "question_id", id, "err", err)
-		return
-	}
-	var reasons []string
-	for _, x := range tasks {
-		if x.Kind != TaskPost {
-			continue
-		}
-		if x.State != TaskFailed {
-			return
-		}
-		reason := x.ErrorLine()
-		if x.ErrorClass == FailPermanent {
-			reason = x.LastError // "unsupported" says that it is for good
-		}
-		reasons = append(reasons, x.Target.String()+": "+reason)
-	}
-	if len(reasons) == 0 {
-		return
-	}
-	_, err = b.Resolve(ctx, id, Resolution{Status: StatusUnsupported, Reason: "no channel could take the question: " + strings.Join(reasons, "; ")})
-	if err != nil && !errors.Is(err, ErrClosed) {
-		b.log.Error("resolve unsupported", "question_id", id, "err", err)
+	if o.recordTask(ctx, log, t) && t.Kind == broker.TaskPost {
+		o.b.UnsupportedIfNoTarget(ctx, t.QuestionID)
 	}
 }
 
 // recordTask writes the outcome; it reports whether it was recorded.
-func (b *Broker) recordTask(ctx context.Context, log *slog.Logger, t PlatformTask) bool {
+func (o *Outbox) recordTask(ctx context.Context, log *slog.Logger, t broker.PlatformTask) bool {
 	ctx = context.WithoutCancel(ctx)
 	for attempt := 0; ; attempt++ {
-		err := b.store.UpdatePlatformWork(ctx, t)
+		err := o.store.UpdatePlatformWork(ctx, t)
 		if err == nil {
-			b.outboxWake(t)
+			o.noteDue(t)
 			return true
 		}
-		if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) || attempt >= 3 {
+		if errors.Is(err, broker.ErrConflict) || errors.Is(err, broker.ErrNotFound) || attempt >= 3 {
 			log.Warn("platform outbox: outcome not recorded", "err", err)
 			return false
 		}

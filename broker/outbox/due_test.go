@@ -1,4 +1,4 @@
-package broker_test
+package outbox_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -62,11 +63,12 @@ func TestFailedDirectAttemptIsRetriedWhileTheLoopSleeps(t *testing.T) {
 			// test's deadline too (2×PostTimeout+10 s), so that no
 			// lapsing claim wakes the loop either.
 			b, err := broker.New(broker.Config{Store: st, Routes: routes, Logger: slog.New(slog.DiscardHandler), PostTimeout: time.Minute,
-				Outbox: broker.OutboxConfig{Grace: 30 * time.Second, Poll: time.Hour, MaxIdle: time.Hour,
-					BaseBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}})
+				Grace: 30 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
+			outbox.Attach(b, st, outbox.Config{Poll: time.Hour, MaxIdle: time.Hour,
+				BaseBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
 			ch := brokertest.NewChannel("chat")
 			b.Register(ch)
 			ctx, cancel := context.WithCancel(context.Background())

@@ -1,9 +1,9 @@
-package broker
+package outbox
 
 import "sync"
 
 // inflight counts the platform work under way on this instance, and
-// refuses new work once the broker is closing, so that Close can wait for
+// refuses new work once the outbox is closing, so that Close can wait for
 // what runs without racing a late start (an ask still being served while
 // the bridge stops). Refused work stays in the store's outbox for the
 // next claim.
@@ -14,7 +14,7 @@ type inflight struct {
 	idle   chan struct{} // closed when n drops to 0 after closing
 }
 
-// start counts one piece of work in; false once the broker is closing.
+// start counts one piece of work in; false once the outbox is closing.
 func (w *inflight) start() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()

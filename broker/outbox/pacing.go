@@ -1,10 +1,12 @@
-package broker
+package outbox
 
 import (
 	"context"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/askbridge/askbridge/broker"
 )
 
 // Pacing is the sending rate of one channel, shared by every instance
@@ -57,14 +59,14 @@ const paceWait = 2 * time.Second
 // while the call waits for its slot, the slot is given up and one after
 // the hold taken instead: a slot reserved before the 429 would otherwise
 // send inside the window the platform asked to be left alone.
-func (b *Broker) pace(ctx context.Context, t Target) (time.Time, bool, error) {
-	p, ok := b.ocfg.Pacing[t.Channel]
+func (o *Outbox) pace(ctx context.Context, t broker.Target) (time.Time, bool, error) {
+	p, ok := o.cfg.Pacing[t.Channel]
 	if !ok {
 		return time.Time{}, true, nil
 	}
 	for {
 		reserved := time.Now()
-		at, ok, err := b.reserve(ctx, t, p)
+		at, ok, err := o.reserve(ctx, t, p)
 		if err != nil || !ok {
 			return at, ok, err
 		}
@@ -75,7 +77,7 @@ func (b *Broker) pace(ctx context.Context, t Target) (time.Time, bool, error) {
 			case <-time.After(wait):
 			}
 		}
-		if !b.holds.placedSince(chatKey(t), reserved) {
+		if !o.holds.placedSince(chatKey(t), reserved) {
 			return time.Time{}, true, nil
 		}
 	}
@@ -83,7 +85,7 @@ func (b *Broker) pace(ctx context.Context, t Target) (time.Time, bool, error) {
 
 // reserve takes the slots of t's chat and bot, and returns the later one;
 // ok is false, with the time of the free slot, when one is too far.
-func (b *Broker) reserve(ctx context.Context, t Target, p Pacing) (time.Time, bool, error) {
+func (o *Outbox) reserve(ctx context.Context, t broker.Target, p Pacing) (time.Time, bool, error) {
 	chat := p.PerChat
 	if strings.HasPrefix(t.Chat, "-") && p.PerGroup > 0 {
 		chat = p.PerGroup
@@ -96,7 +98,7 @@ func (b *Broker) reserve(ctx context.Context, t Target, p Pacing) (time.Time, bo
 		if k.interval <= 0 {
 			continue
 		}
-		at, ok, err := b.store.Pace(ctx, k.key, PaceSpacing(k.interval), time.Now(), paceWait)
+		at, ok, err := o.store.Pace(ctx, k.key, PaceSpacing(k.interval), time.Now(), paceWait)
 		if err != nil {
 			return time.Time{}, false, err
 		}
@@ -111,17 +113,17 @@ func (b *Broker) reserve(ctx context.Context, t Target, p Pacing) (time.Time, bo
 }
 
 // chatKey is the pacing key of t's chat.
-func chatKey(t Target) string { return t.Channel + ":chat:" + t.Chat }
+func chatKey(t broker.Target) string { return t.Channel + ":chat:" + t.Chat }
 
 // holdPace keeps every instance off t's chat until until (a platform's
 // "retry after"): the store's next slot moves there, and the calls of
 // this instance waiting for an earlier slot take a new one.
-func (b *Broker) holdPace(ctx context.Context, t Target, until time.Time) {
+func (o *Outbox) holdPace(ctx context.Context, t broker.Target, until time.Time) {
 	// The stores keep milliseconds: round up, never a slot a little early.
 	until = until.Add(time.Millisecond - 1).Truncate(time.Millisecond)
-	b.holds.place(chatKey(t), until)
-	if err := b.store.HoldPace(ctx, chatKey(t), until); err != nil {
-		b.log.Warn("platform outbox: hold pace", "channel", t.Channel, "chat", t.Chat, "err", err)
+	o.holds.place(chatKey(t), until)
+	if err := o.store.HoldPace(ctx, chatKey(t), until); err != nil {
+		o.log.Warn("platform outbox: hold pace", "channel", t.Channel, "chat", t.Chat, "err", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package broker_test
+package outbox_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
@@ -150,11 +151,11 @@ func TestTwoInstancesPostEachOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler),
-			Outbox: broker.OutboxConfig{Poll: 5 * time.Millisecond}})
+		b, err := broker.New(broker.Config{Store: st, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
+		outbox.Attach(b, st, outbox.Config{Poll: 5 * time.Millisecond})
 		b.Register(ch)
 		brokers, stores = append(brokers, b), append(stores, st)
 		wg.Go(func() { b.RunOutbox(ctx) })
@@ -241,11 +242,11 @@ func TestRestartedBridgeEditsAfterOutage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := broker.New(broker.Config{Store: st, Routes: routes, Logger: slog.New(slog.DiscardHandler),
-			Outbox: broker.OutboxConfig{Grace: 30 * time.Second, Poll: 10 * time.Millisecond, BaseBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}})
+		b, err := broker.New(broker.Config{Store: st, Routes: routes, Logger: slog.New(slog.DiscardHandler), Grace: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
+		outbox.Attach(b, st, outbox.Config{Poll: 10 * time.Millisecond, BaseBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
 		b.Register(ch)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -296,9 +297,17 @@ func TestPostGivesUpAtTheDeadline(t *testing.T) {
 	if cs[0].ErrorClass != "unreachable" || cs[0].LastError != want || cs[0].Attempts < 2 {
 		t.Fatalf("copy = %+v, want class unreachable and last error %q after at least 2 attempts", cs[0], want)
 	}
-	got, err := e.b.Get(context.Background(), "agent", q.ID)
-	if err != nil {
-		t.Fatal(err)
+	// The attempt records the copy's failure, then resolves the question:
+	// the question may still be pending when the copy already shows it.
+	var got *broker.Question
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if got, err = e.b.Get(context.Background(), "agent", q.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != broker.StatusPending || time.Now().After(deadline) {
+			break
+		}
 	}
 	reason := fmt.Sprintf("no channel could take the question: chat:c1: gave up after %d attempts: unreachable: %s", cs[0].Attempts, text)
 	if got.Status != broker.StatusUnsupported || got.Reason != reason {

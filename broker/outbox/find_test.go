@@ -1,4 +1,4 @@
-package broker_test
+package outbox_test
 
 import (
 	"testing"
@@ -28,7 +28,7 @@ func TestPostLooksForItsCopyOnlyAfterAnUnknownOutcome(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := e.b.MayHavePosted(tt.task, now); got != tt.want {
+			if got := e.ob.MayHavePosted(tt.task, now); got != tt.want {
 				t.Errorf("MayHavePosted = %v, want %v", got, tt.want)
 			}
 		})

@@ -1,0 +1,95 @@
+package outbox_test
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/broker/outbox"
+	"github.com/askbridge/askbridge/store/sqlite"
+)
+
+// env is a broker with its outbox on a real SQLite file, with one
+// recording channel "chat" posting to chats "c1" and "c2".
+type env struct {
+	b     *broker.Broker
+	ob    *outbox.Outbox
+	st    broker.Store
+	ch    *brokertest.Channel
+	clock *clock
+}
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Add moves the clock d forward.
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func newEnv(t testing.TB, routes map[string]broker.Route) *env {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if routes == nil {
+		routes = map[string]broker.Route{
+			broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "chat", Chat: "c2"}}},
+		}
+	}
+	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
+	// A long grace: an ask returns once its first posts are done, and on a
+	// busy machine they may take longer than the default 2 s.
+	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler),
+		Grace: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob := outbox.Attach(b, st, outbox.Config{})
+	ch := brokertest.NewChannel("chat")
+	b.Register(ch)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { b.Run(ctx); close(done) }()
+	running := make(chan struct{})
+	go func() { ob.Run(ctx); close(running) }()
+	t.Cleanup(func() { cancel(); <-done; <-running; b.Close() })
+	return &env{b: b, ob: ob, st: st, ch: ch, clock: clk}
+}
+
+func dbQuestion() *broker.AskRequest {
+	return &broker.AskRequest{
+		SessionID: "s1", Question: "Which database should the service use?", Header: "Database",
+		Options: []broker.Option{{Label: "Postgres (Recommended)", Description: "server"}, {Label: "SQLite"}, {Label: "MySQL"}},
+	}
+}
+
+func (e *env) ask(t testing.TB, req *broker.AskRequest) *broker.Question {
+	t.Helper()
+	q, created, err := e.b.Ask(context.Background(), "agent", req)
+	if err != nil || !created {
+		t.Fatalf("ask: created=%v err=%v", created, err)
+	}
+	return q
+}
+
+func in(chat, user, text string) broker.Inbound {
+	return broker.Inbound{Channel: "chat", Chat: chat, User: user, Name: user, Text: text}
+}

@@ -1,0 +1,62 @@
+package client_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/channels/cli"
+	"github.com/askbridge/askbridge/client"
+)
+
+// An ask whose question nobody watches carries the bridge's warning: in
+// Submit's result, to OnWarnings as soon as Ask's submit is answered,
+// and in the Result Ask returns when the question ends.
+func TestAskWarnings(t *testing.T) {
+	br := newBridge(t, nil)
+	c := newClient(br)
+	q := client.Question{Question: "Rotate the keys?", Options: []client.Option{{Label: "Yes"}, {Label: "No"}}, Route: "quiet"}
+	const want = "nobody is told of the question; the question will wait until "
+
+	pending := q
+	pending.Wait = "0s"
+	res, err := c.Submit(context.Background(), pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], want) || !strings.HasSuffix(res.Warnings[0], ", then time out with no answer") {
+		t.Fatalf("Submit's warnings = %q", res.Warnings)
+	}
+
+	var told []string
+	c.OnWarnings = func(r client.Result) {
+		told = r.Warnings
+		// The person reads the text channel after all, and answers.
+		rep := br.B.HandleInbound(context.Background(), broker.Inbound{Channel: cli.Name, User: "ana", Name: "ana", Text: "/answer " + r.ID + " Yes"})
+		if !rep.OK {
+			t.Errorf("answer: %s", rep.Text)
+		}
+	}
+	// A short first wait: the warning comes with the submit's answer.
+	q.Wait = "100ms"
+	end, err := c.Ask(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(told) != 1 || !strings.HasPrefix(told[0], want) {
+		t.Fatalf("OnWarnings heard %q", told)
+	}
+	if end.Status != client.StatusAnswered || len(end.Warnings) != 1 || end.Warnings[0] != told[0] {
+		t.Fatalf("Ask's result = %s with warnings %q, want answered with %q", end.Status, end.Warnings, told)
+	}
+
+	c.OnWarnings = nil
+	watched, err := c.Submit(context.Background(), client.Question{Question: "Deploy?", Options: deploy.Options, Wait: "0s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(watched.Warnings) != 0 {
+		t.Fatalf("a question in a chat channel warned: %q", watched.Warnings)
+	}
+}
