@@ -67,19 +67,13 @@ const (
 	AuditNoSnooze     = "snooze_refused"
 )
 
-// refuseIn is refuseAudited for a text in the reader's language: say
-// writes it in English for the audit log and in the reader's language
-// for the reply.
+// refuseIn returns a refusal of in's action on q and records it in q's
+// audit log with its reason (one of the Audit* reasons): say writes the
+// text in English for the audit log and in the reader's language for
+// the reply.
 func (b *Broker) refuseIn(ctx context.Context, in Inbound, q *Question, kind error, reason string, say func(w *i18n.Printer) string) Reply {
 	b.audit(ctx, q.ID, AuditEntry{At: b.now(), Kind: AuditRefused, By: in.Responder(), Reason: reason, Detail: say(english)})
 	return Reply{Text: say(b.words(in, q)), Question: q, Err: kind}
-}
-
-// refuseAudited returns a refusal of in's action on q and records it in
-// q's audit log with its reason (one of the Audit* reasons).
-func (b *Broker) refuseAudited(ctx context.Context, in Inbound, q *Question, kind error, reason, text string) Reply {
-	b.audit(ctx, q.ID, AuditEntry{At: b.now(), Kind: AuditRefused, By: in.Responder(), Reason: reason, Detail: text})
-	return Reply{Text: text, Question: q, Err: kind}
 }
 
 // countsPeople reports whether q's policy speaks of people (a quorum, or

@@ -49,28 +49,14 @@ func Negotiate(acceptLanguage string) string {
 	if err != nil || len(tags) == 0 {
 		return ""
 	}
-	for _, t := range tags {
-		if r, _ := t.Region(); r.String() == "XA" {
-			if b, _ := t.Base(); b.String() == "en" {
-				return Pseudo
-			}
+	if r, _ := tags[0].Region(); r.String() == "XA" {
+		if b, _ := tags[0].Base(); b.String() == "en" {
+			return Pseudo
 		}
-		break
 	}
 	_, i, conf := matcher.Match(tags...)
 	if conf == language.No {
 		return ""
 	}
 	return []string{English, German, Japanese}[i]
-}
-
-// First returns the first of locales that is not "", else English: the
-// person's choice, then the route's, then the channel's.
-func First(locales ...string) string {
-	for _, l := range locales {
-		if l != "" {
-			return l
-		}
-	}
-	return English
 }

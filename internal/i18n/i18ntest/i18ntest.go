@@ -1,6 +1,3 @@
-// Package i18ntest finds text that did not come from a catalog, for tests
-// that render in the pseudo-locale (en-XA), where every catalog text is in
-// brackets.
 package i18ntest
 
 import (
