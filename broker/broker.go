@@ -52,6 +52,9 @@ type Config struct {
 	// "group:sre", quorums that count people, and forbid_requester. Nil
 	// knows nobody.
 	People *People
+	// ChannelLocales are the channels' own locales (channels.X.locale), by
+	// channel name, as i18n.Parse returns them (languages.go).
+	ChannelLocales map[string]string
 }
 
 // DefaultPendingPerAgent is the cap on one agent's pending questions when

@@ -1,11 +1,12 @@
 package broker
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // Card is everything a person sees of a question at one moment, built
@@ -21,6 +22,9 @@ import (
 type Card struct {
 	ID     string
 	Status Status
+	// Locale is the language of the card's words (Viewer.Locale), for a
+	// channel's own words around them: i18n.For(card.Locale).
+	Locale string
 	// Pending is Status == StatusPending: the card takes answers and
 	// shows its controls.
 	Pending bool
@@ -158,28 +162,21 @@ type Outcome struct {
 }
 
 // Viewer is who reads a card, and when: the time and zone its times are
-// shown in, and the channel whose copy it is (the others are "copies
+// shown in, the channel whose copy it is (the others are "copies
 // elsewhere"; without a Channel the card has no such chip, for a channel
-// that lists the copies itself).
+// that lists the copies itself), and the language its words are in.
 type Viewer struct {
 	Now     time.Time
 	Loc     *time.Location
 	Channel string
+	// Locale is a locale as i18n.Parse returns it ("de", "ja", "en-XA");
+	// "" or an unknown one is English. The commands stay English.
+	Locale string
 }
-
-// The words of controls, the same on every channel.
-const (
-	labelSubmit   = "Submit"
-	labelOther    = "Other or note…"
-	labelAnswer   = "Answer…"
-	labelSkip     = "Skip"
-	labelNotReady = "Not ready"
-	labelDecline  = "Decline"
-	labelSnooze   = "Snooze"
-)
 
 // BuildCard returns the card of q as v sees it.
 func BuildCard(q *Question, v Viewer) Card {
+	w := i18n.For(v.Locale)
 	loc := v.Loc
 	if loc == nil {
 		loc = time.UTC
@@ -190,13 +187,14 @@ func BuildCard(q *Question, v Viewer) Card {
 		Pending: q.Status == StatusPending,
 		Context: q.Context,
 		Current: -1,
+		Locale:  w.Locale(),
 	}
 	if n := len(q.Prompts); n > 1 {
-		c.Title = strconv.Itoa(n) + " questions, answered one after the other"
+		c.Title = w.T("card.title", n)
 	}
 	answered := 0
 	for i := range q.Prompts {
-		cp := buildPrompt(q, i, c.Pending)
+		cp := buildPrompt(w, q, i, c.Pending)
 		if cp.Answer != "" {
 			answered++
 		}
@@ -206,25 +204,25 @@ func BuildCard(q *Question, v Viewer) Card {
 		c.Current = q.NextOpen()
 	}
 	if len(q.Prompts) > 1 {
-		c.Progress = fmt.Sprintf("%d of %d answered", answered, len(q.Prompts))
+		c.Progress = w.T("card.progress", answered, len(q.Prompts))
 	}
-	c.Chips = chips(q, v.Now, loc, v.Channel)
+	c.Chips = chips(w, q, v.Now, loc, v.Channel)
 	if !c.Pending {
-		c.Outcome = &Outcome{Text: OutcomeText(q, loc)}
+		c.Outcome = &Outcome{Text: outcomeText(w, q, loc)}
 		if q.AnsweredBy != nil {
-			c.Outcome.By = WhoText(q.AnsweredBy)
+			c.Outcome.By = whoText(w, q.AnsweredBy)
 		}
 		return c
 	}
-	c.Reminder, c.Reminded = ReminderText(q, v.Now, loc), q.RemindersSent > 0
+	c.Reminder, c.Reminded = reminderText(w, q, v.Now, loc), q.RemindersSent > 0
 	c.Controls = []Control{
-		{Kind: ControlNotReady, Label: labelNotReady, Command: FormatDiscuss(q.ID, ""), TakesText: true,
+		{Kind: ControlNotReady, Label: w.T("control.not_ready"), Command: FormatDiscuss(q.ID, ""), TakesText: true,
 			Data: EncodeStep(Step{Kind: StepNotReady, Ref: questionRef(q)})},
-		{Kind: ControlDecline, Label: labelDecline, Command: FormatDecline(q.ID, ""), TakesText: true,
+		{Kind: ControlDecline, Label: w.T("control.decline"), Command: FormatDecline(q.ID, ""), TakesText: true,
 			Data: EncodeStep(Step{Kind: StepDecline, Ref: questionRef(q)})},
 	}
 	if cmd := FormatSnooze(q); cmd != "" {
-		c.Controls = append(c.Controls, Control{Kind: ControlSnooze, Label: labelSnooze, Command: cmd,
+		c.Controls = append(c.Controls, Control{Kind: ControlSnooze, Label: w.T("control.snooze"), Command: cmd,
 			Data: EncodeStep(Step{Kind: StepSnooze, Ref: questionRef(q)})})
 	}
 	return c
@@ -234,11 +232,11 @@ func BuildCard(q *Question, v Viewer) Card {
 // prompt, which names the question and its prompt count.
 func questionRef(q *Question) PromptRef { return q.Ref(0) }
 
-func buildPrompt(q *Question, i int, pending bool) CardPrompt {
+func buildPrompt(w *i18n.Printer, q *Question, i int, pending bool) CardPrompt {
 	p, ref := q.Prompts[i], q.Ref(i)
 	cp := CardPrompt{Ref: ref, Header: p.Header, Question: p.Question, MultiSelect: p.MultiSelect, Field: p.Field}
 	if a := q.Given(i); a != nil {
-		cp.Answer = AnswerValue(*a)
+		cp.Answer = answerValue(w, *a)
 	}
 	sel := SelectedOptions(q.Selections[i])
 	for k, o := range p.Options {
@@ -262,12 +260,12 @@ func buildPrompt(q *Question, i int, pending bool) CardPrompt {
 		return cp
 	}
 	if p.Recommended(0) {
-		cp.Hint = RecommendedHint
+		cp.Hint = w.T("hint.recommended")
 	}
-	cp.Expect = expectWords(p)
+	cp.Expect = expectWords(w, p)
 	switch {
 	case len(p.Options) == 0:
-		cp.Example = FormatOther(ref, "<your answer>")
+		cp.Example = FormatOther(ref, w.T("example.your_answer"))
 	case p.MultiSelect:
 		cp.Example = FormatAnswer(ref, "1,3")
 		if len(p.Options) < 3 {
@@ -277,37 +275,37 @@ func buildPrompt(q *Question, i int, pending bool) CardPrompt {
 		cp.Example = FormatOption(ref, 0)
 	}
 	if p.MultiSelect && len(p.Options) > 0 {
-		cp.Controls = append(cp.Controls, Control{Kind: ControlSubmit, Label: labelSubmit,
+		cp.Controls = append(cp.Controls, Control{Kind: ControlSubmit, Label: w.T("control.submit"),
 			Command: FormatOption(ref, sel...), Data: EncodeStep(Step{Kind: StepSubmit, Ref: ref, Options: sel})})
 	}
 	if p.AllowsOther() {
-		label := labelOther
+		label := w.T("control.other")
 		if len(p.Options) == 0 {
-			label = labelAnswer
+			label = w.T("control.answer")
 		}
 		cp.Controls = append(cp.Controls, Control{Kind: ControlOther, Label: label,
 			Command: FormatAnswer(ref, OtherWord), TakesText: true, Data: EncodeStep(Step{Kind: StepOther, Ref: ref})})
 	}
-	cp.Controls = append(cp.Controls, Control{Kind: ControlSkip, Label: labelSkip,
+	cp.Controls = append(cp.Controls, Control{Kind: ControlSkip, Label: w.T("control.skip"),
 		Command: FormatSkip(ref), Data: EncodeStep(Step{Kind: StepSkip, Ref: ref})})
 	return cp
 }
 
 // expectWords says what an open prompt takes when its options do not
 // say it: the field's rule first, then the shape of the prompt.
-func expectWords(p Prompt) string {
-	if e := ExpectText(p); e != "" {
+func expectWords(w *i18n.Printer, p Prompt) string {
+	if e := expectText(w, p); e != "" {
 		return e
 	}
 	switch {
 	case p.Field != nil && p.Field.Type != FieldMultiEnum:
 		return ""
 	case p.MultiSelect && len(p.Options) > 0 && p.AllowsOther():
-		return "Choose one or more; you can add a note"
+		return w.T("expect.choose_note")
 	case p.MultiSelect && len(p.Options) > 0:
-		return "Choose one or more"
+		return w.T("expect.choose")
 	case len(p.Options) == 0:
-		return "Answer in your own words"
+		return w.T("expect.own_words")
 	}
 	return ""
 }
@@ -315,18 +313,18 @@ func expectWords(p Prompt) string {
 // chips is the state line of q: when it expires (with the date when that
 // is not today), what a timeout applies, the policy's state, who asked,
 // and where else the question was sent.
-func chips(q *Question, now time.Time, loc *time.Location, channel string) []Chip {
-	out := []Chip{{ChipExpiry, "Expires " + whenText(q.ExpiresAt, now, loc)}}
+func chips(w *i18n.Printer, q *Question, now time.Time, loc *time.Location, channel string) []Chip {
+	out := []Chip{{ChipExpiry, w.T("chip.expires", whenText(w, q.ExpiresAt, now, loc))}}
 	if defs := defaultsText(q); defs != "" {
-		out = append(out, Chip{ChipDefault, "default: " + defs})
+		out = append(out, Chip{ChipDefault, w.T("chip.default", defs)})
 	}
-	if v := VotesText(q); v != "" {
+	if v := votesText(w, q); v != "" {
 		out = append(out, Chip{ChipVotes, v})
 	}
 	if n := len(q.State.Snoozes); n > 0 {
-		out = append(out, Chip{ChipSnoozed, "snoozed by " + WhoText(&q.State.Snoozes[n-1].By)})
+		out = append(out, Chip{ChipSnoozed, w.T("chip.snoozed", whoText(w, &q.State.Snoozes[n-1].By))})
 	}
-	if e := EscalatedText(q); e != "" {
+	if e := escalatedText(w, q); e != "" {
 		out = append(out, Chip{ChipEscalated, e})
 	}
 	if len(q.RequestedBy) > 0 {
@@ -334,9 +332,9 @@ func chips(q *Question, now time.Time, loc *time.Location, channel string) []Chi
 		for i, e := range q.RequestedBy {
 			who[i] = strings.TrimPrefix(e, "person:")
 		}
-		out = append(out, Chip{ChipAskedBy, "asked by " + strings.Join(who, ", ")})
+		out = append(out, Chip{ChipAskedBy, w.T("chip.asked_by", strings.Join(who, ", "))})
 	}
-	if e := elsewhere(q, channel); e != "" {
+	if e := elsewhere(w, q, channel); e != "" {
 		out = append(out, Chip{ChipElsewhere, e})
 	}
 	return out
@@ -344,7 +342,7 @@ func chips(q *Question, now time.Time, loc *time.Location, channel string) []Chi
 
 // elsewhere names the other channels q was sent to: "also in telegram,
 // web"; "" when the reader's channel is the only one, or unknown.
-func elsewhere(q *Question, channel string) string {
+func elsewhere(w *i18n.Printer, q *Question, channel string) string {
 	if channel == "" {
 		return ""
 	}
@@ -358,25 +356,26 @@ func elsewhere(q *Question, channel string) string {
 		return ""
 	}
 	slices.Sort(names)
-	return "also in " + strings.Join(names, ", ")
+	return w.T("chip.elsewhere", strings.Join(names, ", "))
 }
 
 // whenText shows t as people read a time: "14:30 UTC" today, "Fri 4 Dec
 // 14:30 UTC" on another day of the year, "4 Dec 2027 14:30 UTC" in
 // another year. A zero now shows the time alone.
-func whenText(t, now time.Time, loc *time.Location) string {
+func whenText(w *i18n.Printer, t, now time.Time, loc *time.Location) string {
 	t = t.In(loc)
 	if now.IsZero() {
 		return t.Format(timeFormat)
 	}
 	now = now.In(loc)
+	day, month := strconv.Itoa(t.Day()), w.T("month."+strconv.Itoa(int(t.Month())))
 	switch {
 	case sameDay(t, now):
 		return t.Format(timeFormat)
 	case t.Year() == now.Year():
-		return t.Format("Mon 2 Jan " + timeFormat)
+		return w.T("when.this_year", w.T("weekday."+strconv.Itoa(int(t.Weekday()))), day, month, t.Format(timeFormat))
 	}
-	return t.Format("2 Jan 2006 " + timeFormat)
+	return w.T("when.other_year", day, month, strconv.Itoa(t.Year()), t.Format(timeFormat))
 }
 
 func sameDay(a, b time.Time) bool {

@@ -189,6 +189,9 @@ type Route struct {
 	Reminders []float64 `json:"reminders,omitempty"`
 	// Policy holds the route's team policies (policy.go).
 	Policy Policy `json:"policy,omitzero"`
+	// Locale is the language of the route's copies (languages.go), as
+	// i18n.Parse returns it; "" leaves it to the channel.
+	Locale string `json:"locale,omitempty"`
 	// Unwatched says what happens to a question that nobody watches when
 	// it is asked (unwatched.go): UnwatchedWait (also "") or
 	// UnwatchedEscalate.

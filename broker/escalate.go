@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // EscalationStep is one step of a route's escalation: when a question is
@@ -63,7 +65,7 @@ func ValidateEscalation(field, name string, steps []EscalationStep, timeout time
 			return fieldErr(f+".after", "%s", err.Error())
 		}
 		if timeout > 0 && d >= timeout {
-			return fieldErr(f+".after", "%s is not before the route's timeout of %s: the question would time out first", s.After, shortDuration(timeout))
+			return fieldErr(f+".after", "%s is not before the route's timeout of %s: the question would time out first", s.After, shortDuration(english, timeout))
 		}
 		if i > 0 && d <= prev {
 			return fieldErr(f+".after", "%s is not after the step before it", s.After)
@@ -246,7 +248,9 @@ func (q *Question) inScope(in Inbound) (known, allowed bool) {
 
 // EscalatedText says where q was escalated ("escalated to oncall"), or ""
 // when it was not.
-func EscalatedText(q *Question) string {
+func EscalatedText(q *Question) string { return escalatedText(english, q) }
+
+func escalatedText(w *i18n.Printer, q *Question) string {
 	if len(q.State.Escalations) == 0 {
 		return ""
 	}
@@ -254,5 +258,5 @@ func EscalatedText(q *Question) string {
 	for _, e := range q.State.Escalations {
 		routes = append(routes, e.Route)
 	}
-	return "escalated to " + strings.Join(routes, ", ")
+	return w.T("chip.escalated", strings.Join(routes, ", "))
 }

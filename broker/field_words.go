@@ -3,6 +3,8 @@ package broker
 import (
 	"strconv"
 	"strings"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // The words that say what a field takes: one rule ("a whole number from
@@ -14,7 +16,9 @@ import (
 // email address such as ana@example.com", "Choose 2 to 3 of the choices";
 // "" for a prompt without a field, free text of any length, one choice,
 // or yes or no. Every channel shows it under the prompt.
-func ExpectText(p Prompt) string {
+func ExpectText(p Prompt) string { return expectText(english, p) }
+
+func expectText(w *i18n.Printer, p Prompt) string {
 	fd := p.Field
 	switch {
 	case fd == nil, fd.Type == FieldEnum, fd.Type == FieldBoolean:
@@ -23,102 +27,99 @@ func ExpectText(p Prompt) string {
 		if fd.MinItems == nil && fd.MaxItems == nil {
 			return ""
 		}
-		return "Choose " + fd.rule()
+		return w.T("field.choose", fd.words(w))
 	case fd.Type == FieldString && fd.Format == "" && fd.MinLength == nil && fd.MaxLength == nil:
 		return ""
 	}
-	return "Reply with " + fd.rule()
+	return w.T("field.reply", fd.words(w))
 }
 
-// rule says in words what fd takes, to follow "must be".
-func (fd *Field) rule() string {
+// rule is the field's rule in English, for refusals and errors.
+func (fd *Field) rule() string { return fd.words(english) }
+
+// words is what fd takes, in w's language: "a whole number from 1024 to
+// 65535".
+func (fd *Field) words(w *i18n.Printer) string {
 	switch fd.Type {
 	case FieldNumber:
-		return "a number" + rangeWords(fd.Minimum, fd.Maximum)
+		return w.T("field.number", rangeWords(w, fd.Minimum, fd.Maximum))
 	case FieldInteger:
-		return "a whole number" + rangeWords(fd.Minimum, fd.Maximum)
+		return w.T("field.integer", rangeWords(w, fd.Minimum, fd.Maximum))
 	case FieldBoolean:
-		return "yes or no"
+		return w.T("field.boolean")
 	case FieldEnum:
 		labels := make([]string, len(fd.Choices))
 		for k, c := range fd.Choices {
 			labels[k] = c.Label()
 		}
-		return "one of " + orList(labels)
+		return w.T("field.one_of", orList(w, labels))
 	case FieldMultiEnum:
-		return itemsWords(fd.MinItems, fd.MaxItems)
+		return itemsWords(w, fd.MinItems, fd.MaxItems)
 	}
 	var s string
 	switch fd.Format {
 	case FormatEmail:
-		s = "an email address such as ana@example.com"
+		s = w.T("field.email")
 	case FormatURI:
-		s = "a URI such as https://example.com/page"
+		s = w.T("field.uri")
 	case FormatDate:
-		s = "a date such as 2026-12-03"
+		s = w.T("field.date")
 	case FormatDateTime:
-		s = "a date and time such as 2026-12-03T14:30:00Z"
+		s = w.T("field.datetime")
 	default:
-		return "text" + lengthWords(fd.MinLength, fd.MaxLength)
+		return w.T("field.text", lengthWords(w, fd.MinLength, fd.MaxLength))
 	}
-	if l := lengthWords(fd.MinLength, fd.MaxLength); l != "" {
-		s += "," + l
+	if l := lengthWords(w, fd.MinLength, fd.MaxLength); l != "" {
+		s = w.T("field.with_length", s, l)
 	}
 	return s
 }
 
-func rangeWords(lo, hi *float64) string {
+func rangeWords(w *i18n.Printer, lo, hi *float64) string {
 	switch {
 	case lo != nil && hi != nil:
-		return " from " + numberText(*lo) + " to " + numberText(*hi)
+		return w.T("field.range", numberText(*lo), numberText(*hi))
 	case lo != nil:
-		return " of at least " + numberText(*lo)
+		return w.T("field.at_least", numberText(*lo))
 	case hi != nil:
-		return " of at most " + numberText(*hi)
+		return w.T("field.at_most", numberText(*hi))
 	}
 	return ""
 }
 
-func lengthWords(lo, hi *int) string {
+func lengthWords(w *i18n.Printer, lo, hi *int) string {
 	switch {
 	case lo != nil && hi != nil && *lo == *hi:
-		return " of exactly " + plural(*lo, "character")
+		return w.T("field.length_exactly", w.T("field.chars", *lo))
 	case lo != nil && hi != nil:
-		return " of " + strconv.Itoa(*lo) + " to " + plural(*hi, "character")
+		return w.T("field.length_range", *lo, w.T("field.chars", *hi))
 	case lo != nil && *lo > 0:
-		return " of at least " + plural(*lo, "character")
+		return w.T("field.at_least", w.T("field.chars", *lo))
 	case hi != nil:
-		return " of at most " + plural(*hi, "character")
+		return w.T("field.at_most", w.T("field.chars", *hi))
 	}
 	return ""
 }
 
-func itemsWords(lo, hi *int) string {
+func itemsWords(w *i18n.Printer, lo, hi *int) string {
 	switch {
 	case lo != nil && hi != nil && *lo == *hi:
-		return "exactly " + strconv.Itoa(*lo) + " of the choices"
+		return w.T("field.items_exactly", *lo)
 	case lo != nil && hi != nil:
-		return strconv.Itoa(*lo) + " to " + strconv.Itoa(*hi) + " of the choices"
+		return w.T("field.items_range", *lo, *hi)
 	case lo != nil && *lo > 1:
-		return "at least " + strconv.Itoa(*lo) + " of the choices"
+		return w.T("field.items_at_least", *lo)
 	case hi != nil:
-		return "at most " + strconv.Itoa(*hi) + " of the choices"
+		return w.T("field.items_at_most", *hi)
 	}
-	return "one or more of the choices"
+	return w.T("field.items_one_more")
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
-func orList(words []string) string {
+func orList(w *i18n.Printer, words []string) string {
 	if len(words) < 2 {
 		return strings.Join(words, "")
 	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	return w.T("field.or", strings.Join(words[:len(words)-1], ", "), words[len(words)-1])
 }
 
 // numberText writes a bound as people read it: 1024, 0.5, -3.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // HandleInbound carries out one person's action from any channel and says
@@ -152,20 +154,22 @@ func (b *Broker) listText(qs []*Question, loc *time.Location) string {
 func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Question, *Reply) {
 	q, err := b.store.Get(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		r := refuse(ErrNotFound, "There is no question %s here.", id)
+		r := refuse(ErrNotFound, "%s", b.words(in, nil).T("refuse.no_question", id))
 		return nil, &r
 	}
 	if err != nil {
-		r := refuse(ErrUnavailable, "Could not read question %s right now; please try again.", id)
+		r := refuse(ErrUnavailable, "%s", b.words(in, nil).T("refuse.read_failed", id))
 		return nil, &r
 	}
 	known, allowed := q.inScope(in)
 	if !known {
-		r := refuse(ErrNotFound, "There is no question %s here.", id)
+		// The same words as an unknown id, in the channel's language: the
+		// question's route is not told to a chat it was not sent to.
+		r := refuse(ErrNotFound, "%s", b.words(in, nil).T("refuse.no_question", id))
 		return nil, &r
 	}
 	if !allowed {
-		r := b.refuseAudited(ctx, in, q, ErrForbidden, AuditNotResponder, fmt.Sprintf("You are not one of the people asked to answer %s; nothing was recorded.", id))
+		r := b.refuseIn(ctx, in, q, ErrForbidden, AuditNotResponder, func(w *i18n.Printer) string { return w.T("refuse.not_responder", id) })
 		return nil, &r
 	}
 	if q.Status == StatusPending {
@@ -180,7 +184,7 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 			case errors.Is(err, ErrNotDue):
 				q = expired
 			case err != nil:
-				r := refuse(ErrUnavailable, "Could not record that right now; please try again.")
+				r := refuse(ErrUnavailable, "%s", b.words(in, q).T("refuse.record_failed"))
 				return nil, &r
 			default:
 				q = expired
@@ -188,7 +192,7 @@ func (b *Broker) authorize(ctx context.Context, in Inbound, id string) (*Questio
 		}
 	}
 	if q.Status != StatusPending {
-		r := refuse(ErrClosed, "%s", ClosedText(q, b.cfg.Location))
+		r := refuse(ErrClosed, "%s", closedText(b.words(in, q), q, b.cfg.Location))
 		r.Question = q
 		return nil, &r
 	}
@@ -204,7 +208,7 @@ func (b *Broker) authorizeAct(ctx context.Context, in Inbound, id string) (*Ques
 		return q, refused
 	}
 	if q.countsPeople() && in.Person == nil {
-		r := b.refuseAudited(ctx, in, q, ErrForbidden, AuditUnlinked, fmt.Sprintf("Your %s account is not linked to a person on this route; nothing was recorded.", channelTitle(in.Channel)))
+		r := b.refuseIn(ctx, in, q, ErrForbidden, AuditUnlinked, func(w *i18n.Printer) string { return w.T("refuse.unlinked", channelTitle(in.Channel)) })
 		return nil, &r
 	}
 	return q, nil
@@ -236,9 +240,9 @@ func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 		return reply
 	}
 	if r.NotReady {
-		return Reply{OK: true, Text: "Recorded: you want to discuss before answering; the agent has been told.", Question: q}
+		return Reply{OK: true, Text: b.words(in, q).T("reply.discuss"), Question: q}
 	}
-	return Reply{OK: true, Text: "Recorded: declined.", Question: q}
+	return Reply{OK: true, Text: b.words(in, q).T("reply.declined"), Question: q}
 }
 
 // personTextRefused is the reply to a person's text that CheckPersonText
@@ -373,7 +377,8 @@ func (b *Broker) record(ctx context.Context, in Inbound, q *Question, i int, a A
 		if reply, done := b.resolveFailed(q, err); done {
 			return reply
 		}
-		return Reply{OK: true, Text: "Recorded: " + AnswerValue(a), Question: q}
+		w := b.words(in, q)
+		return Reply{OK: true, Text: w.T("reply.recorded", answerValue(w, a)), Question: q}
 	}
 	return b.answerPart(ctx, in, q, i, a)
 }
@@ -393,7 +398,8 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 	b.audit(ctx, id, PromptAnsweredAudit(in, i, a, b.now()))
 	if next := q.NextOpen(); next >= 0 {
 		b.updateCopies(q)
-		return Reply{OK: true, Text: fmt.Sprintf("Recorded: %s (%d of %d); next: %s", AnswerValue(a), i+1, len(q.Prompts), q.Prompts[next].Question), Question: q}
+		w := b.words(in, q)
+		return Reply{OK: true, Text: w.T("reply.recorded_next", answerValue(w, a), i+1, len(q.Prompts), q.Prompts[next].Question), Question: q}
 	}
 	answers := map[string]Answer{}
 	for k, p := range q.Prompts {
@@ -403,5 +409,6 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 	if reply, done := b.resolveFailed(q, err); done {
 		return reply
 	}
-	return Reply{OK: true, Text: "Recorded: " + AnswerText(q), Question: q}
+	w := b.words(in, q)
+	return Reply{OK: true, Text: w.T("reply.recorded", answerText(w, q)), Question: q}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // note records text that in's person wrote on q, a question with a
@@ -27,7 +29,7 @@ func (b *Broker) note(ctx context.Context, in Inbound, q *Question, text string,
 		case notReady:
 			st.Notes = append(st.Notes, Note{By: by, Text: text, NotReady: true, At: b.now()})
 		default:
-			r := b.refuseAudited(ctx, in, q, ErrInvalid, AuditNotAVote, fmt.Sprintf("On %s a vote is one of the options: %s (or /decline %s). Your text was not recorded.", q.ID, optionList(q.Prompts[0]), q.ID))
+			r := b.refuseIn(ctx, in, q, ErrInvalid, AuditNotAVote, func(w *i18n.Printer) string { return w.T("refuse.not_a_vote", q.ID, optionList(q.Prompts[0]), q.ID) })
 			return Amendment{}, &r
 		}
 		entry := AuditEntry{At: b.now(), Kind: AuditNote, By: &by, Detail: text}
@@ -41,9 +43,11 @@ func (b *Broker) note(ctx context.Context, in Inbound, q *Question, text string,
 	}
 	b.updateCopies(q)
 	if notReady {
-		return Reply{OK: true, Text: fmt.Sprintf("Recorded: you are not ready to answer %s; your note is kept with it, and it stays open until %d people agree (%s).", q.ID, q.Policy.quorum(), VotesText(q)), Question: q}
+		w := b.words(in, q)
+		return Reply{OK: true, Text: w.T("reply.not_ready_note", q.ID, q.Policy.quorum(), votesText(w, q)), Question: q}
 	}
-	return Reply{OK: true, Text: fmt.Sprintf("Recorded your note on your vote (%s).", VotesText(q)), Question: q}
+	w := b.words(in, q)
+	return Reply{OK: true, Text: w.T("reply.vote_note", votesText(w, q)), Question: q}
 }
 
 // optionList names a prompt's options with their numbers: "1 Allow,

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // Person is one human who may answer, with every platform account that
@@ -27,6 +29,9 @@ type Person struct {
 	WebTokenEnv string `yaml:"web_token_env" json:"-"`
 	// Email matches a single sign-on identity (optional).
 	Email string `yaml:"email" json:"-"`
+	// Locale is the language the person reads ("de", "ja"; docs/languages.md):
+	// their direct messages and their web inbox are in it.
+	Locale string `yaml:"locale" json:"locale,omitempty"`
 	// Timezone is the IANA name of the person's time zone
 	// ("Asia/Tokyo"), in which the web inbox and the replies to their
 	// commands show times (optional: else their browser's zone, or the
@@ -87,6 +92,11 @@ func NewPeople(people []Person, groups map[string][]string) (*People, error) {
 			bad("%s.name: %q must be one line of at most 80 characters", f, p.Name)
 		}
 		pp := p
+		if l, err := i18n.Parse(p.Locale); err != nil {
+			bad("%s.locale: %v", f, err)
+		} else {
+			pp.Locale = l
+		}
 		pp.Accounts = slices.Clone(p.Accounts)
 		loc, err := loadZone(p.Timezone)
 		if err != nil {

@@ -40,10 +40,10 @@ func ValidateReminders(field string, points []float64, timeout time.Duration) er
 		}
 		if !farEnough(prev, p, timeout) {
 			if timeout == 0 {
-				return fieldErr(f, "%v is too close to %v: successive reminder points must be at least 5%% of the timeout (and %s) apart", p, prev, shortDuration(minReminderGap))
+				return fieldErr(f, "%v is too close to %v: successive reminder points must be at least 5%% of the timeout (and %s) apart", p, prev, shortDuration(english, minReminderGap))
 			}
 			gap := time.Duration((p - prev) * float64(timeout)).Round(time.Second)
-			return fieldErr(f, "%v is only %s after %v with a timeout of %s: successive reminder points must be at least %s and 5%% of the timeout apart", p, shortDuration(gap), prev, shortDuration(timeout), shortDuration(minReminderGap))
+			return fieldErr(f, "%v is only %s after %v with a timeout of %s: successive reminder points must be at least %s and 5%% of the timeout apart", p, shortDuration(english, gap), prev, shortDuration(english, timeout), shortDuration(english, minReminderGap))
 		}
 	}
 	return nil

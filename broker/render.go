@@ -1,10 +1,11 @@
 package broker
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // These helpers give every channel the same words for the same state, so a
@@ -15,17 +16,24 @@ import (
 const timeFormat = "15:04 MST"
 
 // RecommendedHint explains the " (Recommended)" mark where people see it:
-// the agent's suggestion, not an answer already given.
+// the agent's suggestion, not an answer already given. It is the English
+// text of the message "hint.recommended".
 const RecommendedHint = "Recommended = the agent's suggestion; nothing is chosen until you answer."
+
+// english prints the texts that are English whatever the reader's
+// language: those of the audit log, of the agent's results and of errors.
+var english = i18n.For(i18n.English)
 
 // DeadlineText says when q expires and what it falls back to:
 // "Expires 14:30 UTC · default: SQLite".
-func DeadlineText(q *Question, loc *time.Location) string {
-	s := "Expires " + q.ExpiresAt.In(loc).Format(timeFormat)
+func DeadlineText(q *Question, loc *time.Location) string { return deadlineText(english, q, loc) }
+
+func deadlineText(w *i18n.Printer, q *Question, loc *time.Location) string {
+	s := w.T("chip.expires", q.ExpiresAt.In(loc).Format(timeFormat))
 	if defs := defaultsText(q); defs != "" {
-		s += " · default: " + defs
+		s += " · " + w.T("chip.default", defs)
 	}
-	if pol := PolicyText(q); pol != "" {
+	if pol := policyText(w, q); pol != "" {
 		s += " · " + pol
 	}
 	return s
@@ -67,14 +75,16 @@ func promptName(p Prompt) string {
 
 // AnswerText renders the answers of q in prompt order: "Postgres" or
 // "Database: Postgres; Cache: skipped".
-func AnswerText(q *Question) string {
+func AnswerText(q *Question) string { return answerText(english, q) }
+
+func answerText(w *i18n.Printer, q *Question) string {
 	var parts []string
 	for _, p := range q.Prompts {
 		a, ok := q.Answers[p.Question]
 		if !ok {
 			continue
 		}
-		v := AnswerValue(a)
+		v := answerValue(w, a)
 		if len(q.Prompts) > 1 {
 			v = promptName(p) + ": " + v
 		}
@@ -86,17 +96,17 @@ func AnswerText(q *Question) string {
 // promptOutcomes says, prompt by prompt, what became of each: "Database:
 // Postgres (by ana); Cache: None (default); Queue: no answer". It is the
 // outcome of a dialog that people answered only in part, or together.
-func promptOutcomes(q *Question) string {
+func promptOutcomes(w *i18n.Printer, q *Question) string {
 	var parts []string
 	for _, p := range q.Prompts {
-		v := "no answer"
+		v := w.T("answer.none")
 		if a, ok := q.Answers[p.Question]; ok {
-			v = AnswerValue(a)
+			v = answerValue(w, a)
 			switch {
 			case a.Defaulted:
-				v += " (default)"
+				v = w.T("answer.default", v)
 			case a.AnsweredBy != nil:
-				v += " (by " + WhoText(a.AnsweredBy) + ")"
+				v = w.T("answer.by", v, whoText(w, a.AnsweredBy))
 			}
 		}
 		if len(q.Prompts) > 1 {
@@ -143,18 +153,20 @@ func severalAnswerers(q *Question) bool {
 // "Redis, Memcached", "“free text”", "Search (note: “and tags”)",
 // "skipped". An option's " (Recommended)" mark is the agent's suggestion
 // before the answer, so a chosen label is shown without it.
-func AnswerValue(a Answer) string {
+func AnswerValue(a Answer) string { return answerValue(english, a) }
+
+func answerValue(w *i18n.Printer, a Answer) string {
 	switch {
 	case a.Skipped:
-		return "skipped"
+		return w.T("answer.skipped")
 	case len(a.Selected) > 0 && a.CustomText != "":
-		return chosenLabels(a.Selected) + " (note: “" + a.CustomText + "”)"
+		return w.T("answer.with_note", chosenLabels(a.Selected), a.CustomText)
 	case a.CustomText != "":
-		return "“" + a.CustomText + "”"
+		return w.T("answer.quoted", a.CustomText)
 	case len(a.Selected) > 0:
 		return chosenLabels(a.Selected)
 	}
-	return "nothing"
+	return w.T("answer.nothing")
 }
 
 // chosenLabels joins the labels of chosen options without their
@@ -168,9 +180,11 @@ func chosenLabels(labels []string) string {
 }
 
 // WhoText names a responder: "@ana" style for people, or the channel.
-func WhoText(r *Responder) string {
+func WhoText(r *Responder) string { return whoText(english, r) }
+
+func whoText(w *i18n.Printer, r *Responder) string {
 	if r == nil {
-		return "someone"
+		return w.T("who.someone")
 	}
 	switch {
 	case r.Person != nil && r.Person.Name != "":
@@ -182,7 +196,7 @@ func WhoText(r *Responder) string {
 	case r.User != "":
 		return r.User
 	}
-	return "someone on " + r.Channel
+	return w.T("who.someone_on", r.Channel)
 }
 
 // OutcomeText is the line that replaces the buttons of a resolved copy:
@@ -192,25 +206,27 @@ func WhoText(r *Responder) string {
 // Cache: None (default)", "Declined by ana: not now", "Cancelled: the
 // asking agent is gone". A dialog answered by several people names each
 // prompt's answerer.
-func OutcomeText(q *Question, loc *time.Location) string {
+func OutcomeText(q *Question, loc *time.Location) string { return outcomeText(english, q, loc) }
+
+func outcomeText(w *i18n.Printer, q *Question, loc *time.Location) string {
 	at := q.ResolvedAt.In(loc).Format(timeFormat)
 	switch q.Status {
 	case StatusAnswered:
 		if a, ok := q.Answers[q.Prompts[0].Question]; ok && len(q.Prompts) == 1 && a.Skipped {
-			return fmt.Sprintf("Skipped by %s at %s", WhoText(q.AnsweredBy), at)
+			return w.T("outcome.skipped", whoText(w, q.AnsweredBy), at)
 		}
 		if severalAnswerers(q) {
-			return fmt.Sprintf("Answered at %s: %s", at, promptOutcomes(q))
+			return w.T("outcome.answered_at", at, promptOutcomes(w, q))
 		}
-		return fmt.Sprintf("Answered by %s at %s: %s", WhoText(q.AnsweredBy), at, AnswerText(q))
+		return w.T("outcome.answered", whoText(w, q.AnsweredBy), at, answerText(w, q))
 	case StatusDeclined:
-		verb := "Declined"
+		id := "outcome.declined"
 		if q.NotReady {
-			verb = "Not ready to answer; wants to discuss"
+			id = "outcome.not_ready"
 		}
-		s := fmt.Sprintf("%s by %s at %s", verb, WhoText(q.AnsweredBy), at)
+		s := w.T(id, whoText(w, q.AnsweredBy), at)
 		if q.Reason != "" {
-			s += ": " + q.Reason
+			s = w.T("outcome.reason", s, q.Reason)
 		}
 		return s
 	case StatusTimedOut:
@@ -218,75 +234,82 @@ func OutcomeText(q *Question, loc *time.Location) string {
 		byPeople, defaulted := answerCounts(q)
 		switch {
 		case byPeople == 0 && defaulted == 0:
-			return fmt.Sprintf("Expired at %s with no answer", expired)
+			return w.T("outcome.expired_none", expired)
 		case byPeople == 0 && q.Fallback == FallbackDefault:
-			return fmt.Sprintf("No answer in %s: used the default, %s", shortDuration(q.Timeout), AnswerText(q))
+			return w.T("outcome.default_used", shortDuration(w, q.Timeout), answerText(w, q))
 		case byPeople == 0:
-			return fmt.Sprintf("Expired at %s with no answer: %s", expired, promptOutcomes(q))
+			return w.T("outcome.expired_outcomes", expired, promptOutcomes(w, q))
 		}
-		return fmt.Sprintf("Expired at %s with %d of %d answered: %s", expired, byPeople, len(q.Prompts), promptOutcomes(q))
+		return w.T("outcome.expired_some", expired, byPeople, len(q.Prompts), promptOutcomes(w, q))
 	case StatusCancelled:
+		s := w.T("outcome.cancelled", at)
 		if q.Reason != "" {
-			return fmt.Sprintf("Cancelled at %s: %s", at, q.Reason)
+			s = w.T("outcome.reason", s, q.Reason)
 		}
-		return "Cancelled at " + at
+		return s
 	case StatusUnsupported:
-		return "Could not be delivered: " + q.Reason
+		return w.T("outcome.undelivered", q.Reason)
 	}
-	return DeadlineText(q, loc)
+	return deadlineText(w, q, loc)
 }
 
 // ClosedText tells a person why their action on a closed question changed
 // nothing: "Already answered by ana at 14:02", "This question expired at
 // 14:30".
-func ClosedText(q *Question, loc *time.Location) string {
+func ClosedText(q *Question, loc *time.Location) string { return closedText(english, q, loc) }
+
+func closedText(w *i18n.Printer, q *Question, loc *time.Location) string {
 	at := q.ResolvedAt.In(loc).Format(timeFormat)
 	switch q.Status {
 	case StatusAnswered:
-		return fmt.Sprintf("Already answered by %s at %s", WhoText(q.AnsweredBy), at)
+		return w.T("closed.answered", whoText(w, q.AnsweredBy), at)
 	case StatusDeclined:
-		return fmt.Sprintf("Already declined by %s at %s", WhoText(q.AnsweredBy), at)
+		return w.T("closed.declined", whoText(w, q.AnsweredBy), at)
 	case StatusTimedOut:
-		return fmt.Sprintf("This question expired at %s", q.ExpiresAt.In(loc).Format(timeFormat))
+		return w.T("closed.expired", q.ExpiresAt.In(loc).Format(timeFormat))
 	case StatusCancelled:
-		s := fmt.Sprintf("This question was cancelled at %s", at)
+		s := w.T("closed.cancelled", at)
 		if q.Reason != "" {
-			s += ": " + q.Reason
+			s = w.T("outcome.reason", s, q.Reason)
 		}
 		return s
 	}
-	return fmt.Sprintf("This question is %s", q.Status)
+	return w.T("closed.other", w.T("status."+string(q.Status)))
 }
 
 // ReminderText is the nudge posted before the deadline.
 func ReminderText(q *Question, now time.Time, loc *time.Location) string {
+	return reminderText(english, q, now, loc)
+}
+
+func reminderText(w *i18n.Printer, q *Question, now time.Time, loc *time.Location) string {
 	left := q.ExpiresAt.Sub(now)
-	s := fmt.Sprintf("Reminder: this question is still open and expires in %s (at %s)", shortDuration(left), q.ExpiresAt.In(loc).Format(timeFormat))
+	s := w.T("reminder.open", shortDuration(w, left), q.ExpiresAt.In(loc).Format(timeFormat))
 	if defs := defaultsText(q); defs != "" {
-		s += "; then the default applies: " + defs
+		s = w.T("reminder.then_default", s, defs)
 	}
 	return s
 }
 
 // shortDuration renders d for people: "30 min", "2 h", "45 s", "1 h 30 min".
-func shortDuration(d time.Duration) string {
+func shortDuration(w *i18n.Printer, d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}
 	d = d.Round(time.Second)
 	switch {
 	case d < time.Minute:
-		return fmt.Sprintf("%d s", int(d.Seconds()))
+		return w.T("duration.s", int(d.Seconds()))
 	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d.Minutes()))
+		return w.T("duration.min", int(d.Minutes()))
 	case d < 48*time.Hour:
 		h, m := int(d.Hours()), int(d.Minutes())%60
 		if m == 0 {
-			return fmt.Sprintf("%d h", h)
+			return w.T("duration.h", h)
 		}
-		return fmt.Sprintf("%d h %d min", h, m)
+		return w.T("duration.h_min", h, m)
 	}
-	return fmt.Sprintf("%d days", int(d.Hours()/24))
+	return w.T("duration.days", int(d.Hours()/24))
 }
 
 // SelectedOptions returns the sorted, de-duplicated option indexes of a

@@ -2,9 +2,10 @@ package broker
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // snooze moves the deadline of question id by its policy's snooze, for
@@ -16,7 +17,7 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 	}
 	sp := q.Policy.Snooze
 	if sp == nil {
-		return b.refuseAudited(ctx, in, q, ErrInvalid, AuditNoSnooze, fmt.Sprintf("%s cannot be snoozed: its route allows no snooze. Nothing changed.", q.ID))
+		return b.refuseIn(ctx, in, q, ErrInvalid, AuditNoSnooze, func(w *i18n.Printer) string { return w.T("reply.snooze_none", q.ID) })
 	}
 	by := *in.Responder()
 	loc := b.locationOf(in)
@@ -28,10 +29,14 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 			r := Reply{Text: ClosedText(q, loc), Question: q, Err: ErrClosed}
 			return Amendment{}, &r
 		case len(q.State.Snoozes) >= sp.Max:
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s was already snoozed %d of %d times; it still expires at %s. Nothing changed.", q.ID, len(q.State.Snoozes), sp.Max, whenText(q.ExpiresAt, b.cfg.Now(), loc)))
+			r := b.refuseIn(ctx, in, q, ErrLimit, AuditNoSnooze, func(w *i18n.Printer) string {
+				return w.T("reply.snooze_limit", q.ID, len(q.State.Snoozes), sp.Max, whenText(w, q.ExpiresAt, b.cfg.Now(), loc))
+			})
 			return Amendment{}, &r
 		case !q.ExpiresAt.Before(limit):
-			r := b.refuseAudited(ctx, in, q, ErrLimit, AuditNoSnooze, fmt.Sprintf("%s already has its latest deadline allowed (%s). Nothing changed.", q.ID, whenText(q.ExpiresAt, b.cfg.Now(), loc)))
+			r := b.refuseIn(ctx, in, q, ErrLimit, AuditNoSnooze, func(w *i18n.Printer) string {
+				return w.T("reply.snooze_latest", q.ID, whenText(w, q.ExpiresAt, b.cfg.Now(), loc))
+			})
 			return Amendment{}, &r
 		}
 		next := q.ExpiresAt.Add(time.Duration(sp.By))
@@ -49,7 +54,7 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 		st := clonedState(q.State)
 		st.Snoozes = append(st.Snoozes, Snooze{By: by, At: now, ExpiresAt: next})
 		at := next
-		entry := AuditEntry{At: now, Kind: AuditSnoozed, By: &by, ExpiresAt: &at, Detail: "by " + shortDuration(delta)}
+		entry := AuditEntry{At: now, Kind: AuditSnoozed, By: &by, ExpiresAt: &at, Detail: "by " + shortDuration(english, delta)}
 		return Amendment{State: st, ExpiresAt: next, Reminders: reminders, Audit: []AuditEntry{entry}, Extended: true}, nil
 	})
 	if refused != nil {
@@ -57,7 +62,8 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 	}
 	b.log.Info("question snoozed", "question_id", q.ID, "expires_at", q.ExpiresAt)
 	b.updateCopies(q)
-	return Reply{OK: true, Text: fmt.Sprintf("Snoozed: %s now expires at %s (%d of %d snoozes).", q.ID, whenText(q.ExpiresAt, b.cfg.Now(), loc), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
+	w := b.words(in, q)
+	return Reply{OK: true, Text: w.T("reply.snoozed", q.ID, whenText(w, q.ExpiresAt, b.cfg.Now(), loc), len(q.State.Snoozes), q.Policy.Snooze.Max), Question: q}
 }
 
 // longest is how far from its creation a question's deadline may be
@@ -72,15 +78,17 @@ func (p Policy) longest() time.Duration {
 // PolicyText says what a pending copy shows of q's policies: the votes so
 // far, the last snooze and who asked ("1 of 2: Allow by @ana · snoozed by
 // @bo · asked by slack:U1"); "" when there is nothing to show.
-func PolicyText(q *Question) string {
+func PolicyText(q *Question) string { return policyText(english, q) }
+
+func policyText(w *i18n.Printer, q *Question) string {
 	var parts []string
-	if v := VotesText(q); v != "" {
+	if v := votesText(w, q); v != "" {
 		parts = append(parts, v)
 	}
 	if n := len(q.State.Snoozes); n > 0 {
-		parts = append(parts, "snoozed by "+WhoText(&q.State.Snoozes[n-1].By))
+		parts = append(parts, w.T("chip.snoozed", whoText(w, &q.State.Snoozes[n-1].By)))
 	}
-	if e := EscalatedText(q); e != "" {
+	if e := escalatedText(w, q); e != "" {
 		parts = append(parts, e)
 	}
 	if len(q.RequestedBy) > 0 {
@@ -88,7 +96,7 @@ func PolicyText(q *Question) string {
 		for i, e := range q.RequestedBy {
 			who[i] = strings.TrimPrefix(e, "person:")
 		}
-		parts = append(parts, "asked by "+strings.Join(who, ", "))
+		parts = append(parts, w.T("chip.asked_by", strings.Join(who, ", ")))
 	}
 	return strings.Join(parts, " · ")
 }

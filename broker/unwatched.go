@@ -91,11 +91,11 @@ func (b *Broker) unwatched(ctx context.Context, q *Question, created bool) []str
 		}
 		if took {
 			return []string{fmt.Sprintf("%s; the question was escalated to %s at once, and waits until %s, then %s",
-				who, q.Policy.Escalate[len(q.State.Escalations)].Route, whenText(q.ExpiresAt, b.cfg.Now(), b.cfg.Location), fallbackText(q))}
+				who, q.Policy.Escalate[len(q.State.Escalations)].Route, whenText(english, q.ExpiresAt, b.cfg.Now(), b.cfg.Location), fallbackText(q))}
 		}
 	}
 	return []string{fmt.Sprintf("%s; the question will wait until %s, then %s",
-		who, whenText(q.ExpiresAt, b.cfg.Now(), b.cfg.Location), fallbackText(q))}
+		who, whenText(english, q.ExpiresAt, b.cfg.Now(), b.cfg.Location), fallbackText(q))}
 }
 
 // watchers asks the channel of every target of q, escalations included,

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // amendAttempts bounds how often an amendment is rebuilt because another
@@ -65,11 +67,13 @@ const (
 	AuditNoSnooze     = "snooze_refused"
 )
 
-// refuseAudited returns a refusal of in's action on q and records it in
-// q's audit log with its reason (one of the Audit* reasons).
-func (b *Broker) refuseAudited(ctx context.Context, in Inbound, q *Question, kind error, reason, text string) Reply {
-	b.audit(ctx, q.ID, AuditEntry{At: b.now(), Kind: AuditRefused, By: in.Responder(), Reason: reason, Detail: text})
-	return Reply{Text: text, Question: q, Err: kind}
+// refuseIn returns a refusal of in's action on q and records it in q's
+// audit log with its reason (one of the Audit* reasons): say writes the
+// text in English for the audit log and in the reader's language for
+// the reply.
+func (b *Broker) refuseIn(ctx context.Context, in Inbound, q *Question, kind error, reason string, say func(w *i18n.Printer) string) Reply {
+	b.audit(ctx, q.ID, AuditEntry{At: b.now(), Kind: AuditRefused, By: in.Responder(), Reason: reason, Detail: say(english)})
+	return Reply{Text: say(b.words(in, q)), Question: q, Err: kind}
 }
 
 // countsPeople reports whether q's policy speaks of people (a quorum, or
@@ -100,7 +104,7 @@ func (b *Broker) refuseRequester(ctx context.Context, in Inbound, q *Question) *
 	if !q.Policy.ForbidRequester || !q.requester(in, b.cfg.People) {
 		return nil
 	}
-	r := b.refuseAudited(ctx, in, q, ErrForbidden, AuditRequester, fmt.Sprintf("You asked for %s, so you cannot approve it: someone else must answer. Nothing was recorded.", q.ID))
+	r := b.refuseIn(ctx, in, q, ErrForbidden, AuditRequester, func(w *i18n.Printer) string { return w.T("refuse.requester", q.ID) })
 	return &r
 }
 
@@ -132,7 +136,7 @@ func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, d
 		changed = false
 		switch {
 		case k >= 0 && st.Votes[k].Choice == v.Choice && st.Votes[k].Deny == v.Deny && v.Note == "":
-			r := b.refuseAudited(ctx, in, q, ErrConflict, AuditDuplicate, fmt.Sprintf("You already chose %s on %s; nothing changed.", v.Choice, q.ID))
+			r := b.refuseIn(ctx, in, q, ErrConflict, AuditDuplicate, func(w *i18n.Printer) string { return w.T("refuse.duplicate_vote", v.Choice, q.ID) })
 			return Amendment{}, &r
 		case k >= 0:
 			entry.Kind, entry.Detail = AuditVoteChange, "was "+st.Votes[k].Choice
@@ -156,17 +160,22 @@ func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, d
 		r, _ := b.resolveFailed(q, err)
 		return r
 	}
-	verb := "Recorded your vote"
+	w := b.words(in, q)
+	pending, quorum := "reply.vote", "reply.vote_quorum"
 	if changed {
-		verb = "Changed your vote to"
+		pending, quorum = "reply.vote_changed", "reply.vote_changed_q"
 	}
 	switch q.Status {
 	case StatusPending:
-		return Reply{OK: true, Text: fmt.Sprintf("%s: %s (%s).", verb, v.Choice, VotesText(q)), Question: q}
+		return Reply{OK: true, Text: w.T(pending, v.Choice, votesText(w, q)), Question: q}
 	case StatusAnswered:
-		return Reply{OK: true, Text: fmt.Sprintf("%s: %s. The quorum is reached: %s.", verb, v.Choice, AnswerText(q)), Question: q}
+		return Reply{OK: true, Text: w.T(quorum, v.Choice, answerText(w, q)), Question: q}
 	}
-	return Reply{OK: true, Text: fmt.Sprintf("%s: %s. The question is %s.", verb, v.Choice, q.Status), Question: q}
+	ended := "reply.vote_closed"
+	if changed {
+		ended = "reply.vote_changed_closed"
+	}
+	return Reply{OK: true, Text: w.T(ended, v.Choice, w.T("status."+string(q.Status))), Question: q}
 }
 
 // settleVotes resolves q when its votes reach the quorum, with a
@@ -261,12 +270,14 @@ func clonedState(s PolicyState) PolicyState {
 // VotesText says where the votes of a pending question with a quorum
 // stand: "1 of 2: Allow by @ana", "2 of 3: Allow by @ana, @bo; Deny by
 // @cy"; "" without a quorum.
-func VotesText(q *Question) string {
+func VotesText(q *Question) string { return votesText(english, q) }
+
+func votesText(w *i18n.Printer, q *Question) string {
 	if !q.voting() {
 		return ""
 	}
 	if len(q.State.Votes) == 0 {
-		return fmt.Sprintf("0 of %d votes", q.Policy.quorum())
+		return w.T("votes.none", 0, q.Policy.quorum())
 	}
 	var order []string
 	who := map[string][]string{}
@@ -275,14 +286,14 @@ func VotesText(q *Question) string {
 		if _, ok := who[v.Choice]; !ok {
 			order = append(order, v.Choice)
 		}
-		who[v.Choice] = append(who[v.Choice], WhoText(&v.By))
+		who[v.Choice] = append(who[v.Choice], whoText(w, &v.By))
 		if !v.Deny {
 			best = max(best, len(who[v.Choice]))
 		}
 	}
 	parts := make([]string, len(order))
 	for i, c := range order {
-		parts[i] = c + " by " + strings.Join(who[c], ", ")
+		parts[i] = w.T("votes.choice_by", c, strings.Join(who[c], ", "))
 	}
-	return fmt.Sprintf("%d of %d: %s", best, q.Policy.quorum(), strings.Join(parts, "; "))
+	return w.T("votes.tally", best, q.Policy.quorum(), strings.Join(parts, "; "))
 }

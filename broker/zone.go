@@ -44,5 +44,5 @@ func WhenText(t, now time.Time, loc *time.Location) string {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return whenText(t, now, loc)
+	return whenText(english, t, now, loc)
 }

@@ -23,7 +23,19 @@ type Options struct {
 	// store, so that a replayed copy is dropped whichever instance
 	// receives it. Nil: the channel remembers them in its own process.
 	Replay broker.ReplayGuard
+	// Languages chooses the language of each copy (nil: English).
+	Languages *broker.Languages
 }
+
+// Language is the locale key every channel's section has
+// (channels.X.locale: "de", "ja"; docs/languages.md), embedded inline in
+// each channel's Config.
+type Language struct {
+	Locale string `yaml:"locale"`
+}
+
+// ChannelLocale returns the configured locale.
+func (l Language) ChannelLocale() string { return l.Locale }
 
 // For returns o with its defaults filled in and the logger tagged with
 // channel=name, the one place a channel's log lines get that field.

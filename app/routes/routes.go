@@ -11,6 +11,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/config"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // Config is the routes section: each route by name. The route named
@@ -25,6 +26,9 @@ type Route struct {
 	Responders []string        `yaml:"responders"`
 	Timeout    config.Duration `yaml:"timeout"`
 	Reminders  []float64       `yaml:"reminders"`
+	// Locale is the language of the route's copies ("de", "ja";
+	// docs/languages.md); "" leaves it to each channel.
+	Locale string `yaml:"locale"`
 	// Unwatched is what happens to a question nobody watches when it is
 	// asked: "wait" (the default) or "escalate" (broker.Route.Unwatched).
 	Unwatched string `yaml:"unwatched"`
@@ -43,6 +47,7 @@ func (c Config) Broker() map[string]broker.Route {
 	out := map[string]broker.Route{}
 	for name, r := range c {
 		br := broker.Route{Responders: r.Responders, Timeout: time.Duration(r.Timeout), Reminders: r.Reminders, Policy: r.broker(), Unwatched: r.Unwatched}
+		br.Locale, _ = i18n.Parse(r.Locale) // Validate reports a bad one
 		for _, t := range r.Targets {
 			br.Targets = append(br.Targets, ParseTarget(t))
 		}
@@ -71,6 +76,9 @@ func (c Config) Validate(channels map[string]bool, deadline time.Duration, peopl
 			if !channels[tg.Channel] {
 				p.Add(fmt.Errorf("routes.%s.targets[%d]: channel %q is not configured (configured: %s)", name, i, tg.Channel, strings.Join(slices.Sorted(maps.Keys(channels)), ", ")))
 			}
+		}
+		if _, err := i18n.Parse(r.Locale); err != nil {
+			p.Add(fmt.Errorf("routes.%s.locale: %w", name, err))
 		}
 		if d := time.Duration(r.Timeout); d != 0 {
 			p.Add(config.At("routes."+name+".timeout", broker.CheckTimeout(d)))

@@ -76,7 +76,7 @@ func (c Config) Build(b *broker.Broker, st Stores, loop bool, loc *time.Location
 	if ps, ok := st.(broker.PushStore); ok {
 		w.push = ps
 	}
-	opts := channels.Options{Logger: log, Location: loc, Replay: st}
+	opts := channels.Options{Logger: log, Location: loc, Replay: st, Languages: b.Languages()}
 	for _, s := range c.sections(loop) {
 		ch, err := s.build(b, w, opts)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/askbridge/askbridge/channels/telegram"
 	"github.com/askbridge/askbridge/channels/web"
 	"github.com/askbridge/askbridge/internal/config"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // Config is the channels section. The text channel and the web inbox are
@@ -39,6 +40,23 @@ func (c Config) WithPeople(d *broker.People) Config {
 // secretsChecker is a channel section that checks the values of the
 // secrets it names, as its New reads them.
 type secretsChecker interface{ CheckSecrets() error }
+
+// localed is a channel section with a locale key (channels.Language).
+type localed interface{ ChannelLocale() string }
+
+// Locales returns each enabled channel's locale, as i18n.Parse returns
+// it; channels without one are left out.
+func (c Config) Locales() map[string]string {
+	out := map[string]string{}
+	for _, s := range c.sections(false) {
+		if l, ok := s.cfg.(localed); ok {
+			if loc, err := i18n.Parse(l.ChannelLocale()); err == nil && loc != "" {
+				out[s.name] = loc
+			}
+		}
+	}
+	return out
+}
 
 // section is one channel the configuration turns on: its section (checked
 // by its own Validate, and for unset variables) and how to build it.
@@ -136,6 +154,11 @@ func (c Config) Validate() error {
 			p.Add(fmt.Errorf("channels.%w", err))
 		}
 		p.Add(config.CheckEnv("channels."+s.name, s.cfg))
+		if l, ok := s.cfg.(localed); ok {
+			if _, err := i18n.Parse(l.ChannelLocale()); err != nil {
+				p.Add(fmt.Errorf("channels.%s.locale: %w", s.name, err))
+			}
+		}
 		if sc, ok := s.cfg.(secretsChecker); ok {
 			if err := sc.CheckSecrets(); err != nil {
 				for _, e := range config.List(err) {

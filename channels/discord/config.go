@@ -1,6 +1,8 @@
 package discord
 
 import (
+	"github.com/askbridge/askbridge/channels"
+
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
@@ -48,6 +50,8 @@ type Config struct {
 	// it, replies to the bot, mentions of it and direct messages are still
 	// read.
 	MessageContent bool `yaml:"message_content"`
+	// Language is the channel's locale (channels.X.locale).
+	channels.Language `yaml:",inline"`
 }
 
 // withDefaults returns cfg with empty fields set to their defaults.

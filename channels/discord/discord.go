@@ -15,6 +15,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/askbridge/askbridge/internal/logthrottle"
 	"github.com/bwmarrin/discordgo"
 )
@@ -35,6 +36,9 @@ var (
 // Channel posts questions to Discord channels and turns what people do
 // there into broker.Inbound. Create it with New.
 type Channel struct {
+	// langs and locale choose the language of each copy (localeOf).
+	langs     *broker.Languages
+	locale    string
 	cfg       Config
 	h         broker.InboundHandler
 	log       *slog.Logger
@@ -93,8 +97,13 @@ func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, 
 		s.Identify.Intents |= discordgo.IntentMessageContent
 	}
 	opts = opts.For(Name)
+	locale, err := i18n.Parse(cfg.Locale)
+	if err != nil {
+		return nil, fmt.Errorf("%s: locale: %w", Name, err)
+	}
 	log := opts.Logger
 	c := &Channel{
+		langs: opts.Languages, locale: locale,
 		cfg: cfg, h: h, log: log, loc: opts.Location, session: s,
 		now: opts.Now, maxSignatureAge: 5 * time.Minute, maxRetries: 5, ackAfter: defaultAckAfter,
 		appID: cfg.ApplicationID, dms: map[string]string{},
@@ -128,7 +137,7 @@ func (c *Channel) Post(ctx context.Context, q *broker.Question, chat string) (br
 	if err != nil {
 		return broker.MessageRef{}, classify(fmt.Errorf("discord: post %s to %s: %w", q.ID, chat, err))
 	}
-	m := render(q, c.view())
+	m := render(q, c.view(q))
 	var msg *discordgo.Message
 	err = c.call(ctx, func(opts ...discordgo.RequestOption) (err error) {
 		msg, err = c.sendOnce(to, copyNonce(q.ID, chat), &discordgo.MessageSend{
@@ -154,7 +163,7 @@ func (c *Channel) Update(ctx context.Context, q *broker.Question, m broker.Messa
 	if err != nil {
 		return classify(fmt.Errorf("discord: update %s in %s: %w", q.ID, m.Chat, err))
 	}
-	r := render(q, c.view())
+	r := render(q, c.view(q))
 	err = c.call(ctx, func(opts ...discordgo.RequestOption) error {
 		_, err := c.session.ChannelMessageEditComplex(&discordgo.MessageEdit{
 			Channel: to, ID: m.MessageID,
@@ -174,7 +183,7 @@ func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.Messa
 	if err != nil {
 		return classify(fmt.Errorf("discord: remind %s in %s: %w", q.ID, m.Chat, err))
 	}
-	card := broker.BuildCard(q, c.view())
+	card := broker.BuildCard(q, c.view(q))
 	if card.Reminder == "" {
 		return nil // a resolved question has nothing to remind of
 	}
@@ -192,4 +201,13 @@ func (c *Channel) Remind(ctx context.Context, q *broker.Question, m broker.Messa
 		return classify(fmt.Errorf("discord: remind %s in %s: %w", q.ID, m.Chat, err))
 	}
 	return nil
+}
+
+// localeOf is the language of this channel's copy of q: the person's for
+// a direct message, else the route's, else the channel's (broker.Languages).
+func (c *Channel) localeOf(q *broker.Question) string {
+	if l := c.langs.Locale(q, Name); l != "" {
+		return l
+	}
+	return c.locale
 }

@@ -67,7 +67,7 @@ func (c *Channel) afterTap(reply broker.Reply) response {
 	if !reply.OK || reply.Question == nil {
 		return ephemeral(replyText(reply))
 	}
-	m := render(reply.Question, c.view())
+	m := render(reply.Question, c.view(reply.Question))
 	return response{Type: discordgo.InteractionResponseUpdateMessage, Data: &responseData{
 		Content: m.Content, Components: &m.Components, AllowedMentions: noMentions(),
 	}}

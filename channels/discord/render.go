@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/bwmarrin/discordgo"
 )
 
@@ -32,8 +33,8 @@ func noMentions() *discordgo.MessageAllowedMentions {
 
 // view is how the channel reads a card: now, in its time zone, as the
 // Discord copy.
-func (c *Channel) view() broker.Viewer {
-	return broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name}
+func (c *Channel) view(q *broker.Question) broker.Viewer {
+	return broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name, Locale: c.localeOf(q)}
 }
 
 // render returns the message for q as v sees it: the question with its
@@ -127,6 +128,7 @@ func sentence(s string) string {
 }
 
 func pendingContent(card broker.Card, typed []string) string {
+	w := i18n.For(card.Locale)
 	var b strings.Builder
 	if card.Title != "" {
 		b.WriteString("📋 **" + escape(card.Title) + "**")
@@ -166,10 +168,10 @@ func pendingContent(card broker.Card, typed []string) string {
 	}
 	b.WriteString("\n" + escape(card.StateLine()) + "\n")
 	if len(typed) > 0 {
-		b.WriteString("Type instead: " + strings.Join(typed, " · ") + "\n")
+		b.WriteString(w.T("discord.type_instead", strings.Join(typed, " · ")) + "\n")
 	}
 	if card.Current >= 0 {
-		fmt.Fprintf(&b, "Tap a button, reply to this message with a number or your own words, or type `%s`", codeSafe(card.Prompts[card.Current].Example))
+		b.WriteString(w.T("discord.how", "`"+codeSafe(card.Prompts[card.Current].Example)+"`"))
 	}
 	return b.String()
 }
@@ -194,6 +196,7 @@ func code(cmd string) string { return "`" + codeSafe(cmd) + "`" }
 // not unique in the message) is left out, and the command it would have
 // sent is returned in typed, to be shown in the content instead.
 func components(card broker.Card) (rows []discordgo.MessageComponent, typed []string) {
+	w := i18n.For(card.Locale)
 	rows = []discordgo.MessageComponent{}
 	seen := map[string]bool{}
 	usable := func(customID string) bool {
@@ -210,7 +213,7 @@ func components(card broker.Card) (rows []discordgo.MessageComponent, typed []st
 		var prompt []discordgo.MessageComponent
 		var buttons []discordgo.MessageComponent
 		if p.MultiSelect && len(p.Options) > 0 {
-			if menu := selectMenu(p); usable(menu.CustomID) {
+			if menu := selectMenu(w, p); usable(menu.CustomID) {
 				prompt = append(prompt, discordgo.ActionsRow{Components: []discordgo.MessageComponent{menu}})
 			} else {
 				typed = append(typed, code(p.Example))
@@ -234,7 +237,7 @@ func components(card broker.Card) (rows []discordgo.MessageComponent, typed []st
 			if id := otherData(p, other); usable(id) {
 				buttons = append(buttons, discordgo.Button{Label: other.Label, Style: discordgo.SecondaryButton, CustomID: id})
 			} else {
-				typed = append(typed, code(other.Command+" <your answer>"))
+				typed = append(typed, code(other.Command+" "+w.T("example.your_answer")))
 			}
 		}
 		if skip, ok := p.Control(broker.ControlSkip); ok {
@@ -280,7 +283,7 @@ func components(card broker.Card) (rows []discordgo.MessageComponent, typed []st
 // selectMenu is a multi-select prompt's menu: its options are the
 // prompt's, ticked as the card shows them, and its value is an option's
 // 0-based index.
-func selectMenu(p broker.CardPrompt) discordgo.SelectMenu {
+func selectMenu(w *i18n.Printer, p broker.CardPrompt) discordgo.SelectMenu {
 	opts := make([]discordgo.SelectMenuOption, len(p.Options))
 	for k, o := range p.Options {
 		opts[k] = discordgo.SelectMenuOption{
@@ -294,7 +297,7 @@ func selectMenu(p broker.CardPrompt) discordgo.SelectMenu {
 	return discordgo.SelectMenu{
 		MenuType:    discordgo.StringSelectMenu,
 		CustomID:    menuData(p),
-		Placeholder: "Choose one or more",
+		Placeholder: w.T("discord.choose"),
 		MinValues:   &one,
 		MaxValues:   len(p.Options),
 		Options:     opts,

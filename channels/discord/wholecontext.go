@@ -9,6 +9,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // A message's content holds 2000 characters, and the card is shortened
@@ -46,7 +47,7 @@ func (c *Channel) postWholeContext(ctx context.Context, q *broker.Question, chat
 	no := false
 	err := c.call(ctx, func(opts ...discordgo.RequestOption) error {
 		m := &discordgo.MessageSend{
-			Content:         "📎 The whole context of question " + escape(q.ID) + fmt.Sprintf(" (%d characters)", utf8.RuneCountInString(q.Context)),
+			Content:         i18n.For(c.localeOf(q)).T("discord.whole_context", escape(q.ID), utf8.RuneCountInString(q.Context)),
 			AllowedMentions: noMentions(),
 			Reference:       &discordgo.MessageReference{MessageID: messageID, ChannelID: to, FailIfNotExists: &no},
 		}

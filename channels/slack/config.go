@@ -1,6 +1,8 @@
 package slack
 
 import (
+	"github.com/askbridge/askbridge/channels"
+
 	"errors"
 	"fmt"
 	"net/url"
@@ -34,6 +36,8 @@ type Config struct {
 	Mode string `yaml:"mode"`
 	// APIURL is the Web API base URL, default https://slack.com/api.
 	APIURL string `yaml:"api_url"`
+	// Language is the channel's locale (channels.X.locale).
+	channels.Language `yaml:",inline"`
 }
 
 // withDefaults returns cfg with empty fields set to their defaults.

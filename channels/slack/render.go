@@ -8,13 +8,14 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // card returns q's card as this channel's readers see it: its times in
 // the channel's zone at c.now(), and the other channels q went to named
 // as copies elsewhere.
 func (c *Channel) card(q *broker.Question) broker.Card {
-	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name})
+	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name, Locale: c.localeOf(q)})
 }
 
 // message is a copy of a question as chat.postMessage and chat.update
@@ -63,6 +64,7 @@ func blockID(id string, parts ...any) string {
 // questionBlocks renders a pending card with its buttons. Prompts of a
 // dialog that already have an answer show it instead of buttons.
 func questionBlocks(card broker.Card) *layout {
+	w := i18n.For(card.Locale)
 	l := &layout{}
 	for i, p := range card.Prompts {
 		l.promptHead(card, i)
@@ -70,7 +72,7 @@ func questionBlocks(card broker.Card) *layout {
 			l.section(blockID(card.ID, i, "options"), "", optionList(p), shortenable)
 		}
 		if !p.Open {
-			l.context(blockID(card.ID, i, "done"), "", "Answered: "+escapeMrkdwn(p.Answer), fixed)
+			l.context(blockID(card.ID, i, "done"), "", escapeMrkdwn(w.T("slack.answered", p.Answer)), fixed)
 			continue
 		}
 		if p.Expect != "" {
@@ -81,7 +83,7 @@ func questionBlocks(card broker.Card) *layout {
 	if card.Context != "" {
 		l.context(blockID(card.ID, "context"), card.Context, escapeMrkdwn(card.Context), contextText)
 	}
-	l.context(blockID(card.ID, "deadline"), "", escapeMrkdwn(card.StateLine())+"  ·  question "+escapeMrkdwn(card.ID), fixed)
+	l.context(blockID(card.ID, "deadline"), "", escapeMrkdwn(w.T("slack.state_id", card.StateLine(), card.ID)), fixed)
 	var end []slackapi.BlockElement
 	for _, ctl := range card.Controls {
 		end = append(end, controlButton(ctl))
@@ -99,7 +101,7 @@ func outcomeBlocks(card broker.Card) *layout {
 		l.promptHead(card, i)
 	}
 	l.section("done."+card.ID+".outcome", "", "*"+escapeMrkdwn(card.Outcome.Text)+"*", fixed)
-	l.context("done."+card.ID+".id", "", "Question "+escapeMrkdwn(card.ID), fixed)
+	l.context("done."+card.ID+".id", "", escapeMrkdwn(i18n.For(card.Locale).T("slack.question_id", card.ID)), fixed)
 	l.clampBlocks()
 	return l
 }
@@ -113,7 +115,7 @@ func (l *layout) promptHead(card broker.Card, i int) {
 		chips = append(chips, "*"+escapeMrkdwn(p.Header)+"*")
 	}
 	if n := len(card.Prompts); n > 1 {
-		chips = append(chips, fmt.Sprintf("Question %d of %d", i+1, n))
+		chips = append(chips, escapeMrkdwn(i18n.For(card.Locale).T("slack.question_n", i+1, n)))
 	}
 	if len(chips) > 0 {
 		l.context(blockID(card.ID, i, "chip"), "", strings.Join(chips, "  ·  "), fixed)
@@ -202,8 +204,9 @@ func controlButton(ctl broker.Control) *slackapi.ButtonBlockElement {
 // fallbackText is the message's plain text: what notifications and
 // clients without blocks show, including the typed commands.
 func fallbackText(card broker.Card) string {
+	w := i18n.For(card.Locale)
 	var b strings.Builder
-	b.WriteString("Question " + card.ID)
+	b.WriteString(w.T("slack.question_id", card.ID))
 	for _, p := range card.Prompts {
 		b.WriteString("\n")
 		if p.Header != "" {
@@ -214,18 +217,18 @@ func fallbackText(card broker.Card) string {
 			fmt.Fprintf(&b, "\n  %d. %s", o.Number, optionLabel(o))
 		}
 		if !p.Open {
-			b.WriteString("\n  Answered: " + p.Answer)
+			b.WriteString("\n  " + w.T("slack.answered", p.Answer))
 			continue
 		}
 		reply := p.Example
 		if other, ok := p.Control(broker.ControlOther); ok && len(p.Options) > 0 {
-			note, _ := broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: []int{0}}.Command("<note>")
-			reply += "  or  " + other.Command + " <text>  or, with a note,  " + note
+			note, _ := broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: []int{0}}.Command(w.T("slack.note"))
+			reply = w.T("slack.reply_other", reply, other.Command+" "+w.T("slack.text"), note)
 		}
-		b.WriteString("\n  Reply: " + reply)
+		b.WriteString("\n  " + w.T("slack.reply", reply))
 	}
 	for _, ctl := range card.Controls {
-		b.WriteString("\n" + ctl.Label + ": " + ctl.Command + placeholder(ctl))
+		b.WriteString("\n" + ctl.Label + ": " + ctl.Command + placeholder(w, ctl))
 	}
 	b.WriteString("\n" + card.StateLine())
 	return escapeLimit(b.String(), maxFallbackText)
@@ -233,12 +236,12 @@ func fallbackText(card broker.Card) string {
 
 // placeholder shows, after the command of a control that takes text,
 // what the text is.
-func placeholder(ctl broker.Control) string {
+func placeholder(w *i18n.Printer, ctl broker.Control) string {
 	switch {
 	case !ctl.TakesText:
 		return ""
 	case ctl.Kind == broker.ControlDecline:
-		return " [reason]"
+		return " " + w.T("slack.reason")
 	}
-	return " [message]"
+	return " " + w.T("slack.message")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
@@ -32,6 +33,9 @@ var (
 // Channel posts questions to Slack and turns Slack interactions into
 // broker.Inbound. Create it with New.
 type Channel struct {
+	// langs and locale choose the language of each copy (localeOf).
+	langs   *broker.Languages
+	locale  string
 	cfg     Config
 	secrets secrets
 	api     *slackapi.Client
@@ -80,8 +84,13 @@ func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, 
 		return nil, err
 	}
 	opts = opts.For(Name)
+	locale, err := i18n.Parse(cfg.Locale)
+	if err != nil {
+		return nil, fmt.Errorf("%s: locale: %w", Name, err)
+	}
 	log := opts.Logger
 	c := &Channel{
+		langs: opts.Languages, locale: locale,
 		cfg: cfg, secrets: sec, h: h, log: log, now: opts.Now, loc: opts.Location,
 		replay:    opts.Replay,
 		names:     newNameCache(1024),
@@ -228,4 +237,13 @@ func (c *Channel) responseURLAllowed(raw string) bool {
 	}
 	api, err := url.Parse(c.cfg.APIURL)
 	return err == nil && u.Scheme == api.Scheme && u.Host == api.Host
+}
+
+// localeOf is the language of this channel's copy of q: the person's for
+// a direct message, else the route's, else the channel's (broker.Languages).
+func (c *Channel) localeOf(q *broker.Question) string {
+	if l := c.langs.Locale(q, Name); l != "" {
+		return l
+	}
+	return c.locale
 }

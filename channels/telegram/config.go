@@ -1,6 +1,8 @@
 package telegram
 
 import (
+	"github.com/askbridge/askbridge/channels"
+
 	"errors"
 	"fmt"
 	"net/url"
@@ -40,6 +42,8 @@ type Config struct {
 	WebhookSecretEnv string `yaml:"webhook_secret_env"`
 	// PollTimeout is how long one getUpdates call may wait (default 30s).
 	PollTimeout time.Duration `yaml:"poll_timeout"`
+	// Language is the channel's locale (channels.X.locale).
+	channels.Language `yaml:",inline"`
 }
 
 // withDefaults returns c with empty fields set to their defaults.

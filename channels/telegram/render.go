@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 const (
@@ -61,7 +61,7 @@ func trim(s string, n int, mark string) string {
 // card is q as this channel's readers see it: in the bridge's time zone,
 // now, with the other channels q went to named as copies elsewhere.
 func (c *Channel) card(q *broker.Question) broker.Card {
-	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name})
+	return broker.BuildCard(q, broker.Viewer{Now: c.now(), Loc: c.loc, Channel: Name, Locale: c.localeOf(q)})
 }
 
 // render builds the message and keyboard of a pending question from its
@@ -108,7 +108,7 @@ func renderText(card broker.Card, dropped []droppedButton) string {
 	b.WriteString("\n⏳ " + esc(card.StateLine()) + "\n")
 	b.WriteString(hint(card))
 	if len(dropped) > 0 {
-		b.WriteString("\n\nSome buttons could not be shown; type instead:")
+		b.WriteString("\n\n" + esc(i18n.For(card.Locale).T("telegram.dropped")))
 		for _, d := range dropped {
 			b.WriteString("\n<code>" + esc(d.command) + "</code> (" + esc(d.label) + ")")
 		}
@@ -177,25 +177,25 @@ func hint(card broker.Card) string {
 	if card.Current < 0 {
 		return ""
 	}
+	w := i18n.For(card.Locale)
 	p := card.Prompts[card.Current]
 	var how string
 	submit, multi := p.Control(broker.ControlSubmit)
+	_, other := p.Control(broker.ControlOther)
 	switch {
 	case len(p.Options) == 0:
-		how = "Reply to this message with your answer, or type"
+		how = w.T("telegram.how_free")
 	case multi:
-		how = "Tap the options you want, then " + submit.Label + "; or reply with their numbers, or type"
+		how = w.T("telegram.how_multi", submit.Label)
+	case other:
+		how = w.T("telegram.how_options_other")
 	default:
-		how = "Tap a button, reply to this message with a number"
-		if _, ok := p.Control(broker.ControlOther); ok {
-			how += " or your own answer"
-		}
-		how += ", or type"
+		how = w.T("telegram.how_options")
 	}
 	if len(card.Prompts) > 1 {
-		how = fmt.Sprintf("Now question %d of %d. %s", card.Current+1, len(card.Prompts), how)
+		how = w.T("telegram.now_question", card.Current+1, len(card.Prompts), how)
 	}
-	return how + " <code>" + esc(p.Example) + "</code>"
+	return esc(how) + " <code>" + esc(p.Example) + "</code>"
 }
 
 // renderOutcome is the text of a resolved copy: the questions and what

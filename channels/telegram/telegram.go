@@ -14,6 +14,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
 	"github.com/askbridge/askbridge/internal/backoff"
+	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
@@ -22,10 +23,13 @@ const Name = "telegram"
 
 // Channel is the Telegram channel. It is safe for concurrent use.
 type Channel struct {
-	cfg Config
-	h   broker.InboundHandler
-	log *slog.Logger
-	bot *tgbotapi.BotAPI
+	// langs and locale choose the language of each copy (localeOf).
+	langs  *broker.Languages
+	locale string
+	cfg    Config
+	h      broker.InboundHandler
+	log    *slog.Logger
+	bot    *tgbotapi.BotAPI
 	// me is the bot's own user, learnt with getMe (identify).
 	me atomic.Pointer[tgbotapi.User]
 	// now is the clock; loc places the times shown to people.
@@ -72,7 +76,12 @@ func New(cfg Config, h broker.InboundHandler, opts channels.Options) (*Channel, 
 		return nil, err
 	}
 	opts = opts.For(Name)
+	locale, err := i18n.Parse(cfg.Locale)
+	if err != nil {
+		return nil, fmt.Errorf("%s: locale: %w", Name, err)
+	}
 	c := &Channel{
+		langs: opts.Languages, locale: locale,
 		cfg: cfg, h: h, log: opts.Logger, now: opts.Now, loc: opts.Location,
 		refusals: logthrottle.New(opts.Logger, time.Second),
 		http:     &http.Client{Transport: http.DefaultTransport},
@@ -198,4 +207,13 @@ func nonNil(kb [][]tgbotapi.InlineKeyboardButton) [][]tgbotapi.InlineKeyboardBut
 		return [][]tgbotapi.InlineKeyboardButton{}
 	}
 	return kb
+}
+
+// localeOf is the language of this channel's copy of q: the person's for
+// a direct message, else the route's, else the channel's (broker.Languages).
+func (c *Channel) localeOf(q *broker.Question) string {
+	if l := c.langs.Locale(q, Name); l != "" {
+		return l
+	}
+	return c.locale
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/askbridge/askbridge/channels"
+
 	"errors"
 	"fmt"
 	"os"
@@ -47,6 +49,8 @@ type Config struct {
 	// bridge about its notifications: a mailto: address or an https URL,
 	// sent as the VAPID "sub" claim (default DefaultPushContact).
 	PushContact string `yaml:"push_contact"`
+	// Language is the channel's locale (channels.X.locale).
+	channels.Language `yaml:",inline"`
 }
 
 // Validate checks the configuration and reports the first problem, naming

@@ -205,9 +205,10 @@ func build(ctx context.Context, cfg bridgeconfig.Config, st broker.Store, electo
 		Store: st, Routes: cfg.Routes.Broker(), DefaultTimeout: time.Duration(cfg.Timeouts.Default),
 		ReminderPoints: cfg.Timeouts.Reminders, Location: loc, Logger: log, Observer: metrics,
 		PendingPerAgent: cfg.Limits.PendingPerAgent, QuestionsOff: api.QuestionsOff(cfg.Agents),
-		OnBehalfOf: api.OnBehalfOf(cfg.Agents),
-		People:     cfg.Directory,
-		Grace:      cfg.Outbox.AskGrace(),
+		OnBehalfOf:     api.OnBehalfOf(cfg.Agents),
+		People:         cfg.Directory,
+		ChannelLocales: cfg.Channels.Locales(),
+		Grace:          cfg.Outbox.AskGrace(),
 	})
 	if err != nil {
 		return nil, err
