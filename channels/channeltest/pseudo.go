@@ -13,10 +13,10 @@ import (
 	"github.com/askbridge/askbridge/internal/i18n/i18ntest"
 )
 
-// Limits are a platform's limits on what one message shows: its text (as
-// the harness's Message.Text counts it, in characters) and a button's
-// label.
-type Limits struct {
+// ShowLimits are a platform's limits on what one message shows: its text
+// (as the harness's Message.Text counts it, in characters) and a button's
+// label. (Limits are those on what its elements carry.)
+type ShowLimits struct {
 	Text, Label int
 }
 
@@ -41,7 +41,7 @@ var pseudoTexts = []string{
 // commands aside), and that no message or label is past the platform's
 // limits. Call it from one test per channel named
 // TestPseudoLocale<Platform>.
-func RunPseudoLocale(t *testing.T, build Build, limits Limits) {
+func RunPseudoLocale(t *testing.T, build Build, limits ShowLimits) {
 	p := build(t)
 	chats, people := p.Chats(), p.People()
 	name := p.Name()
@@ -84,7 +84,7 @@ func RunPseudoLocale(t *testing.T, build Build, limits Limits) {
 
 // check reports the words of m that did not come from the catalog and
 // what is past the limits.
-func check(t *testing.T, what string, m Message, limits Limits) {
+func check(t *testing.T, what string, m Message, limits ShowLimits) {
 	t.Helper()
 	text := command.ReplaceAllString(m.Text, " ")
 	if words := i18ntest.Untranslated(text, pseudoTexts...); len(words) > 0 {

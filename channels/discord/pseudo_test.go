@@ -16,5 +16,5 @@ func TestPseudoLocaleDiscord(t *testing.T) {
 		t.Cleanup(fake.Close)
 		guild := fake.NewGuild()
 		return &suitePlatform{Fake: fake.Harness(guild, "ana", "bo"), fake: fake, guild: guild}
-	}, channeltest.Limits{Text: 2000, Label: maxButtonLabel})
+	}, channeltest.ShowLimits{Text: 2000, Label: maxButtonLabel})
 }

@@ -14,5 +14,5 @@ func TestPseudoLocaleSlack(t *testing.T) {
 	channeltest.RunPseudoLocale(t, func(t *testing.T) channeltest.Platform {
 		fake := slackfake.New(t)
 		return &suitePlatform{Fake: fake.Harness(ana, bob, general, random), fake: fake}
-	}, channeltest.Limits{Text: 3000, Label: maxButtonText})
+	}, channeltest.ShowLimits{Text: 3000, Label: maxButtonText})
 }

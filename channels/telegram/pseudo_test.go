@@ -15,5 +15,5 @@ func TestPseudoLocaleTelegram(t *testing.T) {
 		fake := telegramfake.New(testToken, botUser)
 		t.Cleanup(fake.Close)
 		return &suitePlatform{Fake: fake.Harness(ana, bob, team, outside), fake: fake}
-	}, channeltest.Limits{Text: maxText, Label: 64})
+	}, channeltest.ShowLimits{Text: maxText, Label: 64})
 }
