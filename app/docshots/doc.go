@@ -3,7 +3,7 @@
 // broker on a SQLite file, the web inbox, the Slack channel against the
 // fake Slack of channels/slack/slackfake, the API), the real `bridge hook
 // claude` asking through it, and headless Chromium photographing the
-// inbox. Its only test, TestDocShots, does the work, and runs only when
+// inbox. TestDocShots does the work, and runs only when
 // ASKBRIDGE_DOCSHOTS names the folder to write to:
 //
 //	ASKBRIDGE_DOCSHOTS=$PWD/docs/img go test -count=1 -run TestDocShots ./app/docshots/
@@ -12,4 +12,8 @@
 // rules-390.png and rules-1280.png (each PNG at most 200 KB) and
 // permission-prompt.slack.json, the blocks the Slack channel posted for
 // the prompt.
+//
+// TestInboxShots, run the same way, writes inbox-<lang>-<light|dark>.png:
+// a two-question dialog on a phone, light and dark, read by a person of
+// English, of German and of the pseudo-locale en-XA (docs/languages.md).
 package docshots
