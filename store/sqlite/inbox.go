@@ -42,8 +42,8 @@ const maxInboxScan = 5000
 // The reads of a page walk a state's index in its order, newest first,
 // after a cursor (the first page reads after a cursor past every row),
 // and give each row's data when the question has a copy on the channel,
-// NULL when not: the caller counts the rows it passed over and stops
-// reading once the page is full.
+// NULL when not: the caller stops reading once the page is full, and the
+// reads of the resolved part stop after maxInboxScan rows.
 const (
 	sqlInboxOpen = `SELECT q.id, CASE WHEN ` + inboxHas + ` THEN q.data END
 		FROM questions q INDEXED BY questions_open
