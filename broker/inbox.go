@@ -17,6 +17,13 @@ import (
 // is in the open part while pending and moves to the resolved part, in the
 // step that resolves it, at its resolution time; Purge (and, on stores
 // whose records expire, the expiry) takes it out.
+//
+// A store whose index of resolved questions is not kept per channel may
+// bound how many resolved questions of every channel one page (and its
+// count) passes over: a channel with copies of only a small share of them
+// then finds its own among the latest that many, and a page of the
+// resolved part may hold fewer than Limit while older ones exist. The
+// open part is never bounded that way.
 type Inbox interface {
 	// InboxPage returns the page q asks for: up to q.Limit questions of
 	// the part q.Resolved names, in InboxCursor order (newest first),

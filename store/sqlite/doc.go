@@ -19,10 +19,11 @@
 // written in the transaction that moves the deadline; an AUTOINCREMENT
 // sequence, so a number is never reused even after a purge), the callback outbox in deliveries, and the
 // web inbox's sign-in sessions (a digest and an expiry) in web_sessions.
-// Each channel's inbox is indexed in inbox (inbox.go): a row per question
-// and channel it has a copy on, kept by triggers, found by channel and
-// creation time while open and by channel and resolution time once
-// resolved, so that a page of the web inbox reads only its own rows.
+// The inboxes read questions from two partial indexes (inbox.go): the
+// pending ones by creation time, the resolved ones by resolution time; a
+// page checks the channel on the rows it walks, and walks at most 5,000
+// resolved questions, so that a page of the web inbox costs the same
+// however many questions the file keeps.
 // Audit trails live in audit_log (audit.go), one row per sealed entry,
 // numbered within its question and appended in the transaction of the
 // change it records, with its time and agent indexed for the export; no

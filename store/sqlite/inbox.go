@@ -2,81 +2,72 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 
 	"github.com/askbridge/askbridge/broker"
 )
 
-// inboxSchema (step 17) keeps each channel's inbox as an index by state
-// (inbox.go): one row per question and channel it has a copy on, keyed
-// by channel, state (open while pending), the time that orders the state
-// (creation while open, resolution once resolved) and id, in a table that
-// is its own index, so that a page walks only the rows it returns and a
-// copy costs one B-tree entry. Triggers keep it, so that no path that
-// writes a copy, resolves or deletes a question can forget it: a copy
-// written by Create (in-process) or AddMessage adds the row, a resolution
-// moves it to the resolved state, a delete (Purge) removes it. A
-// question's channels are those of its in-process copies (the copies
-// column) and of its rows in messages, read before the delete removes
-// them. The step indexes the questions already stored.
-const inboxSchema = `CREATE TABLE inbox (
-		channel     TEXT NOT NULL,
-		open        INTEGER NOT NULL,
-		at          INTEGER NOT NULL,
-		question_id TEXT NOT NULL,
-		PRIMARY KEY (channel, open, at, question_id)
-	) WITHOUT ROWID;
-	INSERT OR IGNORE INTO inbox (channel, open, at, question_id)
-		SELECT c.value ->> 0, q.status = 'pending',
-			CASE WHEN q.status = 'pending' THEN q.created_at ELSE COALESCE(q.resolved_at, q.created_at) END, q.id
-		FROM questions q, json_each(q.copies) c WHERE q.copies != '[]';
-	INSERT OR IGNORE INTO inbox (channel, open, at, question_id)
-		SELECT m.channel, q.status = 'pending',
-			CASE WHEN q.status = 'pending' THEN q.created_at ELSE COALESCE(q.resolved_at, q.created_at) END, q.id
-		FROM messages m JOIN questions q ON q.id = m.question_id;
-	CREATE TRIGGER inbox_create AFTER INSERT ON questions WHEN NEW.copies != '[]' BEGIN
-		INSERT OR IGNORE INTO inbox (channel, open, at, question_id)
-			SELECT value ->> 0, NEW.status = 'pending',
-				CASE WHEN NEW.status = 'pending' THEN NEW.created_at ELSE COALESCE(NEW.resolved_at, NEW.created_at) END, NEW.id
-			FROM json_each(NEW.copies);
-	END;
-	CREATE TRIGGER inbox_copy AFTER INSERT ON messages BEGIN
-		INSERT OR IGNORE INTO inbox (channel, open, at, question_id)
-			SELECT NEW.channel, status = 'pending',
-				CASE WHEN status = 'pending' THEN created_at ELSE COALESCE(resolved_at, created_at) END, id
-			FROM questions WHERE id = NEW.question_id;
-	END;
-	CREATE TRIGGER inbox_resolve AFTER UPDATE OF status ON questions WHEN OLD.status = 'pending' AND NEW.status != 'pending' BEGIN
-		UPDATE inbox SET open = 0, at = COALESCE(NEW.resolved_at, NEW.created_at)
-			WHERE channel IN (SELECT value ->> 0 FROM json_each(OLD.copies)
-				UNION ALL SELECT channel FROM messages WHERE question_created_at = OLD.created_at AND question_id = OLD.id)
-			AND open = 1 AND at = OLD.created_at AND question_id = OLD.id;
-	END;
-	CREATE TRIGGER inbox_purge BEFORE DELETE ON questions BEGIN
-		DELETE FROM inbox
-			WHERE channel IN (SELECT value ->> 0 FROM json_each(OLD.copies)
-				UNION ALL SELECT channel FROM messages WHERE question_created_at = OLD.created_at AND question_id = OLD.id)
-			AND open = (OLD.status = 'pending')
-			AND at = CASE WHEN OLD.status = 'pending' THEN OLD.created_at ELSE COALESCE(OLD.resolved_at, OLD.created_at) END
-			AND question_id = OLD.id;
-	END;`
+// inboxSchema (step 17) indexes the questions by state for the inboxes
+// (inbox.go): the open ones by creation time, the resolved ones by
+// resolution time, each a partial index of questions that holds only its
+// state's rows. A Create writes one entry, a resolution moves the row from
+// one index to the other, and nothing else is written: the channel of a
+// question is checked on the rows a page reads (its in-process copies in
+// the copies column, its posted copies in messages), not kept apart. A
+// table of (channel, state, time, id) rows kept by triggers cost a cycle
+// of the default route about 15 % more CPU (two channels, a row each, a
+// key rewritten on every resolution, and the JSON of the copies read on
+// every write); see docs/benchmarks.md. The step gives the resolved rows
+// written without a resolution time their creation time, the time their
+// cursor (broker.ResolvedCursor) orders them by.
+const inboxSchema = `UPDATE questions SET resolved_at = created_at WHERE status != 'pending' AND resolved_at IS NULL;
+	CREATE INDEX questions_open ON questions (created_at, id) WHERE status = 'pending';
+	CREATE INDEX questions_resolved ON questions (resolved_at, id) WHERE status != 'pending';`
 
-// The reads of a page: the entries of a state after a cursor, in the
-// order of the table's key, joined to their questions. The first page
-// reads after a cursor past every entry.
+// inboxHas is true when the question q has a copy on the channel ?1: an
+// in-process one in its copies, or a posted one in messages.
+const inboxHas = `((q.copies != '[]' AND EXISTS (SELECT 1 FROM json_each(q.copies) WHERE value ->> 0 = ?1))
+		OR EXISTS (SELECT 1 FROM messages m WHERE m.question_created_at = q.created_at AND m.question_id = q.id AND m.channel = ?1))`
+
+// maxInboxScan bounds how many resolved questions a page of the resolved
+// part passes over, of every channel: a channel that has a copy of only a
+// small share of the questions shows its own among the latest that many
+// (broker.Inbox). The open part is not bounded: it walks the pending
+// questions, which the pending caps bound, and shows every one of the
+// channel's.
+const maxInboxScan = 5000
+
+// The reads of a page walk a state's index in its order, newest first,
+// after a cursor (the first page reads after a cursor past every row),
+// and give each row's data when the question has a copy on the channel,
+// NULL when not: the caller stops reading once the page is full, and the
+// reads of the resolved part stop after maxInboxScan rows.
 const (
-	sqlInboxPage = `SELECT i.question_id, q.data FROM inbox i JOIN questions q ON q.id = i.question_id
-		WHERE i.channel = ? AND i.open = ? AND (i.at, i.question_id) < (?, ?)
-		ORDER BY i.at DESC, i.question_id DESC LIMIT ?`
-	sqlInboxCount = `SELECT count(*) FROM (SELECT 1 FROM inbox
-		WHERE channel = ? AND open = ? AND (at, question_id) < (?, ?)
-		ORDER BY at DESC, question_id DESC LIMIT ?)`
+	sqlInboxOpen = `SELECT q.id, CASE WHEN ` + inboxHas + ` THEN q.data END
+		FROM questions q INDEXED BY questions_open
+		WHERE q.status = 'pending' AND (q.created_at, q.id) < (?2, ?3)
+		ORDER BY q.created_at DESC, q.id DESC`
+	sqlInboxResolved = `SELECT q.id, CASE WHEN ` + inboxHas + ` THEN q.data END
+		FROM questions q INDEXED BY questions_resolved
+		WHERE q.status != 'pending' AND (q.resolved_at, q.id) < (?2, ?3)
+		ORDER BY q.resolved_at DESC, q.id DESC LIMIT ?4`
+	sqlInboxCount = `SELECT count(*) FROM (SELECT 1 FROM questions q INDEXED BY questions_open
+		WHERE q.status = 'pending' AND (q.created_at, q.id) < (?2, ?3) AND ` + inboxHas + `
+		ORDER BY q.created_at DESC, q.id DESC LIMIT ?4)`
+	sqlInboxResolvedCount = `SELECT count(*) FROM (SELECT 1 FROM questions q
+		WHERE q.rowid IN (SELECT rowid FROM questions INDEXED BY questions_resolved
+			WHERE status != 'pending' AND (resolved_at, id) < (?2, ?3)
+			ORDER BY resolved_at DESC, id DESC LIMIT ?5) AND ` + inboxHas + `
+		LIMIT ?4)`
 )
 
-// InboxPage reads a page of a channel's inbox from the table of step 17;
-// see broker.Inbox. The count of what follows the page walks at most
-// q.Count rows of it.
+// InboxPage reads a page of a channel's inbox from the indexes of step
+// 17; see broker.Inbox. A page of the open part, and the count of what
+// follows it, walk the pending questions from the cursor until they have
+// what they need; a page of the resolved part, and its count, walk at most
+// maxInboxScan resolved questions each.
 func (s *Store) InboxPage(ctx context.Context, q broker.InboxQuery) (broker.InboxPage, error) {
 	if err := q.Check(); err != nil {
 		return broker.InboxPage{}, fmt.Errorf("sqlite: %w", err)
@@ -88,18 +79,26 @@ func (s *Store) InboxPage(ctx context.Context, q broker.InboxQuery) (broker.Inbo
 	if q.After != nil {
 		at, id = ms(q.After.At), q.After.ID
 	}
-	open := !q.Resolved
-	rows, err := s.reader.QueryContext(ctx, sqlInboxPage, q.Channel, open, at, id, q.Limit)
+	var rows *sql.Rows
+	var err error
+	if q.Resolved {
+		rows, err = s.reader.QueryContext(ctx, sqlInboxResolved, q.Channel, at, id, maxInboxScan)
+	} else {
+		rows, err = s.reader.QueryContext(ctx, sqlInboxOpen, q.Channel, at, id)
+	}
 	if err != nil {
 		return broker.InboxPage{}, s.fail("inbox page", err)
 	}
 	defer rows.Close()
 	var page broker.InboxPage
-	for rows.Next() {
+	for len(page.Questions) < q.Limit && rows.Next() {
 		var id string
 		var raw []byte
 		if err := rows.Scan(&id, &raw); err != nil {
 			return broker.InboxPage{}, s.fail("inbox page", err)
+		}
+		if raw == nil {
+			continue // no copy on the channel
 		}
 		// An open question is one the cache of decoded questions is for
 		// (its resolution reads it): a page read again copies it instead
@@ -118,14 +117,22 @@ func (s *Store) InboxPage(ctx context.Context, q broker.InboxQuery) (broker.Inbo
 	if err := rows.Err(); err != nil {
 		return broker.InboxPage{}, s.fail("inbox page", err)
 	}
+	if err := rows.Close(); err != nil {
+		return broker.InboxPage{}, s.fail("inbox page", err)
+	}
 	if q.Count == 0 || len(page.Questions) < q.Limit {
 		return page, nil
 	}
-	last := broker.OpenCursor(page.Questions[len(page.Questions)-1])
+	last := page.Questions[len(page.Questions)-1]
+	var row *sql.Row
 	if q.Resolved {
-		last = broker.ResolvedCursor(page.Questions[len(page.Questions)-1])
+		c := broker.ResolvedCursor(last)
+		row = s.reader.QueryRowContext(ctx, sqlInboxResolvedCount, q.Channel, ms(c.At), c.ID, q.Count, maxInboxScan)
+	} else {
+		c := broker.OpenCursor(last)
+		row = s.reader.QueryRowContext(ctx, sqlInboxCount, q.Channel, ms(c.At), c.ID, q.Count)
 	}
-	if err := s.reader.QueryRowContext(ctx, sqlInboxCount, q.Channel, open, ms(last.At), last.ID, q.Count).Scan(&page.More); err != nil {
+	if err := row.Scan(&page.More); err != nil {
 		return broker.InboxPage{}, s.fail("inbox page", err)
 	}
 	return page, nil
