@@ -247,7 +247,7 @@ func TestSignOutForgetsKeptState(t *testing.T) {
 	do(t, p, chromedp.Poll[chromedp.Void](`!!navigator.serviceWorker.controller`, chromedp.WithPollingTimeout(waitFor)))
 	do(t, p, reload())
 	waitText(t, p, card(q.ID), "Restart the workers?")
-	const kept = `caches.open('askbridge-inbox-v1').then(c => c.match('/inbox/state')).then(r => r ? r.text() : '')`
+	const kept = `caches.open('askbridge-inbox-v1').then(c => c.match('/inbox/state', { ignoreSearch: true })).then(r => r ? r.text() : '')`
 	if s := evalAsync[string](t, p, kept); !strings.Contains(s, "Restart the workers?") {
 		t.Fatalf("the worker kept %q; want the state with the question", s)
 	}
