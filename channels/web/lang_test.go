@@ -1,0 +1,91 @@
+package web
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
+	"github.com/askbridge/askbridge/channels"
+)
+
+// TestCardLanguage: the cards of /inbox/state and of the event stream are
+// in the reader's language: the channel's locale first, else the page's
+// ?lang=, else its Accept-Language, else English.
+func TestCardLanguage(t *testing.T) {
+	for _, tt := range []struct {
+		name, channel, lang, accept, want string
+	}{
+		{"english by default", "", "", "", `"Decline"`},
+		{"accept-language", "", "", "de-DE,de;q=0.9,en;q=0.5", `"Ablehnen"`},
+		{"japanese", "", "", "ja", `"辞退"`},
+		{"unknown language is english", "", "", "fr", `"Decline"`},
+		{"lang parameter", "", "de", "ja", `"Ablehnen"`},
+		{"channel locale wins over the browser", "ja", "", "de", `"辞退"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, Config{Language: languageOf(tt.channel)}, Options{Loopback: true})
+			e.ask(t, &broker.AskRequest{Question: "Deploy 412?", Options: []broker.Option{opt("Allow", ""), opt("Deny", "")}})
+			u := e.url + "inbox/state"
+			if tt.lang != "" {
+				u += "?lang=" + tt.lang
+			}
+			req, _ := http.NewRequest(http.MethodGet, u, nil)
+			if tt.accept != "" {
+				req.Header.Set("Accept-Language", tt.accept)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), tt.want) {
+				t.Fatalf("GET %s (Accept-Language %q): %d, want %s in\n%s", u, tt.accept, resp.StatusCode, tt.want, body)
+			}
+		})
+	}
+}
+
+// TestEventLanguage: one change reaches each connected page in its
+// reader's language, a person's own locale first.
+func TestEventLanguage(t *testing.T) {
+	c, err := New(Config{}, nopHandler{}, Options{Lister: emptyLister{}, Loopback: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pages := map[string]reader{
+		`"Decline"`:  {},
+		`"Ablehnen"`: {browser: "de"},
+		`"辞退"`:       {person: "ja", browser: "de"},
+	}
+	subs := map[string]chan []byte{}
+	for want, rd := range pages {
+		ch, ok := c.hub.subscribe(c.loc, rd)
+		if !ok {
+			t.Fatal("hub closed")
+		}
+		subs[want] = ch
+	}
+	q := brokertest.NewQuestion("k7m2qx", "agent", time.Now())
+	if _, err := c.Post(context.Background(), q, ""); err != nil {
+		t.Fatal(err)
+	}
+	for want, ch := range subs {
+		select {
+		case ev := <-ch:
+			if !strings.Contains(string(ev), want) {
+				t.Errorf("page of %+v got %s, want %s", pages[want], ev, want)
+			}
+		default:
+			t.Errorf("page of %+v got no event", pages[want])
+		}
+	}
+}
+
+func languageOf(locale string) channels.Language { return channels.Language{Locale: locale} }
