@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/i18n"
@@ -52,4 +53,30 @@ func (c *Channel) pageLocale(rd reader) string {
 		}
 	}
 	return i18n.English
+}
+
+// pageStrings is what GET /inbox/strings returns: the words of the page
+// itself (i18n.InboxPrefix) in the reader's language, by message id.
+type pageStrings struct {
+	Locale  string            `json:"locale"`
+	Strings map[string]string `json:"strings"`
+}
+
+// serveStrings answers the page's words in the language of whoever asks:
+// the signed-in person's, else the inbox's, else the browser's (?lang=,
+// Accept-Language), else English. It needs no sign-in, since the
+// sign-in page reads it too; a store that cannot say who is signed in
+// leaves the person out.
+func (c *Channel) serveStrings(w http.ResponseWriter, r *http.Request) {
+	who, _, _ := c.auth.who(r, c.now())
+	locale := c.pageLocale(readerOf(who, r))
+	out := pageStrings{Locale: locale, Strings: map[string]string{}}
+	for id, f := range i18n.Messages(locale) {
+		if strings.HasPrefix(id, i18n.InboxPrefix) {
+			out.Strings[id] = f.Other
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Vary", "Accept-Language, Cookie")
+	writeJSON(w, http.StatusOK, out)
 }

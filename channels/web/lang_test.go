@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // TestCardLanguage: the cards of /inbox/state and of the event stream are
@@ -89,3 +91,38 @@ func TestEventLanguage(t *testing.T) {
 }
 
 func languageOf(locale string) channels.Language { return channels.Language{Locale: locale} }
+
+// TestPageStrings: GET /inbox/strings answers the page's words in the
+// reader's language, every one of them, and English by default.
+func TestPageStrings(t *testing.T) {
+	e := newEnv(t, Config{}, Options{Loopback: true})
+	for _, tt := range []struct{ accept, locale, title string }{
+		{"", "en", "Open questions"},
+		{"de-AT", "de", "Offene Fragen"},
+		{"ja", "ja", "未回答の質問"},
+		{"fr", "en", "Open questions"},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, e.url+"inbox/strings", nil)
+		if tt.accept != "" {
+			req.Header.Set("Accept-Language", tt.accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got pageStrings
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("Accept-Language %q: %d %v", tt.accept, resp.StatusCode, err)
+		}
+		if got.Locale != tt.locale || got.Strings["inbox.open.title"] != tt.title {
+			t.Errorf("Accept-Language %q: locale %q, title %q; want %q, %q", tt.accept, got.Locale, got.Strings["inbox.open.title"], tt.locale, tt.title)
+		}
+		for id := range i18n.Messages(i18n.English) {
+			if _, ok := got.Strings[id]; strings.HasPrefix(id, i18n.InboxPrefix) && !ok {
+				t.Errorf("Accept-Language %q: %s missing", tt.accept, id)
+			}
+		}
+	}
+}
