@@ -126,3 +126,45 @@ func TestPageStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestPersonLanguage: a signed-in person with a locale reads the cards
+// and the page's words in it; another person, without one, in English.
+func TestPersonLanguage(t *testing.T) {
+	setTeamTokens(t)
+	people := team()
+	people[0].Locale = "de"
+	e := newPeopleEnv(t, Config{TokenEnv: "TEST_SHARED_TOKEN"}, true, people)
+	e.ask(t, &broker.AskRequest{Question: "Deploy 412?", Options: []broker.Option{opt("Allow", ""), opt("Deny", "")}})
+	// Both browsers ask for Japanese: ana's locale wins on her page; bob,
+	// without one, reads the browser's (the card of /inbox/state here is
+	// read without the header: English).
+	for _, tt := range []struct{ token, decline, title string }{
+		{anaToken, "Ablehnen", "Offene Fragen"},
+		{bobToken, "Decline", "未回答の質問"},
+	} {
+		c := login(t, e.srv.URL, tt.token)
+		code, st := stateAs(t, http.DefaultClient, e.srv.URL, c)
+		if code != http.StatusOK || len(st.Open) != 1 {
+			t.Fatalf("%s: state %d with %d open", st.Person, code, len(st.Open))
+		}
+		if d, ok := control(st.Open[0].Controls, broker.ControlDecline); !ok || d.Label != tt.decline {
+			t.Errorf("%s reads Decline as %q, want %q", st.Person, d.Label, tt.decline)
+		}
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/inbox/strings", nil)
+		req.AddCookie(c)
+		req.Header.Set("Accept-Language", "ja")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got pageStrings
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := got.Strings["inbox.open.title"]; s != tt.title {
+			t.Errorf("%s's page title %q, want %q", st.Person, s, tt.title)
+		}
+	}
+}
