@@ -168,3 +168,18 @@ func TestPersonLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyLanguage: the line saying where else a question stands is in
+// the reader's words, the platform's own error class as it came.
+func TestCopyLanguage(t *testing.T) {
+	cp := broker.Copy{Target: broker.Target{Channel: "telegram", Chat: "-100"}, State: broker.CopyRetrying, ErrorClass: "unreachable", Attempts: 3}
+	for locale, want := range map[string]string{
+		"":   "Telegram -100: retrying (unreachable, 3 attempts)",
+		"de": "Telegram -100: neuer Versuch (unreachable, 3 Versuche)",
+		"ja": "Telegram -100: 再試行中 (unreachable, 3 回試行)",
+	} {
+		if got := renderCopy(cp, i18n.For(locale)).Text; got != want {
+			t.Errorf("%q: %q, want %q", locale, got, want)
+		}
+	}
+}

@@ -106,8 +106,9 @@ func (c *Channel) state(ctx context.Context, before *openCursor, loc *time.Locat
 	// A question that ended between the two reads is in both; the page
 	// keeps the view of higher rank, its end.
 	for _, q := range open.Questions {
-		v := renderIn(q, now, loc, c.cardLocale(q, rd))
-		v.Copies = c.copiesOf(ctx, q)
+		locale := c.cardLocale(q, rd)
+		v := renderIn(q, now, loc, locale)
+		v.Copies = c.copiesOf(ctx, q, locale)
 		st.Open = append(st.Open, v)
 	}
 	if open.More > 0 {
@@ -115,8 +116,9 @@ func (c *Channel) state(ctx context.Context, before *openCursor, loc *time.Locat
 		st.OpenMoreCapped = open.More >= openRead
 	}
 	for _, q := range done.Questions {
-		v := renderIn(q, now, loc, c.cardLocale(q, rd))
-		v.Copies = c.copiesOf(ctx, q)
+		locale := c.cardLocale(q, rd)
+		v := renderIn(q, now, loc, locale)
+		v.Copies = c.copiesOf(ctx, q, locale)
 		c.addConversation(ctx, q, &v)
 		st.History = append(st.History, v)
 	}

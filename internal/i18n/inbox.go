@@ -6,6 +6,11 @@ package i18n
 const InboxPrefix = "inbox."
 
 var enInbox = Catalog{
+	"inbox.copy.queued":        S("queued"),
+	"inbox.copy.posted":        S("posted"),
+	"inbox.copy.retrying":      S("retrying"),
+	"inbox.copy.failed":        S("failed"),
+	"inbox.copy.attempts":      P(1, "%d attempt", "%d attempts"),
 	"inbox.title":              S("askbridge inbox"),
 	"inbox.skip":               S("Skip to open questions"),
 	"inbox.nav":                S("Inbox pages"),
@@ -85,6 +90,11 @@ var enInbox = Catalog{
 }
 
 var deInbox = Catalog{
+	"inbox.copy.queued":        S("wartet"),
+	"inbox.copy.posted":        S("gesendet"),
+	"inbox.copy.retrying":      S("neuer Versuch"),
+	"inbox.copy.failed":        S("fehlgeschlagen"),
+	"inbox.copy.attempts":      P(1, "%d Versuch", "%d Versuche"),
 	"inbox.title":              S("askbridge-Posteingang"),
 	"inbox.skip":               S("Zu den offenen Fragen springen"),
 	"inbox.nav":                S("Seiten des Posteingangs"),
@@ -164,6 +174,11 @@ var deInbox = Catalog{
 }
 
 var jaInbox = Catalog{
+	"inbox.copy.queued":        S("待機中"),
+	"inbox.copy.posted":        S("投稿済み"),
+	"inbox.copy.retrying":      S("再試行中"),
+	"inbox.copy.failed":        S("失敗"),
+	"inbox.copy.attempts":      P(1, "", "%d 回試行"),
 	"inbox.title":              S("askbridge 受信箱"),
 	"inbox.skip":               S("未回答の質問へ移動"),
 	"inbox.nav":                S("受信箱のページ"),
