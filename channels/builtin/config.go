@@ -83,7 +83,7 @@ func (c Config) sections(loop bool) []section {
 			build: func(b *broker.Broker, w *Wiring, o channels.Options) (broker.Channel, error) {
 				// Both stores keep sign-in sessions, so every instance accepts them.
 				inbox, err := web.New(c.Web, b, web.Options{Logger: o.Logger, Now: o.Now, Location: o.Location,
-					Lister: b, Loopback: loop, Sessions: w.sessions, Copies: b, People: c.people, Rules: b, Conversations: b, Presence: w.presence, Push: w.push})
+					Lister: b, Loopback: loop, Sessions: w.sessions, Copies: b, People: c.people, Rules: b, Conversations: b, Presence: w.presence, Push: w.push, Languages: o.Languages})
 				if err == nil {
 					w.InboxURL = inbox.URL
 				}

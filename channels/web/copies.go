@@ -2,10 +2,10 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // CopyReader lists what became of a question's copies on every target:
@@ -31,7 +31,7 @@ var platformNames = map[string]string{"telegram": "Telegram", "slack": "Slack", 
 // copiesOf renders the copies of q on targets other than the
 // inbox itself. A failure to read them leaves them out, logged: the page
 // still shows the question.
-func (c *Channel) copiesOf(ctx context.Context, q *broker.Question) []copyView {
+func (c *Channel) copiesOf(ctx context.Context, q *broker.Question, locale string) []copyView {
 	if c.copies == nil {
 		return nil
 	}
@@ -45,13 +45,14 @@ func (c *Channel) copiesOf(ctx context.Context, q *broker.Question) []copyView {
 		if cp.Target.Channel == Name {
 			continue
 		}
-		out = append(out, renderCopy(cp))
+		out = append(out, renderCopy(cp, i18n.For(locale)))
 	}
 	return out
 }
 
-// renderCopy says where a copy is and how it stands.
-func renderCopy(cp broker.Copy) copyView {
+// renderCopy says where a copy is and how it stands, in w's words; the
+// platform's error class and message stay as the platform gave them.
+func renderCopy(cp broker.Copy, w *i18n.Printer) copyView {
 	where := platformNames[cp.Target.Channel]
 	if where == "" {
 		where = cp.Target.Channel
@@ -66,9 +67,14 @@ func renderCopy(cp broker.Copy) copyView {
 		notes = append(notes, cp.LastError)
 	}
 	if cp.State == broker.CopyRetrying && cp.Attempts > 1 {
-		notes = append(notes, fmt.Sprintf("%d attempts", cp.Attempts))
+		notes = append(notes, w.T("inbox.copy.attempts", cp.Attempts))
 	}
-	text := where + ": " + cp.State
+	state := cp.State
+	switch cp.State {
+	case broker.CopyQueued, broker.CopyPosted, broker.CopyRetrying, broker.CopyFailed:
+		state = w.T("inbox.copy." + cp.State)
+	}
+	text := where + ": " + state
 	if len(notes) > 0 {
 		text += " (" + strings.Join(notes, ", ") + ")"
 	}

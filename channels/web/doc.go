@@ -21,6 +21,13 @@
 // carry, for one release, the command fields pages loaded before steps
 // read (legacy.go).
 //
+// Each reader gets the cards and the page's own words in their language
+// (lang.go): the signed-in person's, else (for a card) the route's, else
+// the inbox's, else the browser's, else English. The hub renders one
+// event per zone and language among the connected pages; GET
+// /inbox/strings serves the page its words (the catalogs' inbox.* ids),
+// which assets/strings.js puts on the page.
+//
 // The Rules page (GET /rules, rules.go) lists the bridge's approval rules
 // and revokes one with a form post, as DELETE /v1/rules/{id} does, in the
 // name of whoever is signed in; it is HTML made on the server from a

@@ -14,23 +14,30 @@ const subscriberBuffer = 64
 // request, and the hub only hands it events.
 type hub struct {
 	mu     sync.Mutex
-	subs   map[chan []byte]*time.Location
+	subs   map[chan []byte]subscriber
 	closed bool
 }
 
-func newHub() *hub { return &hub{subs: map[chan []byte]*time.Location{}} }
+// subscriber is what the hub knows of a connected page: the zone of its times
+// and the language of its reader.
+type subscriber struct {
+	loc *time.Location
+	rd  reader
+}
 
-// subscribe registers a page that shows its times in loc. The returned
-// channel closes when the page is dropped or the hub closes; ok is false
-// when the hub is closed already.
-func (h *hub) subscribe(loc *time.Location) (ch chan []byte, ok bool) {
+func newHub() *hub { return &hub{subs: map[chan []byte]subscriber{}} }
+
+// subscribe registers a page that shows its times in loc, read by rd.
+// The returned channel closes when the page is dropped or the hub
+// closes; ok is false when the hub is closed already.
+func (h *hub) subscribe(loc *time.Location, rd reader) (ch chan []byte, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, false
 	}
 	ch = make(chan []byte, subscriberBuffer)
-	h.subs[ch] = loc
+	h.subs[ch] = subscriber{loc: loc, rd: rd}
 	return ch, true
 }
 
@@ -53,18 +60,22 @@ func (h *hub) listening() bool {
 
 // broadcast sends one event to every page without blocking: a page whose
 // buffer is full is dropped, so it reconnects and re-reads the state
-// instead of missing a change silently. event renders the event in a
-// page's zone; it is called once per zone among the pages, and returns
-// nil for an event not to send.
-func (h *hub) broadcast(event func(*time.Location) []byte) {
+// instead of missing a change silently. localeOf is the language of the
+// event for a page's reader; event renders the event in a page's zone and
+// that language. It is called once per zone and language among the
+// pages, and returns nil for an event not to send.
+func (h *hub) broadcast(localeOf func(reader) string, event func(*time.Location, string) []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	byZone := map[string][]byte{}
-	for ch, loc := range h.subs {
-		ev, done := byZone[loc.String()]
+	type key struct{ zone, locale string }
+	byKey := map[key][]byte{}
+	for ch, p := range h.subs {
+		locale := localeOf(p.rd)
+		k := key{p.loc.String(), locale}
+		ev, done := byKey[k]
 		if !done {
-			ev = event(loc)
-			byZone[loc.String()] = ev
+			ev = event(p.loc, locale)
+			byKey[k] = ev
 		}
 		if ev == nil {
 			continue

@@ -78,6 +78,7 @@ func (c *Channel) Handler() http.Handler {
 		http.ServeFileFS(w, r, static, "icon.svg")
 	})
 	mux.HandleFunc("GET /inbox/state", c.serveState)
+	mux.HandleFunc("GET /inbox/strings", c.serveStrings)
 	mux.Handle("GET /inbox/events", longlived.Handler(http.HandlerFunc(c.serveEvents)))
 	mux.HandleFunc("POST /inbox/command", c.posted(c.serveCommand))
 	mux.HandleFunc("POST /inbox/answer", c.postedUpTo(maxUploadBody, c.serveAnswer))

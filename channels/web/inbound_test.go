@@ -234,12 +234,12 @@ func TestPost(t *testing.T) {
 	// The page's state comes from the store alone, which records the
 	// inbox's copy before Post (TestInProcessCopyIsListedBeforePost in
 	// ./broker): the inbox keeps nothing of an open question.
-	st, err := ch.state(context.Background(), nil, time.UTC)
+	st, err := ch.state(context.Background(), nil, time.UTC, reader{})
 	if err != nil || len(st.Open) != 0 || ch.endedLen() != 0 {
 		t.Fatalf("state of an empty store after Post: %+v %v, %d ended", st, err, ch.endedLen())
 	}
 	ch.lister = emptyLister{err: broker.ErrUnavailable}
-	if _, err := ch.state(context.Background(), nil, time.UTC); !errors.Is(err, broker.ErrUnavailable) {
+	if _, err := ch.state(context.Background(), nil, time.UTC, reader{}); !errors.Is(err, broker.ErrUnavailable) {
 		t.Fatalf("state with the store down: %v", err)
 	}
 }

@@ -23,7 +23,7 @@ func BenchmarkPublish(b *testing.B) {
 			defer c.Close()
 			var subs []chan []byte
 			for range pages {
-				ch, ok := c.hub.subscribe(c.loc)
+				ch, ok := c.hub.subscribe(c.loc, reader{})
 				if !ok {
 					b.Fatal("hub closed")
 				}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // view is a question as the page shows it: its card (broker.Card),
@@ -147,20 +148,26 @@ type optionView struct {
 	legacyOptionCommand
 }
 
-// submitLabel is the words of a prompt form's button. The card names
+// msgSubmit is the words of a prompt form's button. The card names
 // Submit only on multi-select prompts (their Submit control), whose
 // label the form takes; a form of radio buttons or a text box needs the
-// button too.
-const submitLabel = "Submit"
+// button too, in the card's words.
+const msgSubmit = "control.submit"
 
 // render builds the view of q as the inbox shows it at now, its times
 // in loc: the question's card (broker.BuildCard) mapped in one pass. The
 // inbox has no size limit, so the card is never shortened.
 func render(q *broker.Question, now time.Time, loc *time.Location) view {
+	return renderIn(q, now, loc, "")
+}
+
+// renderIn is render with the card's words in locale (lang.go chooses
+// it; "" is English).
+func renderIn(q *broker.Question, now time.Time, loc *time.Location, locale string) view {
 	// No Channel: the inbox names the question's copies elsewhere with
 	// how each stands (copies.go), so its card leaves out the chip that
 	// only names them.
-	c := broker.BuildCard(q, broker.Viewer{Now: now, Loc: loc})
+	c := broker.BuildCard(q, broker.Viewer{Now: now, Loc: loc, Locale: locale})
 	v := view{
 		ID:        c.ID,
 		Status:    c.Status,
@@ -177,7 +184,7 @@ func render(q *broker.Question, now time.Time, loc *time.Location) view {
 		if p.Answer != "" {
 			answered++
 		}
-		v.Prompts = append(v.Prompts, renderPrompt(p))
+		v.Prompts = append(v.Prompts, renderPrompt(p, c.Locale))
 	}
 	v.legacyCommands = legacyOf(c)
 	v.Rank = answered
@@ -202,7 +209,7 @@ func render(q *broker.Question, now time.Time, loc *time.Location) view {
 
 // renderPrompt maps one prompt of a card. An open prompt's form sends
 // a pick step when it has options to tick or a box to type in.
-func renderPrompt(p broker.CardPrompt) promptView {
+func renderPrompt(p broker.CardPrompt, locale string) promptView {
 	pv := promptView{
 		Header: p.Header, Question: p.Question, MultiSelect: p.MultiSelect, Answer: p.Answer,
 		Hint: p.Hint, Expect: p.Expect, Controls: controlViews(p.Controls),
@@ -219,7 +226,7 @@ func renderPrompt(p broker.CardPrompt) promptView {
 	}
 	if _, other := p.Control(broker.ControlOther); len(p.Options) > 0 || other {
 		pv.Pick = broker.EncodeStep(broker.Step{Kind: broker.StepPick, Ref: p.Ref})
-		pv.Submit = submitLabel
+		pv.Submit = i18n.For(locale).T(msgSubmit)
 		if s, ok := p.Control(broker.ControlSubmit); ok {
 			pv.Submit = s.Label
 		}

@@ -22,7 +22,7 @@ func TestPublishNeverReopens(t *testing.T) {
 	defer c.Close()
 	clock := time.Now()
 	c.now = func() time.Time { return clock }
-	events, ok := c.hub.subscribe(c.loc)
+	events, ok := c.hub.subscribe(c.loc, reader{})
 	if !ok {
 		t.Fatal("hub closed")
 	}

@@ -71,7 +71,7 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 		}
 		before = &cur
 	}
-	st, err := c.state(r.Context(), before, c.zoneOf(who, r))
+	st, err := c.state(r.Context(), before, c.zoneOf(who, r), readerOf(who, r))
 	if err != nil {
 		c.log.Error("read inbox state", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The question store cannot be read right now; retrying"})
@@ -88,8 +88,8 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 // or those after before, and on the first page the recent history, from
 // the store's inbox indexes (broker.Inbox): a page costs the same however
 // many questions the store keeps. Only the questions read are rendered,
-// with times in loc.
-func (c *Channel) state(ctx context.Context, before *openCursor, loc *time.Location) (state, error) {
+// with times in loc, in rd's language (lang.go).
+func (c *Channel) state(ctx context.Context, before *openCursor, loc *time.Location, rd reader) (state, error) {
 	open, err := c.lister.InboxPage(ctx, broker.InboxQuery{Channel: Name, After: before, Limit: openPage, Count: openRead})
 	if err != nil {
 		return state{}, fmt.Errorf("web: list open questions: %w", err)
@@ -106,8 +106,9 @@ func (c *Channel) state(ctx context.Context, before *openCursor, loc *time.Locat
 	// A question that ended between the two reads is in both; the page
 	// keeps the view of higher rank, its end.
 	for _, q := range open.Questions {
-		v := render(q, now, loc)
-		v.Copies = c.copiesOf(ctx, q)
+		locale := c.cardLocale(q, rd)
+		v := renderIn(q, now, loc, locale)
+		v.Copies = c.copiesOf(ctx, q, locale)
 		st.Open = append(st.Open, v)
 	}
 	if open.More > 0 {
@@ -115,8 +116,9 @@ func (c *Channel) state(ctx context.Context, before *openCursor, loc *time.Locat
 		st.OpenMoreCapped = open.More >= openRead
 	}
 	for _, q := range done.Questions {
-		v := render(q, now, loc)
-		v.Copies = c.copiesOf(ctx, q)
+		locale := c.cardLocale(q, rd)
+		v := renderIn(q, now, loc, locale)
+		v.Copies = c.copiesOf(ctx, q, locale)
 		c.addConversation(ctx, q, &v)
 		st.History = append(st.History, v)
 	}
@@ -131,7 +133,7 @@ func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	events, ok := c.hub.subscribe(c.zoneOf(who, r))
+	events, ok := c.hub.subscribe(c.zoneOf(who, r), readerOf(who, r))
 	if !ok {
 		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The inbox is shutting down"})
 		return

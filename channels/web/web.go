@@ -14,6 +14,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/askbridge/askbridge/internal/logthrottle"
 )
 
@@ -80,6 +81,10 @@ type Options struct {
 	// people may then turn on notifications, and each new question is
 	// pushed to the devices of those who may answer it (push*.go).
 	Push broker.PushStore
+	// Languages chooses the language of each question's card by its
+	// route and the channel (nil: the channel's locale, else the
+	// reader's; lang.go).
+	Languages *broker.Languages
 }
 
 // Channel is the web inbox. It implements broker.Channel, broker.Reminder
@@ -109,6 +114,10 @@ type Channel struct {
 	// push sends notifications of new questions; nil without
 	// Options.Push.
 	push *pusher
+	// langs and locale choose the language of the page and its cards
+	// (lang.go); locale is channels.web.locale as i18n.Parse returns it.
+	langs  *broker.Languages
+	locale string
 
 	// mu guards ended and endedOrder: the questions whose end this
 	// instance published within endedTTL, by id and in the order they
@@ -150,6 +159,10 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 		return nil, errors.New("web: New needs an inbound handler and a lister (Options.Lister)")
 	}
 	cfg = cfg.withDefaults()
+	locale, err := i18n.Parse(cfg.Locale)
+	if err != nil {
+		return nil, fmt.Errorf("%s: locale: %w", Name, err)
+	}
 	token, err := cfg.token()
 	if err != nil {
 		return nil, err
@@ -194,6 +207,7 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 		now: common.Now, beat: heartbeatEvery, userName: user,
 		ended:    map[string]time.Time{},
 		refusals: logthrottle.New(common.Logger, time.Second),
+		langs:    opts.Languages, locale: locale,
 	}
 	if opts.Presence != nil {
 		c.presence = &presence{store: opts.Presence}
@@ -300,12 +314,13 @@ func (c *Channel) publish(q *broker.Question) {
 	}
 	v := render(q, now, c.loc)
 	c.addConversation(context.Background(), q, &v)
-	// Each page reads its times in its own zone (zone.go); the rest of
-	// the view is the same for all.
-	c.hub.broadcast(func(loc *time.Location) []byte {
+	// Each page reads its times in its own zone (zone.go) and the card in
+	// its reader's language (lang.go); the rest of the view is the same
+	// for all.
+	c.hub.broadcast(func(rd reader) string { return c.cardLocale(q, rd) }, func(loc *time.Location, locale string) []byte {
 		w := v
-		if loc.String() != c.loc.String() {
-			w = render(q, now, loc)
+		if loc.String() != c.loc.String() || locale != "" {
+			w = renderIn(q, now, loc, locale)
 			w.Say, w.Conversation, w.Rank = v.Say, v.Conversation, v.Rank
 		}
 		ev, err := json.Marshal(w)

@@ -49,11 +49,11 @@ func Messages(locale string) Catalog {
 	var parts []Catalog
 	switch locale {
 	case English:
-		parts = []Catalog{en, enChannels, enReplies}
+		parts = []Catalog{en, enChannels, enReplies, enInbox}
 	case German:
-		parts = []Catalog{de, deChannels, deReplies}
+		parts = []Catalog{de, deChannels, deReplies, deInbox}
 	case Japanese:
-		parts = []Catalog{ja, jaChannels, jaReplies}
+		parts = []Catalog{ja, jaChannels, jaReplies, jaInbox}
 	case Pseudo:
 		parts = []Catalog{pseudoCatalog()}
 	default:

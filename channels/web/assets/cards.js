@@ -3,7 +3,9 @@
 // in with textContent, never as markup. The words of every control come
 // from the server's view (the question's card); every control posts the
 // step the server rendered for it, with the options ticked and the text
-// typed beside it, and the server turns that into the command.
+// typed beside it, and the server turns that into the command. The
+// page's own words come from strings.js.
+import { t } from './strings.js';
 
 // text makes an element holding s as plain text.
 function text(tag, cls, s) {
@@ -145,7 +147,7 @@ function fileInput(id, textField, act, tell) {
   input.accept = accepted;
   input.className = 'visually-hidden';
   input.tabIndex = -1;
-  const pickBtn = button('Attach files', 'attach', () => live(input).click());
+  const pickBtn = button(t('inbox.file.attach'), 'attach', () => live(input).click());
   pickBtn.id = id + '-button';
   const list = text('span', 'chosen', '');
   list.id = id + '-chosen';
@@ -154,7 +156,7 @@ function fileInput(id, textField, act, tell) {
   input.setAttribute('aria-labelledby', pickBtn.id);
   const show = () => {
     const names = Array.from(input.files).map((f) => f.name);
-    list.textContent = names.length ? 'Attached: ' + names.join(', ') : '';
+    list.textContent = names.length ? t('inbox.file.attached', names.join(', ')) : '';
   };
   input.addEventListener('change', show);
   if (textField) {
@@ -167,7 +169,7 @@ function fileInput(id, textField, act, tell) {
       pasted.forEach((f) => dt.items.add(f));
       input.files = dt.files;
       show();
-      const msg = pasted.length === 1 ? 'Picture attached: send it with your answer.' : pasted.length + ' pictures attached.';
+      const msg = pasted.length === 1 ? t('inbox.file.pasted_one') : t('inbox.file.pasted_many', pasted.length);
       act.notice(msg, true, true);
       tell(msg, true);
     });
@@ -217,7 +219,7 @@ function choiceRow(p, o, k, base) {
   const words = el('span', 'words');
   const head = el('span', 'head');
   head.append(text('span', 'label', o.label));
-  if (o.recommended) head.append(text('span', 'badge', 'Recommended'));
+  if (o.recommended) head.append(text('span', 'badge', t('inbox.recommended')));
   words.append(head);
   if (o.description) words.append(text('span', 'desc', o.description));
   lab.append(box, words);
@@ -241,7 +243,7 @@ function fillOnPick(p, boxes, input, lab) {
         if (fold && fold.hidden) reveal(fold);
         input.value = o.edit;
         filled = o.edit;
-        lab.textContent = 'Edit this, then Submit';
+        lab.textContent = t('inbox.edit_then', p.submit);
         input.focus();
       } else {
         input.value = '';
@@ -294,7 +296,7 @@ function promptBlock(v, p, i, card, act) {
   legend.append(text('span', 'prompt-text', p.question));
   fs.append(legend);
   if (p.answer) {
-    fs.append(text('p', 'given', 'Answered: ' + p.answer));
+    fs.append(text('p', 'given', t('inbox.answered', p.answer)));
     return fs;
   }
   const base = 'q-' + v.id + '-' + i;
@@ -390,11 +392,10 @@ function promptBlock(v, p, i, card, act) {
     e.preventDefault();
     if (!p.pick) return;
     const picked = boxes.filter((b) => b.checked).map((b) => Number(b.value));
-    const t = input ? typedValue(p, input) : '';
+    const typedText = input ? typedValue(p, input) : '';
     const chosen = files ? Array.from(live(files.input).files) : [];
-    if (!picked.length && !t && !chosen.length) {
-      const msg = hasOptions ? (other ? 'Choose an option, type an answer or attach a file, then ' + p.submit + '.'
-        : 'Choose an option, then ' + p.submit + '.') : 'Type an answer or attach a file first.';
+    if (!picked.length && !typedText && !chosen.length) {
+      const msg = hasOptions ? t(other ? 'inbox.choose_other_then' : 'inbox.choose_then', p.submit) : t('inbox.type_first');
       act.notice(msg, false, true);
       tell(msg, false);
       (boxes[0] || input).focus();
@@ -410,7 +411,7 @@ function promptBlock(v, p, i, card, act) {
       }
       tell(reply, ok);
     };
-    const step = { step: p.pick, options: picked, text: t };
+    const step = { step: p.pick, options: picked, text: typedText };
     const done = chosen.length
       ? await act.upload(step, chosen, card, tell)
       : await act.tap(step, card, show);
@@ -428,7 +429,7 @@ function promptBlock(v, p, i, card, act) {
 function footerForm(v, c, cls, field, label, li, act) {
   const d = el('details', cls);
   d.append(text('summary', '', c.label + '…'));
-  const { form, input } = textForm('', 'q-' + v.id + '-' + field, label, cls + '-button', c.label);
+  const { form, input } = textForm('', 'q-' + v.id + '-' + field, t(label), cls + '-button', c.label);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     act.tap({ step: c.step, text: input.value.trim() }, li, teller(li.querySelector('.card-reply.foot')));
@@ -440,8 +441,8 @@ function footerForm(v, c, cls, field, label, li, act) {
 // footers are how the page shows the question-wide controls that take a
 // text: the class and field of the disclosure, and the field's label.
 const footers = {
-  not_ready: ['discuss', 'message', 'What would you like to discuss first? (optional)'],
-  decline: ['decline', 'reason', 'Reason (optional)'],
+  not_ready: ['discuss', 'message', 'inbox.discuss_label'],
+  decline: ['decline', 'reason', 'inbox.reason_label'],
 };
 
 // copiesLine lists where else the question was posted and how each copy
@@ -500,16 +501,16 @@ function conversationBlock(v, li, act) {
     });
     box.append(lines);
   }
-  const { form, input } = textForm('say', 'h-' + v.id + '-say', 'Message to the agent', 'say-button', 'Send');
+  const { form, input } = textForm('say', 'h-' + v.id + '-say', t('inbox.say.label'), 'say-button', t('inbox.say.send'));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const t = input.value.trim();
-    if (!t) {
-      act.notice('Type a message for the agent first.', false);
+    const msg = input.value.trim();
+    if (!msg) {
+      act.notice(t('inbox.say.empty'), false);
       input.focus();
       return;
     }
-    if (await act.say(v.id, t, li)) live(input).value = '';
+    if (await act.say(v.id, msg, li)) live(input).value = '';
   });
   box.append(form);
   return box;
@@ -522,8 +523,8 @@ export function pastItem(v, act) {
   li.dataset.id = v.id;
   const meta = el('div', 'meta');
   meta.append(text('span', 'qid', v.id));
-  meta.append(text('span', 'status', v.status.replace('_', ' ')));
-  if (v.answered_by) meta.append(text('span', 'who', 'by ' + v.answered_by));
+  meta.append(text('span', 'status', t('inbox.status.' + v.status)));
+  if (v.answered_by) meta.append(text('span', 'who', t('inbox.history.by', v.answered_by)));
   if (v.resolved_at) {
     const t = text('time', '', v.resolved || new Date(v.resolved_at).toLocaleString());
     t.dateTime = v.resolved_at;

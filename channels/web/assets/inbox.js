@@ -2,6 +2,7 @@
 // commands and shows the bridge's replies. The cards themselves are built
 // in cards.js.
 import { carry, openCard, pastItem } from './cards.js';
+import { load, t } from './strings.js';
 
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -94,7 +95,7 @@ import { carry, openCard, pastItem } from './cards.js';
       });
       body = await res.json().catch(() => ({}));
     } catch (e) {
-      tell('Could not reach the bridge: check the connection and try again.', false);
+      tell(t('inbox.unreachable'), false);
       buttons.forEach((b) => { b.disabled = false; });
       if (card) card.removeAttribute('aria-busy');
       return false;
@@ -102,10 +103,10 @@ import { carry, openCard, pastItem } from './cards.js';
     buttons.forEach((b) => { b.disabled = false; });
     if (card) card.removeAttribute('aria-busy');
     if (res.status === 401) {
-      showLogin(body.reply || 'Sign in again.');
+      showLogin(body.reply || t('inbox.login.again'));
       return false;
     }
-    tell(body.reply || ('The bridge answered ' + res.status), !!body.ok);
+    tell(body.reply || t('inbox.bridge_status', res.status), !!body.ok);
     loadState();
     return !!body.ok;
   }
@@ -139,15 +140,15 @@ import { carry, openCard, pastItem } from './cards.js';
       return false;
     };
     const big = files.find((f) => f.size > maxFile);
-    if (big) return refuse(big.name + ' is ' + mib(big.size) + '; files may be at most 10 MiB each. Nothing was sent.');
+    if (big) return refuse(t('inbox.file.too_big', big.name, mib(big.size)));
     if (files.reduce((s, f) => s + f.size, 0) > maxFiles) {
-      return refuse('These files come to more than 25 MiB; a question keeps at most that. Nothing was sent.');
+      return refuse(t('inbox.file.too_much'));
     }
     let payload;
     try {
       payload = await Promise.all(files.map(async (f) => ({ name: f.name, type: f.type, data: await base64(f) })));
     } catch (e) {
-      return refuse('Could not read the file: ' + e);
+      return refuse(t('inbox.file.unreadable', e));
     }
     return post('/inbox/answer', Object.assign({}, step, { files: payload }), card, said);
   }
@@ -224,13 +225,13 @@ import { carry, openCard, pastItem } from './cards.js';
     }
     const more = $('open-more');
     more.hidden = openMore <= 0;
-    more.textContent = 'Show more (' + openMore + (openCapped ? '+' : '') + ' more open)';
+    more.textContent = t('inbox.open.more', openMore + (openCapped ? '+' : ''));
     $('empty').hidden = open.length > 0;
     $('history-empty').hidden = past.length > 0;
     const total = open.length + openMore;
     const shown = total + (openCapped ? '+' : '');
     $('open-count').textContent = total ? '(' + shown + ')' : '';
-    document.title = (total ? '(' + shown + ') ' : '') + 'askbridge inbox';
+    document.title = (total ? '(' + shown + ') ' : '') + t('inbox.title');
   }
 
   // unloaded tells whether an open question belongs to a page not loaded
@@ -278,7 +279,7 @@ import { carry, openCard, pastItem } from './cards.js';
     const page = await fetchPage(openCursor);
     button.disabled = false;
     if (!page) {
-      notice('Could not load more questions; try again.', false);
+      notice(t('inbox.open.more_failed'), false);
       return;
     }
     pages++;
@@ -299,7 +300,7 @@ import { carry, openCard, pastItem } from './cards.js';
     try {
       res = await fetch('/inbox/state?' + tz, { credentials: 'same-origin', cache: 'no-store' });
     } catch (e) {
-      setConn('down', 'offline');
+      setConn('down', t('inbox.conn.offline'));
       return 'error';
     }
     if (res.status === 401) {
@@ -309,12 +310,12 @@ import { carry, openCard, pastItem } from './cards.js';
       return 'login';
     }
     if (!res.ok) {
-      setConn('down', 'store unavailable');
+      setConn('down', t('inbox.conn.store'));
       return 'error';
     }
     const st = await res.json();
     historyLimit = st.history_limit || 50;
-    $('user').textContent = (st.signout ? 'signed in as ' : 'answering as ') + st.user;
+    $('user').textContent = t(st.signout ? 'inbox.signed_in_as' : 'inbox.answering_as', st.user);
     $('signout').hidden = !st.signout;
     const fresh = new Map();
     st.open.concat(st.history).forEach((v) => fresh.set(v.id, v));
@@ -364,14 +365,14 @@ import { carry, openCard, pastItem } from './cards.js';
   function connect() {
     stop();
     if (!window.EventSource) {
-      setConn('', 'refreshing every 5 s');
+      setConn('', t('inbox.conn.polling'));
       poller = setInterval(loadState, 5000);
       loadState();
       return;
     }
     source = new EventSource('/inbox/events?' + tz);
     source.onopen = () => {
-      setConn('live', 'live');
+      setConn('live', t('inbox.conn.live'));
       loadState();
     };
     source.addEventListener('question', (e) => {
@@ -383,7 +384,7 @@ import { carry, openCard, pastItem } from './cards.js';
       }
     });
     source.onerror = () => {
-      setConn('down', 'reconnecting…');
+      setConn('down', t('inbox.conn.reconnecting'));
       if (source && source.readyState === EventSource.CLOSED) {
         source = null;
         retry = setTimeout(start, 3000);
@@ -400,7 +401,7 @@ import { carry, openCard, pastItem } from './cards.js';
 
   function showLogin(msg) {
     stop();
-    setConn('down', 'signed out');
+    setConn('down', t('inbox.conn.signed_out'));
     $('inbox').hidden = true;
     $('login').hidden = false;
     $('login-error').textContent = msg || '';
@@ -408,8 +409,8 @@ import { carry, openCard, pastItem } from './cards.js';
     $('sso').hidden = !signin.sso;
     const note = $('sso-note');
     note.hidden = signin.sso !== 'unavailable';
-    note.textContent = note.hidden ? '' : 'Single sign-on is unavailable right now: the identity provider does not answer. '
-      + (signin.tokens ? 'Sign in with your web token, or try again in a minute.' : 'Try again in a minute.');
+    note.textContent = note.hidden ? '' : t('inbox.sso.unavailable') + ' '
+      + t(signin.tokens ? 'inbox.sso.use_token' : 'inbox.sso.retry');
     if (signin.tokens) $('token').focus();
     else $('sso-button').focus();
   }
@@ -428,15 +429,16 @@ import { carry, openCard, pastItem } from './cards.js';
       });
       body = await res.json().catch(() => ({}));
     } catch (err) {
-      $('login-error').textContent = 'Could not reach the bridge.';
+      $('login-error').textContent = t('inbox.login.unreachable');
       return;
     }
     if (!res.ok) {
-      $('login-error').textContent = body.reply || ('Sign-in failed (' + res.status + ')');
+      $('login-error').textContent = body.reply || t('inbox.login.failed', res.status);
       return;
     }
     $('token').value = '';
     $('login-error').textContent = '';
+    await load(true);
     start();
   }
 
@@ -452,18 +454,18 @@ import { carry, openCard, pastItem } from './cards.js';
     openCursor = '';
     openCapped = false;
     render();
-    showLogin('Signed out.');
+    showLogin(t('inbox.signed_out'));
   }
 
   async function typed(e) {
     e.preventDefault();
     const input = $('cmd');
-    const t = input.value.trim();
-    if (!t) {
-      notice('Type a command, such as /answer k7m2qx 2', false);
+    const command = input.value.trim();
+    if (!command) {
+      notice(t('inbox.cmd.empty', '/answer k7m2qx 2'), false);
       return;
     }
-    if (await send(t, null)) input.value = '';
+    if (await send(command, null)) input.value = '';
   }
 
   $('login-form').addEventListener('submit', login);
@@ -476,5 +478,5 @@ import { carry, openCard, pastItem } from './cards.js';
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && $('login').hidden) loadState();
   });
-  start();
+  load().then(start);
 })();

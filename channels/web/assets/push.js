@@ -3,6 +3,8 @@
 // to turn on notifications for this device, with the person's devices
 // listed and removable. The inbox itself (inbox.js) knows nothing of it.
 
+import { load, t } from './strings.js';
+
 const $ = (id) => document.getElementById(id);
 
 // toKey turns the base64url VAPID key into the bytes subscribe takes.
@@ -60,7 +62,8 @@ function panel() {
   sec.hidden = true;
   const h = document.createElement('h2');
   h.id = 'push-title';
-  h.textContent = 'Notifications';
+  h.dataset.i18n = 'inbox.push.title';
+  h.textContent = t('inbox.push.title');
   const p = document.createElement('p');
   p.id = 'push-status';
   p.className = 'hint';
@@ -68,7 +71,8 @@ function panel() {
   const on = document.createElement('button');
   on.id = 'push-on';
   on.type = 'button';
-  on.textContent = 'Turn on notifications on this device';
+  on.dataset.i18n = 'inbox.push.on';
+  on.textContent = t('inbox.push.on');
   const list = document.createElement('ul');
   list.id = 'push-devices';
   list.className = 'push-devices';
@@ -94,11 +98,11 @@ async function refresh() {
     const li = document.createElement('li');
     const here = mine && mine.endpoint === d.endpoint;
     const since = new Date(d.created_at).toLocaleDateString();
-    li.textContent = (d.device || 'A device') + (here ? ' (this device)' : '') + ', since ' + since + ' ';
+    li.textContent = t(here ? 'inbox.push.this_device' : 'inbox.push.other_device', d.device || t('inbox.push.device'), since) + ' ';
     const rm = document.createElement('button');
     rm.type = 'button';
     rm.className = 'link';
-    rm.textContent = 'Remove';
+    rm.textContent = t('inbox.push.remove');
     rm.addEventListener('click', async () => {
       await call('DELETE', '/inbox/push/subscriptions', { endpoint: d.endpoint });
       if (here) await mine.unsubscribe().catch(() => undefined);
@@ -110,19 +114,19 @@ async function refresh() {
   const denied = 'Notification' in window && Notification.permission === 'denied';
   $('push-on').hidden = !!(mine && (data.subscriptions || []).some((d) => d.endpoint === mine.endpoint));
   $('push-status').textContent = denied
-    ? 'This browser blocks notifications from the inbox: allow them in its site settings.'
-    : (data.subscriptions || []).length ? '' : 'New questions for you can arrive as notifications, also with the inbox closed.';
+    ? t('inbox.push.blocked')
+    : (data.subscriptions || []).length ? '' : t('inbox.push.offer');
 }
 
 async function turnOn() {
   const status = $('push-status');
   const perm = await Notification.requestPermission();
   if (perm !== 'granted') {
-    status.textContent = 'Notifications were not allowed.';
+    status.textContent = t('inbox.push.denied');
     return;
   }
   const { status: code, data } = await call('GET', '/inbox/push/key');
-  if (code !== 200) { status.textContent = data.reply || 'Notifications are not available.'; return; }
+  if (code !== 200) { status.textContent = data.reply || t('inbox.push.unavailable'); return; }
   try {
     const reg = await navigator.serviceWorker.ready;
     const sub = await reg.pushManager.getSubscription() ||
@@ -130,7 +134,7 @@ async function turnOn() {
     const res = await call('POST', '/inbox/push/subscriptions', Object.assign(sub.toJSON(), { device: deviceLabel() }));
     status.textContent = res.data.reply || '';
   } catch (e) {
-    status.textContent = 'This browser could not subscribe: ' + e.message;
+    status.textContent = t('inbox.push.failed', e.message);
   }
   refresh();
 }
@@ -158,4 +162,4 @@ function start() {
   shown();
 }
 
-start();
+load().then(start);
