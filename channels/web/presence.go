@@ -36,6 +36,42 @@ type presence struct {
 	store Presence
 	mu    sync.Mutex
 	last  time.Time
+	// readAt and seen are the last read of the mark: when, and the mark
+	// it found (zero: none), so that a stream of asks reads the store at
+	// most once per memoLife (watching).
+	readAt, seen time.Time
+}
+
+// memoLife is how long Watched trusts the store's last answer that nobody
+// watches: an inbox page opened on another instance, or a device
+// subscribed there, counts at most this much later. A mark found stays
+// trusted until it expires.
+const memoLife = time.Second
+
+// watching reports whether the mark of open pages lasts at now, reading
+// the store only when its last answer is older than memoLife and found no
+// mark that still lasts.
+func (p *presence) watching(ctx context.Context, now time.Time) (bool, error) {
+	p.mu.Lock()
+	if !p.readAt.IsZero() && !now.Before(p.readAt) {
+		if !p.seen.IsZero() && now.Before(p.seen.Add(presenceTTL)) {
+			p.mu.Unlock()
+			return true, nil
+		}
+		if now.Sub(p.readAt) < memoLife {
+			p.mu.Unlock()
+			return false, nil
+		}
+	}
+	p.mu.Unlock()
+	at, err := p.store.ListenedAt(ctx, presenceAgent, presenceSession, now)
+	if err != nil {
+		return false, err
+	}
+	p.mu.Lock()
+	p.readAt, p.seen = now, at
+	p.mu.Unlock()
+	return !at.IsZero(), nil
 }
 
 // mark records that a page is open at now, unless a mark written lately
@@ -48,6 +84,7 @@ func (p *presence) mark(ctx context.Context, now time.Time) error {
 	fresh := !p.last.IsZero() && now.Sub(p.last) < presenceTTL/3 && !now.Before(p.last)
 	if !fresh {
 		p.last = now
+		p.readAt = time.Time{} // the next Watched reads the mark written here
 	}
 	p.mu.Unlock()
 	if fresh {
@@ -105,16 +142,13 @@ func (c *Channel) Watched(ctx context.Context, q *broker.Question, _ string) (bo
 		return true, nil
 	}
 	if c.presence != nil {
-		at, err := c.presence.store.ListenedAt(ctx, presenceAgent, presenceSession, c.now())
-		if err != nil {
-			return false, err
-		}
-		if !at.IsZero() {
-			return true, nil
+		ok, err := c.presence.watching(ctx, c.now())
+		if err != nil || ok {
+			return ok, err
 		}
 	}
 	if c.push != nil {
-		return c.push.store.HasPushSubscription(ctx, c.push.recipients(q))
+		return c.push.anyDevice(ctx, c.push.recipients(q))
 	}
 	return false, nil
 }

@@ -69,7 +69,12 @@ func TestPresenceMark(t *testing.T) {
 	if err := e.ch.push.store.SavePushSubscription(context.Background(), ps.newDevice(e.ch.userName, "phone")); err != nil {
 		t.Fatal(err)
 	}
-	if !watched(t1.Add(presenceTTL)) {
+	// A device subscribed on another instance counts once the store's
+	// answer that there was none is memoLife old.
+	if watched(t1.Add(presenceTTL + memoLife/2)) {
+		t.Fatal("the store was read again within memoLife of its answer that nobody has a device")
+	}
+	if !watched(t1.Add(presenceTTL + memoLife)) {
 		t.Fatal("not watched with a push subscription")
 	}
 }

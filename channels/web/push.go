@@ -111,6 +111,7 @@ func (c *Channel) servePushSave(w http.ResponseWriter, r *http.Request) {
 		Person: who, Endpoint: body.Endpoint, P256dh: body.Keys.P256dh, Auth: body.Keys.Auth,
 		Device: strings.TrimSpace(body.Device), CreatedAt: c.now(),
 	})
+	c.push.changed()
 	switch {
 	case errors.Is(err, broker.ErrInvalid) || errors.Is(err, broker.ErrLimit):
 		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + reason(err)})
@@ -136,6 +137,7 @@ func (c *Channel) servePushDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	gone, err := c.push.store.DeletePushSubscription(r.Context(), who, body.Endpoint)
+	c.push.changed()
 	switch {
 	case err != nil:
 		c.log.Error("delete push subscription", "err", err)

@@ -70,6 +70,51 @@ type pusher struct {
 
 	mu   sync.Mutex
 	keys *broker.VAPIDKeys // read once from the store
+	// none holds, per set of recipients, when the store last said none
+	// of them has a device: Watched and notify ask it for every question,
+	// and most bridges have no device at all, so the answer is trusted
+	// for memoLife (presence.go).
+	none map[string]time.Time
+}
+
+// maxNone bounds the sets of recipients none remembers.
+const maxNone = 256
+
+// subscriptions returns the devices of people, reading the store unless
+// it said none of them has one less than memoLife ago.
+func (p *pusher) subscriptions(ctx context.Context, people []string) ([]broker.PushSubscription, error) {
+	key, now := strings.Join(people, "\x00"), p.now()
+	p.mu.Lock()
+	at, ok := p.none[key]
+	p.mu.Unlock()
+	if ok && !now.Before(at) && now.Sub(at) < memoLife {
+		return nil, nil
+	}
+	subs, err := p.store.PushSubscriptions(ctx, people)
+	if err != nil || len(subs) > 0 {
+		return subs, err
+	}
+	p.mu.Lock()
+	if p.none == nil || len(p.none) >= maxNone {
+		p.none = map[string]time.Time{}
+	}
+	p.none[key] = now
+	p.mu.Unlock()
+	return nil, nil
+}
+
+// anyDevice reports whether one of people has a device.
+func (p *pusher) anyDevice(ctx context.Context, people []string) (bool, error) {
+	subs, err := p.subscriptions(ctx, people)
+	return len(subs) > 0, err
+}
+
+// changed forgets what the store said, after a device was added or
+// removed through this instance.
+func (p *pusher) changed() {
+	p.mu.Lock()
+	p.none = nil
+	p.mu.Unlock()
 }
 
 func newPusher(store broker.PushStore, people *broker.People, anon, contact string, log *slog.Logger, now func() time.Time, loc *time.Location) *pusher {
@@ -149,7 +194,7 @@ func (p *pusher) recipients(q *broker.Question) []string {
 
 // notify pushes q to every device of its recipients.
 func (p *pusher) notify(ctx context.Context, q *broker.Question) {
-	subs, err := p.store.PushSubscriptions(ctx, p.recipients(q))
+	subs, err := p.subscriptions(ctx, p.recipients(q))
 	if err != nil {
 		p.log.Error("read push subscriptions", "question_id", q.ID, "err", err)
 		return
