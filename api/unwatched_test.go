@@ -160,14 +160,16 @@ func warningsOf(body map[string]any) []string {
 	return out
 }
 
-// until is the deadline as the warning writes it.
-func until(t *testing.T, body map[string]any) string {
+// until is the deadline as the warning writes it: the clock alone on the
+// day the question was asked, with the date once it falls on the next day
+// (a question asked after 23:30 with the default 30 minutes).
+func until(t *testing.T, st broker.Store, body map[string]any) string {
 	t.Helper()
-	at, err := time.Parse(time.RFC3339Nano, body["expires_at"].(string))
+	q, err := st.Get(context.Background(), body["id"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return at.UTC().Format("15:04 UTC")
+	return broker.WhenText(q.ExpiresAt, q.CreatedAt, time.UTC)
 }
 
 // The ask's answer warns the agent when the question went only to the web
@@ -201,7 +203,7 @@ func TestUnwatchedWarning(t *testing.T) {
 				one, _ := open(t)
 				w := startWatchBridge(t, one)
 				body := w.ask(t, "", "c1")
-				want := "nobody is watching the web inbox; the question will wait until " + until(t, body) + ", then time out with no answer"
+				want := "nobody is watching the web inbox; the question will wait until " + until(t, w.st, body) + ", then time out with no answer"
 				if got := warningsOf(body); len(got) != 1 || got[0] != want {
 					t.Fatalf("warnings = %q\nwant [%q]", got, want)
 				}
@@ -296,7 +298,7 @@ func TestUnwatchedWarning(t *testing.T) {
 				one, _ := open(t)
 				w := startWatchBridge(t, one)
 				body := w.ask(t, "paging", "c1")
-				want := "nobody is watching the web inbox; the question was escalated to oncall at once, and waits until " + until(t, body) + ", then time out with no answer"
+				want := "nobody is watching the web inbox; the question was escalated to oncall at once, and waits until " + until(t, w.st, body) + ", then time out with no answer"
 				if got := warningsOf(body); len(got) != 1 || got[0] != want {
 					t.Fatalf("warnings = %q\nwant [%q]", got, want)
 				}
