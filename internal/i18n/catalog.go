@@ -49,11 +49,11 @@ func Messages(locale string) Catalog {
 	var parts []Catalog
 	switch locale {
 	case English:
-		parts = []Catalog{en, enChannels, enReplies, enInbox}
+		parts = []Catalog{en, enChannels, enReplies, enInbox, enPages, enAnswers, enDialogs}
 	case German:
-		parts = []Catalog{de, deChannels, deReplies, deInbox}
+		parts = []Catalog{de, deChannels, deReplies, deInbox, dePages, deAnswers, deDialogs}
 	case Japanese:
-		parts = []Catalog{ja, jaChannels, jaReplies, jaInbox}
+		parts = []Catalog{ja, jaChannels, jaReplies, jaInbox, jaPages, jaAnswers, jaDialogs}
 	case Pseudo:
 		parts = []Catalog{pseudoCatalog()}
 	default:
