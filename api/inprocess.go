@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"strconv"
 )
 
@@ -22,7 +24,7 @@ func (s *Server) Transport() http.RoundTripper { return inProcess{s} }
 type inProcess struct{ h http.Handler }
 
 func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
-	w := &bufferedWriter{header: http.Header{}}
+	w := &bufferedWriter{header: http.Header{}, trace: httptrace.ContextClientTrace(r.Context())}
 	// A RoundTripper must not change the request: the handler gets a
 	// shallow copy, with the body the server would see.
 	in := r.Clone(r.Context())
@@ -59,11 +61,23 @@ type bufferedWriter struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	// trace is the request's client trace, told of informational
+	// responses as a network client's would be.
+	trace *httptrace.ClientTrace
 }
 
 func (w *bufferedWriter) Header() http.Header { return w.header }
 
+// WriteHeader sets the status; an informational one (1xx) is handed to
+// the client trace's Got1xxResponse, with the headers set so far, as
+// net/http's transport does, and is not the answer's status.
 func (w *bufferedWriter) WriteHeader(status int) {
+	if status >= 100 && status <= 199 && status != http.StatusSwitchingProtocols {
+		if w.status == 0 && w.trace != nil && w.trace.Got1xxResponse != nil {
+			_ = w.trace.Got1xxResponse(status, textproto.MIMEHeader(w.header.Clone()))
+		}
+		return
+	}
 	if w.status == 0 {
 		w.status = status
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +32,10 @@ func connectionGoroutines() int {
 type rawAgent struct {
 	c  net.Conn
 	br *bufio.Reader
+	// early and header are the informational responses read before the
+	// last answer, and that answer's header.
+	early  []*http.Response
+	header http.Header
 }
 
 func dialAgent(t *testing.T, s *server) *rawAgent {
@@ -57,11 +62,19 @@ func (a *rawAgent) send(t *testing.T, method, path, body string) {
 func (a *rawAgent) read(t *testing.T) (int, map[string]any) {
 	t.Helper()
 	_ = a.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	// Informational responses come before the answer, as HTTP/1.1 lets
+	// them: a client reads past them.
+	a.early = nil
 	resp, err := http.ReadResponse(a.br, nil)
+	for err == nil && resp.StatusCode < 200 {
+		a.early = append(a.early, resp)
+		resp, err = http.ReadResponse(a.br, nil)
+	}
 	if err != nil {
 		t.Fatalf("reading the answer: %v", err)
 	}
 	defer resp.Body.Close()
+	a.header = resp.Header
 	var out map[string]any
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		t.Fatalf("decoding the answer: %v", err)
@@ -119,6 +132,18 @@ func TestParkedLongPollsHoldNoConnectionGoroutine(t *testing.T) {
 		raw, _ := json.Marshal(ans)
 		if status != 200 || b["id"] != ids[i] || b["status"] != "answered" || !strings.Contains(string(raw), fmt.Sprintf(`"custom_text":"Answer %d"`, i)) {
 			t.Fatalf("long-poll %d: %d %v, want %s answered with \"Answer %d\"", i, status, b, ids[i], i)
+		}
+		if i%2 == 1 {
+			// The asks went to the text channel alone: warned at once in
+			// a 103, and again on the parked answer.
+			warned := warningsOf(b)
+			if len(a.early) != 1 || a.early[0].StatusCode != http.StatusEarlyHints || a.early[0].Header.Get(api.HeaderQuestion) != ids[i] ||
+				len(warned) != 1 || !strings.HasPrefix(warned[0], "nobody is told of the question; ") ||
+				!slices.Equal(a.early[0].Header.Values(api.HeaderWarning), a.header.Values(api.HeaderWarning)) {
+				t.Fatalf("ask %d: early answers %v, answer's header %v, warnings %q; want one 103 with the warning, repeated on the answer", i, a.early, a.header, warned)
+			}
+		} else if len(a.early) != 0 || a.header.Get(api.HeaderWarning) != "" {
+			t.Fatalf("long-poll %d of a question already asked: early answers %v, header %v; want no warning", i, a.early, a.header)
 		}
 		// The connection serves the agent's next request.
 		a.send(t, "GET", "/v1/questions/"+ids[i], "")

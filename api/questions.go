@@ -51,6 +51,12 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, agent string) {
 		wait = min(time.Duration(*req.Wait), s.cfg.MaxWait)
 	}
 	if q.Status == broker.StatusPending && wait > 0 {
+		if len(a.Warnings) > 0 && r.ProtoAtLeast(1, 1) {
+			// The agent hears at once what its wait may come to
+			// (warnings.go); HTTP/1.0 has no informational responses.
+			warnHeaders(w.Header(), q.ID, a.Warnings)
+			w.WriteHeader(http.StatusEarlyHints)
+		}
 		s.wait(w, r, agent, q.ID, wait, answer)
 		return
 	}
@@ -69,6 +75,7 @@ func writeAsked(_ context.Context, w http.ResponseWriter, q *broker.Question) {
 // wait (warnings.go).
 func writeWarned(warnings []string) answerFunc {
 	return func(_ context.Context, w http.ResponseWriter, q *broker.Question) {
+		warnHeaders(w.Header(), q.ID, warnings)
 		writeAnswer(w, q, warnings)
 	}
 }

@@ -2,13 +2,20 @@ package api_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -221,39 +228,85 @@ func TestUnwatchedWarning(t *testing.T) {
 			t.Run("answered during the wait", func(t *testing.T) {
 				one, _ := open(t)
 				w := startWatchBridge(t, one)
-				s := &server{Server: &httptest.Server{URL: w.api}}
+				// A waiting ask hears the warning at once, in a 103 that
+				// names the question, before its wait ends.
+				early := make(chan http.Header, 1)
+				ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+					Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+						if code == http.StatusEarlyHints {
+							early <- http.Header(h)
+						}
+						return nil
+					},
+				})
 				type answer struct {
-					code int
-					body map[string]any
+					code   int
+					header http.Header
+					body   map[string]any
 				}
 				got := make(chan answer, 1)
 				go func() {
-					code, body := s.call(t, http.MethodPost, "/v1/questions", "", map[string]any{"question": "Ship the release?",
+					raw, _ := json.Marshal(map[string]any{"question": "Ship the release?",
 						"options": []map[string]any{{"label": "Ship"}, {"label": "Wait"}}, "wait": "1m", "session_id": "s1", "tool_call_id": "c1"})
-					got <- answer{code, body}
-				}()
-				var id string
-				for range 2000 {
-					qs, err := w.st.List(context.Background(), broker.Filter{Status: broker.StatusPending})
+					req, _ := http.NewRequestWithContext(ctx, http.MethodPost, w.api+"/v1/questions", bytes.NewReader(raw))
+					resp, err := http.DefaultClient.Do(req)
 					if err != nil {
-						t.Fatal(err)
+						t.Error(err)
+						got <- answer{}
+						return
 					}
-					if len(qs) == 1 {
-						id = qs[0].ID
-						break
-					}
-					time.Sleep(5 * time.Millisecond)
+					defer resp.Body.Close()
+					var body map[string]any
+					_ = json.NewDecoder(resp.Body).Decode(&body)
+					got <- answer{resp.StatusCode, resp.Header, body}
+				}()
+				var h http.Header
+				select {
+				case h = <-early:
+				case a := <-got:
+					t.Fatalf("the ask ended (%d %v) with no early warning", a.code, a.body)
+				case <-time.After(20 * time.Second):
+					t.Fatal("no early warning while the ask waits")
 				}
-				if id == "" {
-					t.Fatal("the question was not asked")
+				id := h.Get(api.HeaderQuestion)
+				if q, err := w.st.Get(context.Background(), id); err != nil || q.Status != broker.StatusPending {
+					t.Fatalf("the 103 names %q: %v, %v; want the pending question", id, q, err)
+				}
+				ws, err := url.PathUnescape(h.Get(api.HeaderWarning))
+				if err != nil || !strings.HasPrefix(ws, "nobody is watching the web inbox; the question will wait until ") || len(h.Values(api.HeaderWarning)) != 1 {
+					t.Fatalf("the 103's warnings = %q (%v)", h.Values(api.HeaderWarning), err)
 				}
 				if rep := w.b.HandleInbound(context.Background(), broker.Inbound{Channel: cli.Name, User: "ana", Name: "ana", Text: "/answer " + id + " Ship"}); !rep.OK {
 					t.Fatalf("answer: %s", rep.Text)
 				}
 				a := <-got
-				ws := warningsOf(a.body)
-				if a.code != http.StatusOK || a.body["status"] != "answered" || a.body["answers"] == nil || len(ws) != 1 || !strings.HasPrefix(ws[0], "nobody is watching the web inbox; ") {
-					t.Fatalf("ask answered during its wait: %d %v, want 200 with the answer and the warning", a.code, a.body)
+				if a.code != http.StatusOK || a.body["status"] != "answered" || a.body["answers"] == nil || !slices.Equal(warningsOf(a.body), []string{ws}) ||
+					!slices.Equal(a.header.Values(api.HeaderWarning), h.Values(api.HeaderWarning)) {
+					t.Fatalf("ask answered during its wait: %d %v %v, want 200 with the answer and the warning of the 103", a.code, a.header, a.body)
+				}
+			})
+			t.Run("HTTP/1.0", func(t *testing.T) {
+				one, _ := open(t)
+				w := startWatchBridge(t, one)
+				// HTTP/1.0 has no informational responses: the warning
+				// comes with the answer alone.
+				c, err := net.Dial("tcp", strings.TrimPrefix(w.api, "http://"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				body := `{"question":"Ship the release?","options":[{"label":"Ship"},{"label":"Wait"}],"wait":"200ms","session_id":"s1","tool_call_id":"c1"}`
+				fmt.Fprintf(c, "POST /v1/questions HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+				_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+				resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				var out map[string]any
+				_ = json.NewDecoder(resp.Body).Decode(&out)
+				if resp.StatusCode != http.StatusAccepted || len(warningsOf(out)) != 1 || len(resp.Header.Values(api.HeaderWarning)) != 1 {
+					t.Fatalf("HTTP/1.0 ask: %s %v %v, want its 202 first, with the warning", resp.Status, resp.Header, out)
 				}
 			})
 			t.Run("page open here", func(t *testing.T) {

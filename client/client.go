@@ -49,11 +49,14 @@ type Client struct {
 	// goes on either way: it ends when the question does, not at a
 	// deadline it once saw.
 	OnExtended func(Result)
-	// OnWarnings, when set, is told when the submit of a blocking ask
-	// (AskRaw, Ask) is answered with warnings while its question is
-	// pending (after the submit's wait, Question.Wait): the question as it
-	// then stands, with its Warnings. The ask goes on; its Result carries
-	// the same warnings when it ends.
+	// OnWarnings, when set, is told once when a blocking ask (AskRaw,
+	// Ask) learns that its question was warned of ("nobody is watching
+	// the web inbox; …"): as soon as the bridge has asked it, before the
+	// submit's wait (Question.Wait) ends, with the question's ID, status
+	// pending and its Warnings; from the submit's answer when the server
+	// sent no early word. The ask goes on; its Result carries the same
+	// warnings when it ends. It may be called on the HTTP transport's
+	// goroutine.
 	OnWarnings func(Result)
 	// SessionID names the session of every ask that names none; New sets
 	// a random one ("sdk-…"), one per Client. A bridge requires each ask
@@ -302,8 +305,9 @@ func (c *Client) AskRaw(ctx context.Context, q Question) (*Result, error) {
 	}
 	r := c.newRetrier()
 	ctx = r.trace(ctx)
+	sctx, told := c.earlyWarnings(ctx)
 	for {
-		res, err := c.Submit(ctx, q)
+		res, err := c.Submit(sctx, q)
 		if err == nil {
 			if res.Terminal() {
 				return res, nil
@@ -313,7 +317,7 @@ func (c *Client) AskRaw(ctx context.Context, q Question) (*Result, error) {
 			// already shows (it ended the submit's wait) is news.
 			snoozes := 0
 			c.extended(&snoozes, res)
-			if len(res.Warnings) > 0 && c.OnWarnings != nil {
+			if len(res.Warnings) > 0 && c.OnWarnings != nil && !told.Load() {
 				c.OnWarnings(*res)
 			}
 			end, err := c.wait(ctx, res.ID, r, snoozes)

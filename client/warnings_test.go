@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels/cli"
@@ -11,8 +12,9 @@ import (
 )
 
 // An ask whose question nobody watches carries the bridge's warning: in
-// Submit's result, to OnWarnings as soon as Ask's submit is answered,
-// and in the Result Ask returns when the question ends.
+// Submit's result, to OnWarnings as soon as the bridge has asked it
+// (before the submit's wait ends), and in the Result Ask returns when the
+// question ends.
 func TestAskWarnings(t *testing.T) {
 	br := newBridge(t, nil)
 	c := newClient(br)
@@ -30,22 +32,29 @@ func TestAskWarnings(t *testing.T) {
 	}
 
 	var told []string
+	var toldID string
 	c.OnWarnings = func(r client.Result) {
-		told = r.Warnings
+		told, toldID = r.Warnings, r.ID
 		// The person reads the text channel after all, and answers.
-		rep := br.B.HandleInbound(context.Background(), broker.Inbound{Channel: cli.Name, User: "ana", Name: "ana", Text: "/answer " + r.ID + " Yes"})
+		rep := br.B.HandleInbound(context.Background(), broker.Inbound{Channel: cli.Name, User: "ana", Name: "ana", Text: "/answer " + r.ID + " Nein"})
 		if !rep.OK {
 			t.Errorf("answer: %s", rep.Text)
 		}
 	}
-	// A short first wait: the warning comes with the submit's answer.
-	q.Wait = "100ms"
-	end, err := c.Ask(context.Background(), q)
+	// The submit waits a minute: the warning comes before that wait
+	// ends, as soon as the question is asked, and the answer given then
+	// ends the ask. A default beyond ASCII comes through the header whole.
+	q.Options = []client.Option{{Label: "Jä"}, {Label: "Nein"}}
+	q.Default = []string{"Jä"}
+	q.Wait = "1m"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	end, err := c.Ask(ctx, q)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("Ask: %v (no warning before the submit's wait ended?)", err)
 	}
-	if len(told) != 1 || !strings.HasPrefix(told[0], want) {
-		t.Fatalf("OnWarnings heard %q", told)
+	if len(told) != 1 || !strings.HasPrefix(told[0], want) || !strings.HasSuffix(told[0], ", then time out with its default (Jä)") || toldID != end.ID {
+		t.Fatalf("OnWarnings heard %q of %q", told, toldID)
 	}
 	if end.Status != client.StatusAnswered || len(end.Warnings) != 1 || end.Warnings[0] != told[0] {
 		t.Fatalf("Ask's result = %s with warnings %q, want answered with %q", end.Status, end.Warnings, told)

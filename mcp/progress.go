@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,7 +19,8 @@ import (
 // question may wait longer than the client's timeout. The returned
 // function stop stops the notifications and waits for the sender to end;
 // seen hands it the question as the wait last saw it, so that the
-// notifications tell the deadline a snooze moved.
+// notifications tell the deadline a snooze moved. A question asked with
+// warnings gets a first notification at once that says them.
 func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, r *client.Result) (stop func(), seen func(*client.Result)) {
 	tok := req.Params.GetProgressToken()
 	if tok == nil || req.Session == nil {
@@ -30,9 +32,20 @@ func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, r *clie
 	var wg sync.WaitGroup
 	start := time.Now()
 	wg.Go(func() {
+		n := 1
+		if len(r.Warnings) > 0 {
+			// What may keep the question from an answer is told at once,
+			// not with the result alone.
+			msg := fmt.Sprintf("Asked question %s. Warning: %s.", r.ID, strings.Join(r.Warnings, ". Warning: "))
+			err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n), Message: msg})
+			if err != nil && ctx.Err() == nil {
+				s.log.Debug("mcp: progress notification", "question_id", r.ID, "err", err)
+			}
+			n++
+		}
 		t := time.NewTicker(s.cfg.ProgressEvery)
 		defer t.Stop()
-		for n := 1; ; n++ {
+		for ; ; n++ {
 			select {
 			case <-ctx.Done():
 				return

@@ -96,4 +96,47 @@ func TestAskUserWarnings(t *testing.T) {
 			t.Errorf("the answer does not come first:\n%s", textOf(res))
 		}
 	})
+	t.Run("told at once", func(t *testing.T) {
+		// A client that asked for progress hears the warning as soon as
+		// the question is asked (progress is otherwise told hourly here).
+		told := make(chan string, 4)
+		st, ct := sdk.NewInMemoryTransports()
+		ss, err := s.SDK().Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, &sdk.ClientOptions{
+			ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+				told <- req.Params.Message
+			},
+		})
+		pcs, err := cl.Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pcs.Close(); ss.Close() })
+		done := make(chan *sdk.CallToolResult, 1)
+		go func() {
+			p := &sdk.CallToolParams{Name: "ask_user", Arguments: args("Tag the release?", true)}
+			p.SetProgressToken("tag")
+			res, _ := pcs.CallTool(context.Background(), p)
+			done <- res
+		}()
+		var msg string
+		select {
+		case msg = <-told:
+		case res := <-done:
+			t.Fatalf("the call ended with no progress: %v", res)
+		case <-time.After(20 * time.Second):
+			t.Fatal("no progress notification with the warning")
+		}
+		id, rest, ok := strings.Cut(strings.TrimPrefix(msg, "Asked question "), ". Warning: ")
+		if !ok || !strings.HasPrefix(rest, want) || !strings.HasSuffix(rest, ", then time out with no answer.") {
+			t.Fatalf("progress = %q, want the question's id and its warning", msg)
+		}
+		if rep := b.HandleInbound(context.Background(), broker.Inbound{Channel: cli.Name, User: "ana", Name: "ana", Text: "/answer " + id + " No"}); !rep.OK {
+			t.Fatalf("answer %q: %s", id, rep.Text)
+		}
+		check(t, <-done)
+	})
 }

@@ -40,8 +40,17 @@ func askAndWait(cmd *cobra.Command, c *client.Client, q client.Question) error {
 		q.Lease = askLease.String()
 	}
 	stop := func() {}
-	if term, ok := cmdline.TerminalOf(cmd.ErrOrStderr()); ok {
-		stop = showProgress(cmd.ErrOrStderr(), term, c, q)
+	errw := cmd.ErrOrStderr()
+	term, onTerm := cmdline.TerminalOf(errw)
+	// What may keep the question from an answer is said at once, on a
+	// terminal or not: the ask goes on waiting.
+	c.OnWarnings = func(r client.Result) {
+		for _, w := range r.Warnings {
+			fmt.Fprintf(errw, "%s %s\n", term.Paint("33", "warning:"), cmdline.Printable(w, false))
+		}
+	}
+	if onTerm {
+		stop = showProgress(errw, term, c, q)
 	}
 	res, err := c.AskRaw(cmd.Context(), q)
 	stop()

@@ -17,7 +17,9 @@ import (
 // which question it asked, where it was posted, the web inbox's link,
 // and how long it has waited: two lines once the bridge has the
 // question, and a status line rewritten each second. Nothing of it goes
-// to a pipe or a file: there, standard error keeps only what went wrong.
+// to a pipe or a file: there, standard error keeps only what went wrong
+// and the bridge's warnings ("warning: nobody is watching the web inbox;
+// …"), which askAndWait prints at once on a terminal or not.
 
 // progressEvery is how often the status line is rewritten; the copies'
 // states are read again every progressRead.
@@ -39,8 +41,8 @@ type progress struct {
 }
 
 // showProgress starts the display; stop ends it and clears the status
-// line. It wraps c.OnRetry so that its lines do not land on the status
-// line.
+// line. It wraps c.OnRetry and c.OnWarnings so that their lines do not
+// land on the status line.
 func showProgress(w io.Writer, term cmdline.Terminal, c *client.Client, q client.Question) (stop func()) {
 	p := &progress{w: w, term: term, c: c, q: q, start: time.Now()}
 	if retry := c.OnRetry; retry != nil {
@@ -49,6 +51,14 @@ func showProgress(w io.Writer, term cmdline.Terminal, c *client.Client, q client
 			p.clearLocked()
 			p.mu.Unlock()
 			retry(r)
+		}
+	}
+	if warn := c.OnWarnings; warn != nil {
+		c.OnWarnings = func(r client.Result) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.clearLocked()
+			warn(r)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
