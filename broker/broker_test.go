@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -51,27 +50,8 @@ func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if routes == nil {
-		routes = map[string]broker.Route{
-			broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "chat", Chat: "c2"}}},
-		}
-	}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
-	// A long grace: an ask returns once its first posts are done, and on a
-	// busy machine they may take longer than the default 2 s.
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler), Grace: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	outbox.Attach(b, st, outbox.Config{})
-	ch := brokertest.NewChannel("chat")
-	b.Register(ch)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	outbox := make(chan struct{})
-	go func() { b.RunOutbox(ctx); close(outbox) }()
-	t.Cleanup(func() { cancel(); <-done; <-outbox; b.Close() })
+	b, ch := brokertest.StartBroker(t, st, routes, clk.Now, func(b *broker.Broker) { outbox.Attach(b, st, outbox.Config{}) })
 	return &env{b: b, st: st, ch: ch, clock: clk}
 }
 

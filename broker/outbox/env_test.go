@@ -2,7 +2,6 @@ package outbox_test
 
 import (
 	"context"
-	"log/slog"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -49,28 +48,9 @@ func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if routes == nil {
-		routes = map[string]broker.Route{
-			broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "chat", Chat: "c2"}}},
-		}
-	}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
-	// A long grace: an ask returns once its first posts are done, and on a
-	// busy machine they may take longer than the default 2 s.
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler),
-		Grace: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ob := outbox.Attach(b, st, outbox.Config{})
-	ch := brokertest.NewChannel("chat")
-	b.Register(ch)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	running := make(chan struct{})
-	go func() { ob.Run(ctx); close(running) }()
-	t.Cleanup(func() { cancel(); <-done; <-running; b.Close() })
+	var ob *outbox.Outbox
+	b, ch := brokertest.StartBroker(t, st, routes, clk.Now, func(b *broker.Broker) { ob = outbox.Attach(b, st, outbox.Config{}) })
 	return &env{b: b, ob: ob, st: st, ch: ch, clock: clk}
 }
 

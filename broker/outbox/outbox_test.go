@@ -16,19 +16,6 @@ import (
 	"github.com/askbridge/askbridge/store/sqlite"
 )
 
-func copyStates(t *testing.T, e *env, id string) []string {
-	t.Helper()
-	cs, err := e.b.Copies(context.Background(), id)
-	if err != nil {
-		t.Fatalf("Copies: %v", err)
-	}
-	var out []string
-	for _, c := range cs {
-		out = append(out, c.Target.String()+"="+c.State)
-	}
-	return out
-}
-
 // A client that hangs up while its question is being posted leaves the
 // posts under way: every copy is posted, and the question stays pending.
 func TestClientHangUpStillPosts(t *testing.T) {
@@ -43,7 +30,7 @@ func TestClientHangUpStillPosts(t *testing.T) {
 	if !e.ch.WaitFor(10*time.Second, func(c *brokertest.Channel) bool { return len(c.Posts()) == 2 }) {
 		t.Fatalf("%d copies posted after the client hung up, want 2", len(e.ch.Posts()))
 	}
-	waitCopies(t, e, q.ID, "chat:c1=posted", "chat:c2=posted")
+	brokertest.WaitCopies(t, e.b, q.ID, "chat:c1=posted", "chat:c2=posted")
 	got, err := e.b.Get(context.Background(), "agent", q.ID)
 	if err != nil || got.Status != broker.StatusPending {
 		t.Fatalf("question after the hang-up: %v, %v; want pending", got, err)
@@ -51,22 +38,6 @@ func TestClientHangUpStillPosts(t *testing.T) {
 	refs, _ := e.st.Messages(context.Background(), q.ID)
 	if len(refs) != 2 {
 		t.Fatalf("copies remembered = %v, want 2", refs)
-	}
-}
-
-// waitCopies waits until the copies of id are in the states want.
-func waitCopies(t *testing.T, e *env, id string, want ...string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		got := copyStates(t, e, id)
-		if fmt.Sprint(got) == fmt.Sprint(want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("copies of %s = %v, want %v", id, got, want)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -79,13 +50,13 @@ func TestPostedAfterThePlatformComesBack(t *testing.T) {
 	if q.Status != broker.StatusPending {
 		t.Fatalf("question asked during an outage is %s, want pending", q.Status)
 	}
-	waitCopies(t, e, q.ID, "chat:c1=retrying", "chat:c2=retrying")
+	brokertest.WaitCopies(t, e.b, q.ID, "chat:c1=retrying", "chat:c2=retrying")
 	cs, _ := e.b.Copies(context.Background(), q.ID)
 	if cs[0].ErrorClass != "unreachable" || cs[0].Attempts < 1 {
 		t.Fatalf("copy during the outage = %+v, want an unreachable error after an attempt", cs[0])
 	}
 	e.ch.SetDown(false)
-	waitCopies(t, e, q.ID, "chat:c1=posted", "chat:c2=posted")
+	brokertest.WaitCopies(t, e.b, q.ID, "chat:c1=posted", "chat:c2=posted")
 	if n := len(e.ch.Posts()); n != 2 {
 		t.Fatalf("%d posts, want 2", n)
 	}
@@ -96,7 +67,7 @@ func TestPostedAfterThePlatformComesBack(t *testing.T) {
 func TestResolvedDuringOutageEditedAfter(t *testing.T) {
 	e := newEnv(t, nil)
 	q := e.ask(t, dbQuestion())
-	waitCopies(t, e, q.ID, "chat:c1=posted", "chat:c2=posted")
+	brokertest.WaitCopies(t, e.b, q.ID, "chat:c1=posted", "chat:c2=posted")
 	e.ch.SetDown(true)
 	if r := e.b.HandleInbound(context.Background(), in("c1", "ana", "/answer "+q.ID+" 2")); !r.OK {
 		t.Fatal(r.Text)
@@ -288,9 +259,9 @@ func TestPostGivesUpAtTheDeadline(t *testing.T) {
 	e := newEnv(t, map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}}})
 	e.ch.SetDown(true)
 	q := e.ask(t, dbQuestion())
-	waitCopies(t, e, q.ID, "chat:c1=retrying")
+	brokertest.WaitCopies(t, e.b, q.ID, "chat:c1=retrying")
 	e.clock.Add(q.ExpiresAt.Sub(e.clock.Now()) + time.Second)
-	waitCopies(t, e, q.ID, "chat:c1=failed")
+	brokertest.WaitCopies(t, e.b, q.ID, "chat:c1=failed")
 	cs, _ := e.b.Copies(context.Background(), q.ID)
 	text := "the platform could not be reached or did not take the call"
 	want := fmt.Sprintf("gave up after %d attempts: %s", cs[0].Attempts, text)

@@ -3,9 +3,6 @@ package redis_test
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,37 +49,15 @@ func BenchmarkInboxPage(b *testing.B) {
 
 // fillInbox stores n questions with an in-process copy in the web inbox,
 // created over the last week from 32 goroutines, and resolves all but
-// open of them.
+// open of them (brokertest.FillInbox).
 func fillInbox(b *testing.B, s *redisstore.Store, n, open int) {
 	b.Helper()
 	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	step := 7 * 24 * time.Hour / time.Duration(n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 32)
-	for range 32 {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				q := brokertest.NewQuestion(broker.NewID()+strconv.Itoa(i), "a1", now.Add(-time.Duration(n-i)*step))
-				_, _, err := s.Create(ctx, q, []broker.Target{{Channel: "web"}})
-				if err == nil && i%(n/open) != 0 {
-					_, err = s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: q.CreatedAt.Add(time.Minute)})
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
+	brokertest.FillInbox(b, n, open, 1, 32, func(q *broker.Question, to broker.Target, resolvedAt time.Time) error {
+		if _, _, err := s.Create(ctx, q, []broker.Target{to}); err != nil || resolvedAt.IsZero() {
+			return err
+		}
+		_, err := s.Resolve(ctx, q.ID, broker.Resolution{Status: broker.StatusCancelled, ResolvedAt: resolvedAt})
+		return err
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -65,7 +64,8 @@ func BenchmarkInboxPage(b *testing.B) {
 // fillInbox writes n questions to a new file at path, open of them
 // pending and the rest answered; the pending ones and one in share of the
 // answered ones have a copy in the web inbox, the others in the
-// terminal's.
+// terminal's (brokertest.FillInbox). The rows are written in one
+// transaction, in the order the questions were created.
 func fillInbox(b *testing.B, path string, n, open, share int) {
 	b.Helper()
 	ctx := context.Background()
@@ -83,29 +83,25 @@ func fillInbox(b *testing.B, path string, n, open, share int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	step := 7 * 24 * time.Hour / time.Duration(n)
-	for i := range n {
-		q := brokertest.NewQuestion(broker.NewID()+strconv.Itoa(i), "a1", now.Add(-time.Duration(n-i)*step))
+	brokertest.FillInbox(b, n, open, share, 1, func(q *broker.Question, to broker.Target, resolvedAt time.Time) error {
 		var resolved any
-		copies := `[["web",""]]`
-		if i%(n/open) != 0 {
-			if i%share != 0 {
-				copies = `[["text","term"]]`
-			}
-			q.Status, q.ResolvedAt = broker.StatusAnswered, q.CreatedAt.Add(time.Minute)
+		if !resolvedAt.IsZero() {
+			q.Status, q.ResolvedAt = broker.StatusAnswered, resolvedAt
 			q.Answers = map[string]broker.Answer{"Which database?": {Selected: []string{"SQLite"}}}
 			resolved = q.ResolvedAt.UnixMilli()
 		}
 		data, err := json.Marshal(q)
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
-		if _, err := tx.Exec(`INSERT INTO questions (id, agent, status, expires_at, created_at, resolved_at, data, copies) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			q.ID, q.Agent, string(q.Status), q.ExpiresAt.UnixMilli(), q.CreatedAt.UnixMilli(), resolved, data, copies); err != nil {
-			b.Fatal(err)
+		copies, err := json.Marshal([][]string{{to.Channel, to.Chat}})
+		if err != nil {
+			return err
 		}
-	}
+		_, err = tx.Exec(`INSERT INTO questions (id, agent, status, expires_at, created_at, resolved_at, data, copies) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			q.ID, q.Agent, string(q.Status), q.ExpiresAt.UnixMilli(), q.CreatedAt.UnixMilli(), resolved, data, string(copies))
+		return err
+	})
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
 	}
