@@ -219,6 +219,20 @@ func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
 // readResponse reads a status line, the headers and the body. code is 0
 // until the status line has been read.
 func (cn *rawConn) readResponse(method string) (code int, body []byte, keep bool, err error) {
+	// Informational responses (a waiting ask's 103 with its warnings)
+	// come before the answer; they are read past, at most 5 of them as
+	// net/http's client does.
+	for range 5 {
+		code, body, keep, err = cn.readOne(method)
+		if err != nil || code/100 != 1 || code == 101 {
+			return code, body, keep, err
+		}
+	}
+	return code, nil, false, fmt.Errorf("status %d: too many informational responses", code)
+}
+
+// readOne reads one response; an informational one has no body.
+func (cn *rawConn) readOne(method string) (code int, body []byte, keep bool, err error) {
 	line, err := cn.line()
 	if err != nil {
 		if len(line) == 0 && errors.Is(err, io.EOF) {
@@ -270,8 +284,10 @@ func (cn *rawConn) readResponse(method string) (code int, body []byte, keep bool
 		}
 	}
 	switch {
+	case code == 101:
+		return code, nil, false, fmt.Errorf("status %d: switching protocols is not expected", code)
 	case code/100 == 1:
-		return code, nil, false, fmt.Errorf("status %d: informational responses are not expected", code)
+		return code, nil, keep, nil
 	case method == "HEAD" || code == 204 || code == 304:
 		return code, nil, keep, nil
 	case chunked:

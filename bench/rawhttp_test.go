@@ -151,7 +151,9 @@ func TestRawClientRefusesMalformedResponses(t *testing.T) {
 		{"chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "bad chunk size"},
 		{"chunk end", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n", "not followed by CRLF"},
 		{"short body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", "unexpected EOF"},
-		{"informational", "HTTP/1.1 100 Continue\r\n\r\n", "informational"},
+		{"switching protocols", "HTTP/1.1 101 Switching Protocols\r\n\r\n", "switching protocols"},
+		{"informational without an answer", "HTTP/1.1 103 Early Hints\r\n\r\n", "EOF"},
+		{"too many informational", strings.Repeat("HTTP/1.1 103 Early Hints\r\n\r\n", 6), "too many informational"},
 		{"nothing", "", "EOF"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -330,5 +332,24 @@ func TestAgentAPIClientsAgree(t *testing.T) {
 			t.Fatalf("raw=%v: a 500 gave %v, want its body quoted", a.raw != nil, err)
 		}
 		a.close()
+	}
+}
+
+// Informational responses before the answer (a waiting ask's 103 with
+// its warnings) are read past: the answer is what the client returns,
+// and the connection is kept.
+func TestRawClientReadsPastInformationalResponses(t *testing.T) {
+	reply := "HTTP/1.1 103 Early Hints\r\nX-Askbridge-Warning: nobody is watching\r\n\r\n" +
+		"HTTP/1.1 100 Continue\r\n\r\n" +
+		"HTTP/1.1 202 Accepted\r\nContent-Length: 16\r\n\r\n{\"id\":\"k7m2qx\"}\n"
+	url := cannedServer(t, reply)
+	rc := newRawClient(1)
+	defer rc.close()
+	code, body, err := rc.do(context.Background(), "POST", url+"/v1/questions", []byte(`{}`))
+	if err != nil || code != 202 || string(body) != "{\"id\":\"k7m2qx\"}\n" {
+		t.Fatalf("got %d %q %v, want the 202 and its body", code, body, err)
+	}
+	if n := len(rc.idle[strings.TrimPrefix(url, "http://")]); n != 1 {
+		t.Fatalf("%d idle connections after the answer, want the one kept", n)
 	}
 }
