@@ -30,7 +30,8 @@ var enPages = Catalog{
 	"rules.empty":         S(`No rules in force. A person makes one by answering "%s" on an agent's permission question.`),
 	"rules.revoked_title": S("Revoked rules (%d)"),
 	"rules.revoked_by":    S("Revoked by"),
-	"rules.by_at":         S("%s, %s"),
+	// Between who made a rule and when ("Ana Lima (Slack), 5 Dec 2026 …").
+	"rules.list_sep": S(", "),
 	// What a rule's pattern is matched against; %s is the tool ("Bash",
 	// "Edit").
 	"rules.what.prefix":     S("%s commands starting with"),
@@ -97,7 +98,7 @@ var dePages = Catalog{
 	"rules.empty":         S("Keine Regeln aktiv. Eine Regel entsteht, wenn jemand die Berechtigungsfrage eines Agenten mit „%s“ beantwortet."),
 	"rules.revoked_title": S("Widerrufene Regeln (%d)"),
 	"rules.revoked_by":    S("Widerrufen von"),
-	"rules.by_at":         S("%s, %s"),
+	"rules.list_sep":      S(", "),
 
 	"rules.what.prefix":     S("%s-Befehle, die so beginnen"),
 	"rules.what.glob":       S("%s für Pfade, die auf dieses Muster passen"),
@@ -160,7 +161,7 @@ var jaPages = Catalog{
 	"rules.empty":         S("有効なルールはありません。エージェントの許可の質問に「%s」と回答すると、ルールが作られます。"),
 	"rules.revoked_title": S("取り消したルール（%d）"),
 	"rules.revoked_by":    S("取り消した人"),
-	"rules.by_at":         S("%s、%s"),
+	"rules.list_sep":      S("、"),
 
 	"rules.what.prefix":     S("%s：次で始まるコマンド"),
 	"rules.what.glob":       S("%s：次のパターンに一致するパス"),
