@@ -72,6 +72,7 @@ var enPages = Catalog{
 	// code, whose placeholders are page.noscript.args.
 	"page.noscript":      S("This inbox needs JavaScript. You can also answer with the bridge CLI: %s."),
 	"page.noscript.args": S("ID CHOICE"),
+	"page.broken":        S("The inbox's page could not be shown."),
 }
 
 var dePages = Catalog{
@@ -135,6 +136,7 @@ var dePages = Catalog{
 
 	"page.noscript":      S("Dieser Posteingang braucht JavaScript. Sie können auch mit der Bridge-CLI antworten: %s."),
 	"page.noscript.args": S("ID WAHL"),
+	"page.broken":        S("Die Seite des Posteingangs konnte nicht angezeigt werden."),
 }
 
 var jaPages = Catalog{
@@ -198,4 +200,5 @@ var jaPages = Catalog{
 
 	"page.noscript":      S("この受信箱には JavaScript が必要です。ブリッジの CLI でも回答できます：%s"),
 	"page.noscript.args": S("ID 選択"),
+	"page.broken":        S("受信箱のページを表示できませんでした。"),
 }
