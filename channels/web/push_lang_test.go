@@ -1,8 +1,11 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/askbridge/askbridge/broker"
@@ -73,5 +76,46 @@ func TestPushPseudo(t *testing.T) {
 	}
 	if left := i18ntest.Untranslated(words, "claude", "Deploy now?", "Yes please", "Later"); len(left) > 0 || m.Title == "Question from claude" {
 		t.Fatalf("notification %q: words not from the catalog %q", words, left)
+	}
+}
+
+// TestPushRepliesGerman: turning notifications on and off on a device
+// answers in the reader's language, as the inbox's own words do.
+func TestPushRepliesGerman(t *testing.T) {
+	e := newPushEnv(t, nil, false)
+	off := newEnv(t, Config{}, Options{Loopback: true})
+	_, key := pushJSON(t, e, http.MethodGet, "/inbox/push/key", nil)
+	ps := newPushService(t, key["public_key"].(string), "mailto:ops@example.com")
+	phone := ps.newDevice("local", "phone")
+	call := func(base, method string, body any) (int, string) {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest(method, base+"inbox/push/subscriptions", bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept-Language", "de-DE,de;q=0.9")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var r reply
+		_ = json.NewDecoder(res.Body).Decode(&r)
+		return res.StatusCode, r.Reply
+	}
+	for _, tc := range []struct {
+		name, base, method string
+		body               any
+		status             int
+		want               string
+	}{
+		{"on", e.url, http.MethodPost, subscribeBody(phone), 200, "Benachrichtigungen sind für dieses Gerät eingeschaltet"},
+		{"off", e.url, http.MethodDelete, map[string]string{"endpoint": phone.Endpoint}, 200, "Benachrichtigungen sind für dieses Gerät ausgeschaltet"},
+		{"off again", e.url, http.MethodDelete, map[string]string{"endpoint": phone.Endpoint}, 404, "Auf keinem solchen Gerät haben Sie Benachrichtigungen eingeschaltet"},
+		{"a bad endpoint", e.url, http.MethodPost, subscribeBody(broker.PushSubscription{Endpoint: "ftp://x", P256dh: phone.P256dh, Auth: phone.Auth}), 400, "Abgelehnt: "},
+		{"no push store", off.url, http.MethodPost, subscribeBody(phone), 404, "Benachrichtigungen sind auf dieser Bridge ausgeschaltet: Der Speicher der Bridge bewahrt keine Push-Abonnements auf"},
+	} {
+		if status, got := call(tc.base, tc.method, tc.body); status != tc.status || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %d %q, want %d %q", tc.name, status, got, tc.status, tc.want)
+		}
 	}
 }

@@ -67,6 +67,14 @@ var enPages = Catalog{
 
 	// A push notification's title when the agent gave none; %s is the agent.
 	"push.from": S("Question from %s"),
+	// The replies to turning notifications on and off on a device; %s in
+	// push.refused is the reason, as the store gives it.
+	"push.off":       S("Notifications are off on this bridge: its store keeps no push subscriptions"),
+	"push.store":     S("The bridge's store is not answering; try again shortly"),
+	"push.refused":   S("Refused: %s"),
+	"push.on":        S("Notifications are on for this device"),
+	"push.no_device": S("No such device has notifications on for you"),
+	"push.removed":   S("Notifications are off for that device"),
 
 	// The inbox page without JavaScript; %s is the command, shown as
 	// code, whose placeholders are page.noscript.args.
@@ -134,6 +142,13 @@ var dePages = Catalog{
 
 	"push.from": S("Frage von %s"),
 
+	"push.off":       S("Benachrichtigungen sind auf dieser Bridge ausgeschaltet: Der Speicher der Bridge bewahrt keine Push-Abonnements auf"),
+	"push.store":     S("Der Speicher der Bridge antwortet nicht; versuchen Sie es gleich noch einmal"),
+	"push.refused":   S("Abgelehnt: %s"),
+	"push.on":        S("Benachrichtigungen sind für dieses Gerät eingeschaltet"),
+	"push.no_device": S("Auf keinem solchen Gerät haben Sie Benachrichtigungen eingeschaltet"),
+	"push.removed":   S("Benachrichtigungen sind für dieses Gerät ausgeschaltet"),
+
 	"page.noscript":      S("Dieser Posteingang braucht JavaScript. Sie können auch mit der Bridge-CLI antworten: %s."),
 	"page.noscript.args": S("ID WAHL"),
 	"page.broken":        S("Die Seite des Posteingangs konnte nicht angezeigt werden."),
@@ -197,6 +212,13 @@ var jaPages = Catalog{
 	"rules.broken":          S("ルールページを表示できませんでした。"),
 
 	"push.from": S("%s からの質問"),
+
+	"push.off":       S("このブリッジでは通知がオフです。ストアがプッシュ購読を保存しません"),
+	"push.store":     S("ブリッジのストアが応答していません。しばらくしてからもう一度お試しください"),
+	"push.refused":   S("拒否しました：%s"),
+	"push.on":        S("このデバイスで通知がオンになりました"),
+	"push.no_device": S("そのデバイスはあなたの通知先に登録されていません"),
+	"push.removed":   S("そのデバイスの通知をオフにしました"),
 
 	"page.noscript":      S("この受信箱には JavaScript が必要です。ブリッジの CLI でも回答できます：%s"),
 	"page.noscript.args": S("ID 選択"),
