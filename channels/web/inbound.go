@@ -46,7 +46,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // Handler serves the inbox: the page at "/", its files under /assets/, and
 // the JSON endpoints under /inbox/. The API server mounts it at "/".
 //
-//	GET  /                 the page
+//	GET  /                 the page, in the reader's language (index.go)
 //	GET  /inbox/state      {"user","open":[…],"open_more","open_cursor","history":[…],"history_limit"}, or 401 {"login":true};
 //	                       ?before=<open_cursor> reads the next page of open questions
 //	GET  /inbox/events     server-sent events: "question" with a question's view
@@ -70,9 +70,7 @@ func (c *Channel) Handler() http.Handler {
 	static := c.static
 	files := http.FileServerFS(static)
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		http.ServeFileFS(w, r, static, "index.html")
-	})
+	mux.HandleFunc("GET /{$}", c.serveIndex)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets", noListing(files)))
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "icon.svg")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // The inbox as an installable app, and its notifications: the page side.
@@ -42,19 +43,23 @@ func (c *Channel) pushRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /inbox/push/subscriptions", c.posted(c.servePushDelete))
 }
 
-// errPushOff answers the push endpoints of an inbox without notifications.
-const errPushOff = "Notifications are off on this bridge: its store keeps no push subscriptions"
+// pushReply is the reply to a push endpoint, in the language of the
+// inbox's own words for who asks with r (lang.go).
+func (c *Channel) pushReply(r *http.Request, ok bool, id string, args ...any) reply {
+	who, _, _ := c.auth.who(r, c.now())
+	return reply{OK: ok, Reply: i18n.For(c.pageLocale(readerOf(who, r))).T(id, args...)}
+}
 
 // servePushKey returns the VAPID public key.
 func (c *Channel) servePushKey(w http.ResponseWriter, r *http.Request) {
 	if c.push == nil {
-		writeJSON(w, http.StatusNotFound, reply{Reply: errPushOff})
+		writeJSON(w, http.StatusNotFound, c.pushReply(r, false, "push.off"))
 		return
 	}
 	k, err := c.push.vapidKeys(r.Context())
 	if err != nil {
 		c.log.Error("web push keys", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The bridge's store is not answering; try again shortly"})
+		writeJSON(w, http.StatusServiceUnavailable, c.pushReply(r, false, "push.store"))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"public_key": k.Public})
@@ -76,7 +81,7 @@ func (c *Channel) servePushList(w http.ResponseWriter, r *http.Request) {
 	subs, err := c.push.store.PushSubscriptions(r.Context(), []string{who})
 	if err != nil {
 		c.log.Error("list push subscriptions", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The bridge's store is not answering; try again shortly"})
+		writeJSON(w, http.StatusServiceUnavailable, c.pushReply(r, false, "push.store"))
 		return
 	}
 	out := make([]pushDevice, 0, len(subs))
@@ -104,7 +109,7 @@ func (c *Channel) servePushSave(w http.ResponseWriter, r *http.Request) {
 		ExpirationTime *float64 `json:"expirationTime"`
 	}
 	if err := decode(r, &body); err != nil {
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, c.pushReply(r, false, "push.refused", err.Error()))
 		return
 	}
 	err := c.push.store.SavePushSubscription(r.Context(), broker.PushSubscription{
@@ -114,12 +119,12 @@ func (c *Channel) servePushSave(w http.ResponseWriter, r *http.Request) {
 	c.push.changed()
 	switch {
 	case errors.Is(err, broker.ErrInvalid) || errors.Is(err, broker.ErrLimit):
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + reason(err)})
+		writeJSON(w, http.StatusBadRequest, c.pushReply(r, false, "push.refused", reason(err)))
 	case err != nil:
 		c.log.Error("save push subscription", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The bridge's store is not answering; try again shortly"})
+		writeJSON(w, http.StatusServiceUnavailable, c.pushReply(r, false, "push.store"))
 	default:
-		writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Notifications are on for this device"})
+		writeJSON(w, http.StatusOK, c.pushReply(r, true, "push.on"))
 	}
 }
 
@@ -133,7 +138,7 @@ func (c *Channel) servePushDelete(w http.ResponseWriter, r *http.Request) {
 		Endpoint string `json:"endpoint"`
 	}
 	if err := decode(r, &body); err != nil {
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, c.pushReply(r, false, "push.refused", err.Error()))
 		return
 	}
 	gone, err := c.push.store.DeletePushSubscription(r.Context(), who, body.Endpoint)
@@ -141,11 +146,11 @@ func (c *Channel) servePushDelete(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		c.log.Error("delete push subscription", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The bridge's store is not answering; try again shortly"})
+		writeJSON(w, http.StatusServiceUnavailable, c.pushReply(r, false, "push.store"))
 	case !gone:
-		writeJSON(w, http.StatusNotFound, reply{Reply: "No such device has notifications on for you"})
+		writeJSON(w, http.StatusNotFound, c.pushReply(r, false, "push.no_device"))
 	default:
-		writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Notifications are off for that device"})
+		writeJSON(w, http.StatusOK, c.pushReply(r, true, "push.removed"))
 	}
 }
 
@@ -153,7 +158,7 @@ func (c *Channel) servePushDelete(w http.ResponseWriter, r *http.Request) {
 // it has answered: notifications off, or not signed in.
 func (c *Channel) pushUser(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if c.push == nil {
-		writeJSON(w, http.StatusNotFound, reply{Reply: errPushOff})
+		writeJSON(w, http.StatusNotFound, c.pushReply(r, false, "push.off"))
 		return "", false
 	}
 	who, ok := c.signedIn(w, r)

@@ -125,7 +125,7 @@ func TestPushPage(t *testing.T) {
 	}
 
 	t.Run("a push shows a notification", func(t *testing.T) {
-		data, _ := json.Marshal(pushMessageOf(q, time.Now(), time.UTC))
+		data, _ := json.Marshal(pushMessageOf(q, time.Now(), time.UTC, ""))
 		do(t, p, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, serviceworker.DeliverPushMessage, serviceworker.DeliverPushMessageParams{
 				Origin: srv.URL, RegistrationID: reg, Data: string(data)})

@@ -20,6 +20,7 @@ import (
 	webpush "github.com/SherClockHolmes/webpush-go"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // Web Push, the sending side. When the inbox posts a new question it
@@ -28,7 +29,11 @@ import (
 // (broker.ResponderPeople), or, for a question anyone may answer, every
 // person and the page's own user. The ask never waits for it: the queue is
 // bounded, and a question that finds it full is logged and not pushed
-// (the inbox still shows it). Each push is signed with the store's VAPID
+// (the inbox still shows it). A notification's own words (its title when
+// the agent gave none, a dialog's count of questions) are in the language
+// of the person it is for: their locale (people[].locale), else the
+// inbox's (channels.web.locale), else English; the agent's words stay as
+// written. Each push is signed with the store's VAPID
 // key pair (RFC 8292) and encrypted for the device (RFC 8291) by
 // webpush-go. An endpoint the push service answers 404 or 410 for is gone
 // for good, and its subscription is dropped; 429, 5xx and network errors
@@ -60,11 +65,14 @@ type pusher struct {
 	people  *broker.People
 	anon    string // the page's own user, notified of questions anyone may answer
 	contact string
-	client  *http.Client
-	log     *slog.Logger
-	now     func() time.Time
-	loc     *time.Location
-	queue   chan *broker.Question
+	// locale is the inbox's (channels.web.locale), for whoever has none
+	// of their own.
+	locale string
+	client *http.Client
+	log    *slog.Logger
+	now    func() time.Time
+	loc    *time.Location
+	queue  chan *broker.Question
 	// backoff is the wait before attempt n+1 (n from 1).
 	backoff func(n int) time.Duration
 
@@ -208,18 +216,33 @@ func (p *pusher) notify(ctx context.Context, q *broker.Question) {
 		return
 	}
 	now := p.now()
-	msg, err := json.Marshal(pushMessageOf(q, now, p.loc))
-	if err != nil {
-		p.log.Error("encode push", "question_id", q.ID, "err", err)
-		return
-	}
 	ttl := maxPushTTL
 	if !q.ExpiresAt.IsZero() {
 		ttl = min(max(q.ExpiresAt.Sub(now), time.Minute), maxPushTTL)
 	}
+	// One message per language, made when a device first needs it.
+	msgs := map[string][]byte{}
 	for _, s := range subs {
+		locale := p.localeOf(s.Person)
+		msg, ok := msgs[locale]
+		if !ok {
+			if msg, err = json.Marshal(pushMessageOf(q, now, p.loc, locale)); err != nil {
+				p.log.Error("encode push", "question_id", q.ID, "err", err)
+				return
+			}
+			msgs[locale] = msg
+		}
 		p.send(ctx, q.ID, s, msg, keys, ttl)
 	}
+}
+
+// localeOf is the language of person's notifications: their own, else
+// the inbox's; "" is English.
+func (p *pusher) localeOf(person string) string {
+	if who := p.people.Person(person); who != nil && who.Locale != "" {
+		return who.Locale
+	}
+	return p.locale
 }
 
 // send pushes msg to one device, trying again after a passing failure.
@@ -320,9 +343,10 @@ type pushAction struct {
 // cardURL is the inbox's address of question id's card.
 func cardURL(id string) string { return "/#q-" + id }
 
-// pushMessageOf builds the notification of q from its card.
-func pushMessageOf(q *broker.Question, now time.Time, loc *time.Location) pushMessage {
-	c := broker.BuildCard(q, broker.Viewer{Now: now, Loc: loc})
+// pushMessageOf builds the notification of q from its card, in locale
+// ("" is English).
+func pushMessageOf(q *broker.Question, now time.Time, loc *time.Location, locale string) pushMessage {
+	c := broker.BuildCard(q, broker.Viewer{Now: now, Loc: loc, Locale: locale})
 	m := pushMessage{ID: q.ID, Title: c.Title, URL: cardURL(q.ID)}
 	if len(c.Prompts) > 0 {
 		first := c.Prompts[0]
@@ -340,7 +364,7 @@ func pushMessageOf(q *broker.Question, now time.Time, loc *time.Location) pushMe
 		}
 	}
 	if m.Title == "" {
-		m.Title = "Question from " + q.Agent
+		m.Title = i18n.For(locale).T("push.from", q.Agent)
 	}
 	m.Title, m.Body = cut(m.Title, 80), cut(m.Body, 200)
 	return m

@@ -24,8 +24,13 @@ import (
 // queue itself and sends them with notify, so that it knows when every
 // push of a question was made.
 func newPushEnv(t *testing.T, store broker.PushStore, run bool) *env {
+	return newPushEnvOf(t, store, run, Config{}, []broker.Person{{ID: "ana", Name: "Ana"}, {ID: "bo", Name: "Bo"}})
+}
+
+// newPushEnvOf is newPushEnv with cfg (its push contact set) and people.
+func newPushEnvOf(t *testing.T, store broker.PushStore, run bool, cfg Config, people []broker.Person) *env {
 	t.Helper()
-	dir, err := broker.NewPeople([]broker.Person{{ID: "ana", Name: "Ana"}, {ID: "bo", Name: "Bo"}}, nil)
+	dir, err := broker.NewPeople(people, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +41,8 @@ func newPushEnv(t *testing.T, store broker.PushStore, run bool) *env {
 	if store == nil {
 		store = br.Store.(broker.PushStore)
 	}
-	ch, err := New(Config{PushContact: "mailto:ops@example.com"}, br, Options{Lister: br.Store, Loopback: true, Logger: quiet,
+	cfg.PushContact = "mailto:ops@example.com"
+	ch, err := New(cfg, br, Options{Lister: br.Store, Loopback: true, Logger: quiet,
 		Location: time.UTC, People: dir, Push: store})
 	if err != nil {
 		t.Fatalf("new web channel: %v", err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // RuleKeeper lists and revokes the bridge's approval rules
@@ -46,59 +47,83 @@ func (c *Channel) rulesRoutes(mux *http.ServeMux) {
 // only, bounded.
 func (c *Channel) formPosted(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		refuse := func(status int, id string) {
+			who, _, _ := c.auth.who(r, c.now())
+			tr := c.rulesPrinter(who, r)
+			c.showRules(w, status, rulesPage{tr: tr, Notice: bad(tr.T(id))})
+		}
 		if err := crossOrigin.Check(r); err != nil {
 			c.log.Warn("cross-site post refused", "path", r.URL.Path, "origin", r.Header.Get("Origin"))
-			c.showRules(w, http.StatusForbidden, rulesPage{Notice: bad("Refused: this request came from another site (only the inbox's own pages may post here). Nothing was revoked.")})
+			refuse(http.StatusForbidden, "rules.cross_site")
 			return
 		}
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/x-www-form-urlencoded" {
-			c.showRules(w, http.StatusUnsupportedMediaType, rulesPage{Notice: bad("Refused: post the Rules page's form (Content-Type: application/x-www-form-urlencoded). Nothing was revoked.")})
+			refuse(http.StatusUnsupportedMediaType, "rules.not_form")
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
 		if err := r.ParseForm(); err != nil {
-			c.showRules(w, http.StatusRequestEntityTooLarge, rulesPage{Notice: bad("Refused: the form is too large or unreadable. Nothing was revoked.")})
+			refuse(http.StatusRequestEntityTooLarge, "rules.too_large")
 			return
 		}
 		next(w, r)
 	}
 }
 
-// pageUser returns who r acts as, and false when r may not see the
-// Rules page; then it has written the answer: 401 asking to sign in, or
-// 503 when the store cannot say. done says what did not happen.
-func (c *Channel) pageUser(w http.ResponseWriter, r *http.Request, done string) (identity, bool) {
+// rulesPrinter is the language of the Rules page for who, as of the
+// inbox's own words (lang.go): the person's, else the inbox's, else the
+// browser's, else English.
+func (c *Channel) rulesPrinter(who identity, r *http.Request) *i18n.Printer {
+	return i18n.For(c.pageLocale(readerOf(who, r)))
+}
+
+// pageUser returns who r acts as, in the language of the page, and
+// false when r may not see the Rules page; then it has written the
+// answer: 401 asking to sign in, or 503 when the store cannot say.
+// revoking says that r asked to revoke a rule, which did not happen.
+func (c *Channel) pageUser(w http.ResponseWriter, r *http.Request, revoking bool) (identity, *i18n.Printer, bool) {
 	who, ok, err := c.auth.who(r, c.now())
+	// An expired session still names its person, whose language the
+	// page keeps, as the inbox's words do (serveStrings).
+	tr := c.rulesPrinter(who, r)
 	switch {
 	case err != nil:
 		c.log.Error("check sign-in", "err", err)
-		c.showRules(w, http.StatusServiceUnavailable, rulesPage{Notice: bad("Cannot check your sign-in right now: the bridge's store is not answering. " + done + " Try again shortly.")})
-		return identity{}, false
+		c.showRules(w, http.StatusServiceUnavailable, rulesPage{tr: tr, Notice: bad(tr.T(orNothing(revoking, "rules.check_revoke", "rules.check_failed")))})
+		return identity{}, nil, false
 	case !ok:
-		c.showRules(w, http.StatusUnauthorized, rulesPage{SignIn: true, Notice: bad("Sign in to the inbox first, then open Rules again. " + done)})
-		return identity{}, false
+		c.showRules(w, http.StatusUnauthorized, rulesPage{tr: tr, SignIn: true, Notice: bad(tr.T(orNothing(revoking, "rules.sign_in_revoke", "rules.sign_in_first")))})
+		return identity{}, nil, false
 	}
-	return who, true
+	return who, tr, true
+}
+
+// orNothing is the message id with "Nothing was revoked." (yes) when cond holds, else the one without (no).
+func orNothing(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
 }
 
 // serveRules shows the rules; ?revoke=<id> opens the confirmation of
 // that rule, ?revoked=<id> says it was revoked.
 func (c *Channel) serveRules(w http.ResponseWriter, r *http.Request) {
-	who, ok := c.pageUser(w, r, "")
+	who, tr, ok := c.pageUser(w, r, false)
 	if !ok {
 		return
 	}
-	rules, ok := c.readRules(w, r.Context(), who, "")
+	rules, ok := c.readRules(w, r.Context(), tr, who, false)
 	if !ok {
 		return
 	}
-	status, page := http.StatusOK, c.rulesPage(who, rules, 0)
+	status, page := http.StatusOK, c.rulesPage(tr, who, rules, 0)
 	q := r.URL.Query()
 	if v := q.Get("revoke"); v != "" {
-		rule, status2, n := c.revocable(rules, v, "nothing to revoke")
+		rule, status2, n := c.revocable(tr, rules, v, "rules.no_rule_confirm")
 		if rule != nil {
-			page = c.rulesPage(who, rules, rule.ID)
+			page = c.rulesPage(tr, who, rules, rule.ID)
 		} else {
 			status, page.Notice = status2, n
 		}
@@ -106,7 +131,7 @@ func (c *Channel) serveRules(w http.ResponseWriter, r *http.Request) {
 		// Said only when it is so: the rule is revoked.
 		if id, err := strconv.ParseInt(v, 10, 64); err == nil {
 			if rule := ruleByID(rules, id); rule != nil && rule.Revoked != nil {
-				page.Notice = &pageNotice{Text: "Rule " + v + " is revoked, by " + whoOn(rule.RevokedBy) + " at " + c.when(*rule.Revoked) + ": the calls it allowed are asked again."}
+				page.Notice = &pageNotice{Text: tr.T("rules.revoked", rule.ID, whoOn(tr, rule.RevokedBy), c.when(tr, *rule.Revoked))}
 			}
 		}
 	}
@@ -118,29 +143,28 @@ func (c *Channel) serveRules(w http.ResponseWriter, r *http.Request) {
 // the browser to the list (303), which says so. An unknown or revoked
 // rule changes nothing and says why.
 func (c *Channel) serveRevoke(w http.ResponseWriter, r *http.Request) {
-	const nothing = "Nothing was revoked."
-	who, ok := c.pageUser(w, r, nothing)
+	who, tr, ok := c.pageUser(w, r, true)
 	if !ok {
 		return
 	}
-	rules, ok := c.readRules(w, r.Context(), who, nothing)
+	rules, ok := c.readRules(w, r.Context(), tr, who, true)
 	if !ok {
 		return
 	}
-	rule, status, n := c.revocable(rules, r.PathValue("id"), "nothing was revoked")
+	rule, status, n := c.revocable(tr, rules, r.PathValue("id"), "rules.no_rule")
 	if rule == nil {
-		c.showRules(w, status, c.withNotice(c.rulesPage(who, rules, 0), n))
+		c.showRules(w, status, c.withNotice(c.rulesPage(tr, who, rules, 0), n))
 		return
 	}
 	by := broker.Inbound{Channel: Name, User: who.User, Name: who.Name, Person: who.Person}.Responder()
 	got, err := c.rules.RevokeRule(r.Context(), "", rule.ID, *by)
 	switch {
 	case errors.Is(err, broker.ErrNotFound):
-		c.showRules(w, http.StatusNotFound, c.withNotice(c.rulesPage(who, rules, 0), bad("There is no rule "+strconv.FormatInt(rule.ID, 10)+": "+nothing)))
+		c.showRules(w, http.StatusNotFound, c.withNotice(c.rulesPage(tr, who, rules, 0), bad(tr.T("rules.no_rule", strconv.FormatInt(rule.ID, 10)))))
 		return
 	case err != nil:
 		c.log.Error("revoke rule", "rule", rule.ID, "err", err)
-		c.showRules(w, http.StatusServiceUnavailable, c.withNotice(c.rulesPage(who, rules, 0), bad("Could not revoke rule "+strconv.FormatInt(rule.ID, 10)+": the bridge's store is not answering. Reload the page to see whether it is revoked, and try again.")))
+		c.showRules(w, http.StatusServiceUnavailable, c.withNotice(c.rulesPage(tr, who, rules, 0), bad(tr.T("rules.revoke_failed", rule.ID))))
 		return
 	case got.RevokedBy == nil || got.RevokedBy.Channel != by.Channel || got.RevokedBy.User != by.User:
 		// Someone else revoked it between the read and the revocation,
@@ -148,7 +172,7 @@ func (c *Channel) serveRevoke(w http.ResponseWriter, r *http.Request) {
 		if fresh, err := c.rules.Rules(r.Context(), "", true); err == nil {
 			rules = fresh
 		}
-		c.showRules(w, http.StatusConflict, c.withNotice(c.rulesPage(who, rules, 0), alreadyRevoked(c, got)))
+		c.showRules(w, http.StatusConflict, c.withNotice(c.rulesPage(tr, who, rules, 0), alreadyRevoked(c, tr, got)))
 		return
 	}
 	c.log.Info("rule revoked in the inbox", "rule", got.ID, "agent", got.Agent, "user", who.User)
@@ -156,12 +180,12 @@ func (c *Channel) serveRevoke(w http.ResponseWriter, r *http.Request) {
 }
 
 // readRules reads every rule, revoked ones too; on failure it has
-// written 503.
-func (c *Channel) readRules(w http.ResponseWriter, ctx context.Context, who identity, done string) ([]broker.Rule, bool) {
+// written 503. revoking is as for pageUser.
+func (c *Channel) readRules(w http.ResponseWriter, ctx context.Context, tr *i18n.Printer, who identity, revoking bool) ([]broker.Rule, bool) {
 	rules, err := c.rules.Rules(ctx, "", true)
 	if err != nil {
 		c.log.Error("read rules", "err", err)
-		c.showRules(w, http.StatusServiceUnavailable, rulesPage{User: who.Name, Notice: bad("The rules cannot be read right now: the bridge's store is not answering. " + done + " Try again shortly.")})
+		c.showRules(w, http.StatusServiceUnavailable, rulesPage{tr: tr, User: who.Name, Notice: bad(tr.T(orNothing(revoking, "rules.read_revoke", "rules.read_failed")))})
 		return nil, false
 	}
 	return rules, true
@@ -169,9 +193,9 @@ func (c *Channel) readRules(w http.ResponseWriter, ctx context.Context, who iden
 
 // revocable returns the rule in force that v names, or nil with the
 // status and the notice that say why there is none: v is no rule id
-// (404), or the rule was revoked before (409). what says what comes of
-// it ("nothing was revoked").
-func (c *Channel) revocable(rules []broker.Rule, v, what string) (*broker.Rule, int, *pageNotice) {
+// (404), or the rule was revoked before (409). none is the message that
+// there is no such rule ("rules.no_rule": nothing was revoked).
+func (c *Channel) revocable(tr *i18n.Printer, rules []broker.Rule, v, none string) (*broker.Rule, int, *pageNotice) {
 	id, err := strconv.ParseInt(v, 10, 64)
 	var rule *broker.Rule
 	if err == nil {
@@ -179,23 +203,19 @@ func (c *Channel) revocable(rules []broker.Rule, v, what string) (*broker.Rule, 
 	}
 	switch {
 	case rule == nil:
-		return nil, http.StatusNotFound, bad("There is no rule " + strconv.Quote(cutRunes(v, 40)) + ": " + what + ".")
+		return nil, http.StatusNotFound, bad(tr.T(none, strconv.Quote(cutRunes(v, 40))))
 	case rule.Revoked != nil:
-		return nil, http.StatusConflict, alreadyRevoked(c, rule)
+		return nil, http.StatusConflict, alreadyRevoked(c, tr, rule)
 	}
 	return rule, http.StatusOK, nil
 }
 
 // alreadyRevoked says that rule was revoked before, by whom and when.
-func alreadyRevoked(c *Channel, rule *broker.Rule) *pageNotice {
-	n := "Rule " + strconv.FormatInt(rule.ID, 10) + " was already revoked"
-	if rule.RevokedBy != nil {
-		n += " by " + whoOn(rule.RevokedBy)
+func alreadyRevoked(c *Channel, tr *i18n.Printer, rule *broker.Rule) *pageNotice {
+	if rule.Revoked == nil {
+		return bad(tr.T("rules.already_any", rule.ID))
 	}
-	if rule.Revoked != nil {
-		n += " at " + c.when(*rule.Revoked)
-	}
-	return bad(n + ": nothing changed.")
+	return bad(tr.T("rules.already", rule.ID, whoOn(tr, rule.RevokedBy), c.when(tr, *rule.Revoked)))
 }
 
 // ruleByID returns the rule with id, or nil.

@@ -36,10 +36,13 @@ type rulesEnv struct {
 	api string
 }
 
-func newRulesEnv(t *testing.T) *rulesEnv {
+func newRulesEnv(t *testing.T) *rulesEnv { return newRulesEnvOf(t, team()) }
+
+// newRulesEnvOf is newRulesEnv with people in place of team().
+func newRulesEnvOf(t *testing.T, people []broker.Person) *rulesEnv {
 	t.Helper()
 	setTeamTokens(t)
-	dir, err := broker.NewPeople(team(), nil)
+	dir, err := broker.NewPeople(people, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 //go:embed pages/rules.html
@@ -38,6 +40,23 @@ type rulesPage struct {
 	Revoked []ruleView
 	// SignIn asks to sign in on the inbox's page.
 	SignIn bool
+	// AlwaysAllow is the label of the option that makes a rule.
+	AlwaysAllow string
+
+	tr *i18n.Printer
+}
+
+// T is the page's message id in its reader's language.
+func (p rulesPage) T(id string, args ...any) string { return p.printer().T(id, args...) }
+
+// Lang is the page's language, for its lang attribute.
+func (p rulesPage) Lang() string { return p.printer().Locale() }
+
+func (p rulesPage) printer() *i18n.Printer {
+	if p.tr == nil {
+		return i18n.For(i18n.English)
+	}
+	return p.tr
 }
 
 // pageNotice is the line at the top of the page: what happened, or why
@@ -55,7 +74,7 @@ func bad(text string) *pageNotice { return &pageNotice{Text: text, Bad: true} }
 type ruleView struct {
 	ID   int64
 	Tool string
-	// Kind is the rule's kind (exact, prefix, glob) and What says what
+	// Kind names the rule's kind (exact, prefix, glob) and What says what
 	// its pattern is matched against: "Bash commands starting with".
 	Kind, What string
 	// Pattern is the pattern exactly as stored.
@@ -79,12 +98,12 @@ type ruleView struct {
 	RevokedBy, RevokedAt, RevokedISO string
 }
 
-// rulesPage builds the page of rules for who, with the confirmation of
-// rule confirm open (0 for none).
-func (c *Channel) rulesPage(who identity, rules []broker.Rule, confirm int64) rulesPage {
-	p := rulesPage{User: who.Name, Listed: true}
+// rulesPage builds the page of rules for who, read in tr's language,
+// with the confirmation of rule confirm open (0 for none).
+func (c *Channel) rulesPage(tr *i18n.Printer, who identity, rules []broker.Rule, confirm int64) rulesPage {
+	p := rulesPage{User: who.Name, Listed: true, AlwaysAllow: broker.AlwaysAllowLabel, tr: tr}
 	for _, r := range rules {
-		v := c.ruleView(r)
+		v := c.ruleView(tr, r)
 		if r.Revoked != nil {
 			p.Revoked = append(p.Revoked, v)
 			continue
@@ -101,60 +120,66 @@ func (c *Channel) withNotice(p rulesPage, n *pageNotice) rulesPage {
 	return p
 }
 
-func (c *Channel) ruleView(r broker.Rule) ruleView {
+func (c *Channel) ruleView(tr *i18n.Printer, r broker.Rule) ruleView {
 	v := ruleView{
-		ID: r.ID, Tool: r.Tool, Kind: r.Kind, What: ruleWhat(r), Pattern: r.Pattern,
-		Agent: r.Agent, Where: "Anywhere", By: whoOn(&r.By),
-		At: c.when(r.At), AtISO: r.At.UTC().Format(time.RFC3339),
+		ID: r.ID, Tool: r.Tool, Kind: tr.T("rules.kind." + r.Kind), What: ruleWhat(tr, r), Pattern: r.Pattern,
+		Agent: r.Agent, Where: tr.T("rules.anywhere"), By: whoOn(tr, &r.By),
+		At: c.when(tr, r.At), AtISO: r.At.UTC().Format(time.RFC3339),
 		Why: r.Reason, Question: r.Question,
 	}
 	if v.Agent == "" {
-		v.Agent = "All agents"
+		v.Agent = tr.T("rules.all_agents")
 	}
 	if r.Project != "" {
-		v.Where = r.Project + " and below"
+		v.Where = tr.T("rules.below", r.Project)
 	}
 	if r.Revoked != nil {
-		v.RevokedBy, v.RevokedAt, v.RevokedISO = whoOn(r.RevokedBy), c.when(*r.Revoked), r.Revoked.UTC().Format(time.RFC3339)
+		v.RevokedBy, v.RevokedAt, v.RevokedISO = whoOn(tr, r.RevokedBy), c.when(tr, *r.Revoked), r.Revoked.UTC().Format(time.RFC3339)
 	}
 	return v
 }
 
 // ruleWhat says what a rule's pattern is matched against.
-func ruleWhat(r broker.Rule) string {
+func ruleWhat(tr *i18n.Printer, r broker.Rule) string {
 	switch {
 	case r.Kind == broker.RulePrefix:
-		return r.Tool + " commands starting with"
+		return tr.T("rules.what.prefix", r.Tool)
 	case r.Kind == broker.RuleGlob:
-		return r.Tool + " of paths matching"
+		return tr.T("rules.what.glob", r.Tool)
 	case r.Tool == "Bash":
-		return "Bash, exactly this command"
+		return tr.T("rules.what.bash_exact")
 	}
-	return r.Tool + " of exactly this path"
+	return tr.T("rules.what.exact", r.Tool)
 }
 
-// accountPlaces names where an account acts, beside platformNames.
-var accountPlaces = map[string]string{Name: "web inbox", "api": "agent key", broker.RuleChannel: "rule"}
+// accountPlaces names where an account acts (message ids), before
+// platformNames.
+var accountPlaces = map[string]string{
+	Name: "rules.place.web", "api": "rules.place.api", broker.RuleChannel: "rules.place.rule", "cli": "rules.place.cli",
+}
 
 // whoOn says who acted and where: "Ana Lima (Slack)", "claude (agent
 // key)".
-func whoOn(r *broker.Responder) string {
+func whoOn(tr *i18n.Printer, r *broker.Responder) string {
 	if r == nil {
-		return "someone"
+		return tr.T("who.someone")
 	}
 	where := platformNames[r.Channel]
-	if where == "" {
-		where = accountPlaces[r.Channel]
+	if id, ok := accountPlaces[r.Channel]; ok {
+		where = tr.T(id)
 	}
 	if where == "" {
 		where = r.Channel
 	}
-	return broker.WhoText(r) + " (" + where + ")"
+	return tr.T("rules.who_on", broker.WhoText(r), where)
 }
 
-// when writes t for people in the inbox's time zone.
-func (c *Channel) when(t time.Time) string {
-	return t.In(c.loc).Format("2 Jan 2006 15:04 MST")
+// when writes t for people in the inbox's time zone, with the day, the
+// month and the year in tr's language: "5 Dec 2026 16:00 UTC".
+func (c *Channel) when(tr *i18n.Printer, t time.Time) string {
+	t = t.In(c.loc)
+	return tr.T("when.other_year", strconv.Itoa(t.Day()), tr.T("month."+strconv.Itoa(int(t.Month()))),
+		strconv.Itoa(t.Year()), t.Format("15:04 MST"))
 }
 
 // showRules writes the Rules page with status.
@@ -162,10 +187,13 @@ func (c *Channel) showRules(w http.ResponseWriter, status int, p rulesPage) {
 	var b bytes.Buffer
 	if err := c.rulesTmpl.Execute(&b, p); err != nil {
 		c.log.Error("render the Rules page", "err", err)
-		http.Error(w, "The Rules page could not be shown", http.StatusInternalServerError)
+		http.Error(w, p.T("rules.broken"), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	// The page is in its reader's language: the signed-in person's (the
+	// cookie) or the browser's.
+	w.Header().Set("Vary", "Accept-Language, Cookie")
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
 }

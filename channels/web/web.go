@@ -214,6 +214,7 @@ func New(cfg Config, h broker.InboundHandler, opts Options) (*Channel, error) {
 	}
 	if opts.Push != nil {
 		c.push = newPusher(opts.Push, opts.People, user, cfg.PushContact, common.Logger, common.Now, common.Location)
+		c.push.locale = locale
 	}
 	if cfg.OIDC.on() {
 		c.sso = newSSO(*cfg.OIDC, ssoSecret, opts.People, func() time.Time { return c.now() }, common.Logger)
