@@ -139,3 +139,49 @@ func TestCompactDialog(t *testing.T) {
 		t.Fatalf("agent got %+v for the database, want SQLite with the note", d)
 	}
 }
+
+// TestReplyFollowsTheAnsweredQuestion: a single question answered on its
+// card leaves the open list, and the bridge's reply goes with it: it
+// stands on the question's history item, which takes the focus (so a
+// screen reader reads it and the page shows it), not only in the notice
+// at the top of the page.
+func TestReplyFollowsTheAnsweredQuestion(t *testing.T) {
+	browser := newBrowser(t)
+	e := newEnv(t, Config{}, Options{Loopback: true})
+	q := e.ask(t, &broker.AskRequest{Question: "Ship on Friday?", Options: []broker.Option{opt("Yes", "Mirrors production"), opt("No", "")}})
+	for _, text := range []string{"Which region first?", "Rotate the keys?"} {
+		e.ask(t, &broker.AskRequest{Question: text, Options: []broker.Option{opt("Yes", "Mirrors production"), opt("No", "")}})
+	}
+	p := tab(t, browser, false)
+	open(t, p, e.url)
+	waitText(t, p, card(q.ID)+" .deadline", "Expires")
+
+	pick(t, p, q.ID, 0, 1)
+	foot := past(q.ID) + " .card-reply.foot"
+	waitText(t, p, foot, "Recorded: No")
+	waitGone(t, p, card(q.ID))
+	type state struct {
+		Focused, InView, Good  bool
+		Top, Bottom, Height, Y float64
+	}
+	// In view within a pixel: scrolling aligns to fractional positions.
+	got := eval[state](t, p, fmt.Sprintf(`(() => { const f = document.querySelector(%q); const r = f.getBoundingClientRect();
+		return { Focused: document.activeElement === f, InView: r.top >= -1 && r.bottom <= innerHeight + 1,
+			Good: f.classList.contains('ok') && !f.classList.contains('bad') && f.getAttribute('role') === null, Top: r.top, Bottom: r.bottom, Height: innerHeight, Y: scrollY }; })()`, foot))
+	if !got.Focused || !got.InView || !got.Good {
+		t.Fatalf("the history item's reply: %+v; want it focused, in view, and marked good news", got)
+	}
+
+	// A question another person answers leaves without moving anyone's
+	// focus, and its history item carries no reply.
+	other := e.ask(t, &broker.AskRequest{Question: "Tag the release?", Options: []broker.Option{opt("Yes", ""), opt("No", "")}})
+	waitText(t, p, card(other.ID)+" .deadline", "Expires")
+	if rep := e.b.HandleInbound(context.Background(), broker.Inbound{Channel: Name, User: "bob", Name: "Bob", Text: "/answer " + other.ID + " Yes"}); !rep.OK {
+		t.Fatalf("answer: %s", rep.Text)
+	}
+	waitGone(t, p, card(other.ID))
+	waitText(t, p, past(other.ID)+" .outcome", "Yes")
+	if text := eval[string](t, p, fmt.Sprintf(`document.querySelector(%q).textContent`, past(other.ID)+" .card-reply.foot")); text != "" {
+		t.Errorf("another person's answer left %q on the history item", text)
+	}
+}

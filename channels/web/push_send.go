@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -57,6 +58,9 @@ const (
 	maxPushTTL = 24 * time.Hour
 	// pushActions is how many option buttons a notification carries.
 	pushActions = 2
+	// pushDrain is how long a stopping bridge goes on sending the pushes
+	// already queued.
+	pushDrain = 5 * time.Second
 )
 
 // pusher sends the pushes of new questions.
@@ -75,6 +79,9 @@ type pusher struct {
 	queue  chan *broker.Question
 	// backoff is the wait before attempt n+1 (n from 1).
 	backoff func(n int) time.Duration
+	// drainFor is how long run sends what is queued once its context
+	// has ended (pushDrain).
+	drainFor time.Duration
 
 	mu   sync.Mutex
 	keys *broker.VAPIDKeys // read once from the store
@@ -132,8 +139,9 @@ func newPusher(store broker.PushStore, people *broker.People, anon, contact stri
 	return &pusher{
 		store: store, people: people, anon: anon, contact: contact,
 		client: &http.Client{Timeout: pushTimeout}, log: log, now: now, loc: loc,
-		queue:   make(chan *broker.Question, pushQueue),
-		backoff: func(n int) time.Duration { return time.Duration(n*n) * 2 * time.Second },
+		queue:    make(chan *broker.Question, pushQueue),
+		drainFor: pushDrain,
+		backoff:  func(n int) time.Duration { return time.Duration(n*n) * 2 * time.Second },
 	}
 }
 
@@ -167,25 +175,68 @@ func (p *pusher) enqueue(q *broker.Question) {
 	}
 }
 
-// run sends queued pushes until ctx ends.
+// run sends queued pushes until ctx ends, then sends what is still
+// queued for at most drainFor (the bridge stopping does not drop the
+// notifications of questions it has just posted) and returns; what it
+// could not send by then is logged, with how many questions it was.
 func (p *pusher) run(ctx context.Context) {
 	if _, err := p.vapidKeys(ctx); err != nil && ctx.Err() == nil {
 		p.log.Error("web push keys", "err", err)
 	}
+	// work outlives ctx by drainFor, so that pushes in flight and queued
+	// finish; it ends then whatever is left.
+	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	var deadline *time.Timer
+	var mu sync.Mutex
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		deadline = time.AfterFunc(p.drainFor, cancel)
+		mu.Unlock()
+	})
+	defer func() {
+		stop()
+		mu.Lock()
+		if deadline != nil {
+			deadline.Stop()
+		}
+		mu.Unlock()
+	}()
 	var wg sync.WaitGroup
+	var unsent atomic.Int64
+	take := func(q *broker.Question) {
+		if ctx.Err() != nil && work.Err() != nil {
+			unsent.Add(1)
+			return
+		}
+		p.notify(work, q)
+		if ctx.Err() != nil && work.Err() != nil {
+			unsent.Add(1)
+		}
+	}
 	for range pushWorkers {
 		wg.Go(func() {
 			for {
+				// What is queued goes first, even once ctx has ended.
+				select {
+				case q := <-p.queue:
+					take(q)
+					continue
+				default:
+				}
 				select {
 				case <-ctx.Done():
 					return
 				case q := <-p.queue:
-					p.notify(ctx, q)
+					take(q)
 				}
 			}
 		})
 	}
 	wg.Wait()
+	if n := unsent.Load(); n > 0 {
+		p.log.Warn("web push: the bridge stopped before these questions' notifications were sent", "questions", n, "drain", p.drainFor)
+	}
 }
 
 // recipients returns who is notified of q.

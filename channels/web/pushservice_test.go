@@ -43,6 +43,9 @@ type pushService struct {
 	status  map[string][]int // device -> statuses to answer, one per push; the last repeats
 	hits    map[string]int   // device -> pushes received
 	got     chan delivered
+	// hold, when set, leaves each push unanswered (and not delivered)
+	// until it is closed or the push is abandoned.
+	hold chan struct{}
 }
 
 // device is a browser's side of one subscription.
@@ -111,7 +114,18 @@ func (ps *pushService) serve(w http.ResponseWriter, r *http.Request) {
 			ps.status[name] = s[1:]
 		}
 	}
+	hold := ps.hold
 	ps.mu.Unlock()
+	if hold != nil {
+		// The body read first: the server then notices a client that
+		// gives up.
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+		}
+		return
+	}
 	if !ok || d == nil || r.Method != http.MethodPost {
 		http.Error(w, "no such subscription", http.StatusNotFound)
 		return

@@ -263,17 +263,25 @@ func (c *Channel) Remind(_ context.Context, q *broker.Question, _ broker.Message
 // provider that does not answer is tried again on a later sign-in), and
 // keeps the inbox until ctx ends, renewing the store's mark of open pages
 // (presence.go); then it ends every open event stream so that the HTTP
-// server can shut down.
+// server can shut down, and returns once the pushes still queued are
+// sent (at most pushDrain later: push_send.go).
 func (c *Channel) Run(ctx context.Context) error {
 	if c.sso != nil {
 		_, _ = c.sso.provider(ctx)
 	}
+	pushed := make(chan struct{})
 	if c.push != nil {
-		go c.push.run(ctx)
+		go func() {
+			defer close(pushed)
+			c.push.run(ctx)
+		}()
+	} else {
+		close(pushed)
 	}
 	c.keepPresence(ctx)
 	<-ctx.Done()
 	c.Close()
+	<-pushed
 	return nil
 }
 

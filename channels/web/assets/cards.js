@@ -92,6 +92,18 @@ function teller(region, foot) {
   return (reply, ok) => {
     let r = live(region);
     if (!r.isConnected && foot) r = document.getElementById(foot) || r;
+    let moved = false;
+    if (!r.isConnected) {
+      // The question left the open list before the reply came (a live
+      // update was faster): the reply goes to its history item, and so
+      // does the focus the card lost.
+      const card = region.closest('li.card');
+      const past = card && document.getElementById('h-' + card.dataset.id + '-said');
+      if (past) {
+        r = past;
+        moved = true;
+      }
+    }
     // Only the latest reply stands on a card.
     const li = r.closest('li');
     if (li) {
@@ -103,7 +115,26 @@ function teller(region, foot) {
     else r.setAttribute('role', 'alert');
     r.className = r.className.replace(/ (ok|bad)\b/g, '') + (ok ? ' ok' : ' bad');
     r.textContent = reply;
+    const a = document.activeElement;
+    if (moved && (!a || a === document.body)) follow(r);
   };
+}
+
+// follow puts the focus on a history item's reply region, for the
+// question the person just answered, and marks when: the page keeps it
+// in view while updates settle (keepInView).
+export function follow(region) {
+  region.dataset.followed = String(Date.now());
+  region.focus();
+}
+
+// keepInView scrolls the region that took the focus back into view when
+// an update moved it within 3 s of its taking it.
+export function keepInView() {
+  const a = document.activeElement;
+  if (!a || !a.dataset || !a.dataset.followed) return;
+  if (Date.now() - Number(a.dataset.followed) > 3000) return;
+  a.scrollIntoView({ block: 'nearest' });
 }
 
 // reveal opens a folded box and marks its toggle open.
@@ -536,6 +567,28 @@ export function pastItem(v, act) {
   const copies = copiesLine(v);
   if (copies) li.append(copies);
   if (v.say && act) li.append(conversationBlock(v, li, act));
+  // The reply to an answer given on the open card shows here once the
+  // question has moved to history (keepReply); focus can rest on it.
+  const foot = replyRegion('h-' + v.id + '-said', 'foot');
+  foot.tabIndex = -1;
+  li.append(foot);
   return li;
+}
+
+// keepReply shows on to, a question's new node, the reply its old node
+// from showed last: in the region of the same id when the card was built
+// again, else in to's foot, as when the card just answered became a
+// history item. It returns the region it filled, or null.
+export function keepReply(from, to) {
+  const shown = Array.from(from.querySelectorAll('.card-reply')).find((r) => r.textContent);
+  if (!shown) return null;
+  const same = shown.id ? to.querySelector('#' + CSS.escape(shown.id)) : null;
+  const target = same || to.querySelector('.card-reply.foot');
+  if (!target || target.textContent) return null;
+  target.className = shown.className.replace(/\bfoot\b/, '').trim() + (target.classList.contains('foot') ? ' foot' : '');
+  const role = shown.getAttribute('role');
+  if (role) target.setAttribute('role', role);
+  target.textContent = shown.textContent;
+  return target;
 }
 

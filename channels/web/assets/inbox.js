@@ -1,7 +1,7 @@
 // askbridge web inbox: reads the state, follows live updates, sends
 // commands and shows the bridge's replies. The cards themselves are built
 // in cards.js.
-import { carry, openCard, pastItem } from './cards.js';
+import { carry, follow, keepInView, keepReply, openCard, pastItem } from './cards.js';
 import { load, t } from './strings.js';
 
 (function () {
@@ -12,6 +12,11 @@ import { load, t } from './strings.js';
   const model = new Map();
   const seen = new Map();
   const cards = new Map(); // id -> {key, node}
+  // acted is the question whose card the person last sent something
+  // from; moved, while render runs, that question's new node when it
+  // kept the bridge's reply.
+  let acted = null;
+  let moved = null;
   let events = 0;
   let historyLimit = 50;
   // The open questions come in pages, newest first: openMore follow the
@@ -81,7 +86,10 @@ import { load, t } from './strings.js';
       notice(msg, ok, !!said);
       if (said) said(msg, ok);
     };
-    if (card) card.setAttribute('aria-busy', 'true');
+    if (card) {
+      card.setAttribute('aria-busy', 'true');
+      acted = card.dataset.id || null;
+    }
     const buttons = card ? Array.from(card.querySelectorAll('button')) : [];
     buttons.forEach((b) => { b.disabled = true; });
     let res;
@@ -167,8 +175,12 @@ import { load, t } from './strings.js';
     const c = cards.get(v.id);
     if (c && c.key === key) return c.node;
     const node = build(v);
-    // What the person gave and has not sent stays in the new card.
-    if (c) carry(c.node, node);
+    // What the person gave and has not sent stays in the new card, and
+    // so does the bridge's last reply to them.
+    if (c) {
+      carry(c.node, node);
+      if (keepReply(c.node, node) && v.id === acted) moved = node;
+    }
     cards.set(v.id, { key, node });
     return node;
   }
@@ -216,9 +228,20 @@ import { load, t } from './strings.js';
       .sort((a, b) => (b.resolved_at || '').localeCompare(a.resolved_at || ''))
       .slice(0, historyLimit);
     const f = focused();
+    moved = null;
     place($('open'), open.map((v) => nodeFor(v, (x) => openCard(x, { tap, upload, notice }))));
     place($('history'), past.map((v) => nodeFor(v, (x) => pastItem(x, { say, notice }))));
     refocus(f);
+    // The person answered on a card that has now left the open list:
+    // the focus follows the question to its history item, where the
+    // reply to their answer stands.
+    const a = document.activeElement;
+    if (moved && moved.classList.contains('past') && (!a || a === document.body || !a.isConnected)) {
+      const foot = moved.querySelector('.card-reply.foot');
+      if (foot) follow(foot);
+      acted = null;
+    }
+    keepInView();
     const kept = new Set(open.concat(past).map((v) => v.id));
     for (const id of Array.from(model.keys())) {
       if (!kept.has(id)) { model.delete(id); cards.delete(id); seen.delete(id); }
