@@ -11,6 +11,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/broker/outbox"
+	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/askbridge/askbridge/internal/i18n/i18ntest"
 	"github.com/askbridge/askbridge/store/sqlite"
 )
@@ -160,7 +161,7 @@ func TestRefusalsInTheReadersLanguage(t *testing.T) {
 			}
 			r := act("xa")
 			keep := []string{d.ID, m.ID, f.ID, "k7m2qx", "/answer", "/toggle", "/snooze", "/pending", "bridge", "snooze", "other", "skip",
-				"Green", "pink", "zz", "two", "now", "a.txt", "big.log", "MiB", "UTF"}
+				"Green", "pink", "zz", "two", "now", "a.txt", "big.log", "MiB"}
 			if r.OK || !strings.HasPrefix(r.Text, "[") {
 				t.Errorf("pseudo-locale reply %q (ok=%v)", r.Text, r.OK)
 			}
@@ -265,5 +266,22 @@ func TestBareAnswerRefusalsInGerman(t *testing.T) {
 	r := e.b.HandleInbound(ctx, dm("c1"))
 	if want := "Hier sind mehrere Fragen offen; antworten Sie auf eine oder tippen Sie /answer <ID> <Auswahl>:\n" + f.ID + ": Anything else? (Läuft ab "; r.OK || !strings.HasPrefix(r.Text, want) {
 		t.Errorf("several open: %q, want it to start %q", r.Text, want)
+	}
+}
+
+// TestEnglishTextsMatchTheCatalog: the English texts the API and the
+// docs name (the accepted files, the session replies) are the catalog's
+// English, so that an English reader and an API caller read the same.
+func TestEnglishTextsMatchTheCatalog(t *testing.T) {
+	en := i18n.For(i18n.English)
+	for id, want := range map[string]string{
+		"answer.file_rule":             broker.FileRule,
+		"answer.session_sent":          broker.SentToSession,
+		"answer.session_not_connected": broker.SessionNotConnected,
+		"text.shortened":               broker.ShortenedMark,
+	} {
+		if got := en.T(id); got != want {
+			t.Errorf("%s is %q in the catalog, %q in the broker", id, got, want)
+		}
 	}
 }
