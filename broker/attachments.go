@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // People answer with a screenshot or a log file. A channel hands the files
@@ -109,30 +111,31 @@ func FileURL(id string, n int) string {
 	return "/v1/questions/" + id + "/attachments/" + strconv.Itoa(n)
 }
 
-// fileRefusal is a reply refusing an answer because of its files.
-func fileRefusal(q *Question, format string, args ...any) *Reply {
-	return &Reply{Text: fmt.Sprintf(format, args...) + " Nothing was recorded.", Question: q, Err: ErrInvalid}
+// fileRefusal is a reply refusing an answer because of its files, in
+// w's language: message id with args, then that nothing was recorded.
+func fileRefusal(w *i18n.Printer, q *Question, id string, args ...any) *Reply {
+	return &Reply{Text: w.T("answer.file_refused", say(id, args...).in(w)), Question: q, Err: ErrInvalid}
 }
 
 // checkFiles refuses files an answer to prompt p cannot carry before
 // anything is downloaded: too many, declared too large, or a prompt that
 // takes no free text.
-func checkFiles(q *Question, p Prompt, a *Answer, files []Attachment) *Reply {
+func checkFiles(w *i18n.Printer, q *Question, p Prompt, a *Answer, files []Attachment) *Reply {
 	switch {
 	case len(files) == 0:
 		return nil
 	case !p.AllowsOther():
-		return fileRefusal(q, "Files are not accepted here: this question takes only its options.")
+		return fileRefusal(w, q, "answer.files_options_only")
 	case p.Field != nil && (p.Field.Type != FieldString || p.Field.Format != ""):
-		return fileRefusal(q, "Files are not accepted here: this question takes %s.", p.Field.rule())
+		return fileRefusal(w, q, "answer.files_field", p.Field.words(w))
 	case a != nil && a.Skipped:
-		return fileRefusal(q, "A skipped question takes no files.")
+		return fileRefusal(w, q, "answer.files_skipped")
 	case len(files) > MaxFilesPerAnswer:
-		return fileRefusal(q, "That is %d files; one answer carries at most %d.", len(files), MaxFilesPerAnswer)
+		return fileRefusal(w, q, "answer.files_too_many", len(files), MaxFilesPerAnswer)
 	}
 	for _, f := range files {
 		if f.Size > MaxFileSize {
-			return fileRefusal(q, "%s %s; files may be at most %s each.", describeFile(f), sizeOver(f.Size), SizeText(MaxFileSize))
+			return tooLarge(w, q, f, f.Size)
 		}
 	}
 	return nil
@@ -146,7 +149,8 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 	if len(in.Attachments) == 0 {
 		return nil, nil
 	}
-	if r := checkFiles(q, q.Prompts[i], a, in.Attachments); r != nil {
+	w := b.words(in, q)
+	if r := checkFiles(w, q, q.Prompts[i], a, in.Attachments); r != nil {
 		return nil, r
 	}
 	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
@@ -159,22 +163,22 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 			var err error
 			if data, err = at.Fetch(fctx, MaxFileSize); err != nil {
 				b.log.Warn("file download failed", "question_id", q.ID, "channel", in.Channel, "chat", in.Chat, "err", err)
-				return nil, &Reply{Text: fmt.Sprintf("Could not download %s from %s; please send it again.", describeFile(at), in.Channel), Question: q, Err: ErrUnavailable}
+				return nil, &Reply{Text: w.T("answer.file_download_failed", describeFile(w, at), in.Channel), Question: q, Err: ErrUnavailable}
 			}
 		}
 		if len(data) > MaxFileSize {
-			return nil, fileRefusal(q, "%s %s; files may be at most %s each.", describeFile(at), sizeOver(int64(len(data))), SizeText(MaxFileSize))
+			return nil, tooLarge(w, q, at, int64(len(data)))
 		}
 		if len(data) == 0 {
-			return nil, fileRefusal(q, "%s is empty.", describeFile(at))
+			return nil, fileRefusal(w, q, "answer.file_empty", describeFile(w, at))
 		}
 		typ, allowed := sniffFileType(data)
 		if !allowed {
-			return nil, fileRefusal(q, "%s is not a file type accepted here (accepted: %s).", describeFile(at), FileRule)
+			return nil, fileRefusal(w, q, "answer.file_type", describeFile(w, at), w.T("answer.file_rule"))
 		}
 		total += int64(len(data))
 		if total > MaxQuestionFiles {
-			return nil, fileRefusal(q, "These files come to more than %s; a question keeps at most that.", SizeText(MaxQuestionFiles))
+			return nil, fileRefusal(w, q, "answer.files_total", SizeText(MaxQuestionFiles))
 		}
 		ready = append(ready, File{Name: fileName(at.Name, typ), Type: typ, Size: int64(len(data)), Data: data})
 	}
@@ -184,7 +188,7 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 		n, err := b.store.PutAttachment(ctx, q.ID, f, MaxQuestionFiles)
 		if err != nil {
 			b.dropFiles(q.ID, stored)
-			return nil, b.putFailed(q, err)
+			return nil, b.putFailed(w, q, err)
 		}
 		stored = append(stored, n)
 		refs = append(refs, FileRef{N: n, Name: f.Name, Type: f.Type, Size: f.Size, URL: FileURL(q.ID, n)})
@@ -199,19 +203,19 @@ func (b *Broker) attachFiles(ctx context.Context, in Inbound, q *Question, i int
 	return stored, nil
 }
 
-// putFailed is the reply to a file the store refused.
-func (b *Broker) putFailed(q *Question, err error) *Reply {
+// putFailed is the reply, in w's language, to a file the store refused.
+func (b *Broker) putFailed(w *i18n.Printer, q *Question, err error) *Reply {
 	var closed *ClosedError
 	switch {
 	case errors.As(err, &closed):
-		return &Reply{Text: ClosedText(closed.Question, b.cfg.Location), Question: closed.Question, Err: ErrClosed}
+		return &Reply{Text: closedText(w, closed.Question, b.cfg.Location), Question: closed.Question, Err: ErrClosed}
 	case errors.Is(err, ErrLimit):
-		return fileRefusal(q, "Question %s already keeps files close to %s; a question keeps at most that.", q.ID, SizeText(MaxQuestionFiles))
+		return fileRefusal(w, q, "answer.files_kept", q.ID, SizeText(MaxQuestionFiles))
 	case errors.Is(err, ErrNotFound):
-		return &Reply{Text: fmt.Sprintf("There is no question %s here.", q.ID), Err: ErrNotFound}
+		return &Reply{Text: w.T("refuse.no_question", q.ID), Err: ErrNotFound}
 	}
 	b.log.Error("store file", "question_id", q.ID, "err", err)
-	return &Reply{Text: "Could not store the files right now; please try again.", Question: q, Err: ErrUnavailable}
+	return &Reply{Text: w.T("answer.files_store_failed"), Question: q, Err: ErrUnavailable}
 }
 
 // dropFiles deletes files stored for an answer that was not recorded. It
@@ -271,11 +275,13 @@ func answerNames(q *Question, n int) bool {
 }
 
 // describeFile names a file in a reply to a person.
-func describeFile(a Attachment) string {
+// describeFile names a in a sentence, in w's language: “build.log”, or
+// "That file" without a name.
+func describeFile(w *i18n.Printer, a Attachment) string {
 	if name := cleanFileName(a.Name); name != "" {
-		return "“" + name + "”"
+		return w.T("answer.file_named", name)
 	}
-	return "That file"
+	return w.T("answer.file_unnamed")
 }
 
 // SizeText renders a byte count for people: "10 MiB", "2.5 MiB", "640 KiB".
@@ -290,13 +296,13 @@ func SizeText(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-// sizeOver says how large a file over MaxFileSize is: "is 12 MiB", or
-// "is over 10 MiB" when it would read as the limit itself.
-func sizeOver(n int64) string {
+// tooLarge refuses file a of n bytes, over MaxFileSize: "“a.png” is 12
+// MiB", or "is over 10 MiB" when its size would read as the limit itself.
+func tooLarge(w *i18n.Printer, q *Question, a Attachment, n int64) *Reply {
 	if SizeText(n) == SizeText(MaxFileSize) {
-		return "is over " + SizeText(MaxFileSize)
+		return fileRefusal(w, q, "answer.file_over", describeFile(w, a), SizeText(MaxFileSize), SizeText(MaxFileSize))
 	}
-	return "is " + SizeText(n)
+	return fileRefusal(w, q, "answer.file_size", describeFile(w, a), SizeText(n), SizeText(MaxFileSize))
 }
 
 // maxFileName bounds a stored file name, in characters.

@@ -3,6 +3,8 @@ package broker
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // The marks that end a text Shorten cut, so people see that it was cut.
@@ -10,7 +12,8 @@ const (
 	// ContextCutMark ends a shortened context: channels that cut it post
 	// the whole text in a reply to the question.
 	ContextCutMark = "…(shortened: the whole text is in the reply below)"
-	// ShortenedMark ends a shortened question.
+	// ShortenedMark ends a shortened question in English; a card ends it
+	// in its own language (Card.CutMark).
 	ShortenedMark = "…(shortened)"
 	// descCutMark ends a shortened option description.
 	descCutMark = "…"
@@ -23,6 +26,11 @@ const (
 	questionShort    = 500
 	questionShortest = 120
 )
+
+// CutMark is the mark that ends a shortened question of c, in the card's
+// language: "…(shortened)", German "…(Text gekürzt)". Shorten counts its
+// length in that language, so a longer mark still fits.
+func (c Card) CutMark() string { return i18n.For(c.Locale).T("text.shortened") }
 
 // Size is how many characters of c Shorten can take away: those of the
 // context, the option descriptions and the questions.
@@ -83,6 +91,7 @@ func (c Card) Shorten(excess int) Card {
 			}
 		}
 	}
+	mark := c.CutMark()
 	for _, step := range []int{questionShort, questionShortest} {
 		if excess <= 0 {
 			return out
@@ -90,10 +99,11 @@ func (c Card) Shorten(excess int) Card {
 		for i := range out.Prompts {
 			p := &out.Prompts[i]
 			before := utf8.RuneCountInString(p.Question)
-			if before <= step {
+			if before <= step+utf8.RuneCountInString(mark) {
+				// Cut to step with the mark, it would be no shorter.
 				continue
 			}
-			p.Question = cut(p.Question, step, ShortenedMark)
+			p.Question = cut(p.Question, step, mark)
 			excess -= before - utf8.RuneCountInString(p.Question)
 		}
 	}

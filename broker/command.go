@@ -72,14 +72,14 @@ func Parse(text string) (Command, error) {
 		return parsePending(cmd, target, rest)
 	}
 	if target == "" {
-		return Command{}, fmt.Errorf("%w: /%s needs a question id, e.g. /%s k7m2qx%s", ErrInvalid, verb, verb, exampleTail(verb))
+		return Command{}, sayError(ErrInvalid, "answer.usage_id", string(verb), string(verb), exampleTail(verb))
 	}
 	id, n, err := parseTarget(target)
 	if err != nil {
 		return Command{}, err
 	}
 	if n != 0 && verb != VerbAnswer && verb != VerbToggle {
-		return Command{}, fmt.Errorf("%w: /%s takes a question id without a prompt number", ErrInvalid, verb)
+		return Command{}, sayError(ErrInvalid, "answer.usage_no_prompt", string(verb))
 	}
 	cmd.ID, cmd.Prompt = id, n
 	switch verb {
@@ -88,7 +88,7 @@ func Parse(text string) (Command, error) {
 	case VerbAnswer:
 		cmd.Choice = strings.TrimSpace(rest)
 		if cmd.Choice == "" {
-			return Command{}, fmt.Errorf("%w: /answer %s needs a choice: a number such as 2, numbers such as 1,3, an option label, other <text>, numbers with a note such as 1,3 other <text>, or skip", ErrInvalid, target)
+			return Command{}, sayError(ErrInvalid, "answer.usage_choice", target)
 		}
 	default:
 		cmd.Text = strings.TrimSpace(rest)
@@ -105,11 +105,11 @@ func parsePending(cmd Command, target, rest string) (Command, error) {
 	id, n, err := parseTarget(target)
 	switch {
 	case err != nil:
-		return Command{}, fmt.Errorf("%w: /pending takes nothing, or one question id such as /pending k7m2qx; %q is not a question id", ErrInvalid, target)
+		return Command{}, sayError(ErrInvalid, "answer.usage_pending", target)
 	case n != 0:
-		return Command{}, fmt.Errorf("%w: /pending takes a question id without a prompt number", ErrInvalid)
+		return Command{}, sayError(ErrInvalid, "answer.usage_no_prompt", "pending")
 	case strings.TrimSpace(rest) != "":
-		return Command{}, fmt.Errorf("%w: /pending takes one question id and nothing after it", ErrInvalid)
+		return Command{}, sayError(ErrInvalid, "answer.usage_pending_more")
 	}
 	cmd.ID = id
 	return cmd, nil
@@ -119,11 +119,11 @@ func parsePending(cmd Command, target, rest string) (Command, error) {
 func parseToggle(cmd Command, target, rest string) (Command, error) {
 	word, more := splitWord(rest)
 	if word == "" {
-		return Command{}, fmt.Errorf("%w: /toggle %s needs the number of one option, e.g. /toggle %s 2", ErrInvalid, target, target)
+		return Command{}, sayError(ErrInvalid, "answer.usage_toggle", target, target)
 	}
 	k, err := strconv.Atoi(word)
 	if err != nil || k < 1 || k > MaxOptions || strings.TrimSpace(more) != "" {
-		return Command{}, fmt.Errorf("%w: /toggle %s takes the number of one option, 1–%d, e.g. /toggle %s 2; not %q", ErrInvalid, target, MaxOptions, target, strings.TrimSpace(rest))
+		return Command{}, sayError(ErrInvalid, "answer.usage_toggle_number", target, MaxOptions, target, strings.TrimSpace(rest))
 	}
 	cmd.Option = k
 	return cmd, nil
@@ -150,14 +150,14 @@ func splitWord(s string) (string, string) {
 func parseTarget(t string) (string, int, error) {
 	id, num, hasNum := strings.Cut(strings.ToLower(t), ".")
 	if !ValidID(id) {
-		return "", 0, fmt.Errorf("%w: %q is not a question id (ids are %d characters, like k7m2qx)", ErrInvalid, id, idLength)
+		return "", 0, sayError(ErrInvalid, "answer.bad_id", id, idLength)
 	}
 	if !hasNum {
 		return id, 0, nil
 	}
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 1 || n > MaxPrompts {
-		return "", 0, fmt.Errorf("%w: %q: the prompt number after the dot must be 1–%d", ErrInvalid, t, MaxPrompts)
+		return "", 0, sayError(ErrInvalid, "answer.bad_prompt_number", t, MaxPrompts)
 	}
 	return id, n, nil
 }

@@ -58,7 +58,9 @@ const (
 	SessionListenWindow = time.Minute
 )
 
-// What the person who wrote to a session is told.
+// What the person who wrote to a session is told, in English (a person
+// reads it in their language: "answer.session_sent",
+// "answer.session_not_connected").
 const (
 	SentToSession       = "Sent to the agent's session."
 	SessionNotConnected = "The agent's session is not connected; nothing was sent."
@@ -111,25 +113,26 @@ func (b *Broker) sessionText(ctx context.Context, in Inbound, id, text string, r
 // toSession keeps in's text as a message to q's session, when the
 // session listens.
 func (b *Broker) toSession(ctx context.Context, in Inbound, q *Question, text string) Reply {
+	w := b.words(in, q)
 	text, err := CheckPersonText(strings.TrimSpace(text))
 	if err != nil {
-		return Reply{Text: "Nothing was sent: " + strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ") + ".", Question: q, Err: ErrInvalid}
+		return Reply{Text: w.T("answer.session_not_sent", sayErr(w, err)), Question: q, Err: ErrInvalid}
 	}
 	switch n := utf8.RuneCountInString(text); {
 	case n == 0:
-		return Reply{Text: "Nothing was sent: only text reaches the agent's session.", Question: q, Err: ErrInvalid}
+		return Reply{Text: w.T("answer.session_text_only"), Question: q, Err: ErrInvalid}
 	case n > MaxSessionMessageChars:
-		return Reply{Text: fmt.Sprintf("Nothing was sent: your message has %d characters; the agent's session takes at most %d.", n, MaxSessionMessageChars), Question: q, Err: ErrInvalid}
+		return Reply{Text: w.T("answer.session_too_long", n, MaxSessionMessageChars), Question: q, Err: ErrInvalid}
 	}
 	now := b.cfg.Now().UTC().Truncate(time.Millisecond)
 	at, err := b.store.ListenedAt(ctx, q.Agent, q.SessionID, now)
 	if err != nil {
 		b.log.Error("session message: read the session's last poll", "question_id", q.ID, "err", err)
-		return refuse(ErrUnavailable, "Could not send that right now; please try again.")
+		return refuse(ErrUnavailable, "%s", w.T("answer.session_failed"))
 	}
 	if at.IsZero() || now.Sub(at) > SessionListenWindow {
 		b.log.Info("session message not sent: the session is not connected", "question_id", q.ID, "agent", q.Agent, "session_id", q.SessionID, "channel", in.Channel, "chat", in.Chat, "user", in.User)
-		return Reply{Text: SessionNotConnected, Question: q, Err: ErrClosed}
+		return Reply{Text: w.T("answer.session_not_connected"), Question: q, Err: ErrClosed}
 	}
 	m := SessionMessage{
 		Agent: q.Agent, SessionID: q.SessionID, QuestionID: q.ID, From: FromPerson, Text: text,
@@ -137,16 +140,16 @@ func (b *Broker) toSession(ctx context.Context, in Inbound, q *Question, text st
 	}
 	if m.Seq, err = b.store.AddSessionMessage(ctx, m); err != nil {
 		b.log.Error("session message: keep", "question_id", q.ID, "err", err)
-		return refuse(ErrUnavailable, "Could not send that right now; please try again.")
+		return refuse(ErrUnavailable, "%s", w.T("answer.session_failed"))
 	}
 	b.log.Info("message sent to the agent's session", "question_id", q.ID, "agent", q.Agent, "session_id", q.SessionID, "seq", m.Seq, "channel", in.Channel, "chat", in.Chat, "user", in.User)
 	b.talk.wake(q.Agent, q.SessionID)
 	b.showConversation(q)
-	reply := SentToSession
+	reply := "answer.session_sent"
 	if len(in.Attachments) > 0 {
-		reply = "Sent to the agent's session (the text only: files do not reach it)."
+		reply = "answer.session_sent_text"
 	}
-	return Reply{OK: true, Text: reply, Question: q}
+	return Reply{OK: true, Text: w.T(reply), Question: q}
 }
 
 // copyOf returns the copy of q that in was written on: the one it replies

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"errors"
 	"math"
 	"net/mail"
 	"net/url"
@@ -10,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // Reading a person's answer to a prompt with a field, or a default given
@@ -64,16 +65,17 @@ func interpretField(p Prompt, c Choice) (Answer, error) {
 	return a, nil
 }
 
-// refusal is the reply to an answer that breaks fd's rule.
+// refusal is the reply to an answer that breaks fd's rule: "Port must be
+// a whole number from 1024 to 65535; nothing was recorded."
 func (fd *Field) refusal(p Prompt) error {
-	subject := "The answer"
+	rule := func(w *i18n.Printer) string { return fd.words(w) }
 	switch {
 	case fd.Title != "":
-		subject = fd.Title
+		return sayError(nil, "answer.field_rule", fd.Title, rule)
 	case p.Header != "":
-		subject = p.Header
+		return sayError(nil, "answer.field_rule", p.Header, rule)
 	}
-	return errors.New(subject + " must be " + fd.rule() + "; nothing was recorded.")
+	return sayError(nil, "answer.field_rule_answer", rule)
 }
 
 // itemsOK reports whether n choices are within a multi_enum's counts; at

@@ -26,7 +26,9 @@ func (b *Broker) HandleInbound(ctx context.Context, in Inbound) Reply {
 		}
 	}
 	if err != nil {
-		return refuse(ErrInvalid, "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+		// No question is loaded yet: the person's language, else the
+		// channel's.
+		return Reply{Text: sayErr(b.words(in, nil), err), Err: ErrInvalid}
 	}
 	switch cmd.Verb {
 	case VerbPending:
@@ -63,7 +65,7 @@ func (b *Broker) repliesToQuestion(ctx context.Context, in Inbound) (bool, Reply
 	case errors.Is(err, ErrNotFound):
 		return false, Reply{Ignored: true}
 	}
-	return false, refuse(ErrUnavailable, "Could not look up the question right now; please try again.")
+	return false, refuse(ErrUnavailable, "%s", b.words(in, nil).T("answer.lookup_failed"))
 }
 
 func refuse(kind error, format string, args ...any) Reply {
@@ -85,7 +87,7 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 		case err == nil:
 			id = found
 		case !errors.Is(err, ErrNotFound):
-			return refuse(ErrUnavailable, "Could not look up the question right now; please try again.")
+			return refuse(ErrUnavailable, "%s", b.words(in, nil).T("answer.lookup_failed"))
 		}
 	}
 	if id != "" {
@@ -98,17 +100,18 @@ func (b *Broker) handleBare(ctx context.Context, in Inbound) Reply {
 	if !in.Private {
 		return Reply{Ignored: true}
 	}
+	w := b.words(in, nil)
 	open, err := b.openHere(ctx, in)
 	if err != nil {
-		return refuse(ErrUnavailable, "Could not list the open questions right now; please try again.")
+		return refuse(ErrUnavailable, "%s", w.T("pending.list_failed"))
 	}
 	switch len(open) {
 	case 0:
-		return refuse(ErrNotFound, "There is no open question here.")
+		return refuse(ErrNotFound, "%s", w.T("pending.none_here"))
 	case 1:
 		return b.answer(ctx, in, open[0].ID, 0, text)
 	}
-	return refuse(ErrInvalid, "Several questions are open here; reply to one, or type /answer <id> <choice>:\n%s", b.listText(open, b.locationOf(in)))
+	return refuse(ErrInvalid, "%s", w.T("pending.several", b.listText(w, open, b.locationOf(in))))
 }
 
 // openHere lists the open questions of in's chat that in's user may
@@ -129,22 +132,26 @@ func (b *Broker) openHere(ctx context.Context, in Inbound) ([]*Question, error) 
 }
 
 func (b *Broker) pendingHere(ctx context.Context, in Inbound) Reply {
+	w := b.words(in, nil)
 	open, err := b.openHere(ctx, in)
 	if err != nil {
-		return refuse(ErrUnavailable, "Could not list the open questions right now; please try again.")
+		return refuse(ErrUnavailable, "%s", w.T("pending.list_failed"))
 	}
 	if len(open) == 0 {
-		return Reply{OK: true, Text: "No open questions here."}
+		return Reply{OK: true, Text: w.T("pending.empty")}
 	}
-	return Reply{OK: true, Text: fmt.Sprintf("%d open question(s):\n%s", len(open), b.listText(open, b.locationOf(in)))}
+	return Reply{OK: true, Text: w.T("pending.count", len(open), b.listText(w, open, b.locationOf(in)))}
 }
 
-func (b *Broker) listText(qs []*Question, loc *time.Location) string {
-	var sb strings.Builder
-	for _, q := range qs {
-		fmt.Fprintf(&sb, "%s: %s (%s)\n", q.ID, q.Prompts[0].Question, BuildCard(q, Viewer{Now: b.cfg.Now(), Loc: loc}).StateLine())
+// listText lists qs, one a line, in w's language: the id, the first
+// question as the agent wrote it, and the state line of its card.
+func (b *Broker) listText(w *i18n.Printer, qs []*Question, loc *time.Location) string {
+	lines := make([]string, len(qs))
+	for k, q := range qs {
+		state := BuildCard(q, Viewer{Now: b.cfg.Now(), Loc: loc, Locale: w.Locale()}).StateLine()
+		lines[k] = w.T("pending.item", q.ID, q.Prompts[0].Question, state)
 	}
-	return strings.TrimRight(sb.String(), "\n")
+	return strings.Join(lines, "\n")
 }
 
 // authorize loads question id and checks that in may act on it: the
@@ -221,7 +228,7 @@ func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 	}
 	reason, err := CheckPersonText(cmd.Text)
 	if err != nil {
-		return personTextRefused(q, err)
+		return personTextRefused(b.words(in, q), q, err)
 	}
 	if q.voting() && cmd.Verb == VerbDecline {
 		return b.vote(ctx, in, q, nil, true, reason)
@@ -236,7 +243,7 @@ func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 		r.NotReady = true
 	}
 	q, err = b.Resolve(ctx, q.ID, r)
-	if reply, done := b.resolveFailed(q, err); done {
+	if reply, done := b.resolveFailed(in, q, err); done {
 		return reply
 	}
 	if r.NotReady {
@@ -246,22 +253,24 @@ func (b *Broker) decline(ctx context.Context, in Inbound, cmd Command) Reply {
 }
 
 // personTextRefused is the reply to a person's text that CheckPersonText
-// refused.
-func personTextRefused(q *Question, err error) Reply {
-	return Reply{Text: "Nothing was recorded: " + strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ") + ".", Question: q, Err: ErrInvalid}
+// refused, in w's language.
+func personTextRefused(w *i18n.Printer, q *Question, err error) Reply {
+	return Reply{Text: w.T("answer.not_recorded", sayErr(w, err)), Question: q, Err: ErrInvalid}
 }
 
-func (b *Broker) resolveFailed(q *Question, err error) (Reply, bool) {
+// resolveFailed is the reply to in's action on q that the store refused
+// with err, and true; false when err is nil. q may be nil.
+func (b *Broker) resolveFailed(in Inbound, q *Question, err error) (Reply, bool) {
 	if err == nil {
 		return Reply{}, false
 	}
 	var closed *ClosedError
 	switch {
 	case errors.As(err, &closed):
-		return Reply{Text: ClosedText(closed.Question, b.cfg.Location), Question: closed.Question, Err: ErrClosed}, true
+		return Reply{Text: closedText(b.words(in, closed.Question), closed.Question, b.cfg.Location), Question: closed.Question, Err: ErrClosed}, true
 	case err != nil:
 		b.log.Error("resolve", "err", err)
-		return refuse(ErrUnavailable, "Could not record that right now; please try again."), true
+		return refuse(ErrUnavailable, "%s", b.words(in, q).T("refuse.record_failed")), true
 	}
 	return Reply{}, false
 }
@@ -321,24 +330,25 @@ func (b *Broker) answerKnown(ctx context.Context, in Inbound, id string, n int, 
 func (b *Broker) interpret(q *Question, in Inbound, n int, choice string) (int, Answer, *Reply) {
 	choice, err := CheckPersonText(choice)
 	if err != nil {
-		r := personTextRefused(q, err)
+		r := personTextRefused(b.words(in, q), q, err)
 		return 0, Answer{}, &r
 	}
+	w := b.words(in, q)
 	i, err := promptIndex(q, n)
 	if err != nil {
-		return 0, Answer{}, &Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
+		return 0, Answer{}, &Reply{Text: sayErr(w, err), Question: q, Err: ErrInvalid}
 	}
-	if r := checkFiles(q, q.Prompts[i], nil, in.Attachments); r != nil {
+	if r := checkFiles(w, q, q.Prompts[i], nil, in.Attachments); r != nil {
 		return 0, Answer{}, r
 	}
-	if r := ambiguousWord(q, i, choice); r != nil {
+	if r := ambiguousWord(w, q, i, choice); r != nil {
 		return 0, Answer{}, r
 	}
 	a := Answer{Selected: []string{}}
 	if strings.TrimSpace(choice) != "" || len(in.Attachments) == 0 || q.Prompts[i].Field != nil {
 		a, err = Interpret(q.Prompts[i], ParseChoice(choice))
 		if err != nil {
-			return 0, Answer{}, &Reply{Text: err.Error(), Question: q, Err: ErrInvalid}
+			return 0, Answer{}, &Reply{Text: sayErr(w, err), Question: q, Err: ErrInvalid}
 		}
 	}
 	a.AnsweredBy = in.Responder()
@@ -351,19 +361,18 @@ var commandWords = []Verb{VerbSnooze, VerbDecline, VerbDiscuss, VerbPending, Ver
 
 // ambiguousWord refuses an answer that is only a command word ("bridge
 // answer k7m2qx snooze") unless an option of prompt i is labelled so: it
-// says how to do either.
-func ambiguousWord(q *Question, i int, choice string) *Reply {
-	w := strings.ToLower(strings.TrimSpace(choice))
-	if !slices.Contains(commandWords, Verb(w)) {
+// says how to do either, in w's language.
+func ambiguousWord(w *i18n.Printer, q *Question, i int, choice string) *Reply {
+	word := strings.ToLower(strings.TrimSpace(choice))
+	if !slices.Contains(commandWords, Verb(word)) {
 		return nil
 	}
 	for _, o := range q.Prompts[i].Options {
-		if strings.EqualFold(strings.TrimSuffix(o.Label, RecommendedSuffix), w) {
+		if strings.EqualFold(strings.TrimSuffix(o.Label, RecommendedSuffix), word) {
 			return nil
 		}
 	}
-	return &Reply{Text: fmt.Sprintf("%q is a command, not an answer: to %s %s, type /%s %s (bridge %s %s); to answer with the word itself, type %s. Nothing was recorded.",
-		w, w, q.ID, w, q.ID, w, q.ID, FormatAnswer(q.Ref(i), "other "+w)), Question: q, Err: ErrInvalid}
+	return &Reply{Text: w.T("answer.command_word", word, word, q.ID, word, q.ID, word, q.ID, FormatAnswer(q.Ref(i), "other "+word)), Question: q, Err: ErrInvalid}
 }
 
 // record records a as the answer to prompt i of q: the whole answer of a
@@ -374,7 +383,7 @@ func (b *Broker) record(ctx context.Context, in Inbound, q *Question, i int, a A
 	}
 	if len(q.Prompts) == 1 {
 		q, err := b.Resolve(ctx, q.ID, Resolution{Status: StatusAnswered, Answers: map[string]Answer{q.Prompts[0].Question: a}, AnsweredBy: in.Responder()})
-		if reply, done := b.resolveFailed(q, err); done {
+		if reply, done := b.resolveFailed(in, q, err); done {
 			return reply
 		}
 		w := b.words(in, q)
@@ -390,9 +399,9 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 	q, err := b.store.SaveProgress(ctx, id, i, a)
 	b.known.forget(id)
 	if errors.Is(err, ErrConflict) {
-		return Reply{Text: fmt.Sprintf("Question %d of %s already has an answer.", i+1, id), Question: q, Err: ErrConflict}
+		return Reply{Text: b.words(in, q).T("answer.part_given", i+1, id), Question: q, Err: ErrConflict}
 	}
-	if reply, done := b.resolveFailed(q, err); done {
+	if reply, done := b.resolveFailed(in, q, err); done {
 		return reply
 	}
 	b.audit(ctx, id, PromptAnsweredAudit(in, i, a, b.now()))
@@ -406,7 +415,7 @@ func (b *Broker) answerPart(ctx context.Context, in Inbound, q *Question, i int,
 		answers[p.Question] = *q.Progress[k]
 	}
 	q, err = b.Resolve(ctx, q.ID, Resolution{Status: StatusAnswered, Answers: answers, AnsweredBy: in.Responder()})
-	if reply, done := b.resolveFailed(q, err); done {
+	if reply, done := b.resolveFailed(in, q, err); done {
 		return reply
 	}
 	w := b.words(in, q)

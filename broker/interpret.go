@@ -15,9 +15,9 @@ func promptIndex(q *Question, n int) (int, error) {
 	if n > 0 {
 		if n > len(q.Prompts) {
 			if len(q.Prompts) == 1 {
-				return 0, fmt.Errorf("%s has one question: use /answer %s <choice>", q.ID, q.ID)
+				return 0, sayError(nil, "answer.one_question", q.ID, q.ID)
 			}
-			return 0, fmt.Errorf("%s has %d questions: use %s.1–%s.%d", q.ID, len(q.Prompts), q.ID, q.ID, len(q.Prompts))
+			return 0, sayError(nil, "answer.prompt_range", q.ID, len(q.Prompts), q.ID, q.ID, len(q.Prompts))
 		}
 		return n - 1, nil
 	}
@@ -47,7 +47,7 @@ func interpretChoice(p Prompt, c Choice) (Answer, error) {
 		return a, nil
 	case ChoiceOther:
 		if !p.AllowsOther() {
-			return a, fmt.Errorf("free text is not accepted here: choose %s", rangeText(n))
+			return a, sayError(nil, "answer.no_free_text", choiceRange(n))
 		}
 		a.CustomText = c.Text
 		return a, nil
@@ -66,9 +66,9 @@ func interpretChoice(p Prompt, c Choice) (Answer, error) {
 		case OptionIndex(p, c.Raw) >= 0:
 			return interpretChoice(p, Choice{Kind: ChoiceText, Text: c.Raw, Raw: c.Raw})
 		case !p.AllowsOther():
-			return a, fmt.Errorf("notes are not accepted here: choose %s, without other <text>", rangeText(n))
+			return a, sayError(nil, "answer.no_note", choiceRange(n))
 		case c.Text == "":
-			return a, fmt.Errorf("the note is missing: write it after other, as in %s other <text>", joinNumbers(c.Numbers))
+			return a, sayError(nil, "answer.note_missing", joinNumbers(c.Numbers))
 		}
 		a, err := pickNumbers(p, c.Numbers, a)
 		if err != nil {
@@ -103,7 +103,7 @@ func interpretChoice(p Prompt, c Choice) (Answer, error) {
 		a.CustomText = c.Text
 		return a, nil
 	}
-	return a, fmt.Errorf("%q is not an option here: choose %s", c.Text, rangeText(n))
+	return a, sayError(nil, "answer.not_option", c.Text, choiceRange(n))
 }
 
 // pickNumbers adds the options numbered nums (1-based) to a, or says
@@ -113,11 +113,11 @@ func pickNumbers(p Prompt, nums []int, a Answer) (Answer, error) {
 	picked := SelectedOptions(nums)
 	for _, k := range picked {
 		if k < 1 || k > n {
-			return a, fmt.Errorf("%d is not an option here: choose %s", k, rangeText(n))
+			return a, sayError(nil, "answer.not_option_number", k, choiceRange(n))
 		}
 	}
 	if len(picked) > 1 && !p.MultiSelect {
-		return a, fmt.Errorf("this question takes one answer: choose one of %s", rangeText(n))
+		return a, sayError(nil, "answer.one_answer", choiceRange(n))
 	}
 	for _, k := range picked {
 		a.Selected = append(a.Selected, p.Options[k-1].Label)
@@ -128,11 +128,13 @@ func pickNumbers(p Prompt, nums []int, a Answer) (Answer, error) {
 	return a, nil
 }
 
-func rangeText(n int) string {
+// choiceRange says what answers a prompt of n options: "1–3", or "a
+// free-text answer" without options.
+func choiceRange(n int) phrase {
 	if n == 0 {
-		return "a free-text answer"
+		return say("answer.free_text")
 	}
-	return fmt.Sprintf("1–%d", n)
+	return say("answer.range", n)
 }
 
 func joinNumbers(ns []int) string {

@@ -19,7 +19,7 @@ func (b *Broker) note(ctx context.Context, in Inbound, q *Question, text string,
 		text = "not ready to answer"
 	}
 	voted := false
-	q, refused := b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
+	q, refused := b.amend(ctx, in, q, func(q *Question) (Amendment, *Reply) {
 		st := clonedState(q.State)
 		k := voteOf(st.Votes, by)
 		voted = k >= 0

@@ -21,12 +21,12 @@ func (b *Broker) snooze(ctx context.Context, in Inbound, id string) Reply {
 	}
 	by := *in.Responder()
 	loc := b.locationOf(in)
-	q, refused = b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
+	q, refused = b.amend(ctx, in, q, func(q *Question) (Amendment, *Reply) {
 		now := b.now()
 		limit := q.CreatedAt.Add(q.Policy.longest())
 		switch {
 		case !now.Before(q.ExpiresAt):
-			r := Reply{Text: ClosedText(q, loc), Question: q, Err: ErrClosed}
+			r := Reply{Text: closedText(b.words(in, q), q, loc), Question: q, Err: ErrClosed}
 			return Amendment{}, &r
 		case len(q.State.Snoozes) >= sp.Max:
 			r := b.refuseIn(ctx, in, q, ErrLimit, AuditNoSnooze, func(w *i18n.Printer) string {

@@ -170,13 +170,13 @@ func CheckPersonText(s string) (string, error) {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	if !utf8.ValidString(s) {
-		return "", fmt.Errorf("%w: the text is not valid UTF-8", ErrInvalid)
+		return "", sayError(ErrInvalid, "answer.text_utf8")
 	}
 	pos := 0
 	for _, r := range s {
 		pos++
 		if r != '\n' && r != '\t' && isControl(r) {
-			return "", fmt.Errorf("%w: the text contains a control character (%U) at character %d; only newline and tab are allowed", ErrInvalid, r, pos)
+			return "", sayError(ErrInvalid, "answer.text_control", r, pos)
 		}
 	}
 	return s, nil

@@ -18,8 +18,9 @@ const amendAttempts = 16
 // amend builds a change of q's policy state with build and stores it with
 // the store's compare-and-set, reading q again and rebuilding when another
 // change came first. build returns a refusal instead of a change when the
-// question as it stands refuses the action.
-func (b *Broker) amend(ctx context.Context, q *Question, build func(q *Question) (Amendment, *Reply)) (*Question, *Reply) {
+// question as it stands refuses the action. A refusal is in the language
+// of in's reader.
+func (b *Broker) amend(ctx context.Context, in Inbound, q *Question, build func(q *Question) (Amendment, *Reply)) (*Question, *Reply) {
 	for range amendAttempts {
 		a, refused := build(q)
 		if refused != nil {
@@ -32,19 +33,19 @@ func (b *Broker) amend(ctx context.Context, q *Question, build func(q *Question)
 			return done, nil
 		}
 		if !errors.Is(err, ErrConflict) {
-			r, _ := b.resolveFailed(nil, err)
+			r, _ := b.resolveFailed(in, nil, err)
 			return q, &r
 		}
 		if q, err = b.store.Get(ctx, q.ID); err != nil {
-			r := refuse(ErrUnavailable, "Could not record that right now; please try again.")
+			r := refuse(ErrUnavailable, "%s", b.words(in, nil).T("refuse.record_failed"))
 			return nil, &r
 		}
 		if q.Status != StatusPending {
-			r, _ := b.resolveFailed(nil, &ClosedError{Question: q})
+			r, _ := b.resolveFailed(in, q, &ClosedError{Question: q})
 			return q, &r
 		}
 	}
-	r := refuse(ErrUnavailable, "Too many people acted on %s at once; please try again.", q.ID)
+	r := refuse(ErrUnavailable, "%s", b.words(in, q).T("answer.too_busy", q.ID))
 	return q, &r
 }
 
@@ -129,7 +130,7 @@ func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, d
 		v.Choice = "Decline"
 	}
 	changed := false
-	q, refused := b.amend(ctx, q, func(q *Question) (Amendment, *Reply) {
+	q, refused := b.amend(ctx, in, q, func(q *Question) (Amendment, *Reply) {
 		st := clonedState(q.State)
 		k := voteOf(st.Votes, by)
 		entry := AuditEntry{At: v.At, Kind: AuditVote, By: &by, Choice: v.Choice, Detail: cmp.Or(reason, v.Note)}
@@ -157,7 +158,7 @@ func (b *Broker) vote(ctx context.Context, in Inbound, q *Question, a *Answer, d
 		q, err = closed.Question, nil
 	}
 	if err != nil {
-		r, _ := b.resolveFailed(q, err)
+		r, _ := b.resolveFailed(in, q, err)
 		return r
 	}
 	w := b.words(in, q)

@@ -28,7 +28,9 @@ const (
 	// exactly on the limit after a cut trims less white space than it
 	// counted.
 	fitMargin = 8
-	// shortenedMark ends text this package trims to fit a message.
+	// shortenedMark ends text this package trims to fit a message when
+	// no card says the reader's language; a card's text ends with the
+	// card's mark (Card.CutMark).
 	shortenedMark = broker.ShortenedMark
 )
 
@@ -218,7 +220,7 @@ func (c *Channel) renderOutcome(q *broker.Question) string {
 	}
 	if visibleLen(text) > maxText {
 		// A guard: the outcome line alone is over the limit.
-		return outcomeIcon(card.Status) + " " + esc(trim(card.Outcome.Text, maxText/2, shortenedMark))
+		return outcomeIcon(card.Status) + " " + esc(trim(card.Outcome.Text, maxText/2, card.CutMark()))
 	}
 	return text
 }
