@@ -34,8 +34,8 @@ func (e *env) sentPlaceholder() string {
 // dialogSeen is what a person reads of the reply box around a card.
 type dialogSeen struct {
 	toast, prompt, placeholder, kept string
-	buttons                         []string
-	dropped, unknown                string
+	buttons                          []string
+	dropped, unknown                 string
 }
 
 // walkDialog opens the reply box of q's first prompt, types a note into
