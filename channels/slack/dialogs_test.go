@@ -92,7 +92,7 @@ func TestModalGerman(t *testing.T) {
 	v := openModal(t, e, m, "de")
 	title, submit, cancel, labels, placeholders := readModal(t, v).words()
 	want := []string{"Antwort oder Notiz", "Senden", "Abbrechen",
-		"Ihre Auswahl|Eigene Antwort, oder eine Notiz zu Ihrer Auswahl", "Hier schreiben"}
+		"Ihre Auswahl|Eigene Antwort oder eine Notiz zu Ihrer Auswahl", "Hier schreiben"}
 	got := []string{title, submit, cancel, strings.Join(labels, "|"), strings.Join(placeholders, "|")}
 	for k := range want {
 		if got[k] != want[k] {

@@ -80,7 +80,7 @@ func TestDialogsGerman(t *testing.T) {
 	checks := []struct{ what, got, want string }{
 		{"toast", d.toast, "Schreiben Sie in das Antwortfeld und tippen Sie dann auf die passende Option oder auf Als meine Antwort senden."},
 		{"placeholder", d.placeholder, "Ihre Antwort oder Notiz"},
-		{"kept", d.kept, "Gespeichert: „mit WAL“. Tippen Sie auf eine Option, um ihn als deren Notiz zu senden, oder auf Als meine Antwort senden, um ihn allein zu senden."},
+		{"kept", d.kept, "Gespeichert: „mit WAL“. Tippen Sie auf eine Option, um den Text als deren Notiz zu senden, oder auf Als meine Antwort senden, um ihn allein zu senden."},
 		{"dropped", d.dropped, "Notiz verworfen."},
 		{"unknown", d.unknown, "Diese Schaltfläche gehört zu keiner aktuellen Frage."},
 	}
@@ -90,8 +90,8 @@ func TestDialogsGerman(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"Ana, bitte tippen Sie Ihre Antwort oder eine Notiz zu einer Option für diese Frage: Which database should we use?",
-		"(tippen Sie dann auf die passende Option, oder auf Als meine Antwort senden, um nur den Text zu senden; wie wenn Sie /answer " + q.ID + " 1 other … für Option 1 oder /answer " + q.ID + " other … tippen)",
+		"Ana, bitte geben Sie Ihre Antwort oder eine Notiz zu einer Option für diese Frage ein: Which database should we use?",
+		"(tippen Sie dann auf die passende Option, oder auf Als meine Antwort senden, um den Text allein zu senden; wie die Eingabe von /answer " + q.ID + " 1 other … für Option 1 oder /answer " + q.ID + " other …)",
 	} {
 		if !strings.Contains(d.prompt, want) {
 			t.Errorf("the prompt lacks %q:\n%s", want, d.prompt)
