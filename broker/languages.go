@@ -105,3 +105,17 @@ func (l *Languages) dmPerson(q *Question, channel string) string {
 	}
 	return ""
 }
+
+// Account returns the locale of the person whose account user is in
+// channel ("slack", "U0000002"), "" when the account is nobody's or they
+// chose none: the language of a channel's own words to someone acting
+// without a card at hand.
+func (l *Languages) Account(channel, user string) string {
+	if l == nil {
+		return ""
+	}
+	if p := l.people.Of(channel, user); p != nil {
+		return p.Locale
+	}
+	return ""
+}

@@ -2,13 +2,13 @@ package discord
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // Discord's limits on messages and components.
@@ -87,18 +87,32 @@ func readStep(customID string) (broker.Step, error) {
 	return s, err
 }
 
+// badOption is a selection or typed option number the channel cannot
+// read: the catalog's message id and the value, said to the person.
+type badOption struct {
+	id, value string
+}
+
+// say is the refusal in w's language.
+func (b *badOption) say(w *i18n.Printer) string {
+	if b.value == "" {
+		return w.T(b.id)
+	}
+	return w.T(b.id, b.value)
+}
+
 // menuOptions reads select menu values (0-based option indexes) as
 // sorted, distinct indexes. A number beyond the prompt's options is left
 // for the broker to refuse with its words.
-func menuOptions(values []string) ([]int, error) {
+func menuOptions(values []string) ([]int, *badOption) {
 	if len(values) == 0 {
-		return nil, fmt.Errorf("no option selected")
+		return nil, &badOption{id: "dialog.discord.none_selected"}
 	}
 	idx := make([]int, 0, len(values))
 	for _, v := range values {
 		k, err := strconv.Atoi(v)
 		if err != nil || k < 0 || k > 99 {
-			return nil, fmt.Errorf("%q is not an option", v)
+			return nil, &badOption{id: "dialog.discord.not_an_option", value: strconv.Quote(v)}
 		}
 		idx = append(idx, k)
 	}
@@ -107,13 +121,13 @@ func menuOptions(values []string) ([]int, error) {
 
 // typedNumbers reads the option numbers a person typed in the Other
 // form ("2", "1,3", "1 3") as 0-based indexes; empty text is none.
-func typedNumbers(s string) ([]int, error) {
+func typedNumbers(s string) ([]int, *badOption) {
 	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 	var idx []int
 	for _, f := range fields {
 		k, err := strconv.Atoi(f)
 		if err != nil || k < 1 || k > broker.MaxOptions {
-			return nil, fmt.Errorf("%q is not an option number: type numbers such as 2 or 1,3, or leave the field empty", f)
+			return nil, &badOption{id: "dialog.discord.not_a_number", value: f}
 		}
 		idx = append(idx, k-1)
 	}

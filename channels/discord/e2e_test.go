@@ -125,7 +125,7 @@ func TestEndToEnd(t *testing.T) {
 		a := w.ask(t, dbRequest())
 		for _, tc := range []struct{ numbers, text, reply string }{
 			{"", "", "The answer was empty: nothing was recorded."},
-			{"SQLite", "x", `"SQLite" is not an option number`},
+			{"SQLite", "x", "“SQLite” is not an option number"},
 			{"1,2", "both", "this question takes one answer"},
 		} {
 			id := w.fake.SubmitModalFields(w.ana, a.msg, data(broker.StepOther, a.q.Ref(0)), numbersInputID, tc.numbers, textInputID, tc.text)

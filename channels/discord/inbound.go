@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/bwmarrin/discordgo"
 )
 
@@ -50,22 +51,22 @@ func (c *Channel) interact(ctx context.Context, i *discordgo.Interaction) respon
 		if err != nil {
 			return ephemeral(err.Error())
 		}
-		reply := c.h.HandleInbound(ctx, c.inboundFrom(i, text))
-		return ephemeral(replyText(reply))
+		in := c.inboundFrom(i, text)
+		return ephemeral(c.replyText(in, c.h.HandleInbound(ctx, in)))
 	case discordgo.InteractionMessageComponent:
 		return c.tap(ctx, i)
 	case discordgo.InteractionModalSubmit:
 		return c.submit(ctx, i)
 	}
-	return ephemeral("This kind of interaction is not supported here.")
+	return ephemeral(c.words(c.inboundFrom(i, "").User).T("dialog.discord.unsupported"))
 }
 
 // afterTap answers a component on the question message: an accepted
 // action updates the message in place (type 7), anything else is told to
-// the person alone (ephemeral).
-func (c *Channel) afterTap(reply broker.Reply) response {
+// the person alone (ephemeral). in is the action.
+func (c *Channel) afterTap(in broker.Inbound, reply broker.Reply) response {
 	if !reply.OK || reply.Question == nil {
-		return ephemeral(replyText(reply))
+		return ephemeral(c.replyText(in, reply))
 	}
 	m := render(reply.Question, c.view(reply.Question))
 	return response{Type: discordgo.InteractionResponseUpdateMessage, Data: &responseData{
@@ -73,12 +74,14 @@ func (c *Channel) afterTap(reply broker.Reply) response {
 	}}
 }
 
-func replyText(r broker.Reply) string {
+// replyText is the broker's reply to in, or, when it says nothing, the
+// channel's word for done or nothing to do in the person's language.
+func (c *Channel) replyText(in broker.Inbound, r broker.Reply) string {
 	if r.Text == "" {
 		if r.OK {
-			return "Done."
+			return c.words(in.User).T("dialog.discord.done")
 		}
-		return "Nothing to do."
+		return c.words(in.User).T("dialog.discord.nothing")
 	}
 	return r.Text
 }
@@ -93,7 +96,8 @@ func ephemeral(text string) response {
 }
 
 // maxNote bounds what a person types in a modal (Discord allows 4000);
-// the labels and placeholders below fit Discord's 45 and 100 characters.
+// the labels and placeholders of the catalog fit Discord's 45 and 100
+// characters in every language (TestModalLimits).
 const maxNote = 1000
 
 // tap answers a component of the question message: a button or a
@@ -101,33 +105,35 @@ const maxNote = 1000
 // is answered with the form, any other sends the step's command.
 func (c *Channel) tap(ctx context.Context, i *discordgo.Interaction) response {
 	data := i.MessageComponentData()
+	in := c.inboundFrom(i, "")
 	s, err := readStep(data.CustomID)
 	if err != nil {
-		return ephemeral("That control was not understood.")
+		return ephemeral(c.words(in.User).T("dialog.discord.control_unknown"))
 	}
 	switch {
 	case s.Legacy != "":
 	case s.Kind == broker.StepOther:
-		return otherModal(s.Ref, false)
+		return otherModal(c.dialogWords(ctx, in, s.Ref.ID), s.Ref, false)
 	case s.Kind == broker.StepNote:
-		return otherModal(s.Ref, true)
+		return otherModal(c.dialogWords(ctx, in, s.Ref.ID), s.Ref, true)
 	case s.Kind == broker.StepPick || s.Kind == broker.StepWithNote:
-		picked, err := menuOptions(data.Values)
-		if err != nil {
-			return ephemeral("That selection was not understood: " + err.Error())
+		picked, bad := menuOptions(data.Values)
+		if bad != nil {
+			return ephemeral(bad.say(c.words(in.User)))
 		}
 		s.Options = picked
 		// Options beyond a prompt's go to the broker at once, which
 		// refuses them with its words.
 		if s.Kind == broker.StepWithNote && picked[len(picked)-1] < broker.MaxOptions {
-			return noteModal(s)
+			return noteModal(c.dialogWords(ctx, in, s.Ref.ID), s)
 		}
 	}
 	cmd, ok := s.Command("")
 	if !ok {
-		return ephemeral("That control was not understood.")
+		return ephemeral(c.words(in.User).T("dialog.discord.control_unknown"))
 	}
-	return c.afterTap(c.h.HandleInbound(ctx, c.inboundFrom(i, cmd)))
+	in.Text = cmd
+	return c.afterTap(in, c.h.HandleInbound(ctx, in))
 }
 
 // submit answers a form: the Other form (text, and option numbers when
@@ -135,49 +141,52 @@ func (c *Channel) tap(ctx context.Context, i *discordgo.Interaction) response {
 // form's step with what was typed.
 func (c *Channel) submit(ctx context.Context, i *discordgo.Interaction) response {
 	data := i.ModalSubmitData()
+	in := c.inboundFrom(i, "")
 	s, err := readStep(data.CustomID)
 	if err != nil || s.Legacy != "" || (s.Kind != broker.StepOther && s.Kind != broker.StepWithNote) {
-		return ephemeral("That form was not understood.")
+		return ephemeral(c.words(in.User).T("dialog.discord.form_unknown"))
 	}
 	if numbers := modalText(data.Components, numbersInputID); numbers != "" {
-		if s.Options, err = typedNumbers(numbers); err != nil {
-			return ephemeral(err.Error() + " Nothing was recorded.")
+		var bad *badOption
+		if s.Options, bad = typedNumbers(numbers); bad != nil {
+			return ephemeral(bad.say(c.dialogWords(ctx, in, s.Ref.ID)))
 		}
 	}
 	cmd, ok := s.Command(modalText(data.Components, textInputID))
 	if !ok {
-		return ephemeral("The answer was empty: nothing was recorded.")
+		return ephemeral(c.dialogWords(ctx, in, s.Ref.ID).T("dialog.discord.empty_answer"))
 	}
-	reply := c.h.HandleInbound(ctx, c.inboundFrom(i, cmd))
+	in.Text = cmd
+	reply := c.h.HandleInbound(ctx, in)
 	if i.Message == nil {
-		return ephemeral(replyText(reply))
+		return ephemeral(c.replyText(in, reply))
 	}
-	return c.afterTap(reply)
+	return c.afterTap(in, reply)
 }
 
 // otherModal asks for the free-text answer of prompt r; withNumbers (the
 // prompt has options) also for the option numbers the text goes with,
-// which makes the text a note beside them.
-func otherModal(r broker.PromptRef, withNumbers bool) response {
-	title := "Your own answer"
+// which makes the text a note beside them. Its words are printed by w.
+func otherModal(w *i18n.Printer, r broker.PromptRef, withNumbers bool) response {
+	title := w.T("dialog.discord.title_answer")
 	if r.Count > 1 {
-		title = fmt.Sprintf("Your own answer to question %d", r.Index+1)
+		title = w.T("dialog.discord.title_answer_n", r.Index+1)
 	}
 	text := discordgo.TextInput{
-		CustomID: textInputID, Label: "Answer", Style: discordgo.TextInputParagraph,
+		CustomID: textInputID, Label: w.T("dialog.discord.label_answer"), Style: discordgo.TextInputParagraph,
 		Required: true, MinLength: 1, MaxLength: maxNote,
 	}
 	var rows []discordgo.MessageComponent
 	if withNumbers {
-		title = "Other answer, or a note"
+		title = w.T("dialog.discord.title_note")
 		if r.Count > 1 {
-			title = fmt.Sprintf("Other answer or note, question %d", r.Index+1)
+			title = w.T("dialog.discord.title_note_n", r.Index+1)
 		}
 		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.TextInput{
-			CustomID: numbersInputID, Label: "Option number(s) it goes with (optional)", Style: discordgo.TextInputShort,
-			Placeholder: "e.g. 2, or 1,3 where several are allowed; empty for none", MaxLength: 20,
+			CustomID: numbersInputID, Label: w.T("dialog.discord.label_numbers"), Style: discordgo.TextInputShort,
+			Placeholder: w.T("dialog.discord.placeholder_numbers"), MaxLength: 20,
 		}}})
-		text.Label, text.Required, text.MinLength = "Your answer, or a note for the option", false, 0
+		text.Label, text.Required, text.MinLength = w.T("dialog.discord.label_answer_note"), false, 0
 	}
 	rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{text}})
 	return modalResponse(broker.EncodeStep(broker.Step{Kind: broker.StepOther, Ref: r}), title, rows)
@@ -185,16 +194,16 @@ func otherModal(r broker.PromptRef, withNumbers bool) response {
 
 // noteModal asks, after options were chosen in the menu, for an optional
 // note to go with them (s carries them); sending it empty records the
-// options alone.
-func noteModal(s broker.Step) response {
-	title := "Add a note (optional)"
+// options alone. Its words are printed by w.
+func noteModal(w *i18n.Printer, s broker.Step) response {
+	title := w.T("dialog.discord.title_add_note")
 	if s.Ref.Count > 1 {
-		title = fmt.Sprintf("Add a note to question %d (optional)", s.Ref.Index+1)
+		title = w.T("dialog.discord.title_add_note_n", s.Ref.Index+1)
 	}
 	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 		discordgo.TextInput{
-			CustomID: textInputID, Label: "Note (leave empty to send just the choice)", Style: discordgo.TextInputParagraph,
-			Required: false, MaxLength: maxNote,
+			CustomID: textInputID, Label: w.T("dialog.discord.label_note"), Style: discordgo.TextInputParagraph,
+			Placeholder: w.T("dialog.discord.placeholder_note"), Required: false, MaxLength: maxNote,
 		},
 	}}}
 	return modalResponse(broker.EncodeStep(s), title, rows)

@@ -11,6 +11,7 @@ import (
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/discord/discordfake"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // largestQuestion is the largest question the broker accepts, written in
@@ -56,8 +57,9 @@ func TestCustomIDsFitTheLargestQuestion(t *testing.T) {
 			}
 			ids = append(ids, customIDs(m.Components)...)
 			for i := answered; i < len(q.Prompts); i++ {
-				ids = append(ids, otherModal(q.Ref(i), true).Data.CustomID, otherModal(q.Ref(i), false).Data.CustomID,
-					noteModal(broker.Step{Kind: broker.StepWithNote, Ref: q.Ref(i), Options: []int{0, 1, 2, 3}}).Data.CustomID)
+				w := i18n.For(i18n.English)
+				ids = append(ids, otherModal(w, q.Ref(i), true).Data.CustomID, otherModal(w, q.Ref(i), false).Data.CustomID,
+					noteModal(w, broker.Step{Kind: broker.StepWithNote, Ref: q.Ref(i), Options: []int{0, 1, 2, 3}}).Data.CustomID)
 			}
 		}
 		longest := ""

@@ -82,7 +82,16 @@ func TestGatewayInbound(t *testing.T) {
 	ana := e.fake.NewUser("ana", "111", "222")
 	dm := e.fake.AddChannel("")
 	n := 0
-	next := func(t *testing.T) broker.Inbound { n++; return rec.Wait(t, n)[n-1] }
+	// next is the next action; opening a modal first reads its question
+	// (for the card's language), which records nothing and is skipped.
+	next := func(t *testing.T) broker.Inbound {
+		for {
+			n++
+			if in := rec.Wait(t, n)[n-1]; in.Text != broker.FormatPending(q.ID) {
+				return in
+			}
+		}
+	}
 
 	check := func(t *testing.T, in broker.Inbound, text string) {
 		t.Helper()

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/bwmarrin/discordgo"
 )
 
@@ -136,8 +137,8 @@ func TestReadStep(t *testing.T) {
 	if nums, err := typedNumbers(" 3, 1 "); err != nil || !slices.Equal(nums, []int{0, 2}) {
 		t.Errorf("typed numbers = %v, %v", nums, err)
 	}
-	if _, err := typedNumbers("SQLite"); err == nil || !strings.Contains(err.Error(), `"SQLite" is not an option number`) {
-		t.Errorf("typed label: %v", err)
+	if _, bad := typedNumbers("SQLite"); bad == nil || !strings.Contains(bad.say(i18n.For(i18n.English)), "“SQLite” is not an option number") {
+		t.Errorf("typed label: %v", bad)
 	}
 	if picked, err := menuOptions([]string{"2", "0", "2"}); err != nil || !slices.Equal(picked, []int{0, 2}) {
 		t.Errorf("menu submission = %v, %v; want options 0 and 2", picked, err)

@@ -278,7 +278,7 @@ func TestEndToEndEmptyModal(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.send(t, "interactive", p)
-	waitEphemeral(t, e.fake, ana.ID, noneGiven)
+	waitEphemeral(t, e.fake, ana.ID, "Choose an option or type an answer: nothing was recorded.")
 	e.ch.drain()
 	if got, _ := e.b.Get(context.Background(), "agent", q.ID); got.Status != broker.StatusPending {
 		t.Fatalf("an empty modal changed the question to %s", got.Status)

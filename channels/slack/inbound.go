@@ -11,15 +11,13 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // The slash commands the app registers (deploy/slack-manifest.yaml).
 var slashCommands = map[string]bool{
 	"/answer": true, "/decline": true, "/discuss": true, "/pending": true,
 }
-
-// noneTicked is said when Submit is pressed with no checkbox ticked.
-const noneTicked = "Tick at least one option, then press Submit."
 
 // interaction records a block_actions or view_submission payload with the
 // broker and returns what to do once the delivery is acknowledged.
@@ -71,7 +69,9 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 			}
 			meta := modalMeta{step: step, chat: chat}
 			// Nothing to record: the modal opens once the tap is acknowledged.
-			return func(ctx context.Context) { c.openOther(ctx, cb.TriggerID, meta, shown, ticked) }
+			return func(ctx context.Context) {
+				c.openOther(ctx, c.dialogWords(ctx, in, step.Ref.ID), cb.TriggerID, meta, shown, ticked)
+			}
 		case broker.StepSubmit:
 			// The ticks are the checkboxes' state as the person left it,
 			// not those the button was drawn with.
@@ -81,7 +81,9 @@ func (c *Channel) blockAction(ctx context.Context, cb slackapi.InteractionCallba
 	cmd, ok := step.Command("")
 	if !ok {
 		if step.Kind == broker.StepPick {
-			return c.telling(where, noneTicked)
+			// Submit pressed with no checkbox ticked.
+			w := c.words(in.User)
+			return c.telling(where, w.T("dialog.slack.none_ticked", w.T("control.submit")))
 		}
 		c.log.Debug("a button step that sends nothing", "chat", chat, "value", a.Value)
 		return nil
@@ -185,37 +187,35 @@ func promptShown(m slackapi.Message, ref broker.PromptRef) shownPrompt {
 	return p
 }
 
-// noneGiven is said when the modal is sent with no option and no text.
-const noneGiven = "Choose an option or type an answer: nothing was recorded."
-
 // openOther opens the modal in which a person types an Other answer or,
 // when the prompt has options, picks some and adds the text as a note.
-// ticked are the options ticked in the message, ticked again here.
-func (c *Channel) openOther(ctx context.Context, triggerID string, meta modalMeta, p shownPrompt, ticked []int) {
+// ticked are the options ticked in the message, ticked again here. The
+// modal's own words are printed by w.
+func (c *Channel) openOther(ctx context.Context, w *i18n.Printer, triggerID string, meta modalMeta, p shownPrompt, ticked []int) {
 	var blocks []slackapi.Block
 	if p.question != "" {
 		blocks = append(blocks, slackapi.NewSectionBlock(mrkdwn(cutEscaped(p.question, maxSectionText)), nil, nil, slackapi.SectionBlockOptionBlockID("question")))
 	}
-	textLabel := "Your answer"
+	textLabel := w.T("dialog.slack.label_answer")
 	if len(p.labels) > 0 {
-		blocks = append(blocks, choiceInput(p, ticked))
-		textLabel = "Other answer, or a note to go with your choice"
+		blocks = append(blocks, choiceInput(w, p, ticked))
+		textLabel = w.T("dialog.slack.label_note")
 	}
-	input := slackapi.NewPlainTextInputBlockElement(plain("Type here", 150), otherActionID)
+	input := slackapi.NewPlainTextInputBlockElement(plain(w.T("dialog.slack.placeholder"), maxPlaceholder), otherActionID)
 	input.Multiline = true
 	input.MaxLength = 2000
 	text := slackapi.NewInputBlock(otherBlockID, plain(textLabel, maxModalLabel), nil, input)
 	text.Optional = len(p.labels) > 0
 	blocks = append(blocks, text)
-	title := "Other answer"
+	title := w.T("dialog.slack.title_answer")
 	if len(p.labels) > 0 {
-		title = "Other answer or note"
+		title = w.T("dialog.slack.title_note")
 	}
 	view := slackapi.ModalViewRequest{
 		Type:            slackapi.VTModal,
-		Title:           plain(title, 24),
-		Submit:          plain("Send", 24),
-		Close:           plain("Cancel", 24),
+		Title:           plain(title, maxModalTitle),
+		Submit:          plain(w.T("dialog.slack.submit"), maxModalTitle),
+		Close:           plain(w.T("dialog.slack.close"), maxModalTitle),
 		CallbackID:      otherCallbackID,
 		PrivateMetadata: meta.encode(),
 		Blocks:          slackapi.Blocks{BlockSet: blocks},
@@ -227,13 +227,13 @@ func (c *Channel) openOther(ctx context.Context, triggerID string, meta modalMet
 
 // choiceInput is the modal's optional radio buttons (one answer) or
 // checkboxes (several), with the options ticked in the message ticked.
-func choiceInput(p shownPrompt, ticked []int) *slackapi.InputBlock {
+func choiceInput(w *i18n.Printer, p shownPrompt, ticked []int) *slackapi.InputBlock {
 	opts := make([]*slackapi.OptionBlockObject, len(p.labels))
 	for k, label := range p.labels {
 		opts[k] = slackapi.NewOptionBlockObject(strconv.Itoa(k), plain(label, maxOptionText), nil)
 	}
 	var el slackapi.BlockElement
-	label := "Your choice"
+	label := w.T("dialog.slack.choice")
 	if p.multi {
 		boxes := slackapi.NewCheckboxGroupsBlockElement(choiceActionID, opts...)
 		for _, k := range ticked {
@@ -241,7 +241,7 @@ func choiceInput(p shownPrompt, ticked []int) *slackapi.InputBlock {
 				boxes.InitialOptions = append(boxes.InitialOptions, opts[k])
 			}
 		}
-		el, label = boxes, "Your choices"
+		el, label = boxes, w.T("dialog.slack.choices")
 	} else {
 		el = slackapi.NewRadioButtonsBlockElement(choiceActionID, opts...)
 	}
@@ -278,14 +278,17 @@ func (c *Channel) otherSubmitted(ctx context.Context, cb slackapi.InteractionCal
 			}
 		}
 	}
+	in := broker.Inbound{
+		Channel: Name, Chat: chatOf(meta.chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
+		Private: isDM(meta.chat),
+	}
 	cmd, ok := broker.Step{Kind: broker.StepPick, Ref: meta.step.Ref, Options: picked}.Command(text)
 	if !ok {
-		return c.telling(where, noneGiven)
+		// Sent with no option and no text: said in the modal's language.
+		return c.telling(where, c.dialogWords(ctx, in, meta.step.Ref.ID).T("dialog.slack.none_given"))
 	}
-	return c.dispatch(ctx, broker.Inbound{
-		Channel: Name, Chat: chatOf(meta.chat, cb.User.ID), User: cb.User.ID, Name: userName(cb.User),
-		Text: cmd, Private: isDM(meta.chat),
-	}, where)
+	in.Text = cmd
+	return c.dispatch(ctx, in, where)
 }
 
 // slashCommand records /answer, /decline, /discuss and /pending.

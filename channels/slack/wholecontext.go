@@ -9,6 +9,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // A question's context block holds at most 3000 characters: a longer
@@ -65,7 +66,7 @@ func (c *Channel) threadWholeContext(ctx context.Context, q *broker.Question, ch
 // the client that waits out a 429 within ctx, since nothing would send
 // them again.
 func (c *Channel) postWholeContext(ctx context.Context, q *broker.Question, ch, ts string) error {
-	texts, fenced := contextReplies(q.ID, q.Context)
+	texts, fenced := contextReplies(i18n.For(c.localeOf(q)), q.ID, q.Context)
 	for i, text := range texts {
 		opts := []slackapi.MsgOption{
 			slackapi.MsgOptionText(text, false),
@@ -84,12 +85,12 @@ func (c *Channel) postWholeContext(ctx context.Context, q *broker.Question, ch, 
 }
 
 // contextReplies writes the whole context s of question id as the texts
-// of thread replies: a line naming the question, then the escaped context
+// of thread replies: a line naming the question (printed by w), then the escaped context
 // in a code block, at most maxThreadText characters each, a long context
 // cut after a line break wherever the piece holds one. A context that
 // holds ``` would end its code block early: its replies carry it as plain
 // text instead (fenced false), to be posted with formatting off.
-func contextReplies(id, s string) (texts []string, fenced bool) {
+func contextReplies(w *i18n.Printer, id, s string) (texts []string, fenced bool) {
 	fenced = !strings.Contains(s, fence)
 	wrap := func(head, body string) string {
 		if fenced {
@@ -99,9 +100,9 @@ func contextReplies(id, s string) (texts []string, fenced bool) {
 	}
 	head := func(i, n int) string {
 		if n == 1 {
-			return "The whole context of question " + escapeMrkdwn(id) + ":"
+			return escapeMrkdwn(w.T("dialog.slack.whole_context", id))
 		}
-		return fmt.Sprintf("The whole context of question %s (%d of %d):", escapeMrkdwn(id), i+1, n)
+		return escapeMrkdwn(w.T("dialog.slack.whole_context_n", id, i+1, n))
 	}
 	room := maxThreadText - utf8.RuneCountInString(wrap(head(98, 99), ""))
 	parts := splitEscaped(s, room)

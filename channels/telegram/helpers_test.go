@@ -79,12 +79,16 @@ type envOptions struct {
 	// people links Ana's and Bob's accounts to people, as the route with
 	// team policies needs (answers then name the person).
 	people bool
+	// locale is the channel's (channels.telegram.locale); anaLocale is
+	// Ana's own, which links the people and gives the channel the
+	// broker's languages.
+	locale, anaLocale string
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
 	people, err := broker.NewPeople([]broker.Person{
-		{ID: "ana", Name: "Ana", Accounts: []string{"telegram:42"}},
+		{ID: "ana", Name: "Ana", Accounts: []string{"telegram:42"}, Locale: o.anaLocale},
 		{ID: "bob", Name: "Bob", Accounts: []string{"telegram:43"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -100,12 +104,12 @@ func newEnv(t *testing.T, o envOptions) *env {
 		"prod":    prodRoute,
 		"two":     {Targets: []broker.Target{{Channel: Name, Chat: chatID(team)}, {Channel: Name, Chat: chatID(ops)}}},
 	}, func(c *broker.Config) {
-		if o.people {
+		if o.people || o.anaLocale != "" {
 			c.People = people
 		}
 	})
 	t.Setenv(tokenEnv, testToken)
-	cfg := Config{TokenEnv: tokenEnv, APIURL: fake.URL(), PollTimeout: time.Second}
+	cfg := Config{TokenEnv: tokenEnv, APIURL: fake.URL(), PollTimeout: time.Second, Language: channels.Language{Locale: o.locale}}
 	var hook atomic.Value // http.Handler, set once the channel exists
 	var hookURL string
 	if o.mode == ModeWebhook {
@@ -117,7 +121,11 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Setenv(secretEnv, testSecret)
 		cfg.Mode, cfg.WebhookURL, cfg.WebhookSecretEnv = ModeWebhook, hookURL, secretEnv
 	}
-	ch, err := New(cfg, br, channels.Options{Logger: br.Logger})
+	opts := channels.Options{Logger: br.Logger}
+	if o.anaLocale != "" {
+		opts.Languages = br.Broker.Languages()
+	}
+	ch, err := New(cfg, br, opts)
 	if err != nil {
 		t.Fatalf("new channel: %v", err)
 	}

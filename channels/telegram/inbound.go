@@ -10,6 +10,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // handleUpdate turns one Telegram update into broker input and shows the
@@ -51,14 +52,18 @@ func inbound(chat *tgbotapi.Chat, from *tgbotapi.User) broker.Inbound {
 // person's client keeps spinning.
 func (c *Channel) handleCallback(ctx context.Context, cq *tgbotapi.CallbackQuery) {
 	if cq.Message == nil || cq.Message.Chat == nil || cq.From == nil {
-		c.answerCallback(ctx, cq.ID, "This button no longer works.", true)
+		var user string
+		if cq.From != nil {
+			user = strconv.FormatInt(cq.From.ID, 10)
+		}
+		c.answerCallback(ctx, cq.ID, c.words(user).T("dialog.telegram.button_gone"), true)
 		return
 	}
 	in := inbound(cq.Message.Chat, cq.From)
 	s, ok := decodeButton(cq.Data)
 	if !ok {
 		c.log.Info("unknown button data", "chat", in.Chat)
-		c.answerCallback(ctx, cq.ID, "This button is not from a current question.", true)
+		c.answerCallback(ctx, cq.ID, c.words(in.User).T("dialog.telegram.button_unknown"), true)
 		return
 	}
 	switch s.Kind {
@@ -88,7 +93,7 @@ func (c *Channel) sendStep(ctx context.Context, cq *tgbotapi.CallbackQuery, in b
 	cmd, ok := s.Command("")
 	if !ok {
 		// Submit with nothing ticked.
-		c.answerCallback(ctx, cq.ID, "Nothing is ticked yet: tap the options you want first.", false)
+		c.answerCallback(ctx, cq.ID, c.words(in.User).T("dialog.telegram.nothing_ticked"), false)
 		return
 	}
 	in.Text = cmd
@@ -126,7 +131,7 @@ func (c *Channel) tapToast(s broker.Step, reply broker.Reply) string {
 	}
 	p := card.Prompts[card.Current]
 	if submit, ok := p.Control(broker.ControlSubmit); ok && len(tickedOptions(p)) > 0 {
-		return reply.Text + " Tap " + submit.Label + " when ready."
+		return reply.Text + " " + i18n.For(card.Locale).T("dialog.telegram.tap_when_ready", submit.Label)
 	}
 	return reply.Text
 }
@@ -174,62 +179,72 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in br
 		return
 	}
 	i := s.Ref.Index
+	card := c.card(q)
+	w := i18n.For(card.Locale)
 	if !q.Open(i) {
-		c.answerCallback(ctx, cq.ID, "This button is from an earlier step: use the buttons of the question as it stands now.", true)
+		c.answerCallback(ctx, cq.ID, w.T("dialog.telegram.earlier_step"), true)
 		return
 	}
-	p := c.card(q).Prompts[i]
+	p := card.Prompts[i]
 	if _, ok := p.Control(broker.ControlOther); !ok {
-		c.answerCallback(ctx, cq.ID, "This question takes no typed answer: tap one of its options.", true)
+		c.answerCallback(ctx, cq.ID, w.T("dialog.telegram.no_typed_answer"), true)
 		return
 	}
 	hold := len(p.Options) > 0
 	chat := cq.Message.Chat
 	var b strings.Builder
 	b.WriteString("✍️ ")
+	mention := ""
 	if chat.Type != "private" {
 		name := cq.From.FirstName
 		if name == "" {
 			name = cq.From.UserName
 		}
-		b.WriteString(`<a href="tg://user?id=` + strconv.FormatInt(cq.From.ID, 10) + `">` + esc(name) + "</a>, ")
+		mention = `<a href="tg://user?id=` + strconv.FormatInt(cq.From.ID, 10) + `">` + esc(name) + "</a>, "
 	}
-	question := "<b>" + esc(trim(p.Question, 1000, shortenedMark)) + "</b>\n"
-	answer := "<code>" + esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref}, "…")) + "</code>"
-	toast, placeholder := "Type your answer in the reply box.", "Your answer"
+	// ask is the prompt's first sentence, after the person's name in a
+	// group.
+	ask := func(id string, args ...any) {
+		text := w.T(id, args...)
+		if mention == "" {
+			text = capitalized(text)
+		}
+		b.WriteString(mention + esc(text) + " <b>" + esc(trim(p.Question, 1000, shortenedMark)) + "</b>\n")
+	}
+	answer := code(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref}, "…"))
+	alone := w.T("dialog.telegram.send_as_answer")
+	toast, placeholder := w.T("dialog.telegram.toast_answer"), w.T("dialog.telegram.placeholder_answer")
 	if hold {
-		toast, placeholder = "Type in the reply box, then tap the option it goes with or "+labelSendAsAnswer+".", "Your answer or note"
+		toast, placeholder = w.T("dialog.telegram.toast_note", alone), w.T("dialog.telegram.placeholder_note")
 	}
 	switch {
 	case !hold:
-		b.WriteString("type your answer for: " + question)
-		b.WriteString("<i>(same as typing</i> " + answer + "<i>)</i>")
+		ask("dialog.telegram.ask_answer")
+		b.WriteString(italicText(w, "dialog.telegram.same_as", answer))
 	case p.MultiSelect:
 		submit, _ := p.Control(broker.ControlSubmit)
 		ticked := tickedOptions(p)
-		with, then := "the options you tick", "tick options and tap "+esc(submit.Label)
+		with, then := w.T("dialog.telegram.ticked_none"), w.T("dialog.telegram.then_tick", submit.Label)
 		if len(ticked) > 0 {
 			nums := make([]string, len(ticked))
 			for k, v := range ticked {
 				nums[k] = strconv.Itoa(v + 1)
 			}
-			with, then = strings.Join(nums, ", "), "tap "+esc(submit.Label)
+			with, then = strings.Join(nums, ", "), w.T("dialog.telegram.then_tap", submit.Label)
 		} else {
 			ticked = []int{0}
 		}
-		withNote := "<code>" + esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: ticked}, "…")) + "</code>"
-		b.WriteString("type your answer, or a note to go with " + with + ", for: " + question)
-		b.WriteString("<i>(then " + then + " to send it as the note, or " + labelSendAsAnswer + " to send it alone; the same as typing</i> " +
-			withNote + " <i>or</i> " + answer + "<i>)</i>")
-		toast = "Type in the reply box, then tap " + submit.Label + " or " + labelSendAsAnswer + "."
+		withNote := code(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: ticked}, "…"))
+		ask("dialog.telegram.ask_note_multi", with)
+		b.WriteString(italicText(w, "dialog.telegram.then_multi", then, alone, withNote, answer))
+		toast = w.T("dialog.telegram.toast_note_multi", submit.Label, alone)
 	default:
-		first := "<code>" + esc(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: []int{0}}, "…")) + "</code>"
-		b.WriteString("type your answer, or a note to go with an option, for: " + question)
-		b.WriteString("<i>(then tap the option it goes with, or " + labelSendAsAnswer + " to send it alone; the same as typing</i> " +
-			first + " <i>for option 1, or</i> " + answer + "<i>)</i>")
+		first := code(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref, Options: []int{0}}, "…"))
+		ask("dialog.telegram.ask_note")
+		b.WriteString(italicText(w, "dialog.telegram.then_option", alone, first, answer))
 	}
 	if held, ok := c.notes.get(noteKey{q.ID, i}); ok && hold {
-		b.WriteString("\n<i>It replaces “" + esc(trim(held, 200, shortenedMark)) + "”.</i>")
+		b.WriteString("\n" + italicText(w, "dialog.telegram.replaces", trim(held, 200, shortenedMark)))
 	}
 	msg := tgbotapi.NewMessage(chat.ID, b.String())
 	msg.ParseMode = tgbotapi.ModeHTML
@@ -239,7 +254,7 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in br
 	sent, err := c.send(ctx, "ask free text for "+q.ID, msg)
 	if err != nil {
 		c.log.Warn("asking for free text failed", "question_id", q.ID, "chat", chat.ID, "err", err)
-		c.answerCallback(ctx, cq.ID, "Could not open the reply box; reply to the question message with your answer.", true)
+		c.answerCallback(ctx, cq.ID, w.T("dialog.telegram.box_failed"), true)
 		return
 	}
 	c.others.put(chatMessage{chat.ID, sent.MessageID}, otherPrompt{ref: p.Ref, note: hold, message: cq.Message.MessageID}, c.now())

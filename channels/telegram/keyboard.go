@@ -7,6 +7,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // Every button carries a broker.Step (broker.EncodeStep, at most
@@ -18,13 +19,8 @@ import (
 // legacy.go.
 
 // The words of this channel's own buttons, for the text held from the
-// reply box; every other word comes from the card.
-const (
-	labelSendAsAnswer = "Send as my answer"
-	labelChangeText   = "📝 Change…"
-	labelDropNote     = "✖ Drop note"
-	withNoteMark      = " + note"
-)
+// reply box, are the catalog's "dialog.telegram.*" in the card's
+// language; every other word comes from the card.
 
 // keyboard builds the inline keyboard of card's current prompt, and the
 // buttons whose callback data would not fit in Telegram's 64 bytes:
@@ -46,7 +42,7 @@ func (c *Channel) keyboard(card broker.Card) ([][]tgbotapi.InlineKeyboardButton,
 		*row = append(*row, tgbotapi.NewInlineKeyboardButtonData(text, data))
 	}
 	if card.Current >= 0 {
-		rows = append(rows, c.promptRows(card.ID, card.Prompts[card.Current], add)...)
+		rows = append(rows, c.promptRows(i18n.For(card.Locale), card.ID, card.Prompts[card.Current], add)...)
 	}
 	var row []tgbotapi.InlineKeyboardButton
 	for _, ctl := range card.Controls {
@@ -66,12 +62,13 @@ func (c *Channel) keyboard(card broker.Card) ([][]tgbotapi.InlineKeyboardButton,
 // not fit (keyboard).
 type addButton func(row *[]tgbotapi.InlineKeyboardButton, text, data, command string)
 
-// promptRows are the rows of the current prompt p of question id: its
+// promptRows are the rows of the current prompt p of question id, with
+// the channel's own words printed by w: its
 // options and its controls. While the prompt holds text from the reply
 // box (heldNotes), the options and Submit carry it as their note,
 // "Send as my answer" sends it alone, and the Other control reads
 // "Change…" beside "Drop note".
-func (c *Channel) promptRows(id string, p broker.CardPrompt, add addButton) [][]tgbotapi.InlineKeyboardButton {
+func (c *Channel) promptRows(w *i18n.Printer, id string, p broker.CardPrompt, add addButton) [][]tgbotapi.InlineKeyboardButton {
 	var rows [][]tgbotapi.InlineKeyboardButton
 	other, hasOther := p.Control(broker.ControlOther)
 	held := c.holding(id, p)
@@ -91,7 +88,7 @@ func (c *Channel) promptRows(id string, p broker.CardPrompt, add addButton) [][]
 			add(&row, box+label, o.Data, o.Command)
 		case held:
 			s := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: []int{o.Number - 1}}
-			add(&row, label+withNoteMark, broker.EncodeStep(s), stepCommand(s, "<note>"))
+			add(&row, w.T("dialog.telegram.plus_note", label), broker.EncodeStep(s), stepCommand(s, "<note>"))
 		default:
 			add(&row, label, o.Data, o.Command)
 		}
@@ -102,7 +99,7 @@ func (c *Channel) promptRows(id string, p broker.CardPrompt, add addButton) [][]
 	if held {
 		var row []tgbotapi.InlineKeyboardButton
 		alone := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref}
-		add(&row, labelSendAsAnswer, broker.EncodeStep(alone), stepCommand(alone, "<text>"))
+		add(&row, w.T("dialog.telegram.send_as_answer"), broker.EncodeStep(alone), stepCommand(alone, "<text>"))
 		if len(row) > 0 {
 			rows = append(rows, row)
 		}
@@ -116,7 +113,7 @@ func (c *Channel) promptRows(id string, p broker.CardPrompt, add addButton) [][]
 		withNote := broker.Step{Kind: broker.StepWithNote, Ref: p.Ref, Options: ticked}
 		switch {
 		case held && len(ticked) > 0:
-			add(&row, submit.Label+" ("+strings.Join(nums, ", ")+withNoteMark+")", broker.EncodeStep(withNote), stepCommand(withNote, "<note>"))
+			add(&row, submit.Label+" ("+w.T("dialog.telegram.plus_note", strings.Join(nums, ", "))+")", broker.EncodeStep(withNote), stepCommand(withNote, "<note>"))
 		case len(ticked) > 0:
 			add(&row, submit.Label+" ("+strings.Join(nums, ", ")+")", submit.Data, submit.Command)
 		default:
@@ -126,11 +123,11 @@ func (c *Channel) promptRows(id string, p broker.CardPrompt, add addButton) [][]
 	if hasOther {
 		label := other.Label
 		if held {
-			label = labelChangeText
+			label = w.T("dialog.telegram.change")
 		}
 		add(&row, label, other.Data, other.Command+" <text>")
 		if held {
-			add(&row, labelDropNote, broker.EncodeStep(broker.Step{Kind: broker.StepDropNote, Ref: p.Ref}), "")
+			add(&row, w.T("dialog.telegram.drop_note"), broker.EncodeStep(broker.Step{Kind: broker.StepDropNote, Ref: p.Ref}), "")
 		}
 	}
 	if skip, ok := p.Control(broker.ControlSkip); ok {

@@ -6,6 +6,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // The text typed in the card's one reply box ("Other or note…") on a
@@ -23,21 +24,23 @@ import (
 func (c *Channel) holdNote(ctx context.Context, in broker.Inbound, chat int64, p otherPrompt, text string) string {
 	i := p.ref.Index
 	c.notes.put(noteKey{p.ref.ID, i}, text, c.now())
-	kept := "Kept: “" + text + "”. "
-	alone := labelSendAsAnswer + " to send it alone."
 	q := c.question(ctx, in, p.ref.ID)
 	if q == nil {
-		return kept + "Tap an option to send it as that option's note, or " + alone
+		w := c.words(in.User)
+		return w.T("dialog.telegram.kept_option", text, w.T("dialog.telegram.send_as_answer"))
 	}
 	c.redraw(ctx, chat, p.message, q, i)
-	if p := c.card(q).Prompts[i]; p.MultiSelect {
+	card := c.card(q)
+	w := i18n.For(card.Locale)
+	alone := w.T("dialog.telegram.send_as_answer")
+	if p := card.Prompts[i]; p.MultiSelect {
 		submit, _ := p.Control(broker.ControlSubmit)
 		if len(tickedOptions(p)) == 0 {
-			return kept + "Tick options, then tap " + submit.Label + " to send it as their note; or tap " + alone
+			return w.T("dialog.telegram.kept_tick", text, submit.Label, alone)
 		}
-		return kept + "Tap " + submit.Label + " to send it with your choice, or " + alone
+		return w.T("dialog.telegram.kept_submit", text, submit.Label, alone)
 	}
-	return kept + "Tap an option to send it as that option's note, or " + alone
+	return w.T("dialog.telegram.kept_option", text, alone)
 }
 
 // ticked are the options of prompt ref ticked so far, as the store holds
@@ -64,7 +67,7 @@ func (c *Channel) otherLabel(q *broker.Question) string {
 	case !ok:
 		return ""
 	case c.holding(q.ID, p):
-		return labelChangeText
+		return i18n.For(card.Locale).T("dialog.telegram.change")
 	}
 	return other.Label
 }
@@ -83,13 +86,15 @@ func (c *Channel) holding(id string, p broker.CardPrompt) bool {
 // notKept is the reply to text typed in a reply box that a restart
 // forgot: nothing was recorded, and what to tap or type instead.
 func (c *Channel) notKept(ctx context.Context, in broker.Inbound, id string) string {
-	text := "Your reply was not kept (the bridge restarted); nothing was recorded. "
-	if q := c.question(ctx, in, id); q != nil {
-		if label := c.otherLabel(q); label != "" {
-			return text + "Tap " + label + " and type it again, or type one of the commands shown above."
-		}
+	q := c.question(ctx, in, id)
+	if q == nil {
+		return c.words(in.User).T("dialog.telegram.not_kept")
 	}
-	return text + "Type one of the commands shown above."
+	w := i18n.For(c.card(q).Locale)
+	if label := c.otherLabel(q); label != "" {
+		return w.T("dialog.telegram.not_kept_tap", label)
+	}
+	return w.T("dialog.telegram.not_kept")
 }
 
 // question reads question id as it stands through the broker ("/pending
@@ -132,11 +137,13 @@ func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, 
 	key := noteKey{s.Ref.ID, s.Ref.Index}
 	note, ok := c.notes.get(key)
 	if !ok {
-		lost := "Your text was lost (the bridge restarted, or it was sent already); nothing was recorded."
+		lost := c.words(in.User).T("dialog.telegram.lost")
 		q := c.question(ctx, in, s.Ref.ID)
 		if q != nil {
+			w := i18n.For(c.card(q).Locale)
+			lost = w.T("dialog.telegram.lost")
 			if label := c.otherLabel(q); label != "" {
-				lost += " Tap " + label + " and type it again."
+				lost = w.T("dialog.telegram.lost_tap", label)
 			}
 		}
 		c.answerCallback(ctx, cq.ID, lost, true)
@@ -148,7 +155,7 @@ func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, 
 	cmd, ok := s.Command(note)
 	if !ok {
 		c.notes.drop(key)
-		c.answerCallback(ctx, cq.ID, "The note is empty; nothing was recorded.", true)
+		c.answerCallback(ctx, cq.ID, c.words(in.User).T("dialog.telegram.note_empty"), true)
 		return
 	}
 	in.Text = cmd
@@ -162,8 +169,10 @@ func (c *Channel) sendWithNote(ctx context.Context, cq *tgbotapi.CallbackQuery, 
 // dropNote forgets the held text of a prompt and redraws the keyboard.
 func (c *Channel) dropNote(ctx context.Context, cq *tgbotapi.CallbackQuery, in broker.Inbound, s broker.Step) {
 	c.notes.drop(noteKey{s.Ref.ID, s.Ref.Index})
+	w := c.words(in.User)
 	if q := c.question(ctx, in, s.Ref.ID); q != nil {
 		c.redraw(ctx, cq.Message.Chat.ID, cq.Message.MessageID, q, s.Ref.Index)
+		w = i18n.For(c.card(q).Locale)
 	}
-	c.answerCallback(ctx, cq.ID, "Note dropped.", false)
+	c.answerCallback(ctx, cq.ID, w.T("dialog.telegram.note_dropped"), false)
 }

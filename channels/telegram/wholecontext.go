@@ -2,13 +2,13 @@ package telegram
 
 import (
 	"context"
-	"strconv"
 	"unicode"
 	"unicode/utf8"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // A question whose message shows its context shortened (render cuts the
@@ -39,7 +39,8 @@ func (c *Channel) replyWholeContext(ctx context.Context, q *broker.Question, cha
 // waited out within ctx (call), since nothing would send it again.
 func (c *Channel) postWholeContext(ctx context.Context, q *broker.Question, chatID int64, msgID int) error {
 	what := "post the whole context of question " + q.ID
-	text := "📎 The whole context of question " + esc(q.ID) + ":\n<pre>" + esc(q.Context) + "</pre>"
+	w := i18n.For(c.localeOf(q))
+	text := esc(w.T("dialog.telegram.whole_context", q.ID)) + "\n<pre>" + esc(q.Context) + "</pre>"
 	if visibleLen(text) <= maxText && !endsInSpace(q.Context) {
 		msg := tgbotapi.NewMessage(chatID, text)
 		msg.ParseMode = tgbotapi.ModeHTML
@@ -49,7 +50,7 @@ func (c *Channel) postWholeContext(ctx context.Context, q *broker.Question, chat
 		return err
 	}
 	doc := tgbotapi.NewDocument(chatID, tgbotapi.FileBytes{Name: contextFile, Bytes: []byte(q.Context)})
-	doc.Caption = "📎 The whole context of question " + q.ID + " (" + strconv.Itoa(utf8.RuneCountInString(q.Context)) + " characters)"
+	doc.Caption = w.T("dialog.telegram.whole_context_file", q.ID, utf8.RuneCountInString(q.Context))
 	doc.ReplyToMessageID = msgID
 	_, err := c.send(ctx, what, doc)
 	return err
