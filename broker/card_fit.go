@@ -9,8 +9,9 @@ import (
 
 // The marks that end a text Shorten cut, so people see that it was cut.
 const (
-	// ContextCutMark ends a shortened context: channels that cut it post
-	// the whole text in a reply to the question.
+	// ContextCutMark ends a shortened context in English: channels that
+	// cut it post the whole text in a reply to the question. A card ends
+	// it in its own language (Card.ContextMark).
 	ContextCutMark = "…(shortened: the whole text is in the reply below)"
 	// ShortenedMark ends a shortened question in English; a card ends it
 	// in its own language (Card.CutMark).
@@ -31,6 +32,10 @@ const (
 // language: "…(shortened)", German "…(Text gekürzt)". Shorten counts its
 // length in that language, so a longer mark still fits.
 func (c Card) CutMark() string { return i18n.For(c.Locale).T("text.shortened") }
+
+// ContextMark is the mark that ends a shortened context of c, in the
+// card's language: "…(shortened: the whole text is in the reply below)".
+func (c Card) ContextMark() string { return i18n.For(c.Locale).T("text.context_shortened") }
 
 // Size is how many characters of c Shorten can take away: those of the
 // context, the option descriptions and the questions.
@@ -64,9 +69,10 @@ func (c Card) Shorten(excess int) Card {
 		out.Prompts[i] = p
 	}
 	if n := utf8.RuneCountInString(out.Context); n > 0 && !out.ContextCut {
-		keep := max(n-excess-utf8.RuneCountInString(ContextCutMark), 0)
+		cmark := c.ContextMark()
+		keep := max(n-excess-utf8.RuneCountInString(cmark), 0)
 		if keep < n {
-			out.Context = cut(out.Context, keep, ContextCutMark)
+			out.Context = cut(out.Context, keep, cmark)
 			out.ContextCut = true
 			excess -= n - utf8.RuneCountInString(out.Context)
 		}

@@ -46,3 +46,30 @@ func TestCardShortenMarkInItsLanguage(t *testing.T) {
 		})
 	}
 }
+
+// TestCardContextMarkInItsLanguage: a cut context ends with the mark in
+// the card's language, which tells the reader the whole text follows in
+// a reply, and the context is cut by what Shorten was asked for, mark
+// included.
+func TestCardContextMarkInItsLanguage(t *testing.T) {
+	for _, c := range []struct{ locale, mark string }{
+		{"", broker.ContextCutMark},
+		{i18n.German, "…(gekürzt: der ganze Text steht in der Antwort unten)"},
+		{i18n.Japanese, "…（省略：全文は下の返信にあります）"},
+		{i18n.Pseudo, i18n.PseudoText(broker.ContextCutMark)},
+	} {
+		t.Run(cmp.Or(c.locale, "en"), func(t *testing.T) {
+			q := cardQuestion()
+			q.Context = strings.Repeat("c", 3000)
+			card := broker.BuildCard(q, broker.Viewer{Now: cardNow, Loc: time.UTC, Locale: c.locale})
+			if card.ContextMark() != c.mark {
+				t.Fatalf("ContextMark() = %q, want %q", card.ContextMark(), c.mark)
+			}
+			cut := card.Shorten(1000)
+			if !cut.ContextCut || !strings.HasSuffix(cut.Context, c.mark) || utf8.RuneCountInString(cut.Context) != 2000 {
+				t.Errorf("the cut context ends %q and is %d characters, want %q at its end and 2000 in all",
+					cut.Context[max(len(cut.Context)-80, 0):], utf8.RuneCountInString(cut.Context), c.mark)
+			}
+		})
+	}
+}

@@ -43,6 +43,9 @@ type layout struct {
 	// contextOver is what the context is to lose; over is what the
 	// questions and option lists are to lose, together.
 	contextOver, over int
+	// contextMark is how long the mark ending a cut context is, in the
+	// card's language (Card.ContextMark).
+	contextMark int
 }
 
 // fitted renders card, and renders it once more shortened when a block
@@ -83,7 +86,7 @@ func (l *layout) text(raw, escaped string, n int, kind textKind) string {
 	}
 	switch {
 	case kind == contextText:
-		mark := utf8.RuneCountInString(broker.ContextCutMark)
+		mark := l.contextMark
 		l.contextOver += max(rawExcess(raw, n-mark)-mark, 1)
 	case kind == shortenable && raw != "":
 		l.over += rawExcess(raw, n)

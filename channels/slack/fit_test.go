@@ -5,9 +5,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/internal/i18n"
 )
 
 // blockTexts returns the mrkdwn text of each block of m by block id.
@@ -47,6 +49,17 @@ func TestFitShortensTheCardInItsOrder(t *testing.T) {
 		}
 		if opts := texts[blockID(q.ID, 0, "options")]; !strings.Contains(opts, strings.Repeat("d", broker.MaxDescriptionChar)) {
 			t.Errorf("a description was cut while the context sufficed:\n%s", opts)
+		}
+	})
+	t.Run("a long context is cut with the mark in the card's language", func(t *testing.T) {
+		q := sampleQuestion()
+		q.Context = strings.Repeat("x <y> ", broker.MaxContextChars/6)
+		for _, locale := range []string{i18n.German, i18n.Pseudo} {
+			card := broker.BuildCard(q, broker.Viewer{Now: sampleNow, Loc: time.UTC, Channel: Name, Locale: locale})
+			ctx := blockTexts(t, questionMessage(card))[blockID(q.ID, "context")]
+			if n := utf8.RuneCountInString(ctx); n > maxContextText || !strings.HasSuffix(ctx, escapeMrkdwn(card.ContextMark())) {
+				t.Errorf("%s: the context block holds %d characters, ending …%s; want it within %d with %q", locale, n, ctx[max(len(ctx)-80, 0):], maxContextText, card.ContextMark())
+			}
 		}
 	})
 	t.Run("a question escaping makes too long goes after the context", func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	slackapi "github.com/slack-go/slack"
 
@@ -65,7 +66,7 @@ func blockID(id string, parts ...any) string {
 // dialog that already have an answer show it instead of buttons.
 func questionBlocks(card broker.Card) *layout {
 	w := i18n.For(card.Locale)
-	l := &layout{}
+	l := &layout{contextMark: utf8.RuneCountInString(card.ContextMark())}
 	for i, p := range card.Prompts {
 		l.promptHead(card, i)
 		if len(p.Options) > 0 {

@@ -209,7 +209,7 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in br
 		if mention == "" {
 			text = capitalized(text)
 		}
-		b.WriteString(mention + esc(text) + " <b>" + esc(trim(p.Question, 1000, shortenedMark)) + "</b>\n")
+		b.WriteString(mention + esc(text) + " <b>" + esc(trim(p.Question, 1000, w.T("text.shortened"))) + "</b>\n")
 	}
 	answer := code(stepCommand(broker.Step{Kind: broker.StepOther, Ref: p.Ref}, "…"))
 	alone := w.T("dialog.telegram.send_as_answer")
@@ -244,7 +244,7 @@ func (c *Channel) askText(ctx context.Context, cq *tgbotapi.CallbackQuery, in br
 		b.WriteString(italicText(w, "dialog.telegram.then_option", alone, first, answer))
 	}
 	if held, ok := c.notes.get(noteKey{q.ID, i}); ok && hold {
-		b.WriteString("\n" + italicText(w, "dialog.telegram.replaces", trim(held, 200, shortenedMark)))
+		b.WriteString("\n" + italicText(w, "dialog.telegram.replaces", trim(held, 200, w.T("text.shortened"))))
 	}
 	msg := tgbotapi.NewMessage(chat.ID, b.String())
 	msg.ParseMode = tgbotapi.ModeHTML

@@ -90,7 +90,8 @@ var enAnswers = Catalog{
 	"pending.item":        S("%s: %s (%s)"),
 	"pending.now":         S("Now question %d of %d: %s"),
 
-	"text.shortened": S("…(shortened)"),
+	"text.shortened":         S("…(shortened)"),
+	"text.context_shortened": S("…(shortened: the whole text is in the reply below)"),
 }
 
 var deAnswers = Catalog{
@@ -169,7 +170,8 @@ var deAnswers = Catalog{
 	"pending.item":        S("%s: %s (%s)"),
 	"pending.now":         S("Jetzt Frage %d von %d: %s"),
 
-	"text.shortened": S("…(Text gekürzt)"),
+	"text.shortened":         S("…(Text gekürzt)"),
+	"text.context_shortened": S("…(gekürzt: der ganze Text steht in der Antwort unten)"),
 }
 
 var jaAnswers = Catalog{
@@ -248,5 +250,6 @@ var jaAnswers = Catalog{
 	"pending.item":        S("%s: %s（%s）"),
 	"pending.now":         S("現在の質問 %d / %d: %s"),
 
-	"text.shortened": S("…（省略）"),
+	"text.shortened":         S("…（省略）"),
+	"text.context_shortened": S("…（省略：全文は下の返信にあります）"),
 }
