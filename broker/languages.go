@@ -1,6 +1,11 @@
 package broker
 
-import "github.com/askbridge/askbridge/internal/i18n"
+import (
+	"context"
+	"time"
+
+	"github.com/askbridge/askbridge/internal/i18n"
+)
 
 // Languages chooses the language each copy of a question is written in
 // (docs/languages.md): the person's (people[].locale) for a copy that is
@@ -118,4 +123,35 @@ func (l *Languages) Account(channel, user string) string {
 		return p.Locale
 	}
 	return ""
+}
+
+// Words prints a channel's own words to the person whose account user
+// is in channel, acting without a card at hand: in their language, else
+// in fallback (the channel's locale, "" for English).
+func (l *Languages) Words(channel, user, fallback string) *i18n.Printer {
+	if loc := l.Account(channel, user); loc != "" {
+		return i18n.For(loc)
+	}
+	return i18n.For(fallback)
+}
+
+// DialogReadWithin bounds the read of DialogWords: Slack's trigger_id
+// and Discord's interaction answer, which open a dialog, are good for
+// 3 s after the tap.
+const DialogReadWithin = 500 * time.Millisecond
+
+// DialogWords prints a dialog a channel opens for in about question id:
+// in the language of the question's card in that channel (localeOf),
+// read through h as in may read it ("/pending <id>", which records
+// nothing) within DialogReadWithin; else (the question is closed,
+// unknown or not theirs, which h says when the dialog is sent, or the
+// read is slow) in the person's, else fallback (Words).
+func (l *Languages) DialogWords(ctx context.Context, h InboundHandler, in Inbound, id string, localeOf func(*Question) string, fallback string) *i18n.Printer {
+	ctx, cancel := context.WithTimeout(ctx, DialogReadWithin)
+	defer cancel()
+	in.Text, in.ReplyTo, in.Attachments = FormatPending(id), "", nil
+	if r := h.HandleInbound(ctx, in); r.OK && r.Question != nil {
+		return i18n.For(localeOf(r.Question))
+	}
+	return l.Words(in.Channel, in.User, fallback)
 }

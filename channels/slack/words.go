@@ -2,7 +2,6 @@ package slack
 
 import (
 	"context"
-	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/internal/i18n"
@@ -22,16 +21,7 @@ const (
 
 // words prints for the person with Slack user id user: their language,
 // else the channel's.
-func (c *Channel) words(user string) *i18n.Printer {
-	if l := c.langs.Account(Name, user); l != "" {
-		return i18n.For(l)
-	}
-	return i18n.For(c.locale)
-}
-
-// dialogReadWithin bounds the read of a dialog's question: Slack's
-// trigger_id, which opens the modal, is good for 3 s after the tap.
-const dialogReadWithin = 500 * time.Millisecond
+func (c *Channel) words(user string) *i18n.Printer { return c.langs.Words(Name, user, c.locale) }
 
 // dialogWords prints a dialog about question id opened for in: in the
 // language of the question's card, read through the broker as in may
@@ -39,11 +29,5 @@ const dialogReadWithin = 500 * time.Millisecond
 // the broker says when the dialog is sent, or the read is slow) in the
 // person's.
 func (c *Channel) dialogWords(ctx context.Context, in broker.Inbound, id string) *i18n.Printer {
-	ctx, cancel := context.WithTimeout(ctx, dialogReadWithin)
-	defer cancel()
-	in.Text, in.ReplyTo, in.Attachments = broker.FormatPending(id), "", nil
-	if r := c.h.HandleInbound(ctx, in); r.OK && r.Question != nil {
-		return i18n.For(c.localeOf(r.Question))
-	}
-	return c.words(in.User)
+	return c.langs.DialogWords(ctx, c.h, in, id, c.localeOf, c.locale)
 }

@@ -16,12 +16,7 @@ import (
 
 // words prints for the person with Telegram user id user ("" when
 // unknown): their language, else the channel's.
-func (c *Channel) words(user string) *i18n.Printer {
-	if l := c.langs.Account(Name, user); l != "" {
-		return i18n.For(l)
-	}
-	return i18n.For(c.locale)
-}
+func (c *Channel) words(user string) *i18n.Printer { return c.langs.Words(Name, user, c.locale) }
 
 // code is an argument of italicText shown as a typed command.
 type code string
