@@ -18,15 +18,24 @@ import (
 	"github.com/askbridge/askbridge/store/sqlite/sqlitetest"
 )
 
-// `bridge ask --pending` prints the ask's warnings beside the id when
-// nobody watches where the question went (here, only the text channel).
-func TestAskPendingPrintsWarnings(t *testing.T) {
+// textOnlyBridge serves a bridge whose default route is the text channel
+// alone, so that every question is warned of, and points the commands at
+// it.
+func textOnlyBridge(t *testing.T) *sqlitetest.Broker {
+	t.Helper()
 	b := sqlitetest.NewBroker(t, sqlitetest.DefaultRoute(cli.Name, ""))
 	b.Register(&cli.Channel{})
 	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, b.Broker, b.Store))
 	t.Cleanup(srv.Close)
 	t.Setenv("ASKBRIDGE_SERVER", srv.URL)
 	t.Setenv("ASKBRIDGE_KEY", "")
+	return b
+}
+
+// `bridge ask --pending` prints the ask's warnings beside the id when
+// nobody watches where the question went (here, only the text channel).
+func TestAskPendingPrintsWarnings(t *testing.T) {
+	textOnlyBridge(t)
 
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"ask", "--pending", "Rename the repository?"}, strings.NewReader(""), &stdout, &stderr); code != cmdline.ExitOK {
@@ -77,12 +86,7 @@ func (w *watchWriter) String() string {
 // has asked, that nobody watches where the question went, and goes on
 // waiting: the answer given after the warning is what it prints.
 func TestAskPrintsWarningsAtOnce(t *testing.T) {
-	b := sqlitetest.NewBroker(t, sqlitetest.DefaultRoute(cli.Name, ""))
-	b.Register(&cli.Channel{})
-	srv := httptest.NewServer(api.New(api.Config{Loopback: true, Logger: slog.New(slog.DiscardHandler)}, b.Broker, b.Store))
-	t.Cleanup(srv.Close)
-	t.Setenv("ASKBRIDGE_SERVER", srv.URL)
-	t.Setenv("ASKBRIDGE_KEY", "")
+	b := textOnlyBridge(t)
 
 	warned := make(chan string, 1)
 	stderr := &watchWriter{warned: func(line string) {
