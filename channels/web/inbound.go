@@ -138,6 +138,13 @@ func (c *Channel) words(who identity, r *http.Request) *i18n.Printer {
 	return i18n.For(c.pageLocale(readerOf(who, r)))
 }
 
+// refusalWords is words for a request refused before its endpoint reads
+// who sent it: whoever its session names, if the store can say.
+func (c *Channel) refusalWords(r *http.Request) *i18n.Printer {
+	who, _, _ := c.auth.who(r, c.now())
+	return c.words(who, r)
+}
+
 // refused is the reply to a body that could not be read or decoded: the
 // bridge's own reason in the reader's language, a JSON error as jsonerr
 // wrote it.
@@ -162,12 +169,12 @@ func (c *Channel) postedUpTo(limit int64, next http.HandlerFunc) http.HandlerFun
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := crossOrigin.Check(r); err != nil {
 			c.log.Warn("cross-site post refused", "path", r.URL.Path, "origin", r.Header.Get("Origin"))
-			writeJSON(w, http.StatusForbidden, reply{Reply: c.words(identity{}, r).T("inbox.reply.cross_site")})
+			writeJSON(w, http.StatusForbidden, reply{Reply: c.refusalWords(r).T("inbox.reply.cross_site")})
 			return
 		}
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" {
-			writeJSON(w, http.StatusUnsupportedMediaType, reply{Reply: c.words(identity{}, r).T("inbox.reply.not_json")})
+			writeJSON(w, http.StatusUnsupportedMediaType, reply{Reply: c.refusalWords(r).T("inbox.reply.not_json")})
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
