@@ -101,6 +101,7 @@ func TestRepliesInReadersLanguage(t *testing.T) {
 	pick := broker.EncodeStep(broker.Step{Kind: broker.StepPick, Ref: q.Ref(0)})
 	long := strings.Repeat("a", maxCommandLen+1)
 	const jsonErr = "text: must be a string, got the number 5"
+	files := map[string][]byte{"shot.png": samplePNG}
 
 	readers := []struct {
 		name, accept string
@@ -136,6 +137,17 @@ func TestRepliesInReadersLanguage(t *testing.T) {
 			"Type a command, such as /answer k7m2qx 2", "Geben Sie einen Befehl ein, etwa /answer k7m2qx 2", "/answer k7m2qx 2"},
 		{"a command too long", "/inbox/command", self, "application/json", `{"text":"` + long + `"}`, 400,
 			"That command is too long or not valid text", "Dieser Befehl ist zu lang oder kein gültiger Text", ""},
+		{"an answer without files", "/inbox/answer", self, "application/json", answerBody(t, "", q.ID, 0, nil), 400,
+			"Choose a file to send, or send your answer as text",
+			"Wählen Sie eine Datei zum Senden aus oder senden Sie Ihre Antwort als Text", ""},
+		{"an answer too long", "/inbox/answer", self, "application/json", answerBody(t, long, q.ID, 0, files), 400,
+			"That answer is too long or not valid text", "Diese Antwort ist zu lang oder kein gültiger Text", ""},
+		{"files without a question", "/inbox/answer", self, "application/json", answerBody(t, "", "", 0, files), 400,
+			"Refused: question: name the question the files answer",
+			"Abgelehnt: question: Nennen Sie die Frage, die die Dateien beantworten", "question"},
+		{"files for no prompt", "/inbox/answer", self, "application/json", answerBody(t, "", q.ID, 9, files), 400,
+			"Refused: prompt: must be 1–4 (the question of a dialog), or 0",
+			"Abgelehnt: prompt: muss 1–4 (die Frage eines Dialogs) oder 0 sein", "prompt"},
 		{"no question to say under", "/inbox/say", self, "application/json", `{"text":"hi"}`, 400,
 			"Refused: question: name the question you write under",
 			"Abgelehnt: question: Nennen Sie die Frage, unter die Sie schreiben", "question"},
@@ -232,6 +244,9 @@ func TestRepliesInReadersLanguage(t *testing.T) {
 			{"checking a sign-in", acceptGerman, "/inbox/command", `{"text":"/pending"}`, shared, 503,
 				"Cannot check your sign-in right now: the bridge's store is not answering; retrying",
 				"Ihre Anmeldung kann gerade nicht geprüft werden: Der Speicher der Bridge antwortet nicht; neuer Versuch läuft"},
+			{"reading the inbox", acceptGerman, "/inbox/state", "", shared, 503,
+				"Cannot check your sign-in right now: the bridge's store is not answering; retrying",
+				"Ihre Anmeldung kann gerade nicht geprüft werden: Der Speicher der Bridge antwortet nicht; neuer Versuch läuft"},
 			{"signing out", acceptGerman, "/inbox/logout", `{}`, ana, 503,
 				"Cannot sign you out right now: the bridge's store is not answering; try again shortly",
 				"Sie können gerade nicht abgemeldet werden: Der Speicher der Bridge antwortet nicht; versuchen Sie es gleich noch einmal"},
@@ -241,15 +256,19 @@ func TestRepliesInReadersLanguage(t *testing.T) {
 				"Sie können gerade nicht angemeldet werden: Der Speicher der Bridge antwortet nicht; versuchen Sie es gleich noch einmal"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				status, got := sendAs(t, e, http.MethodPost, tc.path, self, "application/json", tc.body, tc.accept, tc.cookie)
+				method := http.MethodPost
+				if tc.body == "" {
+					method = http.MethodGet
+				}
+				status, got := sendAs(t, e, method, tc.path, self, "application/json", tc.body, tc.accept, tc.cookie)
 				check(t, true, status, got, tc.status, tc.en, tc.de, "")
 				if tc.name == "signing in" {
 					// Bo's token names nobody with a locale: the browser's.
 					tc.body = `{"token":"` + bobToken + `"}`
 				}
-				status, got = sendAs(t, e, http.MethodPost, tc.path, self, "application/json", tc.body, i18n.Pseudo, tc.cookie)
+				status, got = sendAs(t, e, method, tc.path, self, "application/json", tc.body, i18n.Pseudo, tc.cookie)
 				check(t, false, status, got, tc.status, tc.en, "", "")
-				status, got = sendAs(t, e, http.MethodPost, tc.path, self, "application/json", tc.body, acceptEnglish, tc.cookie)
+				status, got = sendAs(t, e, method, tc.path, self, "application/json", tc.body, acceptEnglish, tc.cookie)
 				if status != tc.status || got.Reply != tc.en {
 					t.Fatalf("in English: %d %q, want %d %q", status, got.Reply, tc.status, tc.en)
 				}
@@ -336,6 +355,9 @@ func TestNothingDoneReplyLanguage(t *testing.T) {
 			"Not a command. Use /answer <id> <choice>, /decline <id> [reason] or /pending",
 			"Kein Befehl. Verwenden Sie /answer <ID> <Wahl>, /decline <ID> [Grund] oder /pending"},
 		{"/inbox/say", `{"question":"k7m2qx","text":"hi"}`, "Nothing was sent", "Nichts wurde gesendet"},
+		{"/inbox/answer", answerBody(t, "", "k7m2qx", 0, map[string][]byte{"shot.png": samplePNG}),
+			"Not an answer. Use the Other box of a question to send files",
+			"Keine Antwort. Senden Sie Dateien über das Feld „Andere Antwort oder Notiz“ einer Frage"},
 	} {
 		for accept, want := range map[string]string{acceptEnglish: tc.en, acceptGerman: tc.de} {
 			if status, got := sendAs(t, e, http.MethodPost, tc.path, srv.URL, "application/json", tc.body, accept, nil); status != 200 || got.Reply != want {
@@ -346,5 +368,27 @@ func TestNothingDoneReplyLanguage(t *testing.T) {
 		if left := i18ntest.Untranslated(got.Reply, "/answer", "/decline", "/pending"); status != 200 || len(left) > 0 || got.Reply == tc.en {
 			t.Errorf("%s in the pseudo-locale: %d %q: words not from the catalog %q", tc.path, status, got.Reply, left)
 		}
+	}
+}
+
+// TestStoreReadReplyLanguage: an inbox whose question store cannot be
+// read says so in the reader's language.
+func TestStoreReadReplyLanguage(t *testing.T) {
+	ch, err := New(Config{}, nopHandler{}, Options{Lister: emptyLister{err: errStoreDown}, Loopback: true, Logger: quiet, Sessions: sqlitetest.OpenStore(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ch.Handler())
+	t.Cleanup(func() { ch.Close(); srv.Close() })
+	e := &env{ch: ch, srv: srv, url: srv.URL + "/"}
+	const en = "The question store cannot be read right now; retrying"
+	for accept, want := range map[string]string{acceptEnglish: en, acceptGerman: "Der Fragenspeicher kann gerade nicht gelesen werden; neuer Versuch läuft"} {
+		if status, got := sendAs(t, e, http.MethodGet, "/inbox/state", "", "", "", accept, nil); status != 503 || got.Reply != want {
+			t.Errorf("%s: %d %q, want 503 %q", accept, status, got.Reply, want)
+		}
+	}
+	status, got := sendAs(t, e, http.MethodGet, "/inbox/state", "", "", "", i18n.Pseudo, nil)
+	if left := i18ntest.Untranslated(got.Reply); status != 503 || len(left) > 0 || got.Reply == en {
+		t.Errorf("pseudo: %d %q: words not from the catalog %q", status, got.Reply, left)
 	}
 }
