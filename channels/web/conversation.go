@@ -78,24 +78,25 @@ func (c *Channel) serveSay(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	p := c.words(who, r)
 	var body struct {
 		Question string `json:"question"`
 		Text     string `json:"text"`
 	}
 	if err := decode(r, &body); err != nil {
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, refused(p, err))
 		return
 	}
 	text := strings.TrimSpace(body.Text)
 	switch {
 	case !broker.ValidID(body.Question):
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: question: name the question you write under"})
+		writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.reply.say_question")})
 		return
 	case text == "":
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Type a message for the agent first"})
+		writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.reply.say_empty")})
 		return
 	case len(text) > maxCommandLen || !utf8.ValidString(text):
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "That message is too long or not valid text"})
+		writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.reply.say_invalid")})
 		return
 	}
 	rep := c.in.HandleInbound(r.Context(), broker.Inbound{
@@ -103,7 +104,7 @@ func (c *Channel) serveSay(w http.ResponseWriter, r *http.Request) {
 	})
 	msg := rep.Text
 	if rep.Ignored || msg == "" {
-		msg = "Nothing was sent"
+		msg = p.T("inbox.reply.say_nothing")
 	}
 	writeJSON(w, http.StatusOK, reply{OK: rep.OK, Reply: msg})
 }

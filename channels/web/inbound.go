@@ -15,6 +15,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/channels"
+	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/askbridge/askbridge/internal/jsonerr"
 	"github.com/askbridge/askbridge/internal/longlived"
 )
@@ -129,6 +130,34 @@ type reply struct {
 	Login bool `json:"login,omitempty"`
 }
 
+// words prints the inbox's own words for who's request r, in the
+// language the page's words are in (lang.go): a request of nobody signed
+// in (who is the zero identity) reads the inbox's locale, else the
+// browser's.
+func (c *Channel) words(who identity, r *http.Request) *i18n.Printer {
+	return i18n.For(c.pageLocale(readerOf(who, r)))
+}
+
+// refusalWords is words for a request refused before its endpoint reads
+// who sent it: whoever its session names, if the store can say.
+func (c *Channel) refusalWords(r *http.Request) *i18n.Printer {
+	who, _, _ := c.auth.who(r, c.now())
+	return c.words(who, r)
+}
+
+// refused is the reply to a body that could not be read or decoded: the
+// bridge's own reason in the reader's language, a JSON error as jsonerr
+// wrote it.
+func refused(p *i18n.Printer, err error) reply {
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return reply{Reply: p.T("inbox.reply.refused", p.T("inbox.reply.body_too_large"))}
+	case errors.Is(err, errBodyUnread):
+		return reply{Reply: p.T("inbox.reply.refused", p.T("inbox.reply.body_unread"))}
+	}
+	return reply{Reply: p.T("inbox.reply.refused", err.Error())}
+}
+
 // crossOrigin refuses requests that another site's page made a browser send.
 var crossOrigin = http.NewCrossOriginProtection()
 
@@ -140,12 +169,12 @@ func (c *Channel) postedUpTo(limit int64, next http.HandlerFunc) http.HandlerFun
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := crossOrigin.Check(r); err != nil {
 			c.log.Warn("cross-site post refused", "path", r.URL.Path, "origin", r.Header.Get("Origin"))
-			writeJSON(w, http.StatusForbidden, reply{Reply: "Refused: this request came from another site (only the inbox page itself may post here)"})
+			writeJSON(w, http.StatusForbidden, reply{Reply: c.refusalWords(r).T("inbox.reply.cross_site")})
 			return
 		}
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" {
-			writeJSON(w, http.StatusUnsupportedMediaType, reply{Reply: "Refused: send JSON with Content-Type: application/json"})
+			writeJSON(w, http.StatusUnsupportedMediaType, reply{Reply: c.refusalWords(r).T("inbox.reply.not_json")})
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
@@ -162,13 +191,14 @@ func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	p := c.words(who, r)
 	var body struct {
 		Text    string `json:"text"`
 		Step    string `json:"step"`
 		Options []int  `json:"options"`
 	}
 	if err := decode(r, &body); err != nil {
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, refused(p, err))
 		return
 	}
 	text := strings.TrimSpace(body.Text)
@@ -176,20 +206,20 @@ func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
 		_, cmd, ok, err := tap{Step: body.Step, Options: body.Options, Text: text}.command()
 		switch {
 		case err != nil:
-			writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+			writeJSON(w, http.StatusBadRequest, refused(p, err))
 			return
 		case !ok:
-			writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + errNothingChosen.Error()})
+			writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.reply.nothing_chosen")})
 			return
 		}
 		text = cmd
 	}
 	switch {
 	case text == "":
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Type a command, such as /answer k7m2qx 2"})
+		writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.cmd.empty", "/answer k7m2qx 2")})
 		return
 	case len(text) > maxCommandLen || !utf8.ValidString(text):
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "That command is too long or not valid text"})
+		writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.reply.cmd_invalid")})
 		return
 	}
 	rep := c.in.HandleInbound(r.Context(), broker.Inbound{
@@ -202,56 +232,64 @@ func (c *Channel) serveCommand(w http.ResponseWriter, r *http.Request) {
 	}
 	msg := rep.Text
 	if rep.Ignored || msg == "" {
-		msg = "Not a command. Use /answer <id> <choice>, /decline <id> [reason] or /pending"
+		msg = p.T("inbox.reply.not_command")
 	}
 	writeJSON(w, http.StatusOK, reply{OK: rep.OK, Reply: msg})
 }
 
 // serveLogin checks the token and sets the session cookie.
 func (c *Channel) serveLogin(w http.ResponseWriter, r *http.Request) {
+	// Until the token names someone, nobody is signed in: the reply is
+	// in the inbox's language, else the browser's.
+	p := c.words(identity{}, r)
 	var body struct {
 		Token string `json:"token"`
 	}
 	if err := decode(r, &body); err != nil {
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, refused(p, err))
 		return
 	}
 	if c.auth.open() {
-		writeJSON(w, http.StatusOK, reply{OK: true, Reply: "This inbox needs no token"})
+		writeJSON(w, http.StatusOK, reply{OK: true, Reply: p.T("inbox.reply.no_token")})
 		return
 	}
 	now := c.now()
 	addr := clientAddr(r)
 	if c.auth.guard.blocked(addr, now) {
-		writeJSON(w, http.StatusTooManyRequests, reply{Reply: "Too many wrong tokens from your address: wait a minute and try again", Login: true})
+		writeJSON(w, http.StatusTooManyRequests, reply{Reply: p.T("inbox.reply.too_many"), Login: true})
 		return
 	}
 	cred := c.auth.match(body.Token)
 	if cred == nil {
 		c.auth.guard.fail(addr, now)
 		c.refusals.Warn("wrong token", "wrong web token", "remote", r.RemoteAddr)
-		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Wrong token: ask whoever runs the bridge for the web token", Login: true})
+		writeJSON(w, http.StatusUnauthorized, reply{Reply: p.T("inbox.reply.wrong_token"), Login: true})
 		return
 	}
+	// The person the token names reads the rest in their language.
+	p = c.words(cred.who, r)
 	id, err := c.auth.signIn(r.Context(), now, cred.kind, cred.who)
 	if err != nil {
 		c.log.Error("sign in", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot sign you in right now: the bridge's store is not answering; try again shortly", Login: true})
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: p.T("inbox.reply.store_signin"), Login: true})
 		return
 	}
 	http.SetCookie(w, c.auth.sessionCookie(r, id, int(cookieMaxAge.Seconds())))
-	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed in as " + cred.who.Name})
+	writeJSON(w, http.StatusOK, reply{OK: true, Reply: p.T("inbox.reply.signed_in", cred.who.Name)})
 }
 
 // serveLogout ends the session on every instance and clears the cookie.
+// Its reply is in the language of whoever was signed in.
 func (c *Channel) serveLogout(w http.ResponseWriter, r *http.Request) {
+	who, _, _ := c.auth.who(r, c.now())
+	p := c.words(who, r)
 	if err := c.auth.signOut(r); err != nil {
 		c.log.Error("sign out", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot sign you out right now: the bridge's store is not answering; try again shortly"})
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: p.T("inbox.reply.store_signout")})
 		return
 	}
 	http.SetCookie(w, c.auth.sessionCookie(r, "", -1))
-	writeJSON(w, http.StatusOK, reply{OK: true, Reply: "Signed out"})
+	writeJSON(w, http.StatusOK, reply{OK: true, Reply: p.T("inbox.reply.signed_out")})
 }
 
 // signedIn returns who r acts as, and false when r may not use the
@@ -262,14 +300,21 @@ func (c *Channel) signedIn(w http.ResponseWriter, r *http.Request) (identity, bo
 	switch {
 	case err != nil:
 		c.log.Error("check sign-in", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot check your sign-in right now: the bridge's store is not answering; retrying"})
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: c.words(identity{}, r).T("inbox.reply.store_check")})
 		return identity{}, false
 	case !ok:
-		writeJSON(w, http.StatusUnauthorized, reply{Reply: "Sign in with the web token first", Login: true})
+		writeJSON(w, http.StatusUnauthorized, reply{Reply: c.words(identity{}, r).T("inbox.reply.sign_in_first"), Login: true})
 		return identity{}, false
 	}
 	return who, true
 }
+
+// The body errors of decode that are the bridge's own words; refused
+// puts them in the reader's language.
+var (
+	errBodyTooLarge = errors.New("the request body is too large")
+	errBodyUnread   = errors.New("the request body could not be read")
+)
 
 // decode reads a JSON body into v with an error written for the reader.
 func decode(r *http.Request, v any) error {
@@ -277,9 +322,9 @@ func decode(r *http.Request, v any) error {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return errors.New("the request body is too large")
+			return errBodyTooLarge
 		}
-		return errors.New("the request body could not be read")
+		return errBodyUnread
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

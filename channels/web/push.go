@@ -50,6 +50,23 @@ func (c *Channel) pushReply(r *http.Request, ok bool, id string, args ...any) re
 	return reply{OK: ok, Reply: i18n.For(c.pageLocale(readerOf(who, r))).T(id, args...)}
 }
 
+// pushRefusal is the reply refusing a push request for err, in the same
+// language as pushReply: a body the bridge could not read or a person with
+// too many devices in the bridge's words, a subscription the store
+// refuses with the store's reason (it names the fields of the browser's
+// subscription), a JSON error as jsonerr wrote it.
+func (c *Channel) pushRefusal(r *http.Request, err error) reply {
+	who, _, _ := c.auth.who(r, c.now())
+	p := c.words(who, r)
+	switch {
+	case errors.Is(err, broker.ErrLimit):
+		return reply{Reply: p.T("inbox.reply.push_limit", broker.MaxPushSubscriptions)}
+	case errors.Is(err, broker.ErrInvalid):
+		return reply{Reply: p.T("push.refused", reason(err))}
+	}
+	return refused(p, err)
+}
+
 // servePushKey returns the VAPID public key.
 func (c *Channel) servePushKey(w http.ResponseWriter, r *http.Request) {
 	if c.push == nil {
@@ -109,7 +126,7 @@ func (c *Channel) servePushSave(w http.ResponseWriter, r *http.Request) {
 		ExpirationTime *float64 `json:"expirationTime"`
 	}
 	if err := decode(r, &body); err != nil {
-		writeJSON(w, http.StatusBadRequest, c.pushReply(r, false, "push.refused", err.Error()))
+		writeJSON(w, http.StatusBadRequest, c.pushRefusal(r, err))
 		return
 	}
 	err := c.push.store.SavePushSubscription(r.Context(), broker.PushSubscription{
@@ -119,7 +136,7 @@ func (c *Channel) servePushSave(w http.ResponseWriter, r *http.Request) {
 	c.push.changed()
 	switch {
 	case errors.Is(err, broker.ErrInvalid) || errors.Is(err, broker.ErrLimit):
-		writeJSON(w, http.StatusBadRequest, c.pushReply(r, false, "push.refused", reason(err)))
+		writeJSON(w, http.StatusBadRequest, c.pushRefusal(r, err))
 	case err != nil:
 		c.log.Error("save push subscription", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, c.pushReply(r, false, "push.store"))
@@ -138,7 +155,7 @@ func (c *Channel) servePushDelete(w http.ResponseWriter, r *http.Request) {
 		Endpoint string `json:"endpoint"`
 	}
 	if err := decode(r, &body); err != nil {
-		writeJSON(w, http.StatusBadRequest, c.pushReply(r, false, "push.refused", err.Error()))
+		writeJSON(w, http.StatusBadRequest, c.pushRefusal(r, err))
 		return
 	}
 	gone, err := c.push.store.DeletePushSubscription(r.Context(), who, body.Endpoint)

@@ -55,7 +55,7 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 	who, ok, err := c.auth.who(r, c.now())
 	if err != nil {
 		c.log.Error("check sign-in", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "Cannot check your sign-in right now: the bridge's store is not answering; retrying"})
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: c.words(identity{}, r).T("inbox.reply.store_check")})
 		return
 	}
 	if !ok {
@@ -66,7 +66,7 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("before"); v != "" {
 		cur, err := parseCursor(v)
 		if err != nil {
-			writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+			writeJSON(w, http.StatusBadRequest, refused(c.words(who, r), err))
 			return
 		}
 		before = &cur
@@ -74,7 +74,7 @@ func (c *Channel) serveState(w http.ResponseWriter, r *http.Request) {
 	st, err := c.state(r.Context(), before, c.zoneOf(who, r), readerOf(who, r))
 	if err != nil {
 		c.log.Error("read inbox state", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The question store cannot be read right now; retrying"})
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: c.words(who, r).T("inbox.reply.store_read")})
 		return
 	}
 	st.User = who.Name
@@ -135,7 +135,7 @@ func (c *Channel) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	events, ok := c.hub.subscribe(c.zoneOf(who, r), readerOf(who, r))
 	if !ok {
-		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: "The inbox is shutting down"})
+		writeJSON(w, http.StatusServiceUnavailable, reply{Reply: c.words(who, r).T("inbox.reply.closing")})
 		return
 	}
 	defer c.hub.unsubscribe(events)

@@ -18,9 +18,6 @@ type tap struct {
 	Text    string
 }
 
-// errNothingChosen refuses a pick with no option ticked and no text.
-var errNothingChosen = errors.New("choose an option or type an answer first")
-
 // command reads the tap's step (broker.DecodeStep) and returns it and
 // the command it sends with the tap's text (Step.Command). A step that
 // sends nothing without a choice, such as a pick with nothing ticked

@@ -47,6 +47,7 @@ func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Del("Connection")
+	p := c.words(who, r)
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(uploadTimeout))
 	_ = rc.SetWriteDeadline(time.Now().Add(uploadTimeout + time.Minute))
@@ -60,18 +61,18 @@ func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := decode(r, &body); err != nil {
 		status := http.StatusBadRequest
-		if strings.Contains(err.Error(), "too large") {
+		if errors.Is(err, errBodyTooLarge) {
 			status = http.StatusRequestEntityTooLarge
 			err = errTooMuch
 		}
-		writeJSON(w, status, reply{Reply: "Refused: " + err.Error()})
+		writeJSON(w, status, refused(p, err))
 		return
 	}
 	text := strings.TrimSpace(body.Text)
 	if body.Step != "" {
 		s, cmd, ok, err := tap{Step: body.Step, Options: body.Options, Text: text}.command()
 		if err != nil {
-			writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: " + err.Error()})
+			writeJSON(w, http.StatusBadRequest, refused(p, err))
 			return
 		}
 		text, body.Question, body.Prompt = cmd, s.Ref.ID, s.Ref.Index+1
@@ -81,16 +82,16 @@ func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case len(body.Files) == 0:
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Choose a file to send, or send your answer as text"})
+		writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.reply.upload_none")})
 		return
 	case len(text) > maxCommandLen || !utf8.ValidString(text):
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "That answer is too long or not valid text"})
+		writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.reply.upload_invalid")})
 		return
 	case text == "" && !broker.ValidID(body.Question):
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: question: name the question the files answer"})
+		writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.reply.upload_question")})
 		return
 	case body.Prompt < 0 || body.Prompt > broker.MaxPrompts:
-		writeJSON(w, http.StatusBadRequest, reply{Reply: "Refused: prompt: must be 1–4 (the question of a dialog), or 0"})
+		writeJSON(w, http.StatusBadRequest, reply{Reply: p.T("inbox.reply.upload_prompt", broker.MaxPrompts)})
 		return
 	}
 	files := make([]broker.Attachment, len(body.Files))
@@ -107,7 +108,7 @@ func (c *Channel) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	msg := rep.Text
 	if rep.Ignored || msg == "" {
-		msg = "Not an answer. Use the Other box of a question to send files"
+		msg = p.T("inbox.reply.upload_ignored")
 	}
 	writeJSON(w, http.StatusOK, reply{OK: rep.OK, Reply: msg})
 }

@@ -64,15 +64,28 @@ self.addEventListener('push', (event) => {
   const actions = Array.isArray(m.actions) ? m.actions.slice(0, 2) : [];
   const links = {};
   for (const a of actions) links[a.action] = a.url;
-  event.waitUntil(self.registration.showNotification(m.title || 'New question', {
+  event.waitUntil((m.title ? Promise.resolve(m.title) : untitled()).then((title) => self.registration.showNotification(title, {
     body: m.body || '',
     tag: m.id ? 'q-' + m.id : '',
     icon: '/assets/icon-192.png',
     badge: '/assets/icon-192.png',
     actions: actions.map((a) => ({ action: a.action, title: a.title })),
     data: { id: m.id || '', url: m.url || '/', links },
-  }));
+  })));
 });
+
+// untitled is the title of a push that brings none, in the words the page
+// last read (GET /inbox/strings, kept by fresh), else English.
+async function untitled() {
+  try {
+    const kept = await caches.match('/inbox/strings', { ignoreSearch: true, ignoreVary: true });
+    const words = kept ? (await kept.json()).strings : null;
+    if (words && words['inbox.push.new_question']) return words['inbox.push.new_question'];
+  } catch (e) {
+    // Words kept unreadable: the English title does.
+  }
+  return 'New question';
+}
 
 self.addEventListener('notificationclick', (event) => {
   const n = event.notification;
