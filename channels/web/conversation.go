@@ -29,7 +29,8 @@ var _ broker.Threader = (*Channel)(nil)
 
 // lineView is one message of a card's conversation.
 type lineView struct {
-	// From is "person" or "agent".
+	// From is "person" or "agent"; Who names the person, and is empty
+	// for the agent, whom the page names in its own words.
 	From string    `json:"from"`
 	Who  string    `json:"who"`
 	Text string    `json:"text"`
@@ -62,7 +63,8 @@ func (c *Channel) addConversation(ctx context.Context, q *broker.Question, v *vi
 		return
 	}
 	for _, m := range msgs {
-		l := lineView{From: m.From, Who: "The agent", Text: m.Text, At: m.At}
+		// The page names the agent in its reader's language.
+		l := lineView{From: m.From, Text: m.Text, At: m.At}
 		if m.From == broker.FromPerson {
 			l.Who = broker.WhoText(m.By)
 		}

@@ -136,4 +136,8 @@ func TestBrowserConversation(t *testing.T) {
 	// A reload shows the same conversation, read from the store.
 	do(t, page, reload())
 	waitText(t, page, past(q.ID)+" .line.agent", "It <rebuilds> the cache.")
+	// A German reader's page names the agent in German.
+	do(t, page, acceptLanguage("de"), reload())
+	waitText(t, page, past(q.ID)+" .line.agent .who", "Der Agent")
+	waitText(t, page, past(q.ID)+" .line.agent", "It <rebuilds> the cache.")
 }

@@ -527,7 +527,7 @@ function conversationBlock(v, li, act) {
     const lines = el('ol', 'lines');
     v.conversation.forEach((l) => {
       const line = el('li', 'line ' + l.from);
-      line.append(text('span', 'who', l.who), text('span', 'said', l.text));
+      line.append(text('span', 'who', l.who || t('inbox.say.agent')), text('span', 'said', l.text));
       lines.append(line);
     });
     box.append(lines);
