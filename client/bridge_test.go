@@ -160,3 +160,6 @@ func exampleBridge(respond responder) (*bridge, func()) {
 func answer(choice string) responder {
 	return func(q *broker.Question) []string { return []string{"/answer " + q.ID + " " + choice} }
 }
+
+// API is the bridge's HTTP handler, to serve behind another server.
+func (br *bridge) API() http.Handler { return br.api }

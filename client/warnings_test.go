@@ -2,6 +2,9 @@ package client_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +70,48 @@ func TestAskWarnings(t *testing.T) {
 	}
 	if len(watched.Warnings) != 0 {
 		t.Fatalf("a question in a chat channel warned: %q", watched.Warnings)
+	}
+}
+
+// no1xx is a ResponseWriter that drops informational responses, as some
+// proxies do.
+type no1xx struct{ http.ResponseWriter }
+
+func (w no1xx) WriteHeader(code int) {
+	if code >= 100 && code < 200 {
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w no1xx) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Behind a proxy that drops the early 103, OnWarnings still hears the
+// warnings once, from the submit's answer when its wait ends, and Ask
+// goes on waiting.
+func TestAskWarningsWithoutEarlyHints(t *testing.T) {
+	br := newBridge(t, nil)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		br.API().ServeHTTP(no1xx{w}, r)
+	}))
+	t.Cleanup(proxy.Close)
+	c := client.New(proxy.URL, "")
+	var told [][]string
+	c.OnWarnings = func(r client.Result) {
+		told = append(told, r.Warnings)
+		if rep := br.B.HandleInbound(context.Background(), broker.Inbound{Channel: cli.Name, User: "ana", Name: "ana", Text: "/answer " + r.ID + " Yes"}); !rep.OK {
+			t.Errorf("answer: %s", rep.Text)
+		}
+	}
+	q := client.Question{Question: "Rotate the keys?", Options: []client.Option{{Label: "Yes"}, {Label: "No"}}, Route: "quiet", Wait: "200ms"}
+	end, err := c.Ask(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(told) != 1 || len(told[0]) != 1 || !strings.HasPrefix(told[0][0], "nobody is told of the question; ") {
+		t.Fatalf("OnWarnings heard %q, want the warning once", told)
+	}
+	if end.Status != client.StatusAnswered || !slices.Equal(end.Warnings, told[0]) {
+		t.Fatalf("Ask's result = %s with warnings %q", end.Status, end.Warnings)
 	}
 }
