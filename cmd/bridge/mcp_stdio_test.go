@@ -181,8 +181,14 @@ func TestMCPStdioWaiting(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		if msg := conn.progressFor("progress-test")[0]; !strings.Contains(msg, "Waiting for an answer to question "+id) {
-			t.Errorf("progress message %q does not name the question", msg)
+		// No inbox page is open: the first notification says so at once,
+		// the next ones that the call still waits.
+		got := conn.progressFor("progress-test")
+		if !strings.HasPrefix(got[0], "Asked question "+id+". Warning: nobody is watching the web inbox; the question will wait until ") {
+			t.Errorf("first progress message %q, want the warning naming the question", got[0])
+		}
+		if !strings.Contains(got[1], "Waiting for an answer to question "+id) {
+			t.Errorf("progress message %q does not name the question", got[1])
 		}
 		command(t, api, "/answer "+id+" 1")
 		if res := receive(t, ch, 20*time.Second); !strings.HasPrefix(text(res), "User answered your questions:") {
