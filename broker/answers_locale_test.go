@@ -2,18 +2,14 @@ package broker_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/internal/i18n"
 	"github.com/askbridge/askbridge/internal/i18n/i18ntest"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // newLocaleEnv is a broker whose chat channel is in the pseudo-locale,
@@ -21,35 +17,15 @@ import (
 // else in the chat reads the channel's language.
 func newLocaleEnv(t *testing.T) *env {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	people, err := broker.NewPeople([]broker.Person{
+	people := newPeople(t, []broker.Person{
 		{ID: "ana", Name: "Ana", Accounts: []string{"chat:ana"}, Locale: "de"},
 		{ID: "bo", Name: "Bo", Accounts: []string{"chat:bo"}, Locale: "ja"},
 		{ID: "xa", Name: "Xa", Accounts: []string{"chat:xa"}, Locale: "en-XA"},
 	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}}}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler),
-		Grace: 30 * time.Second, People: people, ChannelLocales: map[string]string{"chat": "en-XA"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	outbox.Attach(b, st, outbox.Config{})
 	ch := brokertest.NewChannel("chat")
-	b.Register(ch)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	sent := make(chan struct{})
-	go func() { b.RunOutbox(ctx); close(sent) }()
-	t.Cleanup(func() { cancel(); <-done; <-sent; b.Close() })
+	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, People: people, ChannelLocales: map[string]string{"chat": "en-XA"}}, ch)
 	return &env{b: b, st: st, ch: ch, clock: clk}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,9 +11,7 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/internal/testutil"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // threadChannel is a recording channel that also posts in threads.
@@ -60,18 +57,10 @@ type talkEnv struct {
 
 func newTalkEnv(t *testing.T) *talkEnv {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	people, err := broker.NewPeople([]broker.Person{
+	people := newPeople(t, []broker.Person{
 		{ID: "ana", Name: "Ana Lima", Accounts: []string{"chat:ana", "plain:ana-x"}},
 		{ID: "bo", Name: "Bo Chen", Accounts: []string{"chat:bo"}},
 	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	routes := map[string]broker.Route{
 		broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}},
 		"ops": {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "chat", Chat: "c2"}, {Channel: "plain", Chat: "x1"}},
@@ -79,21 +68,9 @@ func newTalkEnv(t *testing.T) *talkEnv {
 	}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
 	logs := &testutil.Buffer{}
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, People: people,
-		Logger: slog.New(slog.NewTextHandler(logs, nil)), Grace: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	outbox.Attach(b, st, outbox.Config{})
 	chat := &threadChannel{Channel: brokertest.NewChannel("chat")}
-	b.Register(chat)
-	b.Register(brokertest.NewChannel("plain"))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	outbox := make(chan struct{})
-	go func() { b.RunOutbox(ctx); close(outbox) }()
-	t.Cleanup(func() { cancel(); <-done; <-outbox; b.Close() })
+	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, People: people, Logger: slog.New(slog.NewTextHandler(logs, nil))},
+		chat, brokertest.NewChannel("plain"))
 	return &talkEnv{b: b, st: st, chat: chat, clock: clk, logs: logs}
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +11,6 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/broker/outbox"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // newPolicyEnv is newEnv with one route of policy pol, asked by agent
@@ -30,30 +26,18 @@ func newPolicyEnv(t *testing.T, responders []string, pol broker.Policy, onBehalf
 // teamPeople; it returns the recording channel of each channel named.
 func newPolicyEnvOn(t *testing.T, targets []broker.Target, responders []string, pol broker.Policy, onBehalf ...string) (*env, map[string]*brokertest.Channel) {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: targets, Responders: responders, Policy: pol}}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler),
-		OnBehalfOf: map[string][]string{"agent": onBehalf}, People: teamPeople(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	outbox.Attach(b, st, outbox.Config{})
 	chans := map[string]*brokertest.Channel{}
+	var channels []broker.Channel
 	for _, tg := range targets {
 		if chans[tg.Channel] == nil {
 			chans[tg.Channel] = brokertest.NewChannel(tg.Channel)
-			b.Register(chans[tg.Channel])
+			channels = append(channels, chans[tg.Channel])
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; b.Close() })
+	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, OnBehalfOf: map[string][]string{"agent": onBehalf}, People: teamPeople(t)},
+		channels...)
 	return &env{b: b, st: st, ch: chans["chat"], clock: clk}, chans
 }
 
@@ -61,15 +45,11 @@ func newPolicyEnvOn(t *testing.T, targets []broker.Target, responders []string, 
 // with their account on the test channel "chat" (Ana also on "other").
 func teamPeople(t *testing.T) *broker.People {
 	t.Helper()
-	d, err := broker.NewPeople([]broker.Person{
+	return newPeople(t, []broker.Person{
 		{ID: "ana", Accounts: []string{"chat:ana", "other:ana-2"}},
 		{ID: "bo", Accounts: []string{"chat:bo"}},
 		{ID: "cy", Accounts: []string{"chat:cy"}},
 	}, map[string][]string{"sre": {"ana", "bo", "cy"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 func allowDeny() *broker.AskRequest {

@@ -2,14 +2,10 @@ package broker_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"testing"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/broker/outbox"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // TestNobodyAsked covers the asks that reach nobody on purpose: an agent
@@ -17,26 +13,14 @@ import (
 // the question names responders). Each resolves at once as unsupported,
 // with a reason saying why, and no copy is posted.
 func TestNobodyAsked(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	b, err := broker.New(broker.Config{
-		Store: st, Logger: slog.New(slog.DiscardHandler),
+	ch := brokertest.NewChannel("chat")
+	b, _ := startBridge(t, broker.Config{
 		Routes: map[string]broker.Route{
 			broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}},
 			"quiet":             {},
 		},
 		QuestionsOff: map[string]bool{"ci": true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	outbox.Attach(b, st, outbox.Config{})
-	ch := brokertest.NewChannel("chat")
-	b.Register(ch)
-	t.Cleanup(b.Close)
+	}, ch)
 	for _, tc := range []struct {
 		name, agent, route string
 		responders         []string

@@ -2,8 +2,6 @@ package broker_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,43 +9,22 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/broker/outbox"
 	"github.com/askbridge/askbridge/internal/testutil"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // TestSessionRepliesInTheReadersLanguage: what a person whose locale is
 // de is told about text to an agent's session, sent or not, is German.
 func TestSessionRepliesInTheReadersLanguage(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	people, err := broker.NewPeople([]broker.Person{{ID: "ana", Name: "Ana Lima", Accounts: []string{"chat:ana"}, Locale: "de"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	people := newPeople(t, []broker.Person{{ID: "ana", Name: "Ana Lima", Accounts: []string{"chat:ana"}, Locale: "de"}}, nil)
 	routes := map[string]broker.Route{
 		broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}},
 		"ops":               {Targets: []broker.Target{{Channel: "chat", Chat: "c2"}}, Responders: []string{"person:ana"}},
 	}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, People: people,
-		Logger: slog.New(slog.DiscardHandler), Grace: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	outbox.Attach(b, st, outbox.Config{})
 	chat := &threadChannel{Channel: brokertest.NewChannel("chat")}
-	b.Register(chat)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { b.Run(ctx); close(done) }()
-	sent := make(chan struct{})
-	go func() { b.RunOutbox(ctx); close(sent) }()
-	t.Cleanup(func() { cancel(); <-done; <-sent; b.Close() })
+	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, People: people}, chat)
 	e := &talkEnv{b: b, st: st, chat: chat, clock: clk, logs: &testutil.Buffer{}}
+	ctx := context.Background()
 
 	q := e.ask(t, "claude", "s1", true)
 	c2 := e.copyIn(t, q, "chat", "c2")

@@ -2,46 +2,26 @@ package broker_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/broker/outbox"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // A person with a time zone reads the times of their /pending and
 // /snooze replies in it, from any account; others read the bridge's.
 func TestRepliesInThePersonsZone(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	people, err := broker.NewPeople([]broker.Person{
+	people := newPeople(t, []broker.Person{
 		{ID: "ana", Accounts: []string{"chat:ana"}, Timezone: "Asia/Tokyo"},
 		{ID: "bo", Accounts: []string{"chat:bo"}},
 	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
 	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}},
 		Policy: broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(30 * time.Minute), Max: 2}}}}
-	b, err := broker.New(broker.Config{Store: st, Routes: routes, Now: clk.Now, Logger: slog.New(slog.DiscardHandler), People: people})
-	if err != nil {
-		t.Fatal(err)
-	}
-	outbox.Attach(b, st, outbox.Config{})
-	b.Register(brokertest.NewChannel("chat"))
-	ctx, cancel := context.WithCancel(context.Background())
-	delivered := make(chan struct{})
-	go func() { defer close(delivered); b.RunOutbox(ctx) }()
-	t.Cleanup(func() { cancel(); <-delivered; b.Close() })
+	b, _ := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, People: people}, brokertest.NewChannel("chat"))
+	ctx := context.Background()
 	q, _, err := b.Ask(ctx, "agent", allowDeny())
 	if err != nil {
 		t.Fatal(err)
