@@ -3,15 +3,12 @@ package broker_test
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // lookChannel is a channel people must look at: it answers Watched with
@@ -33,19 +30,14 @@ func (c *lookChannel) WatchedPlace() string { return c.place }
 // does; a channel that cannot tell who watches, or one that tells people
 // itself, counts as watched.
 func TestUnwatchedWarnings(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	inbox := &lookChannel{Channel: brokertest.NewChannel("inbox"), place: "the web inbox"}
 	board := &lookChannel{Channel: brokertest.NewChannel("board"), place: "the board"}
 	text := &lookChannel{Channel: brokertest.NewChannel("text")}
 	broken := &lookChannel{Channel: brokertest.NewChannel("broken"), place: "the broken inbox", err: errors.New("store down")}
 	chat := brokertest.NewChannel("chat")
 	at := time.Date(2026, 12, 3, 14, 0, 0, 0, time.UTC)
-	b, err := broker.New(broker.Config{
-		Store: st, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return at },
+	b, _ := startBridge(t, broker.Config{
+		Now: func() time.Time { return at },
 		Routes: map[string]broker.Route{
 			broker.DefaultRoute: {Targets: []broker.Target{{Channel: "inbox"}, {Channel: "text"}}},
 			"both":              {Targets: []broker.Target{{Channel: "inbox"}, {Channel: "board"}}},
@@ -54,14 +46,7 @@ func TestUnwatchedWarnings(t *testing.T) {
 			"chat":              {Targets: []broker.Target{{Channel: "text"}, {Channel: "chat", Chat: "c1"}}},
 		},
 		ReminderPoints: []float64{},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ch := range []broker.Channel{inbox, board, text, broken, chat} {
-		b.Register(ch)
-	}
-	t.Cleanup(b.Close)
+	}, inbox, board, text, broken, chat)
 	one := func(d ...string) broker.Prompt {
 		return broker.Prompt{Question: "Ship?", Header: "Ship", Options: []broker.Option{{Label: "Yes"}, {Label: "No"}}, Default: d}
 	}
