@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/askbridge/askbridge/broker"
 	"github.com/askbridge/askbridge/broker/brokertest"
-	"github.com/askbridge/askbridge/broker/outbox"
-	"github.com/askbridge/askbridge/store/sqlite"
 )
 
 // env is a broker on a real SQLite file with one recording channel "chat"
@@ -45,13 +42,14 @@ func (c *clock) Add(d time.Duration) {
 
 func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
-	if err != nil {
-		t.Fatal(err)
+	if routes == nil {
+		routes = map[string]broker.Route{
+			broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "chat", Chat: "c2"}}},
+		}
 	}
-	t.Cleanup(func() { st.Close() })
 	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
-	b, ch := brokertest.StartBroker(t, st, routes, clk.Now, func(b *broker.Broker) { outbox.Attach(b, st, outbox.Config{}) })
+	ch := brokertest.NewChannel("chat")
+	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now}, ch)
 	return &env{b: b, st: st, ch: ch, clock: clk}
 }
 

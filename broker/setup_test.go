@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,10 +21,13 @@ import (
 // on a busy machine they may take longer than the default 2 s. The
 // broker's deliverer is the outbox on its store (outbox.Attach); both
 // loops run, the store's feed (Broker.Run) and the outbox
-// (Broker.RunOutbox). When the test ends both loops stop, then the broker
-// closes, and the store it opened closes last.
+// (Broker.RunOutbox). On the store it opened it returns once Run follows
+// the feed, so that no resolution the test makes goes unheard. When the
+// test ends both loops stop, then the broker closes, and the store it
+// opened closes last.
 func startBridge(t testing.TB, cfg broker.Config, channels ...broker.Channel) (*broker.Broker, broker.Store) {
 	t.Helper()
+	var followed *followedStore
 	if cfg.Store == nil {
 		st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"))
 		if err != nil {
@@ -31,7 +35,8 @@ func startBridge(t testing.TB, cfg broker.Config, channels ...broker.Channel) (*
 		}
 		// Registered first, so it runs last: after the broker's clean-up.
 		t.Cleanup(func() { st.Close() })
-		cfg.Store = st
+		followed = &followedStore{Store: st, following: make(chan struct{})}
+		cfg.Store = followed
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -53,7 +58,31 @@ func startBridge(t testing.TB, cfg broker.Config, channels ...broker.Channel) (*
 	delivered := make(chan struct{})
 	go func() { b.RunOutbox(ctx); close(delivered) }()
 	t.Cleanup(func() { cancel(); <-fed; <-delivered; b.Close() })
+	if followed != nil {
+		select {
+		case <-followed.following:
+		case <-time.After(15 * time.Second):
+			t.Fatal("the broker's Run did not follow the store's feed within 15 s")
+		}
+	}
 	return b, cfg.Store
+}
+
+// followedStore is a SQLite store that closes following once the feed is
+// first taken (Store.Watch), which only Broker.Run does. The feed reaches
+// a subscriber from the moment it subscribes, and Run subscribes on a
+// goroutine of its own: on a loaded machine a resolution made right after
+// the set-up could otherwise be published before, and wake no waiter.
+type followedStore struct {
+	*sqlite.Store
+	once      sync.Once
+	following chan struct{}
+}
+
+func (s *followedStore) Watch(ctx context.Context) <-chan broker.Resolved {
+	c := s.Store.Watch(ctx)
+	s.once.Do(func() { close(s.following) })
+	return c
 }
 
 // newPeople is the directory of persons and groups, failing t when it is
