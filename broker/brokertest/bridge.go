@@ -10,10 +10,11 @@ import (
 	"github.com/askbridge/askbridge/broker"
 )
 
-// StartBroker builds a broker on st for broker-level tests and runs it
-// until the test ends. Its routes are routes, or when nil the default
-// route posting to chats "c1" and "c2" of the recording channel "chat",
-// which it registers and returns; its clock is now, its log discarded.
+// StartBroker builds a broker on st for tests of the packages around
+// the broker (the outbox's) and runs it until the test ends. Its routes
+// are routes, or when nil the default route posting to chats "c1" and
+// "c2" of the recording channel "chat", which it registers and returns;
+// its clock is now, its log discarded.
 // attach, unless nil, gives the broker its deliverer before it runs
 // (outbox.Attach: this package cannot import the outbox, which imports
 // it), and the deliverer's loop runs beside the broker's. When the test
