@@ -388,9 +388,9 @@ import { load, t } from './strings.js';
   function connect() {
     stop();
     if (!window.EventSource) {
+      // start has just read the state: the next read is the poller's.
       setConn('', t('inbox.conn.polling'));
       poller = setInterval(loadState, 5000);
-      loadState();
       return;
     }
     source = new EventSource('/inbox/events?' + tz);
