@@ -313,6 +313,7 @@ func TestStaticFiles(t *testing.T) {
 		{"/", 200, "text/html"},
 		{"/assets/inbox.js", 200, "text/javascript"},
 		{"/assets/cards.js", 200, "text/javascript"},
+		{"/assets/replies.js", 200, "text/javascript"},
 		{"/assets/inbox.css", 200, "text/css"},
 		{"/favicon.ico", 200, "image/svg+xml"},
 		{"/assets/", 404, ""},

@@ -5,6 +5,7 @@
 // step the server rendered for it, with the options ticked and the text
 // typed beside it, and the server turns that into the command. The
 // page's own words come from strings.js.
+import { live, replyRegion, teller } from './replies.js';
 import { t } from './strings.js';
 
 // text makes an element holding s as plain text.
@@ -19,12 +20,6 @@ function el(tag, cls) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
   return e;
-}
-
-// live is the control on the page now with el's id: a card built again
-// since el was made has a new one.
-function live(el) {
-  return (el.id && document.getElementById(el.id)) || el;
 }
 
 // touched marks a control the person changed, so that a card built
@@ -62,79 +57,6 @@ export function carry(from, to) {
       }
     });
   });
-  // A reply the bridge gave on the card stays on the card built to
-  // replace it: beside the same button, or at the card's foot when that
-  // button is gone (a prompt answered meanwhile).
-  from.querySelectorAll('.card-reply').forEach((o) => {
-    if (!o.textContent) return;
-    const n = to.querySelector('#' + CSS.escape(o.id)) || to.querySelector('.card-reply.foot');
-    if (!n || n.textContent) return;
-    n.textContent = o.textContent;
-    n.className = o.className.replace(/ foot\b/, '') + (n.classList.contains('foot') ? ' foot' : '');
-    if (o.getAttribute('role')) n.setAttribute('role', o.getAttribute('role'));
-  });
-}
-
-// replyRegion is where the bridge's reply to a control of a card is
-// shown, beside that control; screen readers read it out when it
-// changes (an error at once, as an alert).
-function replyRegion(id, cls) {
-  const r = el('p', 'card-reply' + (cls ? ' ' + cls : ''));
-  r.id = id;
-  r.setAttribute('aria-live', 'polite');
-  return r;
-}
-
-// teller returns what shows a reply in region (the one on the page now,
-// the card may have been built again since, or the card's foot when the
-// control is gone): a function of the reply and whether it is good news.
-function teller(region, foot) {
-  return (reply, ok) => {
-    let r = live(region);
-    if (!r.isConnected && foot) r = document.getElementById(foot) || r;
-    let moved = false;
-    if (!r.isConnected) {
-      // The question left the open list before the reply came (a live
-      // update was faster): the reply goes to its history item, and so
-      // does the focus the card lost.
-      const card = region.closest('li.card');
-      const past = card && document.getElementById('h-' + card.dataset.id + '-said');
-      if (past) {
-        r = past;
-        moved = true;
-      }
-    }
-    // Only the latest reply stands on a card.
-    const li = r.closest('li');
-    if (li) {
-      li.querySelectorAll('.card-reply').forEach((o) => {
-        if (o !== r) o.textContent = '';
-      });
-    }
-    if (ok) r.removeAttribute('role');
-    else r.setAttribute('role', 'alert');
-    r.className = r.className.replace(/ (ok|bad)\b/g, '') + (ok ? ' ok' : ' bad');
-    r.textContent = reply;
-    const a = document.activeElement;
-    if (moved && (!a || a === document.body)) follow(r);
-  };
-}
-
-// follow puts the focus on a history item's reply region, for the
-// question the person just answered, and marks when: the page keeps it
-// in view while updates settle (keepInView).
-export function follow(region) {
-  region.dataset.followed = String(Date.now());
-  region.focus();
-}
-
-// keepInView scrolls the region that took the focus back into view when
-// an update moved it within 3 s of its taking it.
-export function keepInView() {
-  const a = document.activeElement;
-  if (!a || !a.dataset || !a.dataset.followed) return;
-  if (Date.now() - Number(a.dataset.followed) > 3000) return;
-  a.scrollIntoView({ block: 'nearest' });
 }
 
 // reveal opens a folded box and marks its toggle open.
@@ -574,21 +496,3 @@ export function pastItem(v, act) {
   li.append(foot);
   return li;
 }
-
-// keepReply shows on to, a question's new node, the reply its old node
-// from showed last: in the region of the same id when the card was built
-// again, else in to's foot, as when the card just answered became a
-// history item. It returns the region it filled, or null.
-export function keepReply(from, to) {
-  const shown = Array.from(from.querySelectorAll('.card-reply')).find((r) => r.textContent);
-  if (!shown) return null;
-  const same = shown.id ? to.querySelector('#' + CSS.escape(shown.id)) : null;
-  const target = same || to.querySelector('.card-reply.foot');
-  if (!target || target.textContent) return null;
-  target.className = shown.className.replace(/\bfoot\b/, '').trim() + (target.classList.contains('foot') ? ' foot' : '');
-  const role = shown.getAttribute('role');
-  if (role) target.setAttribute('role', role);
-  target.textContent = shown.textContent;
-  return target;
-}
-

@@ -1,7 +1,8 @@
 // askbridge web inbox: reads the state, follows live updates, sends
 // commands and shows the bridge's replies. The cards themselves are built
-// in cards.js.
-import { carry, follow, keepInView, keepReply, openCard, pastItem } from './cards.js';
+// in cards.js; the replies on them and the focus are kept by replies.js.
+import { carry, openCard, pastItem } from './cards.js';
+import { focused, follow, keepInView, keepReply, refocus } from './replies.js';
 import { load, t } from './strings.js';
 
 (function () {
@@ -183,34 +184,6 @@ import { load, t } from './strings.js';
     }
     cards.set(v.id, { key, node });
     return node;
-  }
-
-  // focused says which control has the focus and where its caret is, to
-  // put them back on the control that replaces it.
-  function focused() {
-    const a = document.activeElement;
-    if (!a || !a.id || !a.closest('#open, #history')) return null;
-    let at = null;
-    try {
-      if (typeof a.selectionStart === 'number') at = [a.selectionStart, a.selectionEnd, a.selectionDirection];
-    } catch (e) {
-      at = null; // inputs such as numbers and dates have no caret to read
-    }
-    return { node: a, id: a.id, at };
-  }
-
-  function refocus(f) {
-    if (!f || f.node.isConnected) return;
-    const n = document.getElementById(f.id);
-    if (!n) return;
-    n.focus({ preventScroll: true });
-    if (f.at) {
-      try {
-        n.setSelectionRange(f.at[0], f.at[1], f.at[2]);
-      } catch (e) {
-        // the new control takes no caret
-      }
-    }
   }
 
   // newest orders open questions as the server pages them: newest first,

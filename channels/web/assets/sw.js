@@ -7,7 +7,7 @@
 const CACHE = 'askbridge-inbox-v1';
 // SHELL is cached at install; everything else the page reads is cached as
 // it is read.
-const SHELL = ['/', '/assets/inbox.css', '/assets/inbox.js', '/assets/cards.js', '/assets/strings.js', '/assets/push.js',
+const SHELL = ['/', '/assets/inbox.css', '/assets/inbox.js', '/assets/cards.js', '/assets/replies.js', '/assets/strings.js', '/assets/push.js',
   '/assets/push.css', '/assets/icon.svg', '/assets/icon-192.png', '/manifest.webmanifest'];
 
 self.addEventListener('install', (event) => {
