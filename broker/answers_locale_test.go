@@ -23,7 +23,7 @@ func newLocaleEnv(t *testing.T) *env {
 		{ID: "xa", Name: "Xa", Accounts: []string{"chat:xa"}, Locale: "en-XA"},
 	}, nil)
 	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}}}
-	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
+	clk := brokertest.NewClock(time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC))
 	ch := brokertest.NewChannel("chat")
 	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, People: people, ChannelLocales: map[string]string{"chat": "en-XA"}}, ch)
 	return &env{b: b, st: st, ch: ch, clock: clk}

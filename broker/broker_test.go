@@ -22,23 +22,8 @@ type env struct {
 	clock *clock
 }
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Add moves the clock d forward.
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+// clock is the clock the tests move by hand.
+type clock = brokertest.Clock
 
 func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 	t.Helper()
@@ -47,7 +32,7 @@ func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 			broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "chat", Chat: "c2"}}},
 		}
 	}
-	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
+	clk := brokertest.NewClock(time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC))
 	ch := brokertest.NewChannel("chat")
 	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now}, ch)
 	return &env{b: b, st: st, ch: ch, clock: clk}
@@ -503,9 +488,7 @@ func TestWaitRenewsLease(t *testing.T) {
 	if !q.LeaseUntil.Equal(q.CreatedAt.Add(6 * time.Second)) {
 		t.Fatalf("lease until %v", q.LeaseUntil)
 	}
-	e.clock.mu.Lock()
-	e.clock.now = e.clock.now.Add(time.Minute)
-	e.clock.mu.Unlock()
+	e.clock.Add(time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := e.b.Wait(ctx, "agent", q.ID); err != nil {

@@ -214,9 +214,7 @@ func TestLateDialogAnswerKeepsEarlierOnes(t *testing.T) {
 			if r := e.b.HandleInbound(context.Background(), in("c1", "ana", "/answer "+q.ID+" Postgres")); !r.OK {
 				t.Fatal(r.Text)
 			}
-			e.clock.mu.Lock()
-			e.clock.now = q.ExpiresAt
-			e.clock.mu.Unlock()
+			e.clock.Set(q.ExpiresAt)
 			late := e.b.HandleInbound(context.Background(), in("c1", "bo", "/answer "+q.ID+" Redis"))
 			if late.OK || !errors.Is(late.Err, broker.ErrClosed) || late.Text != "This question expired at 14:30 UTC" {
 				t.Fatalf("late answer: %+v", late)

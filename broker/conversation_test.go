@@ -66,7 +66,7 @@ func newTalkEnv(t *testing.T) *talkEnv {
 		"ops": {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}, {Channel: "chat", Chat: "c2"}, {Channel: "plain", Chat: "x1"}},
 			Responders: []string{"person:ana"}},
 	}
-	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
+	clk := brokertest.NewClock(time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC))
 	logs := &testutil.Buffer{}
 	chat := &threadChannel{Channel: brokertest.NewChannel("chat")}
 	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, People: people, Logger: slog.New(slog.NewTextHandler(logs, nil))},

@@ -27,7 +27,7 @@ func newPolicyEnv(t *testing.T, responders []string, pol broker.Policy, onBehalf
 func newPolicyEnvOn(t *testing.T, targets []broker.Target, responders []string, pol broker.Policy, onBehalf ...string) (*env, map[string]*brokertest.Channel) {
 	t.Helper()
 	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: targets, Responders: responders, Policy: pol}}
-	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
+	clk := brokertest.NewClock(time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC))
 	chans := map[string]*brokertest.Channel{}
 	var channels []broker.Channel
 	for _, tg := range targets {

@@ -22,7 +22,7 @@ func TestRepliesInTheReadersLanguage(t *testing.T) {
 	}, nil)
 	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}, Responders: []string{"person:ana", "person:bo", "person:cy"},
 		Policy: broker.Policy{Quorum: 3, Snooze: &broker.SnoozePolicy{By: broker.Duration(time.Hour), Max: 1}}}}
-	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
+	clk := brokertest.NewClock(time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC))
 	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, People: people, ChannelLocales: map[string]string{"chat": "en-XA"}},
 		brokertest.NewChannel("chat"))
 	e := &env{b: b, st: st, clock: clk}

@@ -20,7 +20,7 @@ func TestSessionRepliesInTheReadersLanguage(t *testing.T) {
 		broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}}},
 		"ops":               {Targets: []broker.Target{{Channel: "chat", Chat: "c2"}}, Responders: []string{"person:ana"}},
 	}
-	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
+	clk := brokertest.NewClock(time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC))
 	chat := &threadChannel{Channel: brokertest.NewChannel("chat")}
 	b, st := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, People: people}, chat)
 	e := &talkEnv{b: b, st: st, chat: chat, clock: clk, logs: &testutil.Buffer{}}

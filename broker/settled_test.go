@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askbridge/askbridge/broker"
+	"github.com/askbridge/askbridge/broker/brokertest"
 	"github.com/askbridge/askbridge/channels/cli"
 )
 
@@ -18,7 +19,7 @@ const dbPrompt = "Which database should the service use?"
 // the store afterwards; it is never served after a purge could have
 // removed it.
 func TestQuestionResolvedHereIsServedWithoutReadingIt(t *testing.T) {
-	clock := &clock{now: time.Now().UTC().Truncate(time.Millisecond)}
+	clock := brokertest.NewClock(time.Now().UTC().Truncate(time.Millisecond))
 	b, st := newTextEnvAt(t, func(st *readCounter) broker.Store { return st }, clock.Now)
 	ctx := context.Background()
 

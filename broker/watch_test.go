@@ -206,9 +206,7 @@ func TestAWatchedWaitRenewsTheLease(t *testing.T) {
 	}
 	notified := watch(ctx, w)
 	// The lease would have lapsed a minute from now.
-	e.clock.mu.Lock()
-	e.clock.now = e.clock.now.Add(time.Minute)
-	e.clock.mu.Unlock()
+	e.clock.Add(time.Minute)
 	if lapsed, _ := e.st.LapsedLeases(ctx, e.clock.Now(), 10); len(lapsed) != 1 {
 		t.Fatalf("lapsed before the renewal: %v, want the question", lapsed)
 	}

@@ -17,7 +17,7 @@ func TestRepliesInThePersonsZone(t *testing.T) {
 		{ID: "ana", Accounts: []string{"chat:ana"}, Timezone: "Asia/Tokyo"},
 		{ID: "bo", Accounts: []string{"chat:bo"}},
 	}, nil)
-	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
+	clk := brokertest.NewClock(time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC))
 	routes := map[string]broker.Route{broker.DefaultRoute: {Targets: []broker.Target{{Channel: "chat", Chat: "c1"}},
 		Policy: broker.Policy{Snooze: &broker.SnoozePolicy{By: broker.Duration(30 * time.Minute), Max: 2}}}}
 	b, _ := startBridge(t, broker.Config{Routes: routes, Now: clk.Now, People: people}, brokertest.NewChannel("chat"))

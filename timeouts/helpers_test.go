@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,26 +20,12 @@ import (
 var start = time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
 
 // clock is a clock the test moves by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type clock = brokertest.Clock
 
-func newClock() *clock { return &clock{now: start} }
+func newClock() *clock { return brokertest.NewClock(start) }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// set moves the clock to start+d.
-func (c *clock) set(d time.Duration) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = start.Add(d)
-	return c.now
-}
+// setAt moves c to start+d and returns that time.
+func setAt(c *clock, d time.Duration) time.Time { return c.Set(start.Add(d)) }
 
 // env is a broker on a real SQLite file with a recording channel on the
 // default route, and a sweeper on the same store. chat is nil when the
@@ -105,7 +90,7 @@ func (e *env) ask(t testing.TB, req *broker.AskRequest) *broker.Question {
 // sweep sweeps at start+d.
 func (e *env) sweep(t testing.TB, d time.Duration) timeouts.Stats {
 	t.Helper()
-	st, err := e.sweeper.Sweep(context.Background(), e.clock.set(d))
+	st, err := e.sweeper.Sweep(context.Background(), setAt(e.clock, d))
 	if err != nil {
 		t.Fatalf("sweep at +%s: %v", d, err)
 	}

@@ -63,7 +63,7 @@ func TestLeaseLapse(t *testing.T) {
 				t.Fatalf("lease until %s, want %s", q.LeaseUntil, start.Add(time.Minute))
 			}
 			if tt.renew != nil {
-				e.clock.set(tt.renewAt)
+				setAt(e.clock, tt.renewAt)
 				stop := tt.renew(t, e, q)
 				st := e.sweep(t, tt.alive)
 				stop()

@@ -57,7 +57,7 @@ func TestAnswerRacesSweeper(t *testing.T) {
 	t.Run("answer first", func(t *testing.T) {
 		e := newEnv(t, broker.Config{ReminderPoints: []float64{}})
 		q := ask(t, e)
-		e.clock.set(deadline - time.Millisecond)
+		setAt(e.clock, deadline-time.Millisecond)
 		if r := e.answer("/answer " + q.ID + " 2"); !r.OK || r.Text != "Recorded: SQLite" {
 			t.Fatalf("answer just before the deadline got %+v, want \"Recorded: SQLite\"", r)
 		}
@@ -70,7 +70,7 @@ func TestAnswerRacesSweeper(t *testing.T) {
 	t.Run("answer at the deadline, before the sweeper comes by", func(t *testing.T) {
 		e := newEnv(t, broker.Config{ReminderPoints: []float64{}})
 		q := ask(t, e)
-		e.clock.set(deadline)
+		setAt(e.clock, deadline)
 		if r := e.answer("/answer " + q.ID + " 2"); r.OK || r.Text != "This question expired at 14:30 UTC" {
 			t.Fatalf("late answer got %+v, want \"This question expired at 14:30 UTC\"", r)
 		}
@@ -99,7 +99,7 @@ func TestAnswerRacesSweeper(t *testing.T) {
 		s := timeouts.New(e.broker, hooked, timeouts.Options{Logger: quiet})
 		// The person answers a moment before the deadline, by the broker's
 		// clock; the sweeper sweeps at the deadline.
-		e.clock.set(deadline - time.Millisecond)
+		setAt(e.clock, deadline-time.Millisecond)
 		st, err := s.Sweep(context.Background(), start.Add(deadline))
 		if err != nil {
 			t.Fatalf("sweep: %v", err)
@@ -121,7 +121,7 @@ func TestAnswerRacesSweeper(t *testing.T) {
 		}})
 		hooked := &answerOnGet{Store: e.store, e: e, choice: ".2 Redis"}
 		s := timeouts.New(e.broker, hooked, timeouts.Options{Logger: quiet})
-		e.clock.set(deadline - time.Millisecond)
+		setAt(e.clock, deadline-time.Millisecond)
 		st, err := s.Sweep(context.Background(), start.Add(deadline))
 		if err != nil {
 			t.Fatalf("sweep: %v", err)
@@ -149,7 +149,7 @@ func TestAnswerRacesSweeper(t *testing.T) {
 		for i := range qs {
 			qs[i] = ask(t, e)
 		}
-		e.clock.set(deadline - time.Millisecond)
+		setAt(e.clock, deadline-time.Millisecond)
 		replies := make([]broker.Reply, n)
 		var stats timeouts.Stats
 		var wg sync.WaitGroup

@@ -49,7 +49,7 @@ func TestRemindersAtFiftyAndNinetyPercent(t *testing.T) {
 func TestNoReminderAfterResolution(t *testing.T) {
 	e := newEnv(t, broker.Config{})
 	q := e.ask(t, &broker.AskRequest{Question: "Which database?", Options: options("Postgres", "SQLite")})
-	e.clock.set(5 * time.Minute)
+	setAt(e.clock, 5*time.Minute)
 	if r := e.answer("/answer " + q.ID + " 2"); !r.OK {
 		t.Fatalf("answer: %s", r.Text)
 	}
@@ -74,7 +74,7 @@ func TestRemindersSurviveRestart(t *testing.T) {
 	}
 
 	// A second bridge on the same database file, with its own clock.
-	second := openEnv(t, first.path, &clock{now: start}, broker.Config{})
+	second := openEnv(t, first.path, newClock(), broker.Config{})
 	if st := second.sweep(t, 15*time.Minute); st.Reminded != 0 {
 		t.Errorf("the restarted sweeper at +15m reminded %d, want 0", st.Reminded)
 	}
@@ -83,8 +83,8 @@ func TestRemindersSurviveRestart(t *testing.T) {
 	}
 
 	// Both sweep at the second reminder point at the same time: one sends.
-	first.clock.set(27 * time.Minute)
-	second.clock.set(27 * time.Minute)
+	setAt(first.clock, 27*time.Minute)
+	setAt(second.clock, 27*time.Minute)
 	var wg sync.WaitGroup
 	stats := make([]timeouts.Stats, 2)
 	for i, e := range []*env{first, second} {

@@ -17,7 +17,7 @@ func TestRunSweepsAtOnceAndOnSchedule(t *testing.T) {
 	e := newEnv(t, broker.Config{ReminderPoints: []float64{}})
 	overdue := e.ask(t, &broker.AskRequest{Question: "Overdue?", Timeout: dur(10 * time.Second), Default: broker.StringList{"yes"}})
 	later := e.ask(t, &broker.AskRequest{Question: "Later?", Timeout: dur(time.Minute)})
-	e.clock.set(20 * time.Second) // the bridge "was down" past the first deadline
+	setAt(e.clock, 20*time.Second) // the bridge "was down" past the first deadline
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -30,7 +30,7 @@ func TestRunSweepsAtOnceAndOnSchedule(t *testing.T) {
 	if got := e.get(t, later.ID).Status; got != broker.StatusPending {
 		t.Errorf("the question due later is %s, want pending", got)
 	}
-	e.clock.set(time.Minute)
+	setAt(e.clock, time.Minute)
 	waitStatus(t, e, later.ID, broker.StatusTimedOut)
 
 	cancel()
@@ -49,7 +49,7 @@ func TestRunSweepsAtOnceAndOnSchedule(t *testing.T) {
 func TestNewClampsOptions(t *testing.T) {
 	e := newEnv(t, broker.Config{ReminderPoints: []float64{}})
 	q := e.ask(t, &broker.AskRequest{Question: "Q?", Timeout: dur(10 * time.Second)})
-	e.clock.set(10 * time.Second)
+	setAt(e.clock, 10*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := timeouts.New(e.broker, e.store, timeouts.Options{Every: time.Millisecond, Batch: -1, Workers: -1, Logger: quiet})
@@ -71,7 +71,7 @@ func TestSweepInBatches(t *testing.T) {
 			e.ask(t, &broker.AskRequest{Question: "Q?", Timeout: dur(time.Minute)})
 		}
 		s := timeouts.New(e.broker, e.store, timeouts.Options{Batch: batch, Logger: quiet})
-		st, err := s.Sweep(context.Background(), e.clock.set(time.Minute))
+		st, err := s.Sweep(context.Background(), setAt(e.clock, time.Minute))
 		if err != nil {
 			t.Fatalf("batch %d: sweep: %v", batch, err)
 		}
@@ -104,7 +104,7 @@ func TestSweepReportsStoreFailure(t *testing.T) {
 	if err := e.store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := e.sweeper.Sweep(context.Background(), e.clock.set(time.Hour))
+	st, err := e.sweeper.Sweep(context.Background(), setAt(e.clock, time.Hour))
 	if !errors.Is(err, broker.ErrUnavailable) {
 		t.Errorf("sweep on a closed store: %v, want store unavailable", err)
 	}

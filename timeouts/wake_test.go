@@ -73,7 +73,7 @@ func runLapse(t *testing.T, e *env, blind bool, ask func() *broker.Question) {
 	// The sweep at the lease's end runs on the test clock, which is moved
 	// past it now; the real time the sweeper sleeps is what the lease had
 	// left when it looked.
-	e.clock.set(time.Minute)
+	setAt(e.clock, time.Minute)
 	deadline := time.Now().Add(30 * time.Second)
 	for e.get(t, q.ID).Status == broker.StatusPending {
 		if time.Now().After(deadline) {

@@ -3,7 +3,6 @@ package outbox_test
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,23 +22,8 @@ type env struct {
 	clock *clock
 }
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Add moves the clock d forward.
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+// clock is the clock the tests move by hand.
+type clock = brokertest.Clock
 
 func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 	t.Helper()
@@ -48,7 +32,7 @@ func newEnv(t testing.TB, routes map[string]broker.Route) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	clk := &clock{now: time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)}
+	clk := brokertest.NewClock(time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC))
 	var ob *outbox.Outbox
 	b, ch := brokertest.StartBroker(t, st, routes, clk.Now, func(b *broker.Broker) { ob = outbox.Attach(b, st, outbox.Config{}) })
 	return &env{b: b, ob: ob, st: st, ch: ch, clock: clk}
