@@ -1,6 +1,7 @@
 package brokertest
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -58,5 +59,35 @@ func FillInbox(tb testing.TB, n, open, share, workers int, put func(q *broker.Qu
 	close(errs)
 	for err := range errs {
 		tb.Fatal(err)
+	}
+}
+
+// BenchInboxPages measures the three pages an inbox reads, on a store
+// FillInbox filled with 100 questions open: the first page of open
+// questions with the count of the rest ("open"), the 100 after the middle
+// one of that page ("next"), and the 50 latest resolved ("resolved").
+func BenchInboxPages(b *testing.B, s broker.Inbox) {
+	b.Helper()
+	ctx := context.Background()
+	first, err := s.InboxPage(ctx, broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount})
+	if err != nil || len(first.Questions) != 100 {
+		b.Fatalf("first page: %d questions, %v", len(first.Questions), err)
+	}
+	mid := broker.OpenCursor(first.Questions[49])
+	for _, c := range []struct {
+		name string
+		q    broker.InboxQuery
+	}{
+		{"open", broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount}},
+		{"next", broker.InboxQuery{Channel: "web", After: &mid, Limit: 100, Count: broker.MaxInboxCount}},
+		{"resolved", broker.InboxQuery{Channel: "web", Resolved: true, Limit: 50}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := s.InboxPage(ctx, c.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -17,32 +17,11 @@ import (
 // questions of which 100 are open, created over a week through the store:
 // the cost of a page does not grow with the store.
 func BenchmarkInboxPage(b *testing.B) {
-	ctx := context.Background()
 	for _, stored := range []int{1_000, 50_000} {
 		b.Run(fmt.Sprintf("stored=%d", stored), func(b *testing.B) {
 			s, _ := benchStore(b)
 			fillInbox(b, s, stored, 100)
-			first, err := s.InboxPage(ctx, broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount})
-			if err != nil || len(first.Questions) != 100 {
-				b.Fatalf("first page: %d questions, %v", len(first.Questions), err)
-			}
-			mid := broker.OpenCursor(first.Questions[49])
-			for _, c := range []struct {
-				name string
-				q    broker.InboxQuery
-			}{
-				{"open", broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount}},
-				{"next", broker.InboxQuery{Channel: "web", After: &mid, Limit: 100, Count: broker.MaxInboxCount}},
-				{"resolved", broker.InboxQuery{Channel: "web", Resolved: true, Limit: 50}},
-			} {
-				b.Run(c.name, func(b *testing.B) {
-					for b.Loop() {
-						if _, err := s.InboxPage(ctx, c.q); err != nil {
-							b.Fatal(err)
-						}
-					}
-				})
-			}
+			brokertest.BenchInboxPages(b, s)
 		})
 	}
 }

@@ -36,27 +36,7 @@ func BenchmarkInboxPage(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			first, err := s.InboxPage(ctx, broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount})
-			if err != nil || len(first.Questions) != 100 {
-				b.Fatalf("first page: %d questions, %v", len(first.Questions), err)
-			}
-			mid := broker.OpenCursor(first.Questions[49])
-			for _, c := range []struct {
-				name string
-				q    broker.InboxQuery
-			}{
-				{"open", broker.InboxQuery{Channel: "web", Limit: 100, Count: broker.MaxInboxCount}},
-				{"next", broker.InboxQuery{Channel: "web", After: &mid, Limit: 100, Count: broker.MaxInboxCount}},
-				{"resolved", broker.InboxQuery{Channel: "web", Resolved: true, Limit: 50}},
-			} {
-				b.Run(c.name, func(b *testing.B) {
-					for b.Loop() {
-						if _, err := s.InboxPage(ctx, c.q); err != nil {
-							b.Fatal(err)
-						}
-					}
-				})
-			}
+			brokertest.BenchInboxPages(b, s)
 		})
 	}
 }
