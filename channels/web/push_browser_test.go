@@ -83,30 +83,7 @@ func TestPushPage(t *testing.T) {
 
 	b := newBrowser(t)
 	p := tab(t, b, false)
-	if _, err := chromedp.CallBrowser(p, browser.SetPermission, browser.SetPermissionParams{
-		Permission: &browser.PermissionDescriptor{Name: "notifications"}, Setting: browser.PermissionSettingGranted, Origin: srv.URL,
-	}); err != nil {
-		t.Fatalf("grant notifications: %v", err)
-	}
-	regs := make(chan serviceworker.RegistrationID, 16)
-	if err := chromedp.Listen(p, func(ev any) {
-		if u, ok := ev.(*serviceworker.EventWorkerRegistrationUpdated); ok {
-			for _, r := range u.Registrations {
-				if r.ScopeURL == srv.URL+"/" && !r.IsDeleted {
-					select {
-					case regs <- r.RegistrationID:
-					default:
-					}
-				}
-			}
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	do(t, p, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, serviceworker.Enable, cdp.Empty{})
-		return err
-	}))
+	regs := watchWorker(t, p, srv.URL)
 	open(t, p, srv.URL+"/")
 	waitText(t, p, card(q.ID), "Ship release 1.4?")
 
@@ -256,4 +233,37 @@ func TestSignOutForgetsKeptState(t *testing.T) {
 	if s := evalAsync[string](t, p, kept); s != "" {
 		t.Fatalf("after sign-out the worker still keeps %q", s)
 	}
+}
+
+// watchWorker lets the tab show notifications from origin, turns on the
+// tab's service-worker events, and returns the registrations of the
+// worker whose scope is the whole inbox (origin + "/") as they appear:
+// what a push is delivered to.
+func watchWorker(t *testing.T, p context.Context, origin string) <-chan serviceworker.RegistrationID {
+	t.Helper()
+	if _, err := chromedp.CallBrowser(p, browser.SetPermission, browser.SetPermissionParams{
+		Permission: &browser.PermissionDescriptor{Name: "notifications"}, Setting: browser.PermissionSettingGranted, Origin: origin,
+	}); err != nil {
+		t.Fatalf("grant notifications: %v", err)
+	}
+	regs := make(chan serviceworker.RegistrationID, 16)
+	if err := chromedp.Listen(p, func(ev any) {
+		if u, ok := ev.(*serviceworker.EventWorkerRegistrationUpdated); ok {
+			for _, r := range u.Registrations {
+				if r.ScopeURL == origin+"/" && !r.IsDeleted {
+					select {
+					case regs <- r.RegistrationID:
+					default:
+					}
+				}
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, p, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, serviceworker.Enable, cdp.Empty{})
+		return err
+	}))
+	return regs
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/chromedp"
@@ -19,30 +18,7 @@ import (
 func TestPushUntitledInPageLanguage(t *testing.T) {
 	e := newPushEnvOf(t, nil, false, Config{Language: languageOf("de")}, []broker.Person{{ID: "ana", Name: "Ana"}})
 	p := tab(t, newBrowser(t), false)
-	if _, err := chromedp.CallBrowser(p, browser.SetPermission, browser.SetPermissionParams{
-		Permission: &browser.PermissionDescriptor{Name: "notifications"}, Setting: browser.PermissionSettingGranted, Origin: e.srv.URL,
-	}); err != nil {
-		t.Fatalf("grant notifications: %v", err)
-	}
-	regs := make(chan serviceworker.RegistrationID, 16)
-	if err := chromedp.Listen(p, func(ev any) {
-		if u, ok := ev.(*serviceworker.EventWorkerRegistrationUpdated); ok {
-			for _, r := range u.Registrations {
-				if r.ScopeURL == e.url && !r.IsDeleted {
-					select {
-					case regs <- r.RegistrationID:
-					default:
-					}
-				}
-			}
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	do(t, p, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, serviceworker.Enable, cdp.Empty{})
-		return err
-	}))
+	regs := watchWorker(t, p, e.srv.URL)
 	open(t, p, e.url)
 	do(t, p, chromedp.Poll[chromedp.Void](`!!navigator.serviceWorker.controller`, chromedp.WithPollingTimeout(waitFor)))
 	var reg serviceworker.RegistrationID
